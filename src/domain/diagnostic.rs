@@ -1,0 +1,152 @@
+//! Diagnostics about user input: file, line, column, the path inside the
+//! document, what is wrong and how to fix it.
+//!
+//! Loading collects every problem it finds and returns them together
+//! ([`LoadError::Invalid`]); rendering shows the offending source line with
+//! a caret when the text is at hand.
+
+use std::fmt;
+
+/// Whether a diagnostic fails the load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One located problem in an input file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// The file as the user named it (or `<embedded>/name.yaml`).
+    pub file: String,
+    /// 1-based line and column, when the parser gave them.
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    /// Path inside the document, e.g. `actions[3].states.negative`.
+    pub path: String,
+    /// What is wrong (lowercase, names in backticks).
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// The source line, for a snippet with a caret.
+    pub snippet: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(file: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            file: file.to_string(),
+            line: None,
+            column: None,
+            path: path.into(),
+            message: message.into(),
+            help: None,
+            snippet: None,
+        }
+    }
+
+    pub fn warning(file: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(file, path, message)
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Attaches a 1-based position (0 means unknown) and, when `source` is
+    /// given, the line's text for the snippet.
+    pub fn at(mut self, line: u32, column: u32, source: Option<&str>) -> Self {
+        if line > 0 {
+            self.line = Some(line);
+            self.column = (column > 0).then_some(column);
+            self.snippet = source
+                .and_then(|text| text.lines().nth(line as usize - 1))
+                .map(|l| l.chars().take(200).collect());
+        }
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{kind}: {}", self.message)?;
+        write!(f, "\n  --> {}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        if !self.path.is_empty() {
+            write!(f, " at `{}`", self.path)?;
+        }
+        if let (Some(line), Some(snippet)) = (self.line, &self.snippet) {
+            let gutter = line.to_string().len();
+            write!(f, "\n{:gutter$} |\n{line} | {snippet}", "")?;
+            if let Some(column) = self.column {
+                let pad = (column as usize).saturating_sub(1).min(200);
+                write!(f, "\n{:gutter$} | {:pad$}^", "", "")?;
+            }
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n  = help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a domain could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read `{file}`: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// No shipped or user domain has this name.
+    #[error("unknown domain `{name}`\n  = help: {help}")]
+    UnknownDomain { name: String, help: String },
+    /// The file parsed but has problems (all of them, errors and warnings).
+    #[error("{}", render_all(.0))]
+    Invalid(Vec<Diagnostic>),
+}
+
+impl LoadError {
+    /// The diagnostics carried, if any.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match self {
+            LoadError::Invalid(d) => d,
+            _ => &[],
+        }
+    }
+}
+
+fn render_all(diagnostics: &[Diagnostic]) -> String {
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&d.to_string());
+        out.push_str("\n\n");
+    }
+    out.push_str(&format!(
+        "{errors} error{} found",
+        if errors == 1 { "" } else { "s" }
+    ));
+    out
+}

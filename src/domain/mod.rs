@@ -1,0 +1,163 @@
+//! Stage 1 of the pipeline: domain loading, validation and the compiled
+//! domain model.
+//!
+//! In: a YAML domain file (DESIGN.md "Domain config"), from `domains/`, a
+//! user directory or a path. Out: a [`Domain`] whose truths, actions and
+//! states are indexed in file order and whose rule-out sets are
+//! [`TruthSet`] bitsets, which every later stage uses directly.
+//!
+//! Invariants of a compiled `Domain` (checked by [`compile`]):
+//! - names of truths, of actions and of the states of one action are
+//!   unique and non-empty;
+//! - every action has at least two states; no truth is ruled out by every
+//!   state of one action (it could never be valid);
+//! - range states have finite `lo <= hi`, and ranges of one action do not
+//!   overlap except at shared endpoints.
+//!
+//! Only this module and the writers touch the file system.
+
+mod diagnostic;
+mod document;
+mod truthset;
+
+pub use diagnostic::{Diagnostic, LoadError, Severity};
+pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
+pub use truthset::TruthSet;
+
+/// The kind of values an action's observation takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    /// Named states (`positive`, `negative`, ...).
+    Str,
+    /// Real-valued measurement; states are ranges.
+    Float,
+    /// Integer measurement (counts); states are ranges with integer bounds.
+    Int,
+}
+
+impl ActionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Str => "str",
+            ActionKind::Float => "float",
+            ActionKind::Int => "int",
+        }
+    }
+
+    /// Whether the states are numeric ranges.
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, ActionKind::Str)
+    }
+}
+
+/// What distinguishes one state of an action from the others.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StateLabel {
+    /// A named outcome of a `str` action.
+    Named(String),
+    /// A closed range `[lo, hi]` of a `float` or `int` action.
+    Range { lo: f64, hi: f64 },
+}
+
+impl StateLabel {
+    /// The range, if this is a range state.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        match *self {
+            StateLabel::Range { lo, hi } => Some((lo, hi)),
+            StateLabel::Named(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for StateLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateLabel::Named(name) => f.write_str(name),
+            StateLabel::Range { lo, hi } => write!(f, "[{lo}, {hi}]"),
+        }
+    }
+}
+
+/// One outcome state of an action.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub label: StateLabel,
+    /// Truths that observing this state rules out.
+    pub rules_out: TruthSet,
+}
+
+/// One action with its outcome states, in file order.
+#[derive(Clone, Debug)]
+pub struct Action {
+    pub name: String,
+    pub kind: ActionKind,
+    pub unit: Option<String>,
+    pub states: Vec<State>,
+    /// Union of the rule-out sets of all states: the truths this action is
+    /// *related* to (DESIGN.md "Optimal search").
+    pub related: TruthSet,
+}
+
+impl Action {
+    /// Index of the state whose label is `name` (str actions).
+    pub fn state_named(&self, name: &str) -> Option<usize> {
+        self.states
+            .iter()
+            .position(|s| matches!(&s.label, StateLabel::Named(n) if n == name))
+    }
+
+    /// Index of the first range state containing `value` (numeric actions):
+    /// DESIGN.md's rule for reading a float observation.
+    pub fn state_containing(&self, value: f64) -> Option<usize> {
+        self.states.iter().position(|s| match s.label {
+            StateLabel::Range { lo, hi } => lo <= value && value <= hi,
+            StateLabel::Named(_) => false,
+        })
+    }
+}
+
+/// A compiled, validated domain.
+#[derive(Clone, Debug)]
+pub struct Domain {
+    pub name: String,
+    pub title: String,
+    pub truth_noun: String,
+    pub truth_plural: String,
+    pub action_noun: String,
+    pub action_plural: String,
+    pub goal: String,
+    pub truths: Vec<String>,
+    pub actions: Vec<Action>,
+    /// The document the domain was compiled from, for manifests and splits.
+    pub document: DomainDoc,
+    /// FNV-1a 64 of the source bytes, hex; identifies the file in manifests.
+    pub source_hash: String,
+}
+
+impl Domain {
+    /// Index of the truth called `name`.
+    pub fn truth_index(&self, name: &str) -> Option<usize> {
+        self.truths.iter().position(|t| t == name)
+    }
+
+    /// Index of the action called `name`.
+    pub fn action_index(&self, name: &str) -> Option<usize> {
+        self.actions.iter().position(|a| a.name == name)
+    }
+}
+
+/// FNV-1a 64-bit hash, as lowercase hex: a stable fingerprint for files
+/// and keys (not for security).
+pub fn fnv1a_hex(bytes: &[u8]) -> String {
+    format!("{:016x}", fnv1a(bytes))
+}
+
+/// FNV-1a 64-bit hash of `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}

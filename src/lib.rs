@@ -1,0 +1,10 @@
+//! kumo-gen: a task-generation compiler for KUMO-style interactive reasoning
+//! benchmarks.
+//!
+//! The pipeline, one module per stage, data flowing one way:
+//!
+//! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
+//!
+//! Side tools on the same domain model live beside the stages.
+pub mod domain;
+pub mod cli;
