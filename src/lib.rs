@@ -4,7 +4,9 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
+//! 5. [`search`]: exact optimal-search labels and golden trajectories.
 //!
 //! Side tools on the same domain model live beside the stages.
-pub mod domain;
 pub mod cli;
+pub mod domain;
+pub mod search;
