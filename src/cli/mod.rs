@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+pub mod label;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Add optimal-search labels to KUMO-format instance lines.
+    Label(label::LabelArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -66,6 +69,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)

@@ -261,3 +261,50 @@ fn label_with<M: Mask>(
         memo_entries: solver.memo_entries(),
     })
 }
+
+/// The `optimal` object of an instance line (DESIGN.md "Outputs"):
+/// `expected_steps`, `first_action` (name or null), `golden_actions`
+/// (names of the actions taken, in order) and `golden_trajectory` (those
+/// actions followed by the predicted truth, so it ends on the answer).
+/// `truths` and `actions` are the instance's domain indices.
+pub fn optimal_json(
+    label: &Label,
+    domain: &crate::domain::Domain,
+    truths: &[usize],
+    actions: &[usize],
+) -> serde_json::Value {
+    let action_name = |a: usize| serde_json::Value::from(domain.actions[actions[a]].name.as_str());
+    let golden_actions: Vec<serde_json::Value> = label
+        .golden_actions
+        .iter()
+        .map(|&a| action_name(a))
+        .collect();
+    let golden_trajectory: Vec<serde_json::Value> = label
+        .golden_trajectory
+        .iter()
+        .map(|m| match *m {
+            Move::Act { action, .. } => action_name(action),
+            Move::Answer { truth } => {
+                serde_json::Value::from(domain.truths[truths[truth]].as_str())
+            }
+        })
+        .collect();
+    serde_json::json!({
+        "expected_steps": label.expected_steps,
+        "first_action": label.first_action.map(action_name),
+        "golden_actions": golden_actions,
+        "golden_trajectory": golden_trajectory,
+    })
+}
+
+/// The `optimal` object of an instance whose search ran out of budget.
+pub fn unlabelled_json(error: &SearchError) -> serde_json::Value {
+    match error {
+        // No timing here: output must not depend on the machine.
+        SearchError::BudgetExceeded { memo_entries, .. } => serde_json::json!({
+            "unlabelled": "budget exceeded",
+            "memo_entries": memo_entries,
+        }),
+        other => serde_json::json!({ "unlabelled": other.to_string() }),
+    }
+}
