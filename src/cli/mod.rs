@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+pub mod import;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Convert a KUMO Python domain file to domain YAML.
+    Import(import::ImportArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -66,6 +69,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
