@@ -45,7 +45,7 @@ enum Command {
     /// List the known domains: name, title, #truths, #actions.
     Domains,
     /// Convert a KUMO Python domain file to domain YAML.
-    Import(import::ImportArgs),
+    Import(Box<import::ImportArgs>),
 }
 
 /// What every command gets besides its own flags.

@@ -349,7 +349,7 @@ pub fn extract(
             &name,
             key,
             entry,
-            &truth_index,
+            (&truths, &truth_index),
         )? {
             actions.push(action);
         }
@@ -712,7 +712,7 @@ fn map_action(
     name: &str,
     key: &Value,
     entry: &Value,
-    truth_index: &HashMap<String, usize>,
+    (truths, truth_index): (&[String], &HashMap<String, usize>),
 ) -> Result<Option<ActionDoc>, ImportError> {
     let src_path = format!("{outcomes_name}[{}]", key.repr());
     let path = format!("actions[{index}] `{name}`");
@@ -838,8 +838,8 @@ fn map_action(
                 .iter()
                 .filter_map(|u| {
                     let bare = u.trim_matches('`').trim().to_lowercase();
-                    truth_index
-                        .keys()
+                    truths
+                        .iter()
                         .find(|t| t.trim().to_lowercase() == bare)
                         .map(|t| format!("`{t}`"))
                 })
@@ -886,7 +886,7 @@ fn map_action(
             if let Key::Range { lo, hi, text } = k {
                 finite &= lo.is_finite() && hi.is_finite();
                 if lo > hi {
-                    inverted.push((i, text.clone(), *hi, *lo));
+                    inverted.push((i, text.clone()));
                     spans.push((*hi, *lo));
                 } else {
                     spans.push((*lo, *hi));
@@ -904,21 +904,23 @@ fn map_action(
                 key_text(&keys[b])
             ));
         } else {
-            for (i, text, lo, hi) in inverted {
+            for (i, text) in inverted {
+                let inner = text.trim_start_matches('[').trim_end_matches(']');
+                let (a, b) = inner.split_once(", ").unwrap_or((inner, inner));
                 cx.note(
                     state_pairs[i].0.pos,
                     path.clone(),
                     NoteKind::InvertedRange,
-                    format!(
-                        "range {} is inverted; swapped to [{}, {}]",
-                        text.replace('[', "(").replace(']', ")"),
-                        py_float_repr(lo),
-                        py_float_repr(hi)
-                    ),
+                    format!("range ({a}, {b}) is inverted; swapped to [{b}, {a}]"),
                 );
             }
-            let integral = spans.iter().all(|(lo, hi)| is_integral(*lo) && is_integral(*hi))
-                && keys.iter().all(|k| !matches!(k, Key::Range { text, .. } if text.contains('.') || text.contains('e')));
+            let integral = spans
+                .iter()
+                .all(|(lo, hi)| is_integral(*lo) && is_integral(*hi))
+                && keys.iter().all(|k| match k {
+                    Key::Range { text, .. } => !text.contains(['.', 'e']),
+                    _ => true,
+                });
             let kind = if declared_type == Some("int") {
                 if integral {
                     "int"

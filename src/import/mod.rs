@@ -47,7 +47,7 @@ impl fmt::Display for Pos {
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("{diagnostic}")]
 pub struct ImportError {
-    pub diagnostic: Diagnostic,
+    pub diagnostic: Box<Diagnostic>,
 }
 
 impl ImportError {
@@ -66,7 +66,9 @@ impl ImportError {
         if let Some(pos) = pos {
             d = d.at(pos.line, pos.column, Some(source));
         }
-        ImportError { diagnostic: d }
+        ImportError {
+            diagnostic: Box::new(d),
+        }
     }
 
     /// The file as the caller named it.
