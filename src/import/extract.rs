@@ -504,8 +504,10 @@ fn find_outcomes<'m>(
 }
 
 fn is_string_collection(v: &Value) -> bool {
+    // One string suffices: a stray non-string element is then reported
+    // at its position rather than hiding the variable.
     v.elements()
-        .is_some_and(|items| items.iter().all(|x| x.as_str().is_some()))
+        .is_some_and(|items| items.iter().any(|x| x.as_str().is_some()))
 }
 
 fn find_actions<'m>(
@@ -606,7 +608,16 @@ fn find_truths<'m>(
             best = Some((b, score));
         }
     }
-    best.map(|(b, _)| b).ok_or_else(|| {
+    // Without a rule-out naming a listed truth, fall back on the name.
+    let fallback = || {
+        module.bindings.iter().find(|b| {
+            b.name.eq_ignore_ascii_case("truths")
+                && b.name != outcomes_name
+                && Some(b.name.as_str()) != actions_name
+                && is_string_collection(&b.value)
+        })
+    };
+    best.map(|(b, _)| b).or_else(fallback).ok_or_else(|| {
         ImportError::new(
             cx.file,
             cx.source,
@@ -624,12 +635,13 @@ fn string_elements(
     b: &super::eval::Binding,
     what: &str,
 ) -> Result<Vec<(String, Pos)>, ImportError> {
+    let noun = if what == "truths" { "truth" } else { "action" };
     let Some(items) = b.value.elements() else {
         return Err(cx.error(
             b.value.pos,
             &b.name,
             format!(
-                "`{}` must be a list or set of {what} names, not a `{}`",
+                "`{}` must be a list or set of {noun} names, not a `{}`",
                 b.name,
                 b.value.type_name()
             ),
@@ -651,7 +663,7 @@ fn string_elements(
             None => Err(cx.error(
                 v.pos,
                 &format!("{}[{i}]", b.name),
-                format!("{what} names must be strings, found `{}`", v.repr()),
+                format!("{noun} names must be strings, found `{}`", v.repr()),
                 "quote the name",
             )),
         })

@@ -234,6 +234,13 @@ impl Parser<'_> {
     }
 
     fn simple_statement(&mut self) -> Result<Stmt> {
+        if matches!(self.tok(), Tok::Indent) {
+            return Err(error(
+                self.pos(),
+                "unexpected indent",
+                "top-level assignments must start in column 1; blocks (`if`, `for`, `def`) are not supported",
+            ));
+        }
         if let Tok::Name(name) = self.tok()
             && UNSUPPORTED_KEYWORDS.contains(&name.as_str())
         {
@@ -814,6 +821,7 @@ fn describe(tok: &Tok) -> String {
         Tok::Int(_) | Tok::Float(_) => "a number".to_string(),
         Tok::Op(op) => format!("`{op}`"),
         Tok::Newline => "the end of the line".to_string(),
+        Tok::Indent => "an indented line".to_string(),
         Tok::End => "the end of the file".to_string(),
     }
 }
@@ -889,6 +897,7 @@ mod tests {
             ),
             ("x = lambda: 1\n", (1, 5, "`lambda` is not supported here")),
             ("def f():\n", (1, 1, "`def` statements are not supported")),
+            ("x = 1\n  y = 2\n", (2, 1, "unexpected indent")),
             (
                 "x = [1, 2\n 3]\n",
                 (2, 2, "expected `]` to close the list, found a number"),
