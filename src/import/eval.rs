@@ -492,6 +492,13 @@ impl Evaluator {
                 let out = dedupe_dict(out, &mut self.module.duplicates)?;
                 Value::container(ValueKind::Dict(out), pos)?
             }
+            ExprKind::SetCall(_) if self.lookup("set").is_some() => {
+                return Err(EvalError::new(
+                    pos,
+                    "`set` is reassigned in this file, so `set(...)` would run code",
+                    "do not assign to `set`; the importer only knows the builtin",
+                ));
+            }
             ExprKind::SetCall(None) => Value::container(ValueKind::Set(Vec::new()), pos)?,
             ExprKind::SetCall(Some(arg)) => {
                 let arg = self.eval(arg)?;
