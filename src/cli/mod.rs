@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+pub mod import;
 pub mod label;
 
 use std::io::{self, Write};
@@ -44,6 +45,8 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Convert a KUMO Python domain file to domain YAML.
+    Import(Box<import::ImportArgs>),
     /// Add optimal-search labels to KUMO-format instance lines.
     Label(label::LabelArgs),
 }
@@ -69,6 +72,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
