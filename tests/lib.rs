@@ -4,3 +4,4 @@
 mod common;
 mod domain;
 mod import;
+mod search;
