@@ -39,7 +39,11 @@ pub fn sample(domain: &Domain, n_truths: usize, n_actions: usize, seed: u64) -> 
             }
             let useful: Vec<usize> = allowed(a)
                 .into_iter()
-                .filter(|&s| uncovered.iter().any(|&t| domain.actions[a].states[s].rules_out.contains(t)))
+                .filter(|&s| {
+                    uncovered
+                        .iter()
+                        .any(|&t| domain.actions[a].states[s].rules_out.contains(t))
+                })
                 .collect();
             if useful.is_empty() {
                 continue;
@@ -51,7 +55,11 @@ pub fn sample(domain: &Domain, n_truths: usize, n_actions: usize, seed: u64) -> 
         if !uncovered.is_empty() || chosen.len() > n_actions {
             continue;
         }
-        let relevant = |a: usize| truths.iter().any(|&t| domain.actions[a].related.contains(t));
+        let relevant = |a: usize| {
+            truths
+                .iter()
+                .any(|&t| domain.actions[a].related.contains(t))
+        };
         let rest: Vec<usize> = order
             .iter()
             .copied()
