@@ -41,6 +41,8 @@ pub trait Mask:
     fn without_lowest(self) -> Self;
     /// Lossless conversion from the problem's storage width.
     fn from_u128(value: u128) -> Self;
+    /// Lossless conversion to the widest mask.
+    fn to_u128(self) -> u128;
     /// A well-mixed 64-bit digest, for the memo table.
     fn digest(self) -> u64;
 
@@ -101,6 +103,10 @@ impl Mask for u64 {
         value as u64
     }
     #[inline]
+    fn to_u128(self) -> u128 {
+        u128::from(self)
+    }
+    #[inline]
     fn digest(self) -> u64 {
         self
     }
@@ -129,6 +135,10 @@ impl Mask for u128 {
     #[inline]
     fn from_u128(value: u128) -> Self {
         value
+    }
+    #[inline]
+    fn to_u128(self) -> u128 {
+        self
     }
     #[inline]
     fn digest(self) -> u64 {

@@ -3,20 +3,72 @@
 //!
 //! A value is either exact (`E(T, A)` bit for bit) or a proven lower bound
 //! (`value <= E(T, A)`), left by a search that was cut off at a threshold;
-//! a later search that needs more overwrites it. Keys never have an empty
-//! truth set (nodes with `|T| <= 1` are base cases and never stored), so a
-//! zero truth mask marks a free slot. Linear probing, power-of-two
-//! capacity, at most half full; a multiplicative (Fx-style) hash. The
-//! table is never iterated, so its layout cannot leak into any output.
+//! a later search that needs more overwrites it. Stored values are always
+//! at least 1 (a non-base node costs one action), so the sign carries the
+//! kind: `+v` exact, `-v` a bound.
+//!
+//! Keys pack the truth mask in the low bits and the action mask above it
+//! into the narrowest [`Key`] that holds both (a `u64` for KUMO's 12 x 16
+//! and up to 64 truths + actions in all), so a slot is 16 bytes and four
+//! share a cache line. Stored nodes never have an empty truth set (nodes
+//! with `|T| <= 1` are base cases), so the zero key marks a free slot.
+//! Linear probing, power-of-two capacity, at most half full, a
+//! multiplicative hash. The table is never iterated, so its layout cannot
+//! leak into any output.
 
-use super::mask::Mask;
+/// A packed node key.
+pub trait Key: Copy + Eq + Send + 'static {
+    /// The free-slot marker; no node packs to it.
+    const ZERO: Self;
+    /// Packs a truth mask and an action mask whose bits start at `shift`.
+    fn pack(truths: u128, actions: u128, shift: u32) -> Self;
+    /// A well-mixed 64-bit digest.
+    fn digest(self) -> u64;
+}
+
+impl Key for u64 {
+    const ZERO: Self = 0;
+    #[inline]
+    fn pack(truths: u128, actions: u128, shift: u32) -> Self {
+        debug_assert!((truths | actions << shift) >> 64 == 0);
+        (truths | actions << shift) as u64
+    }
+    #[inline]
+    fn digest(self) -> u64 {
+        self
+    }
+}
+
+impl Key for u128 {
+    const ZERO: Self = 0;
+    #[inline]
+    fn pack(truths: u128, actions: u128, shift: u32) -> Self {
+        truths | actions << shift
+    }
+    #[inline]
+    fn digest(self) -> u64 {
+        (self as u64) ^ ((self >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+/// Unpacked keys for instances wider than 128 truths + actions in all.
+impl Key for [u128; 2] {
+    const ZERO: Self = [0, 0];
+    #[inline]
+    fn pack(truths: u128, actions: u128, _shift: u32) -> Self {
+        [truths, actions]
+    }
+    #[inline]
+    fn digest(self) -> u64 {
+        self[0].digest().rotate_left(29) ^ self[1].digest()
+    }
+}
 
 #[derive(Clone, Copy)]
-struct Slot<M> {
-    truths: M,
-    actions: M,
+struct Slot<K> {
+    key: K,
+    /// `+v` exact, `-v` lower bound.
     value: f64,
-    exact: bool,
 }
 
 /// What the memo knows about a node.
@@ -26,15 +78,15 @@ pub enum Known {
     AtLeast(f64),
 }
 
-pub struct Memo<M> {
-    slots: Vec<Slot<M>>,
+pub struct Memo<K> {
+    slots: Vec<Slot<K>>,
     len: usize,
     shift: u32,
 }
 
 const MIN_BITS: u32 = 10;
 
-impl<M: Mask> Memo<M> {
+impl<K: Key> Memo<K> {
     pub fn new() -> Self {
         Memo {
             slots: vec![Self::EMPTY; 1 << MIN_BITS],
@@ -43,11 +95,9 @@ impl<M: Mask> Memo<M> {
         }
     }
 
-    const EMPTY: Slot<M> = Slot {
-        truths: M::ZERO,
-        actions: M::ZERO,
+    const EMPTY: Slot<K> = Slot {
+        key: K::ZERO,
         value: 0.0,
-        exact: false,
     };
 
     /// Number of stored nodes.
@@ -68,27 +118,27 @@ impl<M: Mask> Memo<M> {
     }
 
     #[inline]
-    fn home(&self, truths: M, actions: M) -> usize {
-        const K: u64 = 0xf135_7aea_2e62_a9c5;
-        let h = (truths.digest().rotate_left(26) ^ actions.digest()).wrapping_mul(K);
-        let h = (h ^ (h >> 29)).wrapping_mul(K);
+    fn home(&self, key: K) -> usize {
+        const M: u64 = 0xf135_7aea_2e62_a9c5;
+        let h = key.digest().wrapping_mul(M);
+        let h = (h ^ (h >> 31)).wrapping_mul(M);
         (h >> self.shift) as usize
     }
 
     #[inline]
-    pub fn get(&self, truths: M, actions: M) -> Option<Known> {
+    pub fn get(&self, key: K) -> Option<Known> {
         let mask = self.slots.len() - 1;
-        let mut i = self.home(truths, actions);
+        let mut i = self.home(key);
         loop {
             let slot = &self.slots[i];
-            if slot.truths == truths && slot.actions == actions {
-                return Some(if slot.exact {
+            if slot.key == key {
+                return Some(if slot.value > 0.0 {
                     Known::Exact(slot.value)
                 } else {
-                    Known::AtLeast(slot.value)
+                    Known::AtLeast(-slot.value)
                 });
             }
-            if slot.truths.is_zero() {
+            if slot.key == K::ZERO {
                 return None;
             }
             i = (i + 1) & mask;
@@ -96,32 +146,27 @@ impl<M: Mask> Memo<M> {
     }
 
     /// Stores or overwrites a node; returns whether the key is new.
-    pub fn put(&mut self, truths: M, actions: M, known: Known) -> bool {
-        debug_assert!(!truths.is_zero());
+    pub fn put(&mut self, key: K, known: Known) -> bool {
+        debug_assert!(key != K::ZERO);
         if 2 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
-        let (value, exact) = match known {
-            Known::Exact(v) => (v, true),
-            Known::AtLeast(v) => (v, false),
+        let value = match known {
+            Known::Exact(v) => v,
+            Known::AtLeast(v) => -v,
         };
+        debug_assert!(value.abs() >= 1.0);
         let mask = self.slots.len() - 1;
-        let mut i = self.home(truths, actions);
+        let mut i = self.home(key);
         loop {
             let slot = &mut self.slots[i];
-            if slot.truths.is_zero() {
-                *slot = Slot {
-                    truths,
-                    actions,
-                    value,
-                    exact,
-                };
+            if slot.key == K::ZERO {
+                *slot = Slot { key, value };
                 self.len += 1;
                 return true;
             }
-            if slot.truths == truths && slot.actions == actions {
+            if slot.key == key {
                 slot.value = value;
-                slot.exact = exact;
                 return false;
             }
             i = (i + 1) & mask;
@@ -129,27 +174,21 @@ impl<M: Mask> Memo<M> {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![Self::EMPTY; 0]);
         let bits = 64 - self.shift + 1;
-        self.slots = vec![Self::EMPTY; 1 << bits];
+        let old = std::mem::replace(&mut self.slots, vec![Self::EMPTY; 1 << bits]);
         self.shift = 64 - bits;
         let mask = self.slots.len() - 1;
-        for slot in old.into_iter().filter(|s| !s.truths.is_zero()) {
-            let mut i = self.home(slot.truths, slot.actions);
-            while !self.slots[i].truths.is_zero() {
+        for slot in old.into_iter().filter(|s| s.key != K::ZERO) {
+            let mut i = self.home(slot.key);
+            while self.slots[i].key != K::ZERO {
                 i = (i + 1) & mask;
             }
             self.slots[i] = slot;
         }
     }
-
-    /// Bytes held by the table.
-    pub fn bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<Slot<M>>()
-    }
 }
 
-impl<M: Mask> Default for Memo<M> {
+impl<K: Key> Default for Memo<K> {
     fn default() -> Self {
         Self::new()
     }
@@ -162,16 +201,26 @@ mod tests {
     #[test]
     fn put_get_overwrite_and_grow() {
         let mut memo = Memo::<u64>::new();
-        for t in 1..5000u64 {
-            assert!(memo.put(t, t * 7, Known::AtLeast(t as f64)));
+        for t in 1..5000u128 {
+            assert!(memo.put(u64::pack(t, t * 7, 13), Known::AtLeast(t as f64)));
         }
         assert_eq!(memo.len(), 4999);
-        assert_eq!(memo.get(17, 119), Some(Known::AtLeast(17.0)));
-        assert!(!memo.put(17, 119, Known::Exact(2.5)));
-        assert_eq!(memo.get(17, 119), Some(Known::Exact(2.5)));
-        assert_eq!(memo.get(17, 118), None);
+        let key = u64::pack(17, 119, 13);
+        assert_eq!(memo.get(key), Some(Known::AtLeast(17.0)));
+        assert!(!memo.put(key, Known::Exact(2.5)));
+        assert_eq!(memo.get(key), Some(Known::Exact(2.5)));
+        assert_eq!(memo.get(u64::pack(17, 118, 13)), None);
         memo.clear();
         assert_eq!(memo.len(), 0);
-        assert_eq!(memo.get(17, 119), None);
+        assert_eq!(memo.get(key), None);
+    }
+
+    #[test]
+    fn wide_keys() {
+        let mut memo = Memo::<[u128; 2]>::new();
+        let key = <[u128; 2]>::pack(1 << 100, 1 << 120, 0);
+        assert!(memo.put(key, Known::Exact(1.5)));
+        assert_eq!(memo.get(key), Some(Known::Exact(1.5)));
+        assert_eq!(memo.get(<[u128; 2]>::pack(1 << 100, 1 << 121, 0)), None);
     }
 }

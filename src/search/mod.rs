@@ -127,6 +127,28 @@ impl Label {
 pub struct Searcher {
     narrow: Memo<u64>,
     wide: Memo<u128>,
+    widest: Memo<[u128; 2]>,
+}
+
+/// Runs `$body` with the narrowest solver for `$problem`: 64-bit masks
+/// where truths and actions each fit, and the narrowest packed memo key.
+macro_rules! with_solver {
+    ($searcher:expr, $problem:expr, $budget:expr, |$solver:ident| $body:expr) => {{
+        let (t, a) = ($problem.truth_count(), $problem.action_count());
+        if t + a <= 64 {
+            let $solver = Solver::<u64, u64>::new($problem, &mut $searcher.narrow, $budget);
+            $body
+        } else if t <= 64 && a <= 64 {
+            let $solver = Solver::<u64, u128>::new($problem, &mut $searcher.wide, $budget);
+            $body
+        } else if t + a <= 128 {
+            let $solver = Solver::<u128, u128>::new($problem, &mut $searcher.wide, $budget);
+            $body
+        } else {
+            let $solver = Solver::<u128, [u128; 2]>::new($problem, &mut $searcher.widest, $budget);
+            $body
+        }
+    }};
 }
 
 impl Searcher {
@@ -142,19 +164,9 @@ impl Searcher {
         budget: SearchBudget,
     ) -> Result<Label, SearchError> {
         check_observed(problem, observed)?;
-        if fits::<u64>(problem) {
-            label_with(
-                Solver::new(problem, &mut self.narrow, budget),
-                problem,
-                observed,
-            )
-        } else {
-            label_with(
-                Solver::new(problem, &mut self.wide, budget),
-                problem,
-                observed,
-            )
-        }
+        with_solver!(self, problem, budget, |solver| label_with(
+            solver, problem, observed
+        ))
     }
 
     /// `E(T, A)` at the root of `problem`, without a trajectory.
@@ -163,11 +175,7 @@ impl Searcher {
         problem: &Problem,
         budget: SearchBudget,
     ) -> Result<(f64, usize), SearchError> {
-        if fits::<u64>(problem) {
-            root_value(Solver::new(problem, &mut self.narrow, budget), problem)
-        } else {
-            root_value(Solver::new(problem, &mut self.wide, budget), problem)
-        }
+        with_solver!(self, problem, budget, |solver| root_value(solver, problem))
     }
 }
 
@@ -178,10 +186,6 @@ pub fn label(
     budget: SearchBudget,
 ) -> Result<Label, SearchError> {
     Searcher::new().label(problem, observed, budget)
-}
-
-fn fits<M: Mask>(problem: &Problem) -> bool {
-    problem.truth_count() <= M::BITS && problem.action_count() <= M::BITS
 }
 
 fn all<M: Mask>(n: usize) -> M {
@@ -203,16 +207,16 @@ fn check_observed(problem: &Problem, observed: &[usize]) -> Result<(), SearchErr
     Ok(())
 }
 
-fn root_value<M: Mask>(
-    mut solver: Solver<'_, M>,
+fn root_value<M: Mask, K: memo::Key>(
+    mut solver: Solver<'_, M, K>,
     problem: &Problem,
 ) -> Result<(f64, usize), SearchError> {
     let v = solver.value(all(problem.truth_count()), all(problem.action_count()))?;
     Ok((v, solver.memo_entries()))
 }
 
-fn label_with<M: Mask>(
-    mut solver: Solver<'_, M>,
+fn label_with<M: Mask, K: memo::Key>(
+    mut solver: Solver<'_, M, K>,
     problem: &Problem,
     observed: &[usize],
 ) -> Result<Label, SearchError> {

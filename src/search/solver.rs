@@ -44,7 +44,7 @@
 use std::time::Instant;
 
 use super::mask::Mask;
-use super::memo::{Known, Memo};
+use super::memo::{Key, Known, Memo};
 use super::problem::Problem;
 use super::{SearchBudget, SearchError};
 
@@ -74,6 +74,8 @@ struct Cand {
     spread: f64,
     kids: usize,
     states: usize,
+    /// Digest of the children's truth sets, to spot duplicates.
+    signature: u64,
 }
 
 /// Scratch space of one recursion depth.
@@ -90,18 +92,20 @@ struct NodeResult {
     best_action: Option<usize>,
 }
 
-pub struct Solver<'m, M: Mask> {
+pub struct Solver<'m, M: Mask, K: Key> {
     states: Vec<Vec<M>>,
     related: Vec<M>,
-    memo: &'m mut Memo<M>,
+    /// Where the action bits start in a packed key.
+    key_shift: u32,
+    memo: &'m mut Memo<K>,
     frames: Vec<Frame<M>>,
     budget: SearchBudget,
     started: Instant,
     expansions: u64,
 }
 
-impl<'m, M: Mask> Solver<'m, M> {
-    pub fn new(problem: &Problem, memo: &'m mut Memo<M>, budget: SearchBudget) -> Self {
+impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
+    pub fn new(problem: &Problem, memo: &'m mut Memo<K>, budget: SearchBudget) -> Self {
         let states: Vec<Vec<M>> = (0..problem.action_count())
             .map(|a| problem.states(a).iter().map(|&x| M::from_u128(x)).collect())
             .collect();
@@ -113,6 +117,7 @@ impl<'m, M: Mask> Solver<'m, M> {
         Solver {
             states,
             related,
+            key_shift: problem.truth_count() as u32,
             memo,
             frames: Vec::new(),
             budget,
@@ -194,7 +199,7 @@ impl<'m, M: Mask> Solver<'m, M> {
         let Some(actions) = self.reduce(truths, actions) else {
             return Ok((0.0, true));
         };
-        match self.memo.get(truths, actions) {
+        match self.memo.get(self.key(truths, actions)) {
             Some(Known::Exact(v)) => return Ok((v, true)),
             Some(Known::AtLeast(v)) if v >= theta => return Ok((v, false)),
             _ => {}
@@ -209,13 +214,17 @@ impl<'m, M: Mask> Solver<'m, M> {
         Ok((r.value, r.exact))
     }
 
+    #[inline]
+    fn key(&self, truths: M, actions: M) -> K {
+        K::pack(truths.to_u128(), actions.to_u128(), self.key_shift)
+    }
+
     fn store(&mut self, truths: M, actions: M, known: Known) -> Result<(), SearchError> {
-        if self.memo.len() >= self.budget.max_memo_entries
-            && self.memo.get(truths, actions).is_none()
-        {
+        let key = self.key(truths, actions);
+        if self.memo.len() >= self.budget.max_memo_entries && self.memo.get(key).is_none() {
             return Err(self.exceeded());
         }
-        self.memo.put(truths, actions, known);
+        self.memo.put(key, known);
         Ok(())
     }
 
@@ -378,14 +387,34 @@ impl<'m, M: Mask> Solver<'m, M> {
             let covered_without = twice | (once & !self.related[b]);
             let start = frame.kids.len();
             let mut sum_w: u32 = 0;
+            let mut signature: u64 = 0;
             for &x in &self.states[b] {
                 let t = truths & !x;
                 sum_w += t.count();
+                signature =
+                    (signature.rotate_left(7) ^ t.digest()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                 frame.kids.push(Kid {
                     truths: t,
                     p: 0.0,
                     base: false,
                 });
+            }
+            let states = self.states[b].len();
+            // An earlier action (in instance order) with the same children
+            // in the same state order is the same action on every subset of
+            // `truths`: its sum is identical bit for bit, so this one can
+            // neither beat it nor win a tie against it.
+            let duplicate = frame.cands.iter().any(|c| {
+                c.signature == signature
+                    && c.states == states
+                    && frame.kids[c.kids..c.kids + states]
+                        .iter()
+                        .zip(&frame.kids[start..])
+                        .all(|(x, y)| x.truths == y.truths)
+            });
+            if duplicate {
+                frame.kids.truncate(start);
+                continue;
             }
             let denom = f64::from(sum_w) + 1e-9;
             let mut lb = 0.0f64;
@@ -405,7 +434,8 @@ impl<'m, M: Mask> Solver<'m, M> {
                 lb,
                 spread,
                 kids: start,
-                states: self.states[b].len(),
+                states,
+                signature,
             });
         }
     }
