@@ -43,7 +43,8 @@ pub struct LabelArgs {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
     /// Most memo entries one instance's search may store before it is
-    /// marked unlabelled (about 64 bytes each at peak).
+    /// marked unlabelled (the table takes 32-64 bytes per entry up to 64
+    /// truths + actions in all, twice that beyond).
     #[arg(long, value_name = "ENTRIES", default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES)]
     pub search_budget: usize,
     /// Also limit each search's wall time; which instances get labelled

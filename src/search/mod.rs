@@ -44,7 +44,8 @@ pub struct SearchBudget {
 }
 
 impl SearchBudget {
-    /// The default memo limit: about 0.5 GB of table at 64-bit masks.
+    /// The default memo limit: at most 256 MiB of table with 64-bit keys
+    /// (16-byte slots, at most half full), 512 MiB with 128-bit keys.
     pub const DEFAULT_MAX_MEMO_ENTRIES: usize = 8_000_000;
 
     /// No practical limit (tests and small instances).
