@@ -105,12 +105,15 @@ impl<K: Key> Memo<K> {
         self.len
     }
 
-    /// Forgets every node, keeping a moderate allocation for reuse.
+    /// Forgets every node. The table keeps about the size the last search
+    /// needed (capped), so clearing costs in proportion to the work done.
     pub fn clear(&mut self) {
         const KEEP_BITS: u32 = 16;
-        if self.slots.len() > 1 << KEEP_BITS {
-            self.slots = vec![Self::EMPTY; 1 << KEEP_BITS];
-            self.shift = 64 - KEEP_BITS;
+        let needed = (2 * self.len).max(1).next_power_of_two().trailing_zeros();
+        let bits = needed.clamp(MIN_BITS, KEEP_BITS);
+        if 64 - self.shift > bits {
+            self.slots = vec![Self::EMPTY; 1 << bits];
+            self.shift = 64 - bits;
         } else {
             self.slots.fill(Self::EMPTY);
         }
