@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::{EXIT_INPUT, EXIT_OTHER};
-use crate::domain::{Action, Domain, Registry};
+use crate::domain::{Action, Domain, Registry, StateLabel};
 use crate::search::{Problem, SearchBudget, SearchError, Searcher, optimal_json, unlabelled_json};
 
 /// Lines labelled per parallel batch.
@@ -335,6 +335,17 @@ fn read_instance(domain: &Domain, value: &Value) -> Result<Instance, String> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    for (field, indices) in [("truths", &truths), ("actions", &actions)] {
+        if let Some((i, _)) = indices
+            .iter()
+            .enumerate()
+            .find(|(i, x)| indices[..*i].contains(x))
+        {
+            return Err(format!(
+                "`{field}[{i}]` repeats an earlier entry; list each once"
+            ));
+        }
+    }
     let observations = value
         .get("observations")
         .and_then(Value::as_object)
@@ -363,22 +374,57 @@ fn read_instance(domain: &Domain, value: &Value) -> Result<Instance, String> {
 
 /// The state an observation shows: a label names a state; a number falls
 /// in the first range that contains it (DESIGN.md), or names a state of a
-/// `str` action whose labels are numbers (imported `int`/`dict` keys).
+/// `str` action whose labels are numbers (imported `int`/`dict` keys); a
+/// pair `[lo, hi]` (KUMO's tuple keys) names the state with that range,
+/// whether kept numeric or imported as a `[lo, hi]` label.
 fn observed_state(action: &Action, seen: &Value) -> Option<usize> {
     match seen {
+        Value::Array(pair) => {
+            let [lo, hi] = pair.as_slice() else {
+                return None;
+            };
+            let (lo, hi) = (lo.as_f64()?, hi.as_f64()?);
+            action.states.iter().position(|s| match &s.label {
+                StateLabel::Range { lo: a, hi: b } => *a == lo && *b == hi,
+                StateLabel::Named(label) => label_range(label) == Some((lo, hi)),
+            })
+        }
         Value::String(label) => action.state_named(label).or_else(|| {
             let v: f64 = label.trim().parse().ok()?;
             action.state_containing(v)
         }),
         Value::Number(n) => {
+            let v = n.as_f64()?;
             if action.kind.is_numeric() {
-                action.state_containing(n.as_f64()?)
+                action.state_containing(v)
             } else {
-                action.state_named(&n.to_string())
+                // Numeric labels (`1`), else the first `[lo, hi]` label
+                // containing the value (ranges imported as labels); KUMO
+                // also has inverted `[hi, lo]` labels, read as ranges last.
+                let in_label = |inverted: bool| {
+                    action.states.iter().position(|s| match &s.label {
+                        StateLabel::Named(label) => label_range(label).is_some_and(|(a, b)| {
+                            let (lo, hi) = if inverted { (b, a) } else { (a, b) };
+                            lo <= v && v <= hi
+                        }),
+                        StateLabel::Range { .. } => false,
+                    })
+                };
+                action
+                    .state_named(&n.to_string())
+                    .or_else(|| in_label(false))
+                    .or_else(|| in_label(true))
             }
         }
         _ => None,
     }
+}
+
+/// The range of a `[lo, hi]` label.
+fn label_range(label: &str) -> Option<(f64, f64)> {
+    let inner = label.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let (lo, hi) = inner.split_once(',')?;
+    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
 }
 
 fn valid_truths(value: &Value) -> Vec<&str> {
