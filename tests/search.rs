@@ -380,3 +380,29 @@ proptest! {
         prop_assert_eq!(label.golden_actions.len() + 1, label.golden_trajectory.len());
     }
 }
+
+#[test]
+fn label_command_writes_output_file_atomically() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let input =
+        reference.join("instances/MedicalEnv/truth_num=4+action_num=6+valid_truth_num=1.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("labelled.jsonl");
+    kumo_gen()
+        .args(["label", "--domain", "medical", "--instances"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .success()
+        .stdout("");
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(text.lines().count(), 50);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "no temporary file left behind: {names:?}");
+}

@@ -509,11 +509,27 @@ fn member_key(member: &str) -> Option<String> {
 }
 
 /// Runs `write` into a temporary file next to `path` and renames it into
-/// place only if everything succeeded.
+/// place only if everything succeeded. A path that exists and is not a
+/// regular file (`/dev/null`, a pipe) is written directly, never replaced.
 fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<Summary, Failure>,
 ) -> Result<Summary, Failure> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| {
+                Failure::Io(io::Error::new(
+                    e.kind(),
+                    format!("cannot write `{}`: {e}", path.display()),
+                ))
+            })?;
+        let mut w = BufWriter::new(file);
+        let summary = write(&mut w)?;
+        w.flush()?;
+        return Ok(summary);
+    }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let name = path
         .file_name()
