@@ -6,5 +6,6 @@
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
 //!
 //! Side tools on the same domain model live beside the stages.
-pub mod domain;
 pub mod cli;
+pub mod domain;
+pub mod synth;
