@@ -1,1 +1,5 @@
-//! Integration tests, one file per feature.
+//! Integration tests, one file per feature (`autotests = false`: this is
+//! the only test binary).
+
+mod common;
+mod domain;

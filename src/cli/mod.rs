@@ -1,8 +1,89 @@
 //! The command-line layer: turns flags into checked configurations, calls
-//! the library, and maps results to exit codes (0 ok, 1 bad input or
-//! infeasible request, 2 usage, I/O or internal error).
+//! the library, and maps results to exit codes.
+//!
+//! Exit codes: 0 ok, 1 bad input or an infeasible request, 2 usage, I/O or
+//! internal error. A closed stdout pipe ends quietly with 0. Without a
+//! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
+
+mod domains;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::domain::Registry;
+
+/// Exit code: bad input or infeasible request.
+pub const EXIT_INPUT: i32 = 1;
+/// Exit code: usage, I/O or internal error.
+pub const EXIT_OTHER: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kumo-gen",
+    version,
+    about = "Generate verified KUMO-style reasoning tasks from domain seed configs",
+    long_about = "Generate verified KUMO-style reasoning tasks from domain seed configs.\n\n\
+        Main job: kumo-gen --domain medical --truths 12 --actions 16 -n 5000",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    /// Directory of domain files that override the shipped ones.
+    #[arg(long, global = true, value_name = "DIR")]
+    domains_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Validate domain files (all shipped domains when none is given).
+    Validate(domains::ValidateArgs),
+    /// List the known domains: name, title, #truths, #actions.
+    Domains,
+}
+
+/// What every command gets besides its own flags.
+pub struct Globals {
+    pub registry: Registry,
+}
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_OTHER } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let globals = Globals {
+        registry: Registry::new(cli.domains_dir),
+    };
+    let result = match cli.command {
+        Some(Command::Validate(args)) => domains::validate(&globals, &args),
+        Some(Command::Domains) => domains::list(&globals),
+        None => {
+            let _ = Cli::parse_from(["kumo-gen", "--help"]);
+            Ok(EXIT_OTHER)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_OTHER
+        }
+    }
+}
+
+/// Writes to stdout, reporting a closed pipe as an error the caller maps to 0.
+pub fn out(text: &str) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()
 }

@@ -16,12 +16,17 @@
 //!
 //! Only this module and the writers touch the file system.
 
+mod compile;
 mod diagnostic;
 mod document;
+mod node;
+mod registry;
 mod truthset;
 
+pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
 pub use diagnostic::{Diagnostic, LoadError, Severity};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
+pub use registry::{DomainSource, Registry, ShippedDomain};
 pub use truthset::TruthSet;
 
 /// The kind of values an action's observation takes.
@@ -143,6 +148,12 @@ impl Domain {
     /// Index of the action called `name`.
     pub fn action_index(&self, name: &str) -> Option<usize> {
         self.actions.iter().position(|a| a.name == name)
+    }
+
+    /// Loads and compiles a domain from YAML text; `file` names it in
+    /// diagnostics. Warnings come back beside the domain.
+    pub fn from_yaml(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
+        compile::load_str(file, text)
     }
 }
 

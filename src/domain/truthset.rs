@@ -62,10 +62,7 @@ impl TruthSet {
 
     /// Whether the two sets share an element.
     pub fn intersects(&self, other: &TruthSet) -> bool {
-        self.words
-            .iter()
-            .zip(&other.words)
-            .any(|(a, b)| a & b != 0)
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
     }
 
     /// In-place union.

@@ -1,0 +1,99 @@
+//! `kumo-gen validate` and `kumo-gen domains`: check domain files and list
+//! the known domains.
+
+use std::io;
+
+use super::{EXIT_INPUT, Globals, out};
+use crate::domain::{DomainSource, LoadError};
+
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// Domain names or paths to .yaml files; none means every known domain.
+    #[arg(value_name = "NAME|PATH")]
+    domains: Vec<String>,
+}
+
+/// Validates the given domains (or all), printing every diagnostic.
+pub fn validate(globals: &Globals, args: &ValidateArgs) -> io::Result<i32> {
+    let sources: Vec<Result<DomainSource, LoadError>> = if args.domains.is_empty() {
+        match globals.registry.all() {
+            Ok(all) => all.into_iter().map(|(_, s)| Ok(s)).collect(),
+            Err(e) => vec![Err(e)],
+        }
+    } else {
+        args.domains
+            .iter()
+            .map(|spec| globals.registry.resolve(spec))
+            .collect()
+    };
+    let (mut passed, mut failed) = (0, 0);
+    for source in sources {
+        let name = source
+            .as_ref()
+            .map(DomainSource::display_name)
+            .unwrap_or_default();
+        match source.and_then(|s| s.load()) {
+            Ok((domain, warnings)) => {
+                for w in &warnings {
+                    eprintln!("{w}\n");
+                }
+                passed += 1;
+                out(&format!(
+                    "ok    {:<24} {} truths, {} actions{}\n",
+                    domain.name,
+                    domain.truths.len(),
+                    domain.actions.len(),
+                    match warnings.len() {
+                        0 => String::new(),
+                        1 => ", 1 warning".into(),
+                        n => format!(", {n} warnings"),
+                    }
+                ))?;
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e}\n");
+                out(&format!("FAIL  {name}\n"))?;
+            }
+        }
+    }
+    out(&format!("{passed} passed, {failed} failed\n"))?;
+    Ok(if failed == 0 { 0 } else { EXIT_INPUT })
+}
+
+/// Lists every known domain as a table.
+pub fn list(globals: &Globals) -> io::Result<i32> {
+    let all = match globals.registry.all() {
+        Ok(all) => all,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let mut table = format!(
+        "{:<24} {:>7} {:>8}  {}\n",
+        "NAME", "TRUTHS", "ACTIONS", "TITLE"
+    );
+    let mut code = 0;
+    for (name, source) in all {
+        match source.load() {
+            Ok((d, _)) => table.push_str(&format!(
+                "{:<24} {:>7} {:>8}  {}\n",
+                d.name,
+                d.truths.len(),
+                d.actions.len(),
+                d.title
+            )),
+            Err(e) => {
+                eprintln!("{e}\n");
+                table.push_str(&format!(
+                    "{name:<24} {:>7} {:>8}  (invalid: run `kumo-gen validate {name}`)\n",
+                    "-", "-"
+                ));
+                code = EXIT_INPUT;
+            }
+        }
+    }
+    out(&table)?;
+    Ok(code)
+}

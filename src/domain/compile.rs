@@ -1,0 +1,1072 @@
+//! Reading a domain file into a [`DomainDoc`], validating it, and compiling
+//! it into a [`Domain`].
+//!
+//! Three passes, each collecting every problem before the next runs:
+//! 1. text -> spanned tree ([`Node`]): UTF-8, size and YAML syntax, with
+//!    serde-saphyr's budgets against alias bombs and deep nesting;
+//! 2. tree -> [`DomainDoc`] plus a table of positions by document path:
+//!    every shape problem (`type` missing, states of the wrong shape, ...);
+//! 3. [`DomainDoc`] -> [`Domain`]: the rules of DESIGN.md "Domain config"
+//!    (unknown or duplicate names, too few states, bad or overlapping
+//!    ranges, truths ruled out by every state of an action), positions
+//!    looked up by path.
+//!
+//! Documents built in memory (import, split) go through pass 3 only.
+
+use std::collections::HashMap;
+
+use super::diagnostic::{Diagnostic, LoadError};
+use super::document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
+use super::node::{Node, SNode};
+use super::{Action, ActionKind, Domain, State, StateLabel, TruthSet, fnv1a_hex};
+
+/// Largest domain file accepted, in bytes.
+pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Top-level keys of a domain file, in format order.
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "truth_noun",
+    "truth_plural",
+    "action_noun",
+    "action_plural",
+    "goal",
+    "truths",
+    "actions",
+];
+
+/// Positions (line, column) by document path, e.g. `actions[3].states.negative`.
+#[derive(Default)]
+struct Positions(HashMap<String, (u32, u32)>);
+
+impl Positions {
+    fn record(&mut self, path: &str, node: &SNode) {
+        let loc = node.referenced;
+        self.0
+            .insert(path.to_string(), (loc.line() as u32, loc.column() as u32));
+    }
+}
+
+/// Where diagnostics point: the file name, its text and positions if known.
+struct Context<'a> {
+    file: &'a str,
+    source: Option<&'a str>,
+    positions: Positions,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Context<'_> {
+    fn locate(&self, d: Diagnostic) -> Diagnostic {
+        match self.positions.0.get(&d.path) {
+            Some(&(line, column)) => d.at(line, column, self.source),
+            None => d,
+        }
+    }
+
+    fn error(&mut self, path: impl Into<String>, message: impl Into<String>, help: &str) {
+        let d = Diagnostic::error(self.file, path, message).with_help(help);
+        let d = self.locate(d);
+        self.diagnostics.push(d);
+    }
+
+    fn warning(&mut self, path: impl Into<String>, message: impl Into<String>, help: &str) {
+        let d = Diagnostic::warning(self.file, path, message).with_help(help);
+        let d = self.locate(d);
+        self.diagnostics.push(d);
+    }
+
+    fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    fn finish(self) -> Result<Vec<Diagnostic>, LoadError> {
+        if self.has_errors() {
+            Err(LoadError::Invalid(self.diagnostics))
+        } else {
+            Ok(self.diagnostics)
+        }
+    }
+}
+
+/// Loads a domain from the bytes of a file.
+pub fn load_bytes(file: &str, bytes: &[u8]) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
+    let invalid = |message: String, help: &str| {
+        LoadError::Invalid(vec![Diagnostic::error(file, "", message).with_help(help)])
+    };
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(invalid(
+            format!(
+                "the file is {} bytes; domain files are limited to {MAX_FILE_BYTES} bytes",
+                bytes.len()
+            ),
+            "split the domain or check that this is the right file",
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let column = (good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1))
+                as u32
+                + 1;
+            return Err(LoadError::Invalid(vec![
+                Diagnostic::error(file, "", "the file is not UTF-8 text (is it binary?)")
+                    .with_help("domain files are YAML text in UTF-8; check the path")
+                    .at(line, column, None),
+            ]));
+        }
+    };
+    load_str(file, text)
+}
+
+/// Loads a domain from YAML text.
+pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
+    let mut cx = Context {
+        file,
+        source: Some(text),
+        positions: Positions::default(),
+        diagnostics: Vec::new(),
+    };
+    if text.contains('\0') {
+        cx.error(
+            "",
+            "the file contains NUL bytes (is it binary?)",
+            "domain files are YAML text; check the path",
+        );
+        return Err(LoadError::Invalid(cx.diagnostics));
+    }
+    if text.trim().is_empty() {
+        cx.error(
+            "",
+            "the file is empty",
+            "a domain needs at least `name`, `truths` and `actions`; see domains/medical.yaml",
+        );
+        return Err(LoadError::Invalid(cx.diagnostics));
+    }
+    let root: SNode = match serde_saphyr::from_str(text) {
+        Ok(root) => root,
+        Err(e) => {
+            let message = yaml_message(&e);
+            let help = if message.contains("budget") {
+                "the document expands too far (aliases or node count over the loader's budget); write the domain out plainly"
+            } else if message.contains("recursion") {
+                "the document nests too deeply; a domain needs only a few levels"
+            } else if message.contains("non-finite") {
+                "use finite numbers (no `.nan` or `.inf`)"
+            } else {
+                "fix the YAML syntax at this position"
+            };
+            let mut d =
+                Diagnostic::error(file, "", format!("invalid YAML: {message}")).with_help(help);
+            if let Some(loc) = e.location() {
+                d = d.at(loc.line() as u32, loc.column() as u32, Some(text));
+            }
+            return Err(LoadError::Invalid(vec![d]));
+        }
+    };
+    let doc = read_document(&mut cx, &root);
+    let Some(doc) = doc.filter(|_| !cx.has_errors()) else {
+        return Err(LoadError::Invalid(cx.diagnostics));
+    };
+    let domain = compile_checked(&mut cx, doc, text.as_bytes());
+    let diagnostics = cx.finish()?;
+    Ok((
+        domain.expect("no errors means a compiled domain"),
+        diagnostics,
+    ))
+}
+
+/// Validates and compiles an in-memory document (from the importer or a
+/// split). `file` names it in diagnostics.
+pub fn compile(file: &str, doc: &DomainDoc) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
+    let mut cx = Context {
+        file,
+        source: None,
+        positions: Positions::default(),
+        diagnostics: Vec::new(),
+    };
+    let yaml = doc.to_yaml();
+    let domain = compile_checked(&mut cx, doc.clone(), yaml.as_bytes());
+    let diagnostics = cx.finish()?;
+    Ok((
+        domain.expect("no errors means a compiled domain"),
+        diagnostics,
+    ))
+}
+
+/// The parser's message without its own snippet (we render ours).
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("").trim();
+    // serde-saphyr prefixes "error: line L column C: "; we show the position ourselves.
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let message = match message.split_once(": ") {
+        Some((position, rest)) if position.starts_with("line ") => rest,
+        _ => message,
+    };
+    message.chars().take(300).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Pass 2: tree -> document.
+
+fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc> {
+    cx.positions.record("", root);
+    if let Node::Null = root.value {
+        cx.error(
+            "",
+            "the file is empty",
+            "a domain needs at least `name`, `truths` and `actions`; see domains/medical.yaml",
+        );
+        return None;
+    }
+    let Node::Map(entries) = &root.value else {
+        cx.error(
+            "",
+            format!(
+                "a domain file must be a mapping with `name`, `truths` and `actions`, found {}",
+                root.value.kind()
+            ),
+            "start the file with `name: my-domain`; see domains/medical.yaml",
+        );
+        return None;
+    };
+    let mut fields: HashMap<&str, &SNode> = HashMap::new();
+    for (key, value) in entries {
+        let Some(name) = key.value.scalar_text() else {
+            cx.positions.record("<key>", key);
+            cx.error(
+                "<key>",
+                "a key must be a plain name",
+                "use one of the known keys",
+            );
+            continue;
+        };
+        cx.positions.record(&name, value);
+        match TOP_KEYS.iter().find(|k| **k == name) {
+            Some(k) => {
+                fields.insert(k, value);
+            }
+            None => {
+                cx.positions.record(&name, key);
+                cx.error(
+                    name.clone(),
+                    format!("unknown key `{name}`"),
+                    &format!("known keys are {}", backticked(TOP_KEYS)),
+                );
+            }
+        }
+    }
+    let text_field = |cx: &mut Context, key: &str, required: bool| -> Option<String> {
+        match fields.get(key) {
+            Some(node) => read_name(cx, key, node),
+            None if required => {
+                cx.error(
+                    "",
+                    format!("missing key `{key}`"),
+                    &format!("add `{key}:` at the top level"),
+                );
+                None
+            }
+            None => None,
+        }
+    };
+    let name = text_field(cx, "name", true);
+    let title = text_field(cx, "title", false);
+    let truth_noun = text_field(cx, "truth_noun", false);
+    let truth_plural = text_field(cx, "truth_plural", false);
+    let action_noun = text_field(cx, "action_noun", false);
+    let action_plural = text_field(cx, "action_plural", false);
+    let goal = text_field(cx, "goal", false);
+
+    let truths = match fields.get("truths") {
+        Some(node) => read_name_list(cx, "truths", node),
+        None => {
+            cx.error("", "missing key `truths`", "add `truths: [A, B, ...]`");
+            None
+        }
+    };
+    let actions = match fields.get("actions") {
+        Some(node) => read_actions(cx, node),
+        None => {
+            cx.error(
+                "",
+                "missing key `actions`",
+                "add `actions:` with a list of actions",
+            );
+            None
+        }
+    };
+    Some(DomainDoc {
+        name: name?,
+        title,
+        truth_noun,
+        truth_plural,
+        action_noun,
+        action_plural,
+        goal,
+        truths: truths?,
+        actions: actions?,
+    })
+}
+
+fn backticked(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A scalar read as a name.
+fn read_name(cx: &mut Context, path: &str, node: &SNode) -> Option<String> {
+    cx.positions.record(path, node);
+    match node.value.scalar_text() {
+        Some(text) => Some(text),
+        None => {
+            cx.error(
+                path,
+                format!("expected a name, found {}", node.value.kind()),
+                "write a plain string here",
+            );
+            None
+        }
+    }
+}
+
+/// A list of names; `null` reads as the empty list.
+fn read_name_list(cx: &mut Context, path: &str, node: &SNode) -> Option<Vec<String>> {
+    cx.positions.record(path, node);
+    match &node.value {
+        Node::Null => Some(Vec::new()),
+        Node::Seq(items) => {
+            let mut names = Vec::with_capacity(items.len());
+            let mut ok = true;
+            for (i, item) in items.iter().enumerate() {
+                match read_name(cx, &format!("{path}[{i}]"), item) {
+                    Some(name) => names.push(name),
+                    None => ok = false,
+                }
+            }
+            ok.then_some(names)
+        }
+        other => {
+            cx.error(
+                path,
+                format!("expected a list of names, found {}", other.kind()),
+                "write a list such as `[A, B]` (or `[]` for none)",
+            );
+            None
+        }
+    }
+}
+
+fn read_actions(cx: &mut Context, node: &SNode) -> Option<Vec<ActionDoc>> {
+    let Node::Seq(items) = &node.value else {
+        cx.error(
+            "actions",
+            format!("expected a list of actions, found {}", node.value.kind()),
+            "write `actions:` followed by `- name: ...` entries",
+        );
+        return None;
+    };
+    let mut actions = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match read_action(cx, &format!("actions[{i}]"), item) {
+            Some(action) => actions.push(action),
+            None => ok = false,
+        }
+    }
+    ok.then_some(actions)
+}
+
+const ACTION_KEYS: &[&str] = &["name", "type", "unit", "states"];
+
+fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> {
+    cx.positions.record(path, node);
+    let Node::Map(entries) = &node.value else {
+        cx.error(
+            path,
+            format!(
+                "an action must be a mapping with `name`, `type` and `states`, found {}",
+                node.value.kind()
+            ),
+            "write `- name: ...` with `type:` and `states:` below it",
+        );
+        return None;
+    };
+    let mut fields: HashMap<&str, &SNode> = HashMap::new();
+    for (key, value) in entries {
+        let key_text = key.value.scalar_text().unwrap_or_default();
+        match ACTION_KEYS.iter().find(|k| **k == key_text) {
+            Some(k) => {
+                fields.insert(k, value);
+            }
+            None => {
+                let key_path = format!("{path}.{key_text}");
+                cx.positions.record(&key_path, key);
+                cx.error(
+                    key_path,
+                    format!("unknown key `{key_text}` in an action"),
+                    &format!("known keys are {}", backticked(ACTION_KEYS)),
+                );
+            }
+        }
+    }
+    let name = match fields.get("name") {
+        Some(n) => read_name(cx, &format!("{path}.name"), n),
+        None => {
+            cx.error(path, "the action has no `name`", "add `name: ...`");
+            None
+        }
+    };
+    let unit = fields
+        .get("unit")
+        .and_then(|n| read_name(cx, &format!("{path}.unit"), n));
+    let kind = match fields.get("type") {
+        Some(n) => {
+            let kind_path = format!("{path}.type");
+            let kind = read_name(cx, &kind_path, n)?;
+            if parse_kind(&kind).is_none() {
+                cx.error(
+                    kind_path,
+                    format!("unknown action type `{kind}`"),
+                    "use `str` (named states), `float` or `int` (range states)",
+                );
+                return None;
+            }
+            kind
+        }
+        None => {
+            cx.error(
+                path,
+                "the action has no `type`",
+                "add `type: str` (named states), `type: float` or `type: int` (range states)",
+            );
+            return None;
+        }
+    };
+    let states_path = format!("{path}.states");
+    let states = match fields.get("states") {
+        Some(n) => read_states(cx, &states_path, &kind, n),
+        None => {
+            cx.error(path, "the action has no `states`", "add `states:`");
+            None
+        }
+    };
+    Some(ActionDoc {
+        name: name?,
+        kind,
+        unit,
+        states: states?,
+    })
+}
+
+fn parse_kind(kind: &str) -> Option<ActionKind> {
+    match kind {
+        "str" => Some(ActionKind::Str),
+        "float" => Some(ActionKind::Float),
+        "int" => Some(ActionKind::Int),
+        _ => None,
+    }
+}
+
+fn read_states(cx: &mut Context, path: &str, kind: &str, node: &SNode) -> Option<StatesDoc> {
+    cx.positions.record(path, node);
+    if kind == "str" {
+        let Node::Map(entries) = &node.value else {
+            cx.error(
+                path,
+                format!(
+                    "states of a `str` action must be a mapping `label: [ruled-out truths]`, found {}",
+                    node.value.kind()
+                ),
+                "write e.g. `positive: []` and `negative: [COVID-19]` on their own lines",
+            );
+            return None;
+        };
+        let mut pairs = Vec::with_capacity(entries.len());
+        let mut ok = true;
+        for (key, value) in entries {
+            let Some(label) = key.value.scalar_text() else {
+                cx.positions.record(path, key);
+                cx.error(path, "a state label must be a name", "write a plain label");
+                ok = false;
+                continue;
+            };
+            let state_path = format!("{path}.{label}");
+            cx.positions.record(&state_path, key);
+            match read_name_list(cx, &state_path, value) {
+                Some(list) => pairs.push((label, list)),
+                None => ok = false,
+            }
+        }
+        return ok.then_some(StatesDoc::Named(pairs));
+    }
+    let Node::Seq(items) = &node.value else {
+        cx.error(
+            path,
+            format!(
+                "states of a `{kind}` action must be a list of `{{range: [lo, hi], rules_out: [...]}}`, found {}",
+                node.value.kind()
+            ),
+            "write `- range: [0.0, 1.1]` with `rules_out: [...]` below it for each state",
+        );
+        return None;
+    };
+    let mut ranges = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match read_range_state(cx, &format!("{path}[{i}]"), item) {
+            Some(r) => ranges.push(r),
+            None => ok = false,
+        }
+    }
+    ok.then_some(StatesDoc::Ranges(ranges))
+}
+
+fn read_range_state(cx: &mut Context, path: &str, node: &SNode) -> Option<RangeStateDoc> {
+    cx.positions.record(path, node);
+    let help = "write `- range: [lo, hi]` and `rules_out: [...]`";
+    let Node::Map(entries) = &node.value else {
+        cx.error(
+            path,
+            format!(
+                "a range state must be a mapping with `range` and `rules_out`, found {}",
+                node.value.kind()
+            ),
+            help,
+        );
+        return None;
+    };
+    let mut range = None;
+    let mut rules_out = None;
+    let mut ok = true;
+    for (key, value) in entries {
+        let key_text = key.value.scalar_text().unwrap_or_default();
+        let key_path = format!("{path}.{key_text}");
+        cx.positions.record(&key_path, value);
+        match key_text.as_str() {
+            "range" => range = read_range(cx, &key_path, value),
+            "rules_out" => rules_out = read_name_list(cx, &key_path, value),
+            _ => {
+                cx.positions.record(&key_path, key);
+                cx.error(
+                    key_path,
+                    format!("unknown key `{key_text}` in a range state"),
+                    "known keys are `range` and `rules_out`",
+                );
+                ok = false;
+            }
+        }
+    }
+    if !entries
+        .iter()
+        .any(|(k, _)| k.value.scalar_text().as_deref() == Some("range"))
+    {
+        cx.error(path, "the state has no `range`", help);
+    }
+    if !entries
+        .iter()
+        .any(|(k, _)| k.value.scalar_text().as_deref() == Some("rules_out"))
+    {
+        cx.error(
+            path,
+            "the state has no `rules_out`",
+            "add `rules_out: []` if it rules out nothing",
+        );
+    }
+    if !ok {
+        return None;
+    }
+    Some(RangeStateDoc {
+        range: range?,
+        rules_out: rules_out?,
+    })
+}
+
+fn read_range(cx: &mut Context, path: &str, node: &SNode) -> Option<[f64; 2]> {
+    let help = "write the range as `[lo, hi]` with two numbers";
+    match &node.value {
+        Node::Seq(items) if items.len() == 2 => {
+            let lo = items[0].value.as_f64();
+            let hi = items[1].value.as_f64();
+            match (lo, hi) {
+                (Some(lo), Some(hi)) => Some([lo, hi]),
+                _ => {
+                    cx.error(path, "range bounds must be numbers", help);
+                    None
+                }
+            }
+        }
+        other => {
+            cx.error(
+                path,
+                format!("expected `[lo, hi]`, found {}", describe_len(other)),
+                help,
+            );
+            None
+        }
+    }
+}
+
+fn describe_len(node: &Node) -> String {
+    match node {
+        Node::Seq(items) => format!("a list of {} items", items.len()),
+        other => other.kind().to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Pass 3: document -> domain.
+
+fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Option<Domain> {
+    if doc.name.trim().is_empty() {
+        cx.error(
+            "name",
+            "the domain name is empty",
+            "give the domain a name such as `medical`",
+        );
+    } else if !doc
+        .name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        cx.error(
+            "name",
+            format!("the domain name `{}` is not a plain name", doc.name),
+            "use letters, digits, `-` and `_` only (it becomes a directory name)",
+        );
+    }
+
+    // Truths: non-empty, unique.
+    let mut truth_index: HashMap<&str, usize> = HashMap::new();
+    for (i, truth) in doc.truths.iter().enumerate() {
+        let path = format!("truths[{i}]");
+        if truth.trim().is_empty() {
+            cx.error(
+                path,
+                "a truth has an empty name",
+                "give it a name or remove it",
+            );
+        } else if let Some(&first) = truth_index.get(truth.as_str()) {
+            cx.error(
+                path,
+                format!("duplicate truth `{truth}` (first at `truths[{first}]`)"),
+                "remove the repeated entry",
+            );
+        } else {
+            truth_index.insert(truth, i);
+        }
+    }
+    if doc.truths.len() < 2 {
+        cx.error(
+            "truths",
+            format!(
+                "a domain needs at least 2 truths, found {}",
+                doc.truths.len()
+            ),
+            "list the candidate truths under `truths:`",
+        );
+    }
+    if doc.actions.is_empty() {
+        cx.error(
+            "actions",
+            "a domain needs at least one action",
+            "add actions under `actions:`",
+        );
+    }
+
+    let n = doc.truths.len();
+    let mut action_index: HashMap<&str, usize> = HashMap::new();
+    let mut actions = Vec::with_capacity(doc.actions.len());
+    let mut ruled_out_anywhere = TruthSet::with_capacity(n);
+    for (a, action) in doc.actions.iter().enumerate() {
+        let path = format!("actions[{a}]");
+        if action.name.trim().is_empty() {
+            cx.error(
+                format!("{path}.name"),
+                "an action has an empty name",
+                "give it a name",
+            );
+        } else if let Some(&first) = action_index.get(action.name.as_str()) {
+            cx.error(
+                format!("{path}.name"),
+                format!(
+                    "duplicate action `{}` (first at `actions[{first}]`)",
+                    action.name
+                ),
+                "rename or remove one of them",
+            );
+        } else {
+            action_index.insert(&action.name, a);
+        }
+        let Some(kind) = parse_kind(&action.kind) else {
+            cx.error(
+                format!("{path}.type"),
+                format!("unknown action type `{}`", action.kind),
+                "use `str`, `float` or `int`",
+            );
+            continue;
+        };
+        let states = compile_states(cx, &path, action, kind, &doc.truths, &truth_index);
+        if states.len() < 2 {
+            cx.error(
+                format!("{path}.states"),
+                format!(
+                    "action `{}` has {} state{}; an action needs at least 2",
+                    action.name,
+                    states.len(),
+                    if states.len() == 1 { "" } else { "s" }
+                ),
+                "add the other outcomes of this action",
+            );
+        }
+        let mut related = TruthSet::with_capacity(n);
+        for state in &states {
+            related.union_with(&state.rules_out);
+        }
+        // A truth ruled out by every state could never be valid (KUMO's check).
+        if states.len() >= 2 {
+            for t in related.iter() {
+                if states.iter().all(|s| s.rules_out.contains(t)) {
+                    cx.error(
+                        format!("{path}.states"),
+                        format!(
+                            "truth `{}` is ruled out by every state of action `{}`, so it could never be the answer",
+                            doc.truths[t], action.name
+                        ),
+                        "remove it from at least one state's rule-outs",
+                    );
+                }
+            }
+        }
+        ruled_out_anywhere.union_with(&related);
+        actions.push(Action {
+            name: action.name.clone(),
+            kind,
+            unit: action.unit.clone(),
+            states,
+            related,
+        });
+    }
+    for (i, truth) in doc.truths.iter().enumerate() {
+        if !ruled_out_anywhere.contains(i) && !truth.trim().is_empty() {
+            cx.warning(
+                format!("truths[{i}]"),
+                format!("no state rules out truth `{truth}`"),
+                "it can only be found by elimination of all others; add a state that rules it out",
+            );
+        }
+    }
+    if cx.has_errors() {
+        return None;
+    }
+
+    let truth_noun = doc.truth_noun.clone().unwrap_or_else(|| "truth".into());
+    let action_noun = doc.action_noun.clone().unwrap_or_else(|| "action".into());
+    Some(Domain {
+        name: doc.name.clone(),
+        title: doc.title.clone().unwrap_or_else(|| doc.name.clone()),
+        truth_plural: doc
+            .truth_plural
+            .clone()
+            .unwrap_or_else(|| plural(&truth_noun)),
+        action_plural: doc
+            .action_plural
+            .clone()
+            .unwrap_or_else(|| plural(&action_noun)),
+        goal: doc
+            .goal
+            .clone()
+            .unwrap_or_else(|| format!("identify the {truth_noun}")),
+        truth_noun,
+        action_noun,
+        truths: doc.truths.clone(),
+        actions,
+        source_hash: fnv1a_hex(source_bytes),
+        document: doc,
+    })
+}
+
+fn compile_states(
+    cx: &mut Context,
+    path: &str,
+    action: &ActionDoc,
+    kind: ActionKind,
+    truths: &[String],
+    truth_index: &HashMap<&str, usize>,
+) -> Vec<State> {
+    let n = truths.len();
+    let rule_outs = |cx: &mut Context, list_path: &str, names: &[String]| -> TruthSet {
+        let mut set = TruthSet::with_capacity(n);
+        for (i, name) in names.iter().enumerate() {
+            match truth_index.get(name.as_str()) {
+                Some(&t) => {
+                    if set.contains(t) {
+                        cx.warning(
+                            list_path,
+                            format!("truth `{name}` is listed twice"),
+                            "remove the repeated entry",
+                        );
+                    }
+                    set.insert(t);
+                }
+                None => {
+                    let suggestion = truths
+                        .iter()
+                        .find(|k| k.eq_ignore_ascii_case(name))
+                        .map(|k| format!("did you mean `{k}`? "))
+                        .unwrap_or_default();
+                    cx.error(
+                        format!("{list_path}[{i}]"),
+                        format!("unknown truth `{name}`"),
+                        &format!(
+                            "{suggestion}every rule-out must name a truth listed under `truths`"
+                        ),
+                    );
+                }
+            }
+        }
+        set
+    };
+    let mut states = Vec::new();
+    match (&action.states, kind) {
+        (StatesDoc::Named(pairs), ActionKind::Str) => {
+            let mut seen: HashMap<&str, ()> = HashMap::new();
+            for (label, names) in pairs {
+                let state_path = format!("{path}.states.{label}");
+                if label.trim().is_empty() {
+                    cx.error(
+                        state_path.clone(),
+                        "a state has an empty label",
+                        "name the state",
+                    );
+                }
+                if seen.insert(label, ()).is_some() {
+                    cx.error(
+                        state_path.clone(),
+                        format!("duplicate state `{label}`"),
+                        "each state of an action needs its own label",
+                    );
+                }
+                let rules_out = rule_outs(cx, &state_path, names);
+                states.push(State {
+                    label: StateLabel::Named(label.clone()),
+                    rules_out,
+                });
+            }
+        }
+        (StatesDoc::Ranges(ranges), ActionKind::Float | ActionKind::Int) => {
+            for (i, range) in ranges.iter().enumerate() {
+                let state_path = format!("{path}.states[{i}]");
+                let [lo, hi] = range.range;
+                let range_path = format!("{state_path}.range");
+                if !lo.is_finite() || !hi.is_finite() {
+                    cx.error(
+                        range_path,
+                        format!("range [{lo}, {hi}] is not finite"),
+                        "use finite numbers (no `.nan` or `.inf`)",
+                    );
+                } else if lo > hi {
+                    cx.error(
+                        range_path,
+                        format!("range [{lo}, {hi}] has lo > hi"),
+                        &format!("write it as [{hi}, {lo}]"),
+                    );
+                } else if kind == ActionKind::Int && (lo.fract() != 0.0 || hi.fract() != 0.0) {
+                    cx.error(
+                        range_path,
+                        format!("range [{lo}, {hi}] of an `int` action has non-integer bounds"),
+                        "use integer bounds, or make the action `type: float`",
+                    );
+                }
+                let list_path = format!("{state_path}.rules_out");
+                let rules_out = rule_outs(cx, &list_path, &range.rules_out);
+                states.push(State {
+                    label: StateLabel::Range { lo, hi },
+                    rules_out,
+                });
+            }
+            // Interiors must not overlap; shared endpoints are fine.
+            for i in 0..ranges.len() {
+                for j in 0..i {
+                    let [a_lo, a_hi] = ranges[j].range;
+                    let [b_lo, b_hi] = ranges[i].range;
+                    let overlap = if a_lo == a_hi || b_lo == b_hi {
+                        // A point range overlaps when it lies strictly inside the other.
+                        (a_lo == a_hi && b_lo < a_lo && a_lo < b_hi)
+                            || (b_lo == b_hi && a_lo < b_lo && b_lo < a_hi)
+                            || (a_lo == a_hi && b_lo == b_hi && a_lo == b_lo)
+                    } else {
+                        a_lo < b_hi && b_lo < a_hi
+                    };
+                    if overlap {
+                        cx.error(
+                            format!("{path}.states[{i}].range"),
+                            format!(
+                                "range [{b_lo}, {b_hi}] overlaps range [{a_lo}, {a_hi}] of `states[{j}]`"
+                            ),
+                            "ranges of one action may share endpoints but not interiors",
+                        );
+                    }
+                }
+            }
+        }
+        (StatesDoc::Named(_), _) => cx.error(
+            format!("{path}.states"),
+            format!(
+                "states of a `{}` action must be a list of ranges, found a mapping of labels",
+                kind.as_str()
+            ),
+            "write `- range: [lo, hi]` entries, or make the action `type: str`",
+        ),
+        (StatesDoc::Ranges(_), _) => cx.error(
+            format!("{path}.states"),
+            "states of a `str` action must be a mapping of labels, found a list of ranges",
+            "write `label: [truths]` entries, or make the action `type: float`",
+        ),
+    }
+    states
+}
+
+/// A simple English plural for domain nouns (`disease` -> `diseases`,
+/// `species` stays, `family` -> `families`).
+pub fn plural(noun: &str) -> String {
+    let lower = noun.to_ascii_lowercase();
+    let last_word = lower.rsplit(' ').next().unwrap_or("");
+    if last_word.ends_with("species") || last_word.ends_with("series") {
+        return noun.to_string();
+    }
+    if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|e| last_word.ends_with(e))
+    {
+        return format!("{noun}es");
+    }
+    if let Some(stem) = noun.strip_suffix('y') {
+        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
+            return format!("{stem}ies");
+        }
+    }
+    format!("{noun}s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str = "name: tiny
+truths: [A, B, C]
+actions:
+  - name: Test
+    type: str
+    states:
+      pos: [A]
+      neg: [B, C]
+  - name: Level
+    type: float
+    unit: mg
+    states:
+      - range: [0, 1]
+        rules_out: [A]
+      - range: [1, 2]
+        rules_out: []
+";
+
+    #[test]
+    fn loads_a_small_domain_in_file_order() {
+        let (domain, warnings) = load_str("tiny.yaml", OK).unwrap();
+        assert_eq!(domain.truths, ["A", "B", "C"]);
+        assert_eq!(
+            domain.actions[0].states[1]
+                .rules_out
+                .iter()
+                .collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert_eq!(domain.actions[1].state_containing(1.5), Some(1));
+        assert_eq!(domain.actions[1].state_containing(1.0), Some(0));
+        assert_eq!(domain.truth_plural, "truths");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    fn errors(text: &str) -> Vec<Diagnostic> {
+        match load_str("bad.yaml", text) {
+            Err(LoadError::Invalid(d)) => d.into_iter().filter(|d| d.is_error()).collect(),
+            other => panic!("expected diagnostics, got {other:?}"),
+        }
+    }
+
+    macro_rules! bad {
+        ($($name:ident: $text:expr => $path:expr, $line:expr, $needle:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let found = errors(&$text);
+                assert!(
+                    found.iter().any(|d| d.path == $path && d.line == $line && d.message.contains($needle)),
+                    "no error at `{}` line {:?} containing {:?} in:\n{}",
+                    $path, $line, $needle,
+                    found.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+                );
+            }
+        )*};
+    }
+
+    bad! {
+        unknown_truth: OK.replace("neg: [B, C]", "neg: [B, D]") => "actions[0].states.neg[1]", Some(8), "unknown truth `D`";
+        missing_type: OK.replace("    type: str\n", "") => "actions[0]", Some(4), "no `type`";
+        inverted_range: OK.replace("[1, 2]", "[3, 2]") => "actions[1].states[1].range", Some(15), "lo > hi";
+        overlapping_ranges: OK.replace("[1, 2]", "[0.5, 2]") => "actions[1].states[1].range", Some(15), "overlaps";
+        ruled_out_everywhere: OK.replace("pos: [A]", "pos: [B]") => "actions[0].states", Some(7), "ruled out by every state";
+        one_state: OK.replace("      neg: [B, C]\n", "") => "actions[0].states", Some(7), "at least 2";
+        duplicate_truth: OK.replace("[A, B, C]", "[A, B, A]") => "truths[2]", Some(2), "duplicate truth";
+        bad_type: OK.replace("type: str", "type: text") => "actions[0].type", Some(5), "unknown action type";
+        wrong_shape: OK.replace("      pos: [A]\n      neg: [B, C]", "      - [A]") => "actions[0].states", Some(7), "must be a mapping";
+        unknown_key: OK.replace("name: tiny", "name: tiny\nnmae: x") => "nmae", Some(2), "unknown key";
+        yaml_syntax: "name: [unclosed\n" => "", Some(1), "unclosed bracket";
+    }
+
+    #[test]
+    fn reports_all_problems_at_once() {
+        let text = OK
+            .replace("neg: [B, C]", "neg: [B, D]")
+            .replace("[1, 2]", "[3, 2]");
+        assert_eq!(errors(&text).len(), 2);
+    }
+
+    #[test]
+    fn warns_about_truths_nothing_rules_out() {
+        let text = OK.replace("[A, B, C]", "[A, B, C, D]");
+        let (_, warnings) = load_str("w.yaml", &text).unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].message.contains("`D`"));
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for text in [
+            "",
+            "   \n",
+            "\0\u{1}\u{2}",
+            "[",
+            "{a: *x}",
+            "- - - -",
+            "name: x",
+        ] {
+            assert!(load_str("g.yaml", text).is_err(), "{text:?}");
+        }
+        assert!(load_bytes("g.bin", &[0xff, 0xfe, 0x00, 0x80]).is_err());
+    }
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural("disease"), "diseases");
+        assert_eq!(plural("species"), "species");
+        assert_eq!(plural("family"), "families");
+        assert_eq!(plural("diagnostic test"), "diagnostic tests");
+        assert_eq!(plural("match"), "matches");
+    }
+}

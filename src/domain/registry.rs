@@ -1,0 +1,174 @@
+//! Finding domains by name or path: the shipped domains embedded in the
+//! binary, a user directory (`--domains-dir`) that overrides them, and
+//! domain files given as paths.
+//!
+//! A domain spec is a path when it contains a path separator or ends in
+//! `.yaml`/`.yml`; otherwise it is a name. Names resolve in the user
+//! directory first, then among the shipped domains. Listings are sorted by
+//! name.
+
+use std::path::{Path, PathBuf};
+
+use super::Domain;
+use super::compile::{MAX_FILE_BYTES, load_bytes};
+use super::diagnostic::{Diagnostic, LoadError};
+
+/// A domain built into the binary from `domains/`.
+#[derive(Clone, Copy, Debug)]
+pub struct ShippedDomain {
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+static SHIPPED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shipped_domains.rs"));
+
+impl ShippedDomain {
+    /// All shipped domains, sorted by name.
+    pub fn all() -> impl Iterator<Item = ShippedDomain> {
+        SHIPPED
+            .iter()
+            .map(|&(name, text)| ShippedDomain { name, text })
+    }
+}
+
+/// Where a domain comes from.
+#[derive(Clone, Debug)]
+pub enum DomainSource {
+    Shipped(ShippedDomain),
+    File(PathBuf),
+}
+
+impl DomainSource {
+    /// How diagnostics name the source.
+    pub fn display_name(&self) -> String {
+        match self {
+            DomainSource::Shipped(d) => format!("<shipped>/domains/{}.yaml", d.name),
+            DomainSource::File(path) => path.display().to_string(),
+        }
+    }
+
+    /// Reads and compiles the domain.
+    pub fn load(&self) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
+        let file = self.display_name();
+        match self {
+            DomainSource::Shipped(d) => load_bytes(&file, d.text.as_bytes()),
+            DomainSource::File(path) => load_bytes(&file, &read_limited(path)?),
+        }
+    }
+}
+
+/// Reads a file, refusing sizes beyond what a domain can be.
+fn read_limited(path: &Path) -> Result<Vec<u8>, LoadError> {
+    let io = |source| LoadError::Io {
+        file: path.display().to_string(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(io(std::io::Error::other(
+            "it is a directory; give a domain file or name",
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES as u64 {
+        return Err(io(std::io::Error::other(format!(
+            "{} bytes is larger than any domain file ({MAX_FILE_BYTES} bytes at most)",
+            meta.len()
+        ))));
+    }
+    std::fs::read(path).map_err(io)
+}
+
+/// Resolves domain specs against a user directory and the shipped domains.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    domains_dir: Option<PathBuf>,
+}
+
+impl Registry {
+    pub fn new(domains_dir: Option<PathBuf>) -> Self {
+        Registry { domains_dir }
+    }
+
+    /// Whether `spec` names a file rather than a domain.
+    pub fn is_path(spec: &str) -> bool {
+        spec.contains('/')
+            || spec.contains(std::path::MAIN_SEPARATOR)
+            || spec.ends_with(".yaml")
+            || spec.ends_with(".yml")
+    }
+
+    /// Every known domain by name: the user directory's, then the shipped
+    /// ones it does not override, sorted by name.
+    pub fn all(&self) -> Result<Vec<(String, DomainSource)>, LoadError> {
+        let mut found: Vec<(String, DomainSource)> = Vec::new();
+        if let Some(dir) = &self.domains_dir {
+            let io = |source| LoadError::Io {
+                file: dir.display().to_string(),
+                source,
+            };
+            for entry in std::fs::read_dir(dir).map_err(io)? {
+                let path = entry.map_err(io)?.path();
+                let stem = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .map(str::to_string);
+                let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+                if let (Some(stem), true) = (stem, is_yaml) {
+                    found.push((stem, DomainSource::File(path)));
+                }
+            }
+        }
+        for shipped in ShippedDomain::all() {
+            if !found.iter().any(|(name, _)| name == shipped.name) {
+                found.push((shipped.name.to_string(), DomainSource::Shipped(shipped)));
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(found)
+    }
+
+    /// Resolves a name or path.
+    pub fn resolve(&self, spec: &str) -> Result<DomainSource, LoadError> {
+        if Registry::is_path(spec) {
+            return Ok(DomainSource::File(PathBuf::from(spec)));
+        }
+        if let Some(dir) = &self.domains_dir {
+            for ext in ["yaml", "yml"] {
+                let path = dir.join(format!("{spec}.{ext}"));
+                if path.is_file() {
+                    return Ok(DomainSource::File(path));
+                }
+            }
+        }
+        if let Some(shipped) = ShippedDomain::all().find(|d| d.name == spec) {
+            return Ok(DomainSource::Shipped(shipped));
+        }
+        let names: Vec<String> = self.all()?.into_iter().map(|(n, _)| n).collect();
+        let close: Vec<&String> = names
+            .iter()
+            .filter(|n| n.contains(spec) || spec.contains(n.as_str()))
+            .take(5)
+            .collect();
+        let help = if close.is_empty() {
+            "run `kumo-gen domains` to list the domains, or give a path to a .yaml file".to_string()
+        } else {
+            format!(
+                "did you mean {}? `kumo-gen domains` lists them all",
+                close
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        Err(LoadError::UnknownDomain {
+            name: spec.to_string(),
+            help,
+        })
+    }
+
+    /// Resolves and loads a domain.
+    pub fn load(&self, spec: &str) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
+        self.resolve(spec)?.load()
+    }
+}

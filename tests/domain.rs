@@ -1,0 +1,126 @@
+//! Domain loading and validation: fixtures, the shipped domains, the CLI,
+//! and robustness against mutated input.
+
+use kumo_gen::domain::{LoadError, Registry, ShippedDomain, load_bytes};
+use proptest::prelude::*;
+
+use crate::common::{kumo_gen, root};
+
+#[test]
+fn ok_fixtures_load() {
+    for entry in std::fs::read_dir(root().join("tests/fixtures/ok")).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        if let Err(e) = load_bytes(&path.display().to_string(), &bytes) {
+            panic!("{} should load:\n{e}", path.display());
+        }
+    }
+}
+
+/// Each bad fixture starts with `# expect: TEXT`; the rendered error must
+/// contain TEXT, and loading must fail with located diagnostics.
+#[test]
+fn bad_fixtures_fail_with_their_message() {
+    let dir = root().join("tests/fixtures/bad/domain");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expect = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# expect: "))
+            .unwrap_or_else(|| panic!("{} lacks `# expect:`", path.display()));
+        let name = path.display().to_string();
+        match load_bytes(&name, text.as_bytes()) {
+            Err(e @ LoadError::Invalid(_)) => {
+                let rendered = e.to_string();
+                assert!(
+                    rendered.contains(expect),
+                    "{name}: expected {expect:?} in:\n{rendered}"
+                );
+                assert!(
+                    rendered.contains(&name),
+                    "{name}: message must name the file"
+                );
+            }
+            other => panic!("{name}: expected diagnostics, got {other:?}"),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10);
+}
+
+#[test]
+fn every_shipped_domain_validates() {
+    for shipped in ShippedDomain::all() {
+        let result = Registry::default().load(shipped.name);
+        assert!(result.is_ok(), "{}: {}", shipped.name, result.unwrap_err());
+        assert_eq!(
+            result.unwrap().0.name,
+            shipped.name,
+            "file name must match `name`"
+        );
+    }
+}
+
+#[test]
+fn cli_validate_exit_codes() {
+    kumo_gen()
+        .args(["validate", "tests/fixtures/ok/tiny.yaml"])
+        .current_dir(root())
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("ok    tiny"));
+    kumo_gen()
+        .args(["validate", "tests/fixtures/bad/domain/unknown-truth.yaml"])
+        .current_dir(root())
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("unknown truth `Lamb`"));
+    kumo_gen()
+        .args(["validate", "no-such-domain"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("unknown domain `no-such-domain`"));
+}
+
+#[test]
+fn domains_dir_overrides_shipped_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("tests/fixtures/ok/tiny.yaml"),
+        dir.path().join("tiny.yaml"),
+    )
+    .unwrap();
+    kumo_gen()
+        .args(["domains", "--domains-dir"])
+        .arg(dir.path())
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("tiny"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random byte edits of a valid file never panic: they load or fail
+    /// with diagnostics that carry the file name.
+    #[test]
+    fn mutations_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 1..8)) {
+        let mut bytes = std::fs::read(root().join("tests/fixtures/ok/tiny.yaml")).unwrap();
+        for (pos, byte, op) in edits {
+            let pos = pos % (bytes.len() + 1);
+            match op {
+                0 if pos < bytes.len() => bytes[pos] = byte,
+                1 => bytes.insert(pos, byte),
+                _ if pos < bytes.len() => { bytes.remove(pos); }
+                _ => {}
+            }
+        }
+        match load_bytes("mutant.yaml", &bytes) {
+            Ok(_) => {}
+            Err(e) => prop_assert!(e.to_string().contains("mutant.yaml")),
+        }
+    }
+}
