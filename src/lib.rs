@@ -8,4 +8,5 @@
 //! Side tools on the same domain model live beside the stages.
 pub mod cli;
 pub mod domain;
+pub mod output;
 pub mod synth;

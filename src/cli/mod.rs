@@ -6,6 +6,8 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+pub mod generate;
+pub mod merge;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,6 +45,10 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Generate instances (also what `kumo-gen --domain ...` runs).
+    Generate(generate::GenerateArgs),
+    /// Join the shard files under --out into dataset files.
+    Merge(merge::MergeArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -66,6 +72,8 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Generate(args)) => generate::run(&globals, &args),
+        Some(Command::Merge(args)) => merge::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
