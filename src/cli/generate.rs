@@ -8,8 +8,9 @@ use super::{EXIT_INPUT, EXIT_OTHER, Globals};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
 use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 
-/// Flags of a generation run.
+/// Flags of a generation run. A flag given twice takes the last value.
 #[derive(clap::Args, Debug, Clone)]
+#[command(args_override_self = true)]
 pub struct GenerateArgs {
     /// Domain: a shipped or `--domains-dir` name, or a path to a .yaml file.
     #[arg(long, value_name = "NAME|PATH")]
