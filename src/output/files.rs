@@ -97,3 +97,44 @@ pub fn for_each_line(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_last_line_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.jsonl");
+        std::fs::write(&path, b"{\"a\":1}\n{\"b\":2}\n{\"c\"").unwrap();
+        let (mut file, lines) = open_for_append(&path, false).unwrap();
+        assert_eq!(lines, 2);
+        file.write_all(b"{\"d\":4}\n").unwrap();
+        drop(file);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"{\"a\":1}\n{\"b\":2}\n{\"d\":4}\n"
+        );
+        let mut seen = Vec::new();
+        for_each_line(&path, 3, |i, line| {
+            seen.push((i, line.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen[2], (2, b"{\"d\":4}".to_vec()));
+        assert!(for_each_line(&path, 4, |_, _| Ok(())).is_err());
+        let (_, lines) = open_for_append(&path, true).unwrap();
+        assert_eq!(lines, 0);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn atomic_writes_leave_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        write_atomic(&path, b"{}\n").unwrap();
+        write_atomic(&path, b"{\"x\":1}\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"{\"x\":1}\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

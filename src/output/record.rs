@@ -218,3 +218,51 @@ impl NameIndex {
         self.actions.get(name).copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{Dedup, Params, Stats, Synthesizer, fixture};
+
+    #[test]
+    fn lines_read_back_to_their_keys() {
+        let domain = fixture::random(5, 12, 10, 0.3);
+        let synth = Synthesizer::new(&domain, Params::new(4, 5, 2)).unwrap();
+        let instances = synth
+            .generate(0..40, &mut Dedup::new(), &mut Stats::default())
+            .unwrap();
+        let names = NameIndex::new(&domain);
+        for instance in &instances {
+            let line = render(&domain, instance, None);
+            let (seed, key) = read_key(&domain, &names, &line).unwrap();
+            assert_eq!((seed, key), (instance.index, Key::of(instance)));
+            let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
+            assert_eq!(value["valid_truth"].as_array().map(Vec::len), Some(2));
+        }
+    }
+
+    #[test]
+    fn field_order_and_optimal_hook() {
+        let domain = fixture::random(1, 6, 4, 0.3);
+        let synth = Synthesizer::new(&domain, Params::new(3, 2, 1)).unwrap();
+        let instance = synth.candidate(0).unwrap().instance;
+        let optimal = serde_json::json!({"expected_steps": 1.5});
+        let line = String::from_utf8(render(&domain, &instance, Some(&optimal))).unwrap();
+        let order: Vec<usize> = [
+            "\"truths\"",
+            "\"actions\"",
+            "\"observations\"",
+            "\"seed\"",
+            "\"valid_truth\"",
+            "\"optimal\"",
+        ]
+        .iter()
+        .map(|k| line.find(k).unwrap())
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{line}");
+        assert!(line.contains("\"valid_truth\":\""), "{line}");
+        let names = NameIndex::new(&domain);
+        assert!(read_key(&domain, &names, b"{\"truths\":[\"nope\"]}").is_err());
+        assert!(read_key(&domain, &names, &line.as_bytes()[..line.len() - 3]).is_err());
+    }
+}
