@@ -192,6 +192,12 @@ fn shards_merge_into_the_unsharded_file() {
     let a = std::fs::read(dataset(whole.path())).unwrap();
     let b = std::fs::read(dataset(sharded.path())).unwrap();
     assert!(a == b, "merged shards differ from the unsharded file");
+    kumo_gen()
+        .args(["merge", "--out"])
+        .arg(sharded.path())
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("up to date"));
     // Duplicates across shards were redrawn, as the unsharded run did.
     let m = manifest(sharded.path());
     let entry = &m["datasets"]["truth_num=3+action_num=3+valid_truth_num=1"];

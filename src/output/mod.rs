@@ -622,6 +622,24 @@ fn merge_group(
     let path = dir.join(format!("{setting}.jsonl"));
     let manifest_path = dir.join("manifest.json");
     if path.exists() && !force {
+        let entry = manifest::read_domain_manifest(&manifest_path)
+            .ok()
+            .and_then(|m| manifest::dataset_entry(&m, &setting));
+        if let Some(entry) = entry
+            && entry.status == Status::Complete
+            && entry.parameters == first.parameters
+            && entry.conflict(&first.domain.hash, &first.parameters).is_none()
+        {
+            return Ok(Summary {
+                path,
+                instances: n,
+                resumed_from: n,
+                stats: Stats::default(),
+                synthesis_s: 0.0,
+                total_s: start.elapsed().as_secs_f64(),
+                up_to_date: true,
+            });
+        }
         return Err(OutputError::Exists {
             path,
             reason: "a dataset is already there".into(),
