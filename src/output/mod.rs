@@ -628,7 +628,9 @@ fn merge_group(
         if let Some(entry) = entry
             && entry.status == Status::Complete
             && entry.parameters == first.parameters
-            && entry.conflict(&first.domain.hash, &first.parameters).is_none()
+            && entry
+                .conflict(&first.domain.hash, &first.parameters)
+                .is_none()
         {
             return Ok(Summary {
                 path,

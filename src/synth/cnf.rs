@@ -310,20 +310,31 @@ impl Selection {
             .collect();
         // Grouped by action, in action order, for at-most-one and the counter.
         states.sort_by_key(|&(s, _)| s);
-        let mut action_lits = Vec::new();
-        let mut group: Vec<Lit> = Vec::new();
+        let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
         let mut i = 0;
         while i < states.len() {
             let action = action_of(states[i].0);
-            group.clear();
+            let start = i;
             while i < states.len() && action_of(states[i].0) == action {
-                group.push(states[i].1);
                 i += 1;
             }
+            groups.push(start..i);
+        }
+        let budget = max_actions - forced.len();
+        let counted = groups.len() > budget;
+        let mut action_lits = Vec::with_capacity(if counted { groups.len() } else { 0 });
+        let mut group: Vec<Lit> = Vec::new();
+        for range in groups {
+            group.clear();
+            group.extend(states[range].iter().map(|&(_, lit)| lit));
+            cnf.at_most_one(&group);
+            if !counted {
+                continue;
+            }
+            // The counter's input for this action: "some state is selected".
             if group.len() == 1 {
                 action_lits.push(group[0]);
             } else {
-                cnf.at_most_one(&group);
                 let used = cnf.new_var();
                 for &x in &group {
                     cnf.add_clause(&[!x, used]);
@@ -331,7 +342,9 @@ impl Selection {
                 action_lits.push(used);
             }
         }
-        cnf.at_most(&action_lits, max_actions - forced.len());
+        if counted {
+            cnf.at_most(&action_lits, budget);
+        }
         let mut clause = Vec::new();
         for j in (0..sample.truths.len()).filter(|&j| Sample::has(&uncovered, j)) {
             clause.clear();
