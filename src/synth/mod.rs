@@ -801,6 +801,43 @@ mod tests {
         );
     }
 
+    /// With one action per instance there is no fill: which of two
+    /// equivalent covers appears is the solver's choice, and it must vary
+    /// between instances with the same sample.
+    #[test]
+    fn the_solver_model_varies_with_the_instance_stream() {
+        use crate::domain::{ActionKind, StateLabel};
+        let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let action = |name: &str, rules_out: usize| {
+            (
+                name.to_string(),
+                ActionKind::Str,
+                vec![
+                    (StateLabel::Named("x".into()), vec![rules_out]),
+                    (StateLabel::Named("y".into()), vec![]),
+                ],
+            )
+        };
+        let domain = fixture::build(
+            "covers",
+            &names,
+            vec![action("one", 1), action("two", 1), action("three", 2)],
+        );
+        let mut params = Params::new(2, 1, 1);
+        params.allow_shortcuts = true;
+        let synth = Synthesizer::new(&domain, params).unwrap();
+        let mut chosen = std::collections::BTreeSet::new();
+        for i in 0..200 {
+            let instance = synth.candidate(i).unwrap().instance;
+            let mut truths = instance.truths.clone();
+            truths.sort();
+            if truths == [0, 1] && instance.valid == [0] {
+                chosen.insert(instance.actions[0]);
+            }
+        }
+        assert_eq!(chosen.into_iter().collect::<Vec<_>>(), vec![0, 1]);
+    }
+
     /// Golden values: the streams of the pinned rand/rand_chacha. A change
     /// here means every dataset changes; bump the generator version.
     #[test]
