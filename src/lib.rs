@@ -8,5 +8,6 @@
 //! Side tools on the same domain model live beside the stages.
 pub mod cli;
 pub mod domain;
+pub mod import;
 pub mod output;
 pub mod synth;

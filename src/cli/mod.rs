@@ -8,6 +8,7 @@
 mod domains;
 pub mod generate;
 pub mod merge;
+pub mod import;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -49,6 +50,8 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Join the shard files under --out into dataset files.
     Merge(merge::MergeArgs),
+    /// Convert a KUMO Python domain file to domain YAML.
+    Import(Box<import::ImportArgs>),
 }
 
 /// What every command gets besides its own flags.
@@ -74,6 +77,7 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
+        Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
