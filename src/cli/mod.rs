@@ -7,8 +7,8 @@
 
 mod domains;
 pub mod generate;
-pub mod merge;
 pub mod import;
+pub mod merge;
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -71,18 +71,23 @@ pub fn open_for_append(path: &Path, truncate: bool) -> Result<(File, u64), Outpu
     Ok((file, lines))
 }
 
-/// Calls `each(index, line)` for the first `count` lines of `path`
-/// (without their newlines).
-pub fn for_each_line(
+/// Lines handed to [`for_each_batch`] callbacks at a time.
+const BATCH: usize = 8192;
+
+/// Calls `each(first_index, lines)` on batches of the first `count` lines
+/// of `path` (without their newlines), in order; lets the caller parse a
+/// batch in parallel.
+pub fn for_each_batch(
     path: &Path,
     count: u64,
-    mut each: impl FnMut(u64, &[u8]) -> Result<(), OutputError>,
+    mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), OutputError>,
 ) -> Result<(), OutputError> {
     let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut line = Vec::new();
+    let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+    let mut start = 0u64;
     for index in 0..count {
-        line.clear();
+        let mut line = Vec::new();
         reader
             .read_until(b'\n', &mut line)
             .map_err(|e| OutputError::io(path, e))?;
@@ -93,7 +98,12 @@ pub fn for_each_line(
             });
         }
         line.pop();
-        each(index, &line)?;
+        batch.push(line);
+        if batch.len() == BATCH || index + 1 == count {
+            each(start, &batch)?;
+            start = index + 1;
+            batch.clear();
+        }
     }
     Ok(())
 }
@@ -116,13 +126,14 @@ mod tests {
             b"{\"a\":1}\n{\"b\":2}\n{\"d\":4}\n"
         );
         let mut seen = Vec::new();
-        for_each_line(&path, 3, |i, line| {
-            seen.push((i, line.to_vec()));
+        for_each_batch(&path, 3, |start, lines| {
+            seen.push((start, lines.to_vec()));
             Ok(())
         })
         .unwrap();
-        assert_eq!(seen[2], (2, b"{\"d\":4}".to_vec()));
-        assert!(for_each_line(&path, 4, |_, _| Ok(())).is_err());
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].1[2], b"{\"d\":4}".to_vec());
+        assert!(for_each_batch(&path, 4, |_, _| Ok(())).is_err());
         let (_, lines) = open_for_append(&path, true).unwrap();
         assert_eq!(lines, 0);
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);

@@ -284,17 +284,22 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     // Keys of the lines already there: instance `lines` competes with them.
     let mut seen = Dedup::new();
     let names = record::NameIndex::new(domain);
-    files::for_each_line(&path, lines, |i, line| {
-        let (seed, key) =
-            record::read_key(domain, &names, line).map_err(|message| OutputError::Corrupt {
+    files::for_each_batch(&path, lines, |start, batch| {
+        let keys: Vec<Result<(u64, crate::synth::Key), String>> = batch
+            .par_iter()
+            .map(|line| record::read_key(domain, &names, line))
+            .collect();
+        for (i, key) in (start..).zip(keys) {
+            let (seed, key) = key.map_err(|message| OutputError::Corrupt {
                 path: path.clone(),
                 message: format!("line {}: {message}", i + 1),
             })?;
-        if seed != i || !seen.insert(key) {
-            return Err(OutputError::Corrupt {
-                path: path.clone(),
-                message: format!("line {} is not instance {i} of this dataset", i + 1),
-            });
+            if seed != i || !seen.insert(key) {
+                return Err(OutputError::Corrupt {
+                    path: path.clone(),
+                    message: format!("line {} is not instance {i} of this dataset", i + 1),
+                });
+            }
         }
         Ok(())
     })?;
