@@ -83,7 +83,7 @@ pub fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
     }
     let bar = indicatif::ProgressBar::new(len);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} instances ({per_sec}, eta {eta})",
+        "{bar:40} {pos}/{len} instances, {elapsed} elapsed, about {eta} left",
     ) {
         bar.set_style(style);
     }
