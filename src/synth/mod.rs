@@ -281,11 +281,11 @@ impl<'d> Synthesizer<'d> {
                 ErrorKind::TooFewDistinct,
                 "-n",
                 format!(
-                    "found no new distinct instance for index {} after {MAX_DUPLICATE_RETRIES} draws: domain `{}` with {} truths and {} actions has about {} distinct instances",
-                    candidate.instance.index,
+                    "domain `{}` with {} truths and {} actions seems to have only {} distinct instances: {MAX_DUPLICATE_RETRIES} more draws for instance {} found none new",
                     self.domain.name,
                     self.params.truths,
                     self.params.actions,
+                    candidate.instance.index,
                     candidate.instance.index
                 ),
                 "lower `-n`, or raise `--truths`/`--actions`",
