@@ -432,6 +432,45 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Random clauses over up to 7 inputs plus at-most-k: the solver's
+        /// model satisfies every clause and the bound, and UNSAT agrees
+        /// with brute force over the inputs.
+        #[test]
+        fn models_satisfy_clauses_and_bound(
+            n in 1usize..8,
+            k in 0usize..8,
+            raw in proptest::collection::vec(
+                proptest::collection::vec((0usize..8, proptest::bool::ANY), 1..4),
+                0..10,
+            ),
+        ) {
+            let mut cnf = Cnf::new();
+            let xs = lits(&mut cnf, n);
+            let clauses: Vec<Vec<Lit>> = raw
+                .iter()
+                .map(|c| c.iter().map(|&(v, pos)| if pos { xs[v % n] } else { !xs[v % n] }).collect())
+                .collect();
+            for clause in &clauses {
+                cnf.add_clause(clause);
+            }
+            cnf.at_most(&xs, k);
+            let brute = (0u32..(1 << n)).any(|bits| {
+                let value = |lit: &Lit| (bits >> lit.index() & 1 == 1) == lit.is_positive();
+                bits.count_ones() as usize <= k && clauses.iter().all(|c| c.iter().any(value))
+            });
+            match cnf.solve(&[]) {
+                Some(model) => {
+                    proptest::prop_assert!(cnf.satisfied_by(&model));
+                    proptest::prop_assert!(model[..n].iter().filter(|&&v| v).count() <= k);
+                    proptest::prop_assert!(brute);
+                }
+                None => proptest::prop_assert!(!brute),
+            }
+        }
+    }
+
     #[test]
     fn satisfied_by_checks_every_clause() {
         let mut cnf = Cnf::new();
