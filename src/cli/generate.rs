@@ -34,14 +34,14 @@ pub struct GenerateArgs {
     /// Decimals of float observations.
     #[arg(long, default_value_t = DEFAULT_DECIMALS, value_name = "N")]
     pub decimals: u32,
-    /// Output root; files go to OUT/<domain>/.
+    /// Output root; files go to OUT/DOMAIN/.
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads (0: one per core). The output does not depend on it.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// Make only shard K of N (indices i with i % N == K, 0 <= K < N) into
-    /// OUT/<domain>/shards/; `kumo-gen merge` joins them.
+    /// OUT/DOMAIN/shards/; `kumo-gen merge` joins them.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<ShardId>,
     /// Allow instances whose valid truth no instance action relates to (the

@@ -11,7 +11,7 @@ use crate::output;
 /// Flags of `kumo-gen merge`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MergeArgs {
-    /// Output root the shards were written to (OUT/<domain>/shards/).
+    /// Output root the shards were written to (OUT/DOMAIN/shards/).
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads for redrawing duplicates (0: one per core).

@@ -162,7 +162,7 @@ fn grid(tables: &Tables, s: usize) -> Option<(i64, i64, f64)> {
 
 /// A value of state `s`: uniform over the range, rounded to the grid,
 /// redrawn while it falls outside or on another range; after
-/// [`VALUE_TRIES`] a scan of the grid from a random point.
+/// `VALUE_TRIES` draws a scan of the grid from a random point.
 pub fn sample_value(tables: &Tables, s: usize, rng: &mut ChaCha8Rng) -> f64 {
     if let Some((first, last, step)) = grid(tables, s) {
         for _ in 0..VALUE_TRIES {
