@@ -1,6 +1,6 @@
 //! Synthesis step 2: the selection problem as CNF, solved by varisat.
 //!
-//! In: a [`Sample`](super::sample::Sample), N_action and the instance RNG.
+//! In: a [`Sample`], N_action and the instance RNG.
 //! Out: the selected flat states (at most one per action, at most N_action
 //! of them, every invalid truth ruled out), or `None` when the problem is
 //! UNSAT — data, not an error.
