@@ -4,3 +4,4 @@
 mod common;
 mod domain;
 mod generate;
+mod import;
