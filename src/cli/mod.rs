@@ -6,6 +6,8 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+mod graph;
+mod split;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,6 +45,10 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Show a domain's truth graph: components, Louvain communities, Q.
+    Graph(graph::GraphArgs),
+    /// Split a domain into disjoint in-domain / out-of-domain halves.
+    Split(split::SplitArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -66,6 +72,8 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Graph(args)) => graph::run(&globals, &args),
+        Some(Command::Split(args)) => split::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
