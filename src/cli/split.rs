@@ -97,7 +97,11 @@ fn text_report(r: &SplitReport, files: &[PathBuf]) -> String {
     let _ = writeln!(s, "domain     {}", r.domain);
     let _ = write!(s, "method     {}", r.method.as_str());
     if let (Some(gamma), Some(q)) = (r.resolution, r.modularity) {
-        let _ = write!(s, " (resolution {gamma}, Q = {q:.4}, seed {})", r.seed);
+        let _ = write!(s, " (resolution {gamma}, Q = {q:.4}, seed {}", r.seed);
+        if let Some(a) = r.assignment {
+            let _ = write!(s, ", {} assignment", a.as_str());
+        }
+        s.push(')');
     }
     s.push('\n');
     if let Some(reason) = &r.fallback {

@@ -9,14 +9,20 @@
 //! 1. *Groups.* `components`: the connected components of the domain graph,
 //!    ordered by size descending, then by first truth index, and assigned
 //!    alternately to T1 (in-domain) and T2 (out-of-domain). `louvain`: the
-//!    Louvain communities in the same order, each assigned to the side with
-//!    fewer truths so far (T1 on ties), which balances the sizes.
+//!    Louvain communities (best of several seeded runs), dealt to the sides
+//!    in one of two ways: *balanced* (largest first, each to the side with
+//!    fewer truths so far, T1 on ties) or *closure* (T1 grown around whole
+//!    actions, see `closure`, capped at 1/2, 2/3 or all but 2 of the
+//!    truths). Each resolution of [`RESOLUTIONS`] and each way gives a
+//!    candidate; the valid candidate with the best score wins (first on
+//!    ties): truths balanced at least 1 : 2, then the most actions on the
+//!    poorer side, then truth balance. Balancing truths alone is not
+//!    enough: in most KUMO domains an action relates to many truths, so a
+//!    size-balanced split leaves T1 almost no action wholly inside it.
 //! 2. *Fallback.* The component split falls back to Louvain when the largest
 //!    component holds more than [`GIANT_COMPONENT_SHARE`] of the truths (the
 //!    other side would get less than a fifth), or when a half would be
-//!    invalid (fewer than 2 truths or no action left). When Louvain at
-//!    resolution 1 yields a partition whose halves would be invalid, the
-//!    resolution steps up ([`RESOLUTIONS`]) until they are valid.
+//!    invalid (fewer than 2 truths or no action left).
 //! 3. *Actions.* An action goes to A1 when all its related truths lie in T1,
 //!    else to A2; each state keeps only the rule-outs of its side's truths.
 //!    An action whose restricted states no longer differ (fewer than 2
@@ -97,8 +103,10 @@ pub struct SplitReport {
     /// Why the component split was not used, when it was requested.
     pub fallback: Option<String>,
     pub seed: u64,
-    /// Louvain resolution and modularity of the partition used.
+    /// Louvain resolution and modularity of the partition used, and how
+    /// its communities were dealt.
     pub resolution: Option<f64>,
+    pub assignment: Option<Assignment>,
     pub modularity: Option<f64>,
     /// The groups in the order they were dealt, with their side.
     pub groups: Vec<GroupReport>,
@@ -201,34 +209,49 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
         }
     }
     let louvain = Louvain::new(graph.adjacency());
+    let adjacency = graph.adjacency();
+    let mut best: Option<(Score, Halves, f64, f64, Assignment)> = None;
     let mut last_reason = String::new();
     for &gamma in RESOLUTIONS {
         let partition = louvain
             .clone()
             .resolution(gamma)
             .best_of(options.seed, options.runs);
-        let sides = balance(&partition.communities, n);
-        match assemble(domain, &graph, &partition.communities, &sides) {
-            Ok(halves) => {
-                let q = super::modularity(&graph.adjacency(), &partition.membership);
-                let mut split = finish(
-                    domain,
-                    options,
-                    SplitMethod::Louvain,
-                    Some(gamma),
-                    Some(q),
-                    halves,
-                )?;
-                split.report.fallback = fallback;
-                return Ok(split);
-            }
-            Err(reason) => {
-                last_reason = format!(
-                    "the Louvain split {reason} even at resolution {gamma} ({} communities)",
-                    partition.communities.len()
-                );
+        let groups = &partition.communities;
+        let mut candidates = vec![(Assignment::Balanced, balance(groups, n))];
+        for cap in [n.div_ceil(2), (2 * n).div_ceil(3), n.saturating_sub(2)] {
+            candidates.push((Assignment::Closure, closure(domain, groups, cap)));
+        }
+        for (assignment, sides) in candidates {
+            match assemble(domain, &graph, groups, &sides) {
+                Ok(halves) => {
+                    let score = Score::of(&halves);
+                    if best.as_ref().is_none_or(|b| score > b.0) {
+                        let q = super::modularity(&adjacency, &partition.membership);
+                        best = Some((score, halves, gamma, q, assignment));
+                    }
+                }
+                Err(reason) => {
+                    last_reason = format!(
+                        "the Louvain split {reason} even at resolution {gamma} ({} communities)",
+                        groups.len()
+                    );
+                }
             }
         }
+    }
+    if let Some((_, halves, gamma, q, assignment)) = best {
+        let mut split = finish(
+            domain,
+            options,
+            SplitMethod::Louvain,
+            Some(gamma),
+            Some(q),
+            halves,
+        )?;
+        split.report.fallback = fallback;
+        split.report.assignment = Some(assignment);
+        return Ok(split);
     }
     let reason = match fallback {
         Some(f) => format!("{f}, and {last_reason}"),
@@ -241,6 +264,121 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
             domain.truth_plural
         ),
     })
+}
+
+/// How Louvain communities were dealt to the two sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Assignment {
+    /// Largest first, each to the side with fewer truths so far.
+    Balanced,
+    /// Grown around actions: T1 collects the communities of whole actions
+    /// (see [`closure`]).
+    Closure,
+}
+
+impl Assignment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Assignment::Balanced => "balanced",
+            Assignment::Closure => "closure",
+        }
+    }
+}
+
+/// How good a candidate split is, compared lexicographically: truths
+/// balanced at least 1 : 2, then more actions on the poorer side, then
+/// better truth balance.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+struct Score {
+    balanced: bool,
+    poorer_actions: usize,
+    truth_balance: f64,
+}
+
+impl Score {
+    fn of(h: &Halves) -> Self {
+        let (t1, t2) = (h.sides[0].truths.len(), h.sides[1].truths.len());
+        let truth_balance = t1.min(t2) as f64 / t1.max(t2).max(1) as f64;
+        Score {
+            balanced: truth_balance >= 0.5,
+            poorer_actions: h.sides[0].actions.len().min(h.sides[1].actions.len()),
+            truth_balance,
+        }
+    }
+}
+
+/// Side of every truth, T1 grown around whole actions: repeatedly take the
+/// action not yet inside T1 whose communities cost the fewest new truths
+/// per action that T1 then contains (ties: more actions, then file order),
+/// and add those communities, while T1 stays within `cap` truths. An action
+/// goes to A1 only when all its related truths are in T1, so this is what
+/// gives the in-domain half actions when most actions relate to many
+/// truths.
+fn closure(domain: &Domain, groups: &[Vec<usize>], cap: usize) -> Vec<bool> {
+    let n = domain.truths.len();
+    let mut group_of = vec![0; n];
+    for (g, members) in groups.iter().enumerate() {
+        for &t in members {
+            group_of[t] = g;
+        }
+    }
+    let related: Vec<Vec<usize>> = domain
+        .actions
+        .iter()
+        .map(|a| a.related.iter().filter(|&t| t < n).collect())
+        .collect();
+    let contained = |in_t1: &[bool]| {
+        related
+            .iter()
+            .filter(|r| !r.is_empty() && r.iter().all(|&t| in_t1[t]))
+            .count()
+    };
+    let mut in_t1 = vec![false; n];
+    let mut size = 0;
+    loop {
+        let now = contained(&in_t1);
+        // (cost, gain, groups to add) of the best action so far.
+        let mut best: Option<(usize, usize, Vec<usize>)> = None;
+        for rel in &related {
+            if rel.is_empty() || rel.iter().all(|&t| in_t1[t]) {
+                continue;
+            }
+            let mut add: Vec<usize> = rel
+                .iter()
+                .filter(|&&t| !in_t1[t])
+                .map(|&t| group_of[t])
+                .collect();
+            add.sort_unstable();
+            add.dedup();
+            let cost: usize = add.iter().map(|&g| groups[g].len()).sum();
+            if size + cost > cap {
+                continue;
+            }
+            let mut next = in_t1.clone();
+            for &g in &add {
+                for &t in &groups[g] {
+                    next[t] = true;
+                }
+            }
+            let gain = contained(&next) - now;
+            // cost / gain < best_cost / best_gain, exactly.
+            let better = best.as_ref().is_none_or(|(bc, bg, _)| {
+                cost * bg < bc * gain || (cost * bg == bc * gain && gain > *bg)
+            });
+            if better {
+                best = Some((cost, gain, add));
+            }
+        }
+        let Some((cost, _, add)) = best else { break };
+        for g in add {
+            for &t in &groups[g] {
+                in_t1[t] = true;
+            }
+        }
+        size += cost;
+    }
+    in_t1.iter().map(|&inside| !inside).collect()
 }
 
 /// Side of every truth (false = T1, true = T2): groups dealt alternately.
@@ -495,6 +633,7 @@ fn finish(
         fallback: None,
         seed: options.seed,
         resolution,
+        assignment: None,
         modularity,
         groups,
         truth_balance: ratio(ind.truths.len(), ood.truths.len()),
