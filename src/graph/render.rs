@@ -4,13 +4,13 @@
 //! In: a [`GraphReport`] (the graph, its components and Louvain
 //! communities, by truth name). Out: strings; the CLI writes them.
 //!
-//! The SVG layout is deterministic and needs no solver: communities sit on
-//! a circle (largest first, clockwise from the top), each community's
-//! truths on a small circle around its centre in file order, labels
-//! pointing outwards. Circles are sized so that neither nodes nor the
-//! space reserved for labels overlap. Nodes are coloured by community;
-//! edges inside a community take its colour, edges between communities
-//! are grey, and width grows with weight.
+//! The SVG layout is deterministic and needs no solver: each community is
+//! a circle of its truths (file order) with labels rotated along the
+//! radius, so neighbouring labels never overlap; the circles, each with
+//! room for its longest label, are packed in rows largest first, beside a
+//! legend. Nodes are coloured by community; edges inside a community take
+//! its colour, edges between communities are grey, and width grows with
+//! weight. Hovering a node or an edge shows its name (SVG `<title>`).
 
 use std::f64::consts::PI;
 use std::fmt::Write as _;
@@ -240,22 +240,41 @@ impl GraphReport {
             );
         }
         s.push_str("</g>\n<g font-size=\"12\">\n");
+        for (c, members) in self.communities.iter().enumerate() {
+            if members.len() > 1 {
+                let (cx, cy, r) = layout.circle[c];
+                let _ = writeln!(
+                    s,
+                    "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{:.1}\" fill=\"{}\" fill-opacity=\"0.12\" stroke=\"none\"/>",
+                    r + 10.0,
+                    colour(c)
+                );
+            }
+        }
         for (t, name) in self.nodes.iter().enumerate() {
             let c = self.membership[t];
             let (x, y) = layout.pos[t];
-            let angle = layout.angle[t];
-            let (lx, ly) = (x + 10.0 * angle.cos(), y + 10.0 * angle.sin());
-            let anchor = if angle.cos() < -1e-9 { "end" } else { "start" };
             let _ = writeln!(
                 s,
-                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.8\"><title>{} (community {c})</title></circle>",
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.8\"><title>{} (community {c})</title></circle>",
                 colour(c),
                 xml(name)
             );
+            // Radial labels: rotated along the ray from the community's
+            // centre, flipped on the left half so they never read upside
+            // down.
+            let angle = layout.angle[t];
+            let (lx, ly) = (x + 9.0 * angle.cos(), y + 9.0 * angle.sin());
+            let left = angle.cos() < -1e-9;
+            let degrees = if left {
+                angle.to_degrees() + 180.0
+            } else {
+                angle.to_degrees()
+            };
             let _ = writeln!(
                 s,
-                "<text x=\"{lx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
-                ly + 4.0,
+                "<text x=\"{lx:.1}\" y=\"{ly:.1}\" dy=\"0.35em\" text-anchor=\"{}\" transform=\"rotate({degrees:.1} {lx:.1} {ly:.1})\">{}</text>",
+                if left { "end" } else { "start" },
                 xml(name)
             );
         }
@@ -264,41 +283,51 @@ impl GraphReport {
     }
 }
 
-/// Node positions and the outward direction of each label.
+/// Node positions, the outward direction of each label, and each
+/// community's circle `(cx, cy, r)`.
 struct Layout {
     pos: Vec<(f64, f64)>,
     angle: Vec<f64>,
+    circle: Vec<(f64, f64, f64)>,
     width: f64,
     height: f64,
 }
 
-/// Pixels along a community circle per node.
-const NODE_SPACING: f64 = 22.0;
+/// Pixels along a community circle per node (a label's height plus air).
+const NODE_SPACING: f64 = 16.0;
 /// Approximate width of one label character at font size 12.
 const CHAR_WIDTH: f64 = 6.6;
+/// Where the drawing starts below the title.
+const TOP: f64 = 70.0;
+/// Width reserved on the left for the legend.
+const LEGEND_WIDTH: f64 = 240.0;
 
 impl Layout {
+    /// Communities are circles of their truths (file order, clockwise from
+    /// the right) with room for radial labels around them, packed in rows
+    /// (shelves) largest first, right of the legend.
     fn new(report: &GraphReport) -> Self {
         let n = report.nodes.len();
+        let k = report.communities.len();
         let groups: Vec<Vec<usize>> = {
-            let mut g = vec![Vec::new(); report.communities.len()];
+            let mut g = vec![Vec::new(); k];
             for (t, &c) in report.membership.iter().enumerate() {
                 g[c].push(t);
             }
             g
         };
-        // Inner radius holds the nodes; outer adds the longest label.
         let inner: Vec<f64> = groups
             .iter()
             .map(|g| {
                 if g.len() <= 1 {
                     0.0
                 } else {
-                    (g.len() as f64 * NODE_SPACING / (2.0 * PI)).max(24.0)
+                    (g.len() as f64 * NODE_SPACING / (2.0 * PI)).max(18.0)
                 }
             })
             .collect();
-        let outer: Vec<f64> = groups
+        // Half the cell: the circle plus the longest label and a margin.
+        let half: Vec<f64> = groups
             .iter()
             .zip(&inner)
             .map(|(g, &r)| {
@@ -307,53 +336,44 @@ impl Layout {
                     .map(|&t| report.nodes[t].chars().count())
                     .max()
                     .unwrap_or(0);
-                r + 16.0 + label as f64 * CHAR_WIDTH
+                r + 24.0 + label as f64 * CHAR_WIDTH
             })
             .collect();
-        // Big circle: its circumference holds every community's diameter.
-        let k = groups.len();
-        let big = if k <= 1 {
-            0.0
-        } else {
-            let needed: f64 = outer.iter().map(|r| 2.0 * r).sum::<f64>() / (2.0 * PI);
-            // Neighbours must not overlap either (chord >= r_i + r_j).
-            let mut r = needed;
-            for i in 0..k {
-                let j = (i + 1) % k;
-                let chord = 2.0 * (PI / k as f64).sin();
-                r = r.max((outer[i] + outer[j]) / chord);
+        let area: f64 = half.iter().map(|h| 4.0 * h * h).sum();
+        let row_width = area
+            .sqrt()
+            .max(half.iter().map(|h| 2.0 * h).fold(0.0, f64::max));
+        let mut circle = vec![(0.0, 0.0, 0.0); k];
+        let (mut x, mut y, mut row_height, mut width) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for c in 0..k {
+            let side = 2.0 * half[c];
+            if x > 0.0 && x + side > row_width {
+                y += row_height;
+                x = 0.0;
+                row_height = 0.0;
             }
-            r
-        };
-        let extent = big + outer.iter().copied().fold(0.0, f64::max);
-        let legend_h = 80.0 + 18.0 * k as f64;
-        let legend_w = 260.0;
-        // The legend sits at the top left; the drawing to its right.
-        let centre = (legend_w + extent + 20.0, 70.0 + extent);
+            circle[c] = (LEGEND_WIDTH + x + half[c], TOP + y + half[c], inner[c]);
+            x += side;
+            row_height = row_height.max(side);
+            width = width.max(x);
+        }
         let mut pos = vec![(0.0, 0.0); n];
         let mut angle = vec![0.0; n];
         for (c, group) in groups.iter().enumerate() {
-            let theta = -PI / 2.0 + 2.0 * PI * c as f64 / k.max(1) as f64;
-            let cx = centre.0 + big * theta.cos();
-            let cy = centre.1 + big * theta.sin();
+            let (cx, cy, r) = circle[c];
             for (i, &t) in group.iter().enumerate() {
-                if group.len() == 1 {
-                    pos[t] = (cx, cy);
-                    angle[t] = if k <= 1 { 0.0 } else { theta };
-                } else {
-                    let phi = -PI / 2.0 + 2.0 * PI * i as f64 / group.len() as f64;
-                    pos[t] = (cx + inner[c] * phi.cos(), cy + inner[c] * phi.sin());
-                    angle[t] = phi;
-                }
+                let phi = 2.0 * PI * i as f64 / group.len() as f64;
+                pos[t] = (cx + r * phi.cos(), cy + r * phi.sin());
+                angle[t] = phi;
             }
         }
-        let width = centre.0 + extent + 20.0;
-        let height = (centre.1 + extent + 20.0).max(legend_h + 20.0);
+        let legend_height = 80.0 + 18.0 * k as f64;
         Layout {
             pos,
             angle,
-            width,
-            height,
+            circle,
+            width: LEGEND_WIDTH + width + 20.0,
+            height: (TOP + y + row_height + 20.0).max(legend_height + 20.0),
         }
     }
 }
