@@ -11,3 +11,4 @@
 pub mod cli;
 pub mod domain;
 pub mod graph;
+pub mod import;

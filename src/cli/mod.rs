@@ -8,6 +8,7 @@
 mod domains;
 mod graph;
 mod split;
+pub mod import;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -49,6 +50,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Split a domain into disjoint in-domain / out-of-domain halves.
     Split(split::SplitArgs),
+    /// Convert a KUMO Python domain file to domain YAML.
+    Import(Box<import::ImportArgs>),
 }
 
 /// What every command gets besides its own flags.
@@ -74,6 +77,7 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),
+        Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
