@@ -189,7 +189,8 @@ fn structure_signature_of_an_instance() {
 
 /// The split invariants: disjoint truths covering the domain, the action
 /// rule, rule-outs only of the own side, both halves compile and load.
-fn check_split(domain: &Domain, method: SplitMethod) -> Option<()> {
+/// Returns the method the split used.
+fn check_split(domain: &Domain, method: SplitMethod) -> SplitMethod {
     let options = SplitOptions {
         method,
         ..SplitOptions::default()
@@ -239,15 +240,18 @@ fn check_split(domain: &Domain, method: SplitMethod) -> Option<()> {
     let kept = s.ind.actions.len() + s.ood.actions.len();
     let dropped = s.report.ind.dropped_actions.len() + s.report.ood.dropped_actions.len();
     assert_eq!(kept + dropped, domain.actions.len(), "{}", domain.name);
-    Some(())
+    s.report.method
 }
 
 #[test]
 fn splits_of_every_domain_hold_the_invariants() {
     let mut checked = 0;
     for domain in all_domains() {
-        check_split(&domain, SplitMethod::Components);
-        check_split(&domain, SplitMethod::Louvain);
+        // When components fall back to Louvain, `--method louvain` gives
+        // the same split: check it only when it differs.
+        if check_split(&domain, SplitMethod::Components) == SplitMethod::Components {
+            check_split(&domain, SplitMethod::Louvain);
+        }
         checked += 1;
     }
     assert!(checked >= 1);

@@ -7,8 +7,8 @@
 
 mod domains;
 mod graph;
-mod split;
 pub mod import;
+mod split;
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -164,20 +164,23 @@ impl Louvain {
         }
         // membership[v] = node of the current level that holds original v.
         let mut membership: Vec<usize> = (0..n).collect();
-        let mut level = self.base.clone();
+        // The first level is the input graph itself (not copied).
+        let mut aggregated: Option<Level> = None;
         let mut levels = 0;
         loop {
-            let (community, moved) = self.local_moving(&level, None, two_m, &mut rng);
+            let level = aggregated.as_ref().unwrap_or(&self.base);
+            let (community, moved) = self.local_moving(level, None, two_m, &mut rng);
             if !moved {
                 break;
             }
             levels += 1;
-            let (next, relabel) = aggregate(&level, &community);
+            let (next, relabel) = aggregate(level, &community);
             for m in &mut membership {
                 *m = relabel[community[*m]];
             }
-            level = next;
-            if level.adj.len() == 1 {
+            let single = next.adj.len() == 1;
+            aggregated = Some(next);
+            if single {
                 break;
             }
         }

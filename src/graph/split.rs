@@ -35,6 +35,8 @@
 //!
 //! Truths, actions and states keep the domain file's order.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::{DomainGraph, Louvain, order_groups};
@@ -317,36 +319,51 @@ impl Score {
 /// truths.
 fn closure(domain: &Domain, groups: &[Vec<usize>], cap: usize) -> Vec<bool> {
     let n = domain.truths.len();
+    // Bit masks over truths: this runs for every candidate, so subsets are
+    // word operations.
+    let words = n.div_ceil(64);
+    let mask = |truths: &mut dyn Iterator<Item = usize>| {
+        let mut m = vec![0u64; words];
+        for t in truths {
+            m[t / 64] |= 1 << (t % 64);
+        }
+        m
+    };
+    let subset = |a: &[u64], b: &[u64]| a.iter().zip(b).all(|(x, y)| x & !y == 0);
     let mut group_of = vec![0; n];
     for (g, members) in groups.iter().enumerate() {
         for &t in members {
             group_of[t] = g;
         }
     }
-    let related: Vec<Vec<usize>> = domain
+    let group_masks: Vec<Vec<u64>> = groups
+        .iter()
+        .map(|g| mask(&mut g.iter().copied()))
+        .collect();
+    let related: Vec<(Vec<usize>, Vec<u64>)> = domain
         .actions
         .iter()
-        .map(|a| a.related.iter().filter(|&t| t < n).collect())
+        .map(|a| {
+            let list: Vec<usize> = a.related.iter().filter(|&t| t < n).collect();
+            let m = mask(&mut list.iter().copied());
+            (list, m)
+        })
+        .filter(|(list, _)| !list.is_empty())
         .collect();
-    let contained = |in_t1: &[bool]| {
-        related
-            .iter()
-            .filter(|r| !r.is_empty() && r.iter().all(|&t| in_t1[t]))
-            .count()
-    };
-    let mut in_t1 = vec![false; n];
+    let contained = |t1: &[u64]| related.iter().filter(|(_, m)| subset(m, t1)).count();
+    let mut t1 = vec![0u64; words];
     let mut size = 0;
     loop {
-        let now = contained(&in_t1);
-        // (cost, gain, groups to add) of the best action so far.
-        let mut best: Option<(usize, usize, Vec<usize>)> = None;
-        for rel in &related {
-            if rel.is_empty() || rel.iter().all(|&t| in_t1[t]) {
+        let now = contained(&t1);
+        // (cost, gain, truths to add) of the best action so far.
+        let mut best: Option<(usize, usize, Vec<u64>)> = None;
+        for (list, m) in &related {
+            if subset(m, &t1) {
                 continue;
             }
-            let mut add: Vec<usize> = rel
+            let mut add: Vec<usize> = list
                 .iter()
-                .filter(|&&t| !in_t1[t])
+                .filter(|&&t| t1[t / 64] & (1 << (t % 64)) == 0)
                 .map(|&t| group_of[t])
                 .collect();
             add.sort_unstable();
@@ -355,10 +372,10 @@ fn closure(domain: &Domain, groups: &[Vec<usize>], cap: usize) -> Vec<bool> {
             if size + cost > cap {
                 continue;
             }
-            let mut next = in_t1.clone();
+            let mut next = t1.clone();
             for &g in &add {
-                for &t in &groups[g] {
-                    next[t] = true;
+                for (w, x) in next.iter_mut().zip(&group_masks[g]) {
+                    *w |= x;
                 }
             }
             let gain = contained(&next) - now;
@@ -367,18 +384,14 @@ fn closure(domain: &Domain, groups: &[Vec<usize>], cap: usize) -> Vec<bool> {
                 cost * bg < bc * gain || (cost * bg == bc * gain && gain > *bg)
             });
             if better {
-                best = Some((cost, gain, add));
+                best = Some((cost, gain, next));
             }
         }
-        let Some((cost, _, add)) = best else { break };
-        for g in add {
-            for &t in &groups[g] {
-                in_t1[t] = true;
-            }
-        }
+        let Some((cost, _, next)) = best else { break };
+        t1 = next;
         size += cost;
     }
-    in_t1.iter().map(|&inside| !inside).collect()
+    (0..n).map(|t| t1[t / 64] & (1 << (t % 64)) == 0).collect()
 }
 
 /// Side of every truth (false = T1, true = T2): groups dealt alternately.
@@ -408,9 +421,12 @@ fn balance(groups: &[Vec<usize>], n: usize) -> Vec<bool> {
     side
 }
 
-/// Both halves, before validation.
+/// Both halves as a plan: the documents are built only for the winner.
 struct Halves {
-    docs: [DomainDoc; 2],
+    /// Side of every truth (false = T1).
+    side_of: Vec<bool>,
+    /// Per side, the kept actions and the truths whose rule-outs they lose.
+    kept: [Vec<(usize, Vec<usize>)>; 2],
     sides: [SideReport; 2],
     groups: Vec<GroupReport>,
     cut: CutReport,
@@ -426,35 +442,25 @@ fn assemble(
     groups: &[Vec<usize>],
     side_of: &[bool],
 ) -> Result<Halves, String> {
-    let doc = &domain.document;
     let side_index = |t: usize| usize::from(side_of[t]);
-    let mut docs: Vec<DomainDoc> = Vec::new();
+    let mut kept_sides: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
     let mut reports: Vec<SideReport> = Vec::new();
     for (s, suffix) in SIDE_NAMES.iter().enumerate() {
         let in_side: Vec<bool> = (0..domain.truths.len())
             .map(|t| side_index(t) == s)
             .collect();
-        let title = doc.title.clone().unwrap_or_else(|| domain.title.clone());
-        let mut half = DomainDoc {
-            name: format!("{}-{suffix}", domain.name),
-            title: Some(format!(
-                "{title} ({} split)",
-                if s == 0 { "in-domain" } else { "out-of-domain" }
-            )),
-            truths: Vec::new(),
-            actions: Vec::new(),
-            ..doc.clone()
-        };
-        half.truths = domain
+        let truths: Vec<String> = domain
             .truths
             .iter()
             .enumerate()
             .filter(|&(t, _)| in_side[t])
             .map(|(_, name)| name.clone())
             .collect();
+        // Kept actions with the truths whose rule-outs they lose.
+        let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
         let mut report = SideReport {
-            name: half.name.clone(),
-            truths: half.truths.clone(),
+            name: format!("{}-{suffix}", domain.name),
+            truths,
             actions: Vec::new(),
             dropped_actions: Vec::new(),
             dropped_rule_outs: Vec::new(),
@@ -466,7 +472,6 @@ fn assemble(
             if usize::from(!to_a1) != s {
                 continue;
             }
-            let mut action_doc = doc.actions[a].clone();
             // Rule-out sets of the restricted states, as truth-index lists.
             let mut sets: Vec<Vec<usize>> = action
                 .states
@@ -507,53 +512,36 @@ fn assemble(
                 });
                 continue;
             }
-            let keep = |name: &String| {
-                domain
-                    .truth_index(name)
-                    .is_some_and(|t| in_side[t] && !everywhere.contains(&t))
-            };
-            match &mut action_doc.states {
-                StatesDoc::Named(pairs) => {
-                    for (_, names) in pairs.iter_mut() {
-                        names.retain(keep);
-                    }
-                }
-                StatesDoc::Ranges(ranges) => {
-                    for range in ranges.iter_mut() {
-                        range.rules_out.retain(keep);
-                    }
-                }
-            }
             for set in &sets {
                 for &t in set {
                     ruled[t] = true;
                 }
             }
             report.actions.push(action.name.clone());
-            half.actions.push(action_doc);
+            kept.push((a, everywhere));
         }
         report.unruled_truths = (0..domain.truths.len())
             .filter(|&t| in_side[t] && !ruled[t])
             .map(|t| domain.truths[t].clone())
             .collect();
-        if half.truths.len() < 2 {
+        let count = report.truths.len();
+        if count < 2 {
             return Err(format!(
-                "leaves the `{suffix}` half with {} {}; a domain needs at least 2",
-                half.truths.len(),
-                if half.truths.len() == 1 {
+                "leaves the `{suffix}` half with {count} {}; a domain needs at least 2",
+                if count == 1 {
                     &domain.truth_noun
                 } else {
                     &domain.truth_plural
                 }
             ));
         }
-        if half.actions.is_empty() {
+        if kept.is_empty() {
             return Err(format!(
                 "leaves the `{suffix}` half without an {}",
                 domain.action_noun
             ));
         }
-        docs.push(half);
+        kept_sides.push(kept);
         reports.push(report);
     }
     let mut cut = CutReport {
@@ -585,16 +573,65 @@ fn assemble(
             truths: g.iter().map(|&t| domain.truths[t].clone()).collect(),
         })
         .collect();
-    let ood_doc = docs.pop().expect("two halves");
-    let ind_doc = docs.pop().expect("two halves");
+    let ood_kept = kept_sides.pop().expect("two halves");
+    let ind_kept = kept_sides.pop().expect("two halves");
     let ood = reports.pop().expect("two halves");
     let ind = reports.pop().expect("two halves");
     Ok(Halves {
-        docs: [ind_doc, ood_doc],
+        side_of: side_of.to_vec(),
+        kept: [ind_kept, ood_kept],
         sides: [ind, ood],
         groups,
         cut,
     })
+}
+
+/// The domain document of side `s` (0 = ind, 1 = ood) of a plan.
+fn materialise(domain: &Domain, halves: &Halves, s: usize) -> DomainDoc {
+    let doc = &domain.document;
+    let suffix = SIDE_NAMES[s];
+    let index: HashMap<&str, usize> = domain
+        .truths
+        .iter()
+        .enumerate()
+        .map(|(t, name)| (name.as_str(), t))
+        .collect();
+    let in_side = |t: usize| usize::from(halves.side_of[t]) == s;
+    let title = doc.title.clone().unwrap_or_else(|| domain.title.clone());
+    let actions = halves.kept[s]
+        .iter()
+        .map(|(a, lost)| {
+            let mut action = doc.actions[*a].clone();
+            let keep = |name: &String| {
+                index
+                    .get(name.as_str())
+                    .is_some_and(|&t| in_side(t) && !lost.contains(&t))
+            };
+            match &mut action.states {
+                StatesDoc::Named(pairs) => {
+                    for (_, names) in pairs.iter_mut() {
+                        names.retain(keep);
+                    }
+                }
+                StatesDoc::Ranges(ranges) => {
+                    for range in ranges.iter_mut() {
+                        range.rules_out.retain(keep);
+                    }
+                }
+            }
+            action
+        })
+        .collect();
+    DomainDoc {
+        name: format!("{}-{suffix}", domain.name),
+        title: Some(format!(
+            "{title} ({} split)",
+            if s == 0 { "in-domain" } else { "out-of-domain" }
+        )),
+        truths: halves.sides[s].truths.clone(),
+        actions,
+        ..doc.clone()
+    }
 }
 
 /// Validates both halves and builds the report.
@@ -606,11 +643,13 @@ fn finish(
     modularity: Option<f64>,
     halves: Halves,
 ) -> Result<Split, SplitError> {
+    let ind_doc = materialise(domain, &halves, 0);
+    let ood_doc = materialise(domain, &halves, 1);
     let Halves {
-        docs: [ind_doc, ood_doc],
         sides: [ind, ood],
         groups,
         cut,
+        ..
     } = halves;
     for (side, doc) in [("ind", &ind_doc), ("ood", &ood_doc)] {
         compile(&format!("{}.yaml", doc.name), doc).map_err(|source| SplitError::Invalid {
