@@ -6,11 +6,8 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use super::{EXIT_INPUT, Globals, out};
-use crate::graph::DomainGraph;
 use crate::graph::render::GraphReport;
-
-/// Louvain runs per command; the best partition is kept.
-pub const LOUVAIN_RUNS: u32 = 16;
+use crate::graph::{DomainGraph, LOUVAIN_RUNS};
 
 #[derive(clap::Args, Debug)]
 pub struct GraphArgs {

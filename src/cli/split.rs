@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
 
-use super::graph::{LOUVAIN_RUNS, write_atomic};
+use super::graph::write_atomic;
 use super::{EXIT_INPUT, Globals, out};
 use crate::graph::split::{SideReport, SplitMethod, SplitOptions, SplitReport, split};
 
@@ -42,7 +42,7 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> io::Result<i32> {
     let options = SplitOptions {
         method: args.method,
         seed: args.seed,
-        runs: LOUVAIN_RUNS,
+        ..SplitOptions::default()
     };
     let split = match split(&domain, &options) {
         Ok(split) => split,

@@ -40,6 +40,13 @@ use crate::domain::Domain;
 
 pub use louvain::{Louvain, Partition, modularity};
 
+/// Louvain runs for the reported communities; the best partition is kept.
+/// Measured on the shipped domains against networkx's
+/// `louvain_communities` (best of 20 seeds): with 64 runs the worst ratio
+/// over seeds 0..3 was 0.995; with 16 runs one small low-Q domain fell to
+/// 0.965.
+pub const LOUVAIN_RUNS: u32 = 64;
+
 /// The co-occurrence graph of a domain's truths.
 #[derive(Clone, Debug)]
 pub struct DomainGraph {
