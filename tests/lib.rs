@@ -4,3 +4,4 @@
 mod common;
 mod domain;
 mod graph;
+mod import;
