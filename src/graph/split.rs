@@ -15,14 +15,16 @@
 //!    actions, see `closure`, capped at 1/2, 2/3 or all but 2 of the
 //!    truths). Each resolution of [`RESOLUTIONS`] and each way gives a
 //!    candidate; the valid candidate with the best score wins (first on
-//!    ties): truths balanced at least 1 : 2, then the most actions on the
-//!    poorer side, then truth balance. Balancing truths alone is not
+//!    ties): truth balance of at least 1 : 2, else at least 1 : 4, then the
+//!    most actions on the poorer side, then truth balance. Balancing truths alone is not
 //!    enough: in most KUMO domains an action relates to many truths, so a
 //!    size-balanced split leaves T1 almost no action wholly inside it.
 //! 2. *Fallback.* The component split falls back to Louvain when the largest
 //!    component holds more than [`GIANT_COMPONENT_SHARE`] of the truths (the
-//!    other side would get less than a fifth), or when a half would be
-//!    invalid (fewer than 2 truths or no action left).
+//!    other side would get less than a fifth), when dealing alternately
+//!    leaves the smaller half with less than [`MIN_COMPONENT_BALANCE`] of
+//!    the larger's truths, or when a half would be invalid (fewer than 2
+//!    truths or no action left).
 //! 3. *Actions.* An action goes to A1 when all its related truths lie in T1,
 //!    else to A2; each state keeps only the rule-outs of its side's truths.
 //!    An action whose restricted states no longer differ (fewer than 2
@@ -45,6 +47,10 @@ use crate::domain::{Domain, DomainDoc, LoadError, StatesDoc, compile};
 /// The component split falls back to Louvain when the largest component
 /// holds more than this share of the truths.
 pub const GIANT_COMPONENT_SHARE: f64 = 0.8;
+
+/// The component split falls back to Louvain when its smaller half holds
+/// fewer than this share of the larger half's truths.
+pub const MIN_COMPONENT_BALANCE: f64 = 1.0 / 3.0;
 
 /// Louvain resolutions tried in turn until both halves are valid.
 pub const RESOLUTIONS: &[f64] = &[1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0];
@@ -205,8 +211,15 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
         } else {
             let sides = alternate(&components, n);
             match assemble(domain, &graph, &components, &sides) {
-                Ok(halves) => {
+                Ok(halves) if Score::of(&halves).truth_balance >= MIN_COMPONENT_BALANCE => {
                     return finish(domain, options, SplitMethod::Components, None, None, halves);
+                }
+                Ok(halves) => {
+                    let (t1, t2) = (halves.sides[0].truths.len(), halves.sides[1].truths.len());
+                    fallback = Some(format!(
+                        "the component split is unbalanced ({t1} : {t2} {}; below 1 : 3)",
+                        domain.truth_plural
+                    ));
                 }
                 Err(reason) => fallback = Some(format!("the component split {reason}")),
             }
@@ -290,12 +303,12 @@ impl Assignment {
     }
 }
 
-/// How good a candidate split is, compared lexicographically: truths
-/// balanced at least 1 : 2, then more actions on the poorer side, then
-/// better truth balance.
+/// How good a candidate split is, compared lexicographically: the truth
+/// balance tier (2: at least 1 : 2, 1: at least 1 : 4, else 0), then more
+/// actions on the poorer side, then better truth balance.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 struct Score {
-    balanced: bool,
+    tier: u8,
     poorer_actions: usize,
     truth_balance: f64,
 }
@@ -305,7 +318,13 @@ impl Score {
         let (t1, t2) = (h.sides[0].truths.len(), h.sides[1].truths.len());
         let truth_balance = t1.min(t2) as f64 / t1.max(t2).max(1) as f64;
         Score {
-            balanced: truth_balance >= 0.5,
+            tier: if truth_balance >= 0.5 {
+                2
+            } else if truth_balance >= 0.25 {
+                1
+            } else {
+                0
+            },
             poorer_actions: h.sides[0].actions.len().min(h.sides[1].actions.len()),
             truth_balance,
         }
@@ -745,6 +764,25 @@ mod tests {
         // then tells E apart from the rest, so it stays.
         assert_eq!(s.report.ood.actions, vec!["b1", "b2", "bridge"]);
         assert_eq!(s.report.truth_balance, 1.0);
+    }
+
+    #[test]
+    fn an_unbalanced_component_split_falls_back() {
+        // Components {A..G} (two triangles-ish tied by one action), {H, I},
+        // {J}: dealt alternately that is 8 : 2.
+        let text = "name: ub\ntruths: [A, B, C, D, E, F, G, H, I, J]\nactions:\n\
+            - name: a1\n  type: str\n  states:\n    p: [A, B]\n    q: [C]\n\
+            - name: a2\n  type: str\n  states:\n    p: [A]\n    q: [B, C]\n\
+            - name: b1\n  type: str\n  states:\n    p: [D, E]\n    q: [F, G]\n\
+            - name: b2\n  type: str\n  states:\n    p: [D, F]\n    q: [E, G]\n\
+            - name: ab\n  type: str\n  states:\n    p: [C]\n    q: [D]\n\
+            - name: h\n  type: str\n  states:\n    p: [H]\n    q: [I]\n\
+            - name: j\n  type: str\n  states:\n    p: [J]\n    q: []\n";
+        let s = split(&load(text), &SplitOptions::default()).unwrap();
+        assert_eq!(s.report.method, SplitMethod::Louvain);
+        let reason = s.report.fallback.clone().unwrap();
+        assert!(reason.contains("unbalanced (8 : 2"), "{reason}");
+        assert!(s.report.truth_balance >= 0.5, "{:?}", s.report);
     }
 
     #[test]
