@@ -2,8 +2,8 @@
 //! independent formula, known structure, determinism, split invariants on
 //! every shipped domain, and the `graph` / `split` commands.
 
-use kumo_gen::domain::{Domain, Registry, ShippedDomain, compile};
-use kumo_gen::graph::split::{SplitMethod, SplitOptions, split};
+use kumo_gen::domain::{ActionDoc, Domain, DomainDoc, Registry, ShippedDomain, StatesDoc, compile};
+use kumo_gen::graph::split::{SplitError, SplitMethod, SplitOptions, split};
 use kumo_gen::graph::{DomainGraph, Louvain, structure_signature};
 use proptest::prelude::*;
 
@@ -255,6 +255,72 @@ fn splits_of_every_domain_hold_the_invariants() {
         checked += 1;
     }
     assert!(checked >= 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random small domains: a split either holds the invariants (and both
+    /// halves compile) or is reported infeasible; it never panics and never
+    /// produces an invalid half.
+    #[test]
+    fn splits_of_random_domains(
+        n in 3usize..12,
+        actions in proptest::collection::vec(proptest::collection::vec(any::<u16>(), 2..4), 1..9),
+        louvain in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let truths: Vec<String> = (0..n).map(|t| format!("T{t}")).collect();
+        let doc = DomainDoc {
+            name: "rand".into(),
+            title: None,
+            truth_noun: None,
+            truth_plural: None,
+            action_noun: None,
+            action_plural: None,
+            goal: None,
+            truths: truths.clone(),
+            actions: actions
+                .iter()
+                .enumerate()
+                .map(|(a, states)| ActionDoc {
+                    name: format!("A{a}"),
+                    kind: "str".into(),
+                    unit: None,
+                    states: StatesDoc::Named(
+                        states
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &bits)| {
+                                let names = (0..n).filter(|&t| bits & (1 << t) != 0).map(|t| truths[t].clone()).collect();
+                                (format!("s{i}"), names)
+                            })
+                            .collect(),
+                    ),
+                })
+                .collect(),
+        };
+        let compiled = compile("rand.yaml", &doc);
+        prop_assume!(compiled.is_ok());
+        let domain = compiled.unwrap().0;
+        let method = if louvain { SplitMethod::Louvain } else { SplitMethod::Components };
+        match split(&domain, &SplitOptions { method, seed, runs: 2 }) {
+            Ok(s) => {
+                prop_assert_eq!(s.ind.truths.len() + s.ood.truths.len(), n);
+                prop_assert!(s.ind.truths.iter().all(|t| !s.ood.truths.contains(t)));
+                for (half, is_ind) in [(&s.ind, true), (&s.ood, false)] {
+                    prop_assert!(compile("half.yaml", half).is_ok());
+                    for action in &half.actions {
+                        let a = &domain.actions[domain.action_index(&action.name).unwrap()];
+                        let all_in_t1 = a.related.iter().all(|t| s.ind.truths.contains(&domain.truths[t]));
+                        prop_assert_eq!(all_in_t1, is_ind);
+                    }
+                }
+            }
+            Err(SplitError::Infeasible { .. }) => {}
+            Err(e) => prop_assert!(false, "{}", e),
+        }
+    }
 }
 
 #[test]

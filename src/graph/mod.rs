@@ -59,28 +59,24 @@ impl DomainGraph {
     /// Builds the graph of `domain` (see the module docs for the edge rule).
     pub fn build(domain: &Domain) -> Self {
         let n = domain.truths.len();
-        // Dense upper-triangular counts: domains have at most a few hundred
-        // truths, and a matrix keeps the edge order fixed.
-        let mut counts = vec![0u32; n * n];
+        // Every co-occurring pair once per action, sorted, then counted:
+        // the edge order is fixed and memory follows the pairs, not n².
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
         for action in &domain.actions {
             let related: Vec<usize> = action.related.iter().filter(|&t| t < n).collect();
             for (i, &a) in related.iter().enumerate() {
-                for &b in &related[i + 1..] {
-                    counts[a * n + b] += 1;
-                }
+                pairs.extend(related[i + 1..].iter().map(|&b| (a, b)));
             }
         }
+        pairs.sort_unstable();
         let mut graph = UnGraph::with_capacity(n, 0);
         for t in 0..n {
             graph.add_node(t);
         }
-        for a in 0..n {
-            for b in a + 1..n {
-                let w = counts[a * n + b];
-                if w > 0 {
-                    graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), w);
-                }
-            }
+        for run in pairs.chunk_by(|x, y| x == y) {
+            let (a, b) = run[0];
+            let weight = u32::try_from(run.len()).unwrap_or(u32::MAX);
+            graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), weight);
         }
         DomainGraph { graph }
     }
