@@ -193,11 +193,11 @@ impl GraphReport {
         );
         let _ = writeln!(
             s,
-            "<text x=\"20\" y=\"54\" font-size=\"13\" fill=\"#444\">{} nodes, {} edges, {} components, {} communities, modularity Q = {:.4}</text>",
-            self.nodes.len(),
-            self.edges.len(),
-            self.components.len(),
-            self.communities.len(),
+            "<text x=\"20\" y=\"54\" font-size=\"13\" fill=\"#444\">{}, {}, {}, {}, modularity Q = {:.4}</text>",
+            count(self.nodes.len(), "node", "nodes"),
+            count(self.edges.len(), "edge", "edges"),
+            count(self.components.len(), "component", "components"),
+            count(self.communities.len(), "community", "communities"),
             self.modularity
         );
         // Legend.
@@ -400,6 +400,11 @@ fn light_colour(c: usize) -> String {
         mix(channel(2)),
         mix(channel(4))
     )
+}
+
+/// `1 node`, `2 nodes`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A quoted DOT identifier.
