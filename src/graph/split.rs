@@ -290,7 +290,7 @@ pub enum Assignment {
     /// Largest first, each to the side with fewer truths so far.
     Balanced,
     /// Grown around actions: T1 collects the communities of whole actions
-    /// (see [`closure`]).
+    /// (see `closure`).
     Closure,
 }
 
