@@ -24,7 +24,8 @@
 //!    other side would get less than a fifth), when dealing alternately
 //!    leaves the smaller half with less than [`MIN_COMPONENT_BALANCE`] of
 //!    the larger's truths, or when a half would be invalid (fewer than 2
-//!    truths or no action left).
+//!    truths or no action left). An unbalanced but valid component split is
+//!    still used when no Louvain candidate scores better.
 //! 3. *Actions.* An action goes to A1 when all its related truths lie in T1,
 //!    else to A2; each state keeps only the rule-outs of its side's truths.
 //!    An action whose restricted states no longer differ (fewer than 2
@@ -197,6 +198,9 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
     let graph = DomainGraph::build(domain);
     let n = domain.truths.len();
     let mut fallback = None;
+    // A valid but unbalanced component split, kept in case Louvain does no
+    // better.
+    let mut unbalanced: Option<Halves> = None;
     if options.method == SplitMethod::Components {
         let components = graph.components();
         let largest = components.first().map_or(0, Vec::len);
@@ -220,6 +224,7 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
                         "the component split is unbalanced ({t1} : {t2} {}; below 1 : 3)",
                         domain.truth_plural
                     ));
+                    unbalanced = Some(halves);
                 }
                 Err(reason) => fallback = Some(format!("the component split {reason}")),
             }
@@ -255,6 +260,11 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
                     );
                 }
             }
+        }
+    }
+    if let Some(halves) = unbalanced {
+        if best.as_ref().is_none_or(|b| Score::of(&halves) >= b.0) {
+            return finish(domain, options, SplitMethod::Components, None, None, halves);
         }
     }
     if let Some((_, halves, gamma, q, assignment)) = best {
