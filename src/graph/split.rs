@@ -15,8 +15,9 @@
 //!    actions, see `closure`, capped at 1/2, 2/3 or all but 2 of the
 //!    truths). Each resolution of [`RESOLUTIONS`] and each way gives a
 //!    candidate; the valid candidate with the best score wins (first on
-//!    ties): truth balance of at least 1 : 2, else at least 1 : 4, then the
-//!    most actions on the poorer side, then truth balance. Balancing truths alone is not
+//!    ties): both halves big enough for KUMO's easy setting (4 truths, 6
+//!    actions), then truth balance of at least 1 : 2, else at least 1 : 4,
+//!    then the most actions on the poorer side, then truth balance. Balancing truths alone is not
 //!    enough: in most KUMO domains an action relates to many truths, so a
 //!    size-balanced split leaves T1 almost no action wholly inside it.
 //! 2. *Fallback.* The component split falls back to Louvain when the largest
@@ -313,11 +314,18 @@ impl Assignment {
     }
 }
 
-/// How good a candidate split is, compared lexicographically: the truth
-/// balance tier (2: at least 1 : 2, 1: at least 1 : 4, else 0), then more
-/// actions on the poorer side, then better truth balance.
+/// KUMO's easy setting: 4 truths, 6 actions per instance.
+const PLAYABLE_TRUTHS: usize = 4;
+const PLAYABLE_ACTIONS: usize = 6;
+
+/// How good a candidate split is, compared lexicographically: whether both
+/// halves can hold an instance of KUMO's easy setting (4 truths, 6
+/// actions), the truth balance tier (2: at least 1 : 2, 1: at least 1 : 4,
+/// else 0), then more actions on the poorer side, then better truth
+/// balance.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 struct Score {
+    playable: bool,
     tier: u8,
     poorer_actions: usize,
     truth_balance: f64,
@@ -327,7 +335,9 @@ impl Score {
     fn of(h: &Halves) -> Self {
         let (t1, t2) = (h.sides[0].truths.len(), h.sides[1].truths.len());
         let truth_balance = t1.min(t2) as f64 / t1.max(t2).max(1) as f64;
+        let (a1, a2) = (h.sides[0].actions.len(), h.sides[1].actions.len());
         Score {
+            playable: t1.min(t2) >= PLAYABLE_TRUTHS && a1.min(a2) >= PLAYABLE_ACTIONS,
             tier: if truth_balance >= 0.5 {
                 2
             } else if truth_balance >= 0.25 {
