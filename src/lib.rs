@@ -4,6 +4,10 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
+//! 2. [`synth`]: sample truths, solve the selection problem with varisat,
+//!    fill and dedup into [`synth::Instance`]s, deterministically per index.
+//! 3. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
+//!    `merge` and resume.
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
@@ -12,3 +16,5 @@ pub mod cli;
 pub mod domain;
 pub mod graph;
 pub mod import;
+pub mod output;
+pub mod synth;

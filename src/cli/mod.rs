@@ -6,8 +6,10 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+pub mod generate;
 mod graph;
 pub mod import;
+pub mod merge;
 mod split;
 
 use std::io::{self, Write};
@@ -46,6 +48,10 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Generate instances (also what `kumo-gen --domain ...` runs).
+    Generate(generate::GenerateArgs),
+    /// Join the shard files under --out into dataset files.
+    Merge(merge::MergeArgs),
     /// Show a domain's truth graph: components, Louvain communities, Q.
     Graph(graph::GraphArgs),
     /// Split a domain into disjoint in-domain / out-of-domain halves.
@@ -75,6 +81,8 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Generate(args)) => generate::run(&globals, &args),
+        Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
