@@ -492,3 +492,44 @@ fn cli_split_writes_two_valid_domains() {
         .stderr(predicates::str::contains("cannot split domain `tied`"));
     assert!(!dir.path().join("none").exists());
 }
+
+/// The halves of a shipped domain generate instances with the main command
+/// at KUMO's easy setting.
+#[test]
+fn split_halves_generate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("split");
+    kumo_gen()
+        .args(["split", "--domain", "medical", "--out-dir"])
+        .arg(&out_dir)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("method     components"));
+    for half in ["medical-ind", "medical-ood"] {
+        kumo_gen()
+            .args(["generate", "--domain"])
+            .arg(out_dir.join(format!("{half}.yaml")))
+            .args([
+                "--truths",
+                "4",
+                "--actions",
+                "6",
+                "-n",
+                "3",
+                "--threads",
+                "1",
+            ])
+            .arg("--out")
+            .arg(dir.path().join("generated"))
+            .assert()
+            .code(0);
+        let lines = std::fs::read_to_string(
+            dir.path()
+                .join("generated")
+                .join(half)
+                .join("truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
+        )
+        .unwrap();
+        assert_eq!(lines.lines().count(), 3, "{half}");
+    }
+}
