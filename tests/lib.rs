@@ -4,4 +4,5 @@
 mod common;
 mod domain;
 mod generate;
+mod graph;
 mod import;

@@ -7,8 +7,10 @@
 
 mod domains;
 pub mod generate;
+mod graph;
 pub mod import;
 pub mod merge;
+mod split;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -54,6 +56,10 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Join the shard files under --out into dataset files.
     Merge(merge::MergeArgs),
+    /// Show a domain's truth graph: components, Louvain communities, Q.
+    Graph(graph::GraphArgs),
+    /// Split a domain into disjoint in-domain / out-of-domain halves.
+    Split(split::SplitArgs),
     /// Convert a KUMO Python domain file to domain YAML.
     Import(Box<import::ImportArgs>),
 }
@@ -81,6 +87,8 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
+        Some(Command::Graph(args)) => graph::run(&globals, &args),
+        Some(Command::Split(args)) => split::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         None => match &cli.generate {
             Some(args) => generate::run(&globals, args),
