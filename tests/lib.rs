@@ -3,5 +3,7 @@
 
 mod common;
 mod domain;
+mod generate;
+mod graph;
 mod import;
 mod search;

@@ -6,8 +6,12 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+pub mod generate;
+mod graph;
 pub mod import;
 pub mod label;
+pub mod merge;
+mod split;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -35,6 +39,10 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     domains_dir: Option<PathBuf>,
 
+    /// Generation flags, for `kumo-gen --domain ...` without a subcommand.
+    #[command(flatten)]
+    generate: Option<generate::GenerateArgs>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -45,6 +53,14 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Generate instances (also what `kumo-gen --domain ...` runs).
+    Generate(generate::GenerateArgs),
+    /// Join the shard files under --out into dataset files.
+    Merge(merge::MergeArgs),
+    /// Show a domain's truth graph: components, Louvain communities, Q.
+    Graph(graph::GraphArgs),
+    /// Split a domain into disjoint in-domain / out-of-domain halves.
+    Split(split::SplitArgs),
     /// Convert a KUMO Python domain file to domain YAML.
     Import(Box<import::ImportArgs>),
     /// Add optimal-search labels to KUMO-format instance lines.
@@ -72,12 +88,19 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Generate(args)) => generate::run(&globals, &args),
+        Some(Command::Merge(args)) => merge::run(&globals, &args),
+        Some(Command::Graph(args)) => graph::run(&globals, &args),
+        Some(Command::Split(args)) => split::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
-        None => {
-            let _ = Cli::parse_from(["kumo-gen", "--help"]);
-            Ok(EXIT_OTHER)
-        }
+        None => match &cli.generate {
+            Some(args) => generate::run(&globals, args),
+            None => {
+                let _ = Cli::parse_from(["kumo-gen", "--help"]);
+                Ok(EXIT_OTHER)
+            }
+        },
     };
     match result {
         Ok(code) => code,
