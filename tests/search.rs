@@ -406,3 +406,34 @@ fn label_command_writes_output_file_atomically() {
         .collect();
     assert_eq!(names.len(), 1, "no temporary file left behind: {names:?}");
 }
+
+#[test]
+fn synthesized_hard_instances_get_labels_that_replay_to_the_valid_truth() {
+    use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
+    let domain = medical();
+    let synth = Synthesizer::new(&domain, Params::new(12, 16, 1)).unwrap();
+    let instances = synth
+        .generate(0..200, &mut Dedup::default(), &mut Stats::default())
+        .unwrap();
+    for instance in &instances {
+        let optimal = kumo_gen::search::optimal_for(&domain, instance, SearchBudget::default());
+        let trajectory = optimal["golden_trajectory"].as_array().unwrap();
+        let valid = &domain.truths[instance.valid[0]];
+        assert_eq!(
+            trajectory.last().unwrap(),
+            valid,
+            "instance {}",
+            instance.index
+        );
+        // Same value from a fresh searcher: nothing leaks between searches.
+        let problem = Problem::new(&domain, &instance.truths, &instance.actions).unwrap();
+        let observed: Vec<usize> = instance.observations.iter().map(|o| o.state).collect();
+        let label = Searcher::new()
+            .label(&problem, &observed, SearchBudget::default())
+            .unwrap();
+        assert_eq!(
+            optimal["expected_steps"].as_f64().unwrap().to_bits(),
+            label.expected_steps.to_bits()
+        );
+    }
+}

@@ -313,3 +313,27 @@ pub fn unlabelled_json(error: &SearchError) -> serde_json::Value {
         other => serde_json::json!({ "unlabelled": other.to_string() }),
     }
 }
+
+thread_local! {
+    /// One reusable searcher per thread for [`optimal_for`]; labels never
+    /// depend on what it computed before.
+    static SEARCHER: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new());
+}
+
+/// The `optimal` object of a synthesized instance, for the writers'
+/// labeler hook (`output::Labeler`): [`optimal_json`] of its label, or
+/// [`unlabelled_json`] when the search fails (over `budget`). Callers
+/// that warn about unlabelled instances look for the `unlabelled` key.
+pub fn optimal_for(
+    domain: &crate::domain::Domain,
+    instance: &crate::synth::Instance,
+    budget: SearchBudget,
+) -> serde_json::Value {
+    let observed: Vec<usize> = instance.observations.iter().map(|o| o.state).collect();
+    let labelled = Problem::new(domain, &instance.truths, &instance.actions)
+        .and_then(|problem| SEARCHER.with(|s| s.borrow_mut().label(&problem, &observed, budget)));
+    match labelled {
+        Ok(label) => optimal_json(&label, domain, &instance.truths, &instance.actions),
+        Err(e) => unlabelled_json(&e),
+    }
+}
