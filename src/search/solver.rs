@@ -20,6 +20,10 @@
 //!   the minimum, so dropping it changes neither the value nor the
 //!   argmin. The base case "a truth of `T` related to no action of `A`"
 //!   is unaffected because only related actions cover truths.
+//! * **Duplicate actions.** Two actions whose states, in order, leave the
+//!   same children at `(T, A)` agree on every subset of `T`; swapping them
+//!   maps the subtrees onto each other, so their sums are bit-identical.
+//!   Only the first in instance order is tried (it would win the tie).
 //! * **Order-free minimum.** A node's value is a minimum over the sums of
 //!   its actions, which does not depend on the order the actions are
 //!   tried in. Actions are tried most promising first so pruning bites
