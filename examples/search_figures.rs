@@ -6,7 +6,8 @@
 //!     cargo run --release --example search_figures -- [COUNT] [SETTINGS...]
 //!
 //! COUNT instances per sampled setting (default 50); SETTINGS like `20x24`
-//! (default all four).
+//! (default all four). With `KUMO_PER_INSTANCE` set, per-seed figures of
+//! KUMO's instances go to stderr.
 
 #[path = "../benches/support/sample.rs"]
 mod sample;
@@ -137,6 +138,15 @@ fn main() {
             .collect();
         // Seed 2: the reference's figures are in issue 4 (33 s, 259,419
         // memo entries in Python on this machine).
+        if std::env::var_os("KUMO_PER_INSTANCE").is_some() {
+            for (seed, row) in rows.iter().enumerate() {
+                eprintln!(
+                    "kumo-hard seed {seed} ms {:.4} memo {}",
+                    row.seconds * 1e3,
+                    row.memo
+                );
+            }
+        }
         let seed2 = format!(
             "{:.3} ms, {} memo entries",
             rows[2].seconds * 1e3,
