@@ -8,6 +8,7 @@
 //!    fill and dedup into [`synth::Instance`]s, deterministically per index.
 //! 3. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
 //!    `merge` and resume.
+//! 4. [`search`]: exact optimal-search labels and golden trajectories.
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
@@ -17,4 +18,5 @@ pub mod domain;
 pub mod graph;
 pub mod import;
 pub mod output;
+pub mod search;
 pub mod synth;

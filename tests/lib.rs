@@ -6,3 +6,4 @@ mod domain;
 mod generate;
 mod graph;
 mod import;
+mod search;

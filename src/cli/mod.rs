@@ -9,6 +9,7 @@ mod domains;
 pub mod generate;
 mod graph;
 pub mod import;
+pub mod label;
 pub mod merge;
 mod split;
 
@@ -62,6 +63,8 @@ enum Command {
     Split(split::SplitArgs),
     /// Convert a KUMO Python domain file to domain YAML.
     Import(Box<import::ImportArgs>),
+    /// Add optimal-search labels to KUMO-format instance lines.
+    Label(label::LabelArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -90,6 +93,7 @@ pub fn main() -> i32 {
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
+        Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
         None => match &cli.generate {
             Some(args) => generate::run(&globals, args),
             None => {

@@ -1,0 +1,3 @@
+//! Shared inputs of the benchmarks.
+
+pub mod sample;

@@ -1,0 +1,315 @@
+//! Stage 5 of the pipeline: optimal-search labels.
+//!
+//! In: a [`Problem`] (one instance as bitmasks: its truths, its actions and
+//! every state's rule-out set, see [`problem`]), the observed state of each
+//! instance action, and a [`SearchBudget`]. Out: a [`Label`]: the expected
+//! number of steps `E` of the optimal player (KUMO's Algorithm 3, DESIGN.md
+//! "Optimal search"), its first action, and the golden trajectory that
+//! plays the optimal policy against the instance's observations.
+//!
+//! Invariants:
+//! - `expected_steps` equals KUMO's reference recursion bit for bit (its
+//!   float operations are reproduced in the same order; see [`solver`] for
+//!   the exact reductions that make it fast);
+//! - ties between actions go to the first in instance order, at the root
+//!   and at every step of the golden trajectory;
+//! - the result depends only on the inputs: the memo is per search and is
+//!   never iterated, so thread count and scheduling cannot change a bit;
+//! - a search that outgrows its budget stops with
+//!   [`SearchError::BudgetExceeded`] instead of exhausting memory.
+//!
+//! No I/O happens here; `kumo-gen label` (in `cli`) reads and writes.
+
+mod mask;
+mod memo;
+pub mod problem;
+pub mod solver;
+
+use std::time::Duration;
+
+pub use mask::Mask;
+pub use problem::{MAX_WIDTH, Problem};
+
+use memo::Memo;
+use solver::Solver;
+
+/// Limits on one instance's search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchBudget {
+    /// Most memo entries (nodes) the search may store.
+    pub max_memo_entries: usize,
+    /// Longest wall time the search may take, if limited. Note that a time
+    /// limit makes *whether* a label is produced depend on the machine.
+    pub max_time: Option<Duration>,
+}
+
+impl SearchBudget {
+    /// The default memo limit: at most 256 MiB of table with 64-bit keys
+    /// (16-byte slots, at most half full), 512 MiB with 128-bit keys.
+    pub const DEFAULT_MAX_MEMO_ENTRIES: usize = 8_000_000;
+
+    /// No practical limit (tests and small instances).
+    pub const UNLIMITED: SearchBudget = SearchBudget {
+        max_memo_entries: usize::MAX,
+        max_time: None,
+    };
+}
+
+impl Default for SearchBudget {
+    fn default() -> Self {
+        SearchBudget {
+            max_memo_entries: Self::DEFAULT_MAX_MEMO_ENTRIES,
+            max_time: None,
+        }
+    }
+}
+
+/// Why an instance could not be labelled.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SearchError {
+    #[error(
+        "instance has {truths} truths and {actions} actions; the search handles at most {MAX_WIDTH} of each"
+    )]
+    TooLarge { truths: usize, actions: usize },
+    #[error("{what} index {index} is not in the domain")]
+    UnknownIndex { what: &'static str, index: usize },
+    #[error("observed state {state} of instance action {action} does not exist")]
+    BadObservation { action: usize, state: usize },
+    #[error("expected {expected} observations (one per action), got {got}")]
+    ObservationCount { expected: usize, got: usize },
+    #[error(
+        "search budget exceeded after {memo_entries} memo entries and {elapsed:.2?}; raise `--search-budget` or use smaller settings"
+    )]
+    BudgetExceeded {
+        memo_entries: usize,
+        elapsed: Duration,
+    },
+}
+
+/// One step of a golden trajectory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// Take instance action `action`; the instance shows its state `state`.
+    Act { action: usize, state: usize },
+    /// Name instance truth `truth` as the answer.
+    Answer { truth: usize },
+}
+
+/// The optimal-play label of one instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    /// `E(T, A)` at the root.
+    pub expected_steps: f64,
+    /// First optimal action (instance index, first in instance order among
+    /// ties); `None` when the root is a base case.
+    pub first_action: Option<usize>,
+    /// Instance actions the golden trajectory takes before answering.
+    pub golden_actions: Vec<usize>,
+    /// The golden trajectory: its actions with the observed states, then
+    /// the answer (absent only if the observations rule out every truth).
+    pub golden_trajectory: Vec<Move>,
+    /// Nodes stored in the memo (a measure of the work done).
+    pub memo_entries: usize,
+}
+
+impl Label {
+    /// The truth the golden trajectory names, if any.
+    pub fn answer(&self) -> Option<usize> {
+        match self.golden_trajectory.last() {
+            Some(Move::Answer { truth }) => Some(*truth),
+            _ => None,
+        }
+    }
+}
+
+/// Reusable search state (memo tables), one per thread. Labels do not
+/// depend on what a `Searcher` computed before.
+#[derive(Default)]
+pub struct Searcher {
+    narrow: Memo<u64>,
+    wide: Memo<u128>,
+    widest: Memo<[u128; 2]>,
+}
+
+/// Runs `$body` with the narrowest solver for `$problem`: 64-bit masks
+/// where truths and actions each fit, and the narrowest packed memo key.
+macro_rules! with_solver {
+    ($searcher:expr, $problem:expr, $budget:expr, |$solver:ident| $body:expr) => {{
+        let (t, a) = ($problem.truth_count(), $problem.action_count());
+        if t + a <= 64 {
+            let $solver = Solver::<u64, u64>::new($problem, &mut $searcher.narrow, $budget);
+            $body
+        } else if t <= 64 && a <= 64 {
+            let $solver = Solver::<u64, u128>::new($problem, &mut $searcher.wide, $budget);
+            $body
+        } else if t + a <= 128 {
+            let $solver = Solver::<u128, u128>::new($problem, &mut $searcher.wide, $budget);
+            $body
+        } else {
+            let $solver = Solver::<u128, [u128; 2]>::new($problem, &mut $searcher.widest, $budget);
+            $body
+        }
+    }};
+}
+
+impl Searcher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Labels `problem` whose action `a` shows state `observed[a]`.
+    pub fn label(
+        &mut self,
+        problem: &Problem,
+        observed: &[usize],
+        budget: SearchBudget,
+    ) -> Result<Label, SearchError> {
+        check_observed(problem, observed)?;
+        with_solver!(self, problem, budget, |solver| label_with(
+            solver, problem, observed
+        ))
+    }
+
+    /// `E(T, A)` at the root of `problem`, without a trajectory.
+    pub fn expected_steps(
+        &mut self,
+        problem: &Problem,
+        budget: SearchBudget,
+    ) -> Result<(f64, usize), SearchError> {
+        with_solver!(self, problem, budget, |solver| root_value(solver, problem))
+    }
+}
+
+/// Labels one instance with a fresh memo; see [`Searcher::label`].
+pub fn label(
+    problem: &Problem,
+    observed: &[usize],
+    budget: SearchBudget,
+) -> Result<Label, SearchError> {
+    Searcher::new().label(problem, observed, budget)
+}
+
+fn all<M: Mask>(n: usize) -> M {
+    (0..n).fold(M::ZERO, |m, i| m | M::bit(i))
+}
+
+fn check_observed(problem: &Problem, observed: &[usize]) -> Result<(), SearchError> {
+    if observed.len() != problem.action_count() {
+        return Err(SearchError::ObservationCount {
+            expected: problem.action_count(),
+            got: observed.len(),
+        });
+    }
+    for (action, &state) in observed.iter().enumerate() {
+        if state >= problem.states(action).len() {
+            return Err(SearchError::BadObservation { action, state });
+        }
+    }
+    Ok(())
+}
+
+fn root_value<M: Mask, K: memo::Key>(
+    mut solver: Solver<'_, M, K>,
+    problem: &Problem,
+) -> Result<(f64, usize), SearchError> {
+    let v = solver.value(all(problem.truth_count()), all(problem.action_count()))?;
+    Ok((v, solver.memo_entries()))
+}
+
+fn label_with<M: Mask, K: memo::Key>(
+    mut solver: Solver<'_, M, K>,
+    problem: &Problem,
+    observed: &[usize],
+) -> Result<Label, SearchError> {
+    let mut truths: M = all(problem.truth_count());
+    let mut actions: M = all(problem.action_count());
+    let (expected_steps, first_action) = solver.decide(truths, actions)?;
+    let mut golden_actions = Vec::new();
+    let mut golden_trajectory = Vec::new();
+    loop {
+        let uncovered = solver.uncovered(truths, actions);
+        // Stop as DESIGN.md says: one truth (or none) left, no action
+        // left, or a truth no remaining action can rule out.
+        if truths.count() <= 1 || !uncovered.is_zero() {
+            let pick = if uncovered.is_zero() {
+                truths
+            } else {
+                uncovered
+            };
+            if !pick.is_zero() {
+                golden_trajectory.push(Move::Answer {
+                    truth: pick.lowest(),
+                });
+            }
+            break;
+        }
+        let (_, best) = if golden_actions.is_empty() {
+            (expected_steps, first_action)
+        } else {
+            solver.decide(truths, actions)?
+        };
+        let Some(action) = best else {
+            debug_assert!(false, "a non-base node has an optimal action");
+            break;
+        };
+        let state = observed[action];
+        golden_actions.push(action);
+        golden_trajectory.push(Move::Act { action, state });
+        truths &= !solver.action_states(action)[state];
+        actions &= !M::bit(action);
+    }
+    Ok(Label {
+        expected_steps,
+        first_action,
+        golden_actions,
+        golden_trajectory,
+        memo_entries: solver.memo_entries(),
+    })
+}
+
+/// The `optimal` object of an instance line (DESIGN.md "Outputs"):
+/// `expected_steps`, `first_action` (name or null), `golden_actions`
+/// (names of the actions taken, in order) and `golden_trajectory` (those
+/// actions followed by the predicted truth, so it ends on the answer).
+/// `truths` and `actions` are the instance's domain indices.
+pub fn optimal_json(
+    label: &Label,
+    domain: &crate::domain::Domain,
+    truths: &[usize],
+    actions: &[usize],
+) -> serde_json::Value {
+    let action_name = |a: usize| serde_json::Value::from(domain.actions[actions[a]].name.as_str());
+    let golden_actions: Vec<serde_json::Value> = label
+        .golden_actions
+        .iter()
+        .map(|&a| action_name(a))
+        .collect();
+    let golden_trajectory: Vec<serde_json::Value> = label
+        .golden_trajectory
+        .iter()
+        .map(|m| match *m {
+            Move::Act { action, .. } => action_name(action),
+            Move::Answer { truth } => {
+                serde_json::Value::from(domain.truths[truths[truth]].as_str())
+            }
+        })
+        .collect();
+    serde_json::json!({
+        "expected_steps": label.expected_steps,
+        "first_action": label.first_action.map(action_name),
+        "golden_actions": golden_actions,
+        "golden_trajectory": golden_trajectory,
+    })
+}
+
+/// The `optimal` object of an instance whose search ran out of budget.
+pub fn unlabelled_json(error: &SearchError) -> serde_json::Value {
+    match error {
+        // No timing here: output must not depend on the machine.
+        SearchError::BudgetExceeded { memo_entries, .. } => serde_json::json!({
+            "unlabelled": "budget exceeded",
+            "memo_entries": memo_entries,
+        }),
+        other => serde_json::json!({ "unlabelled": other.to_string() }),
+    }
+}

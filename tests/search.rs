@@ -1,0 +1,408 @@
+//! Optimal search: conformance with KUMO's reference values, a brute-force
+//! cross-check, golden trajectories, and `kumo-gen label`.
+
+use std::collections::HashMap;
+
+use kumo_gen::domain::{Domain, Registry};
+use kumo_gen::search::{Move, Problem, SearchBudget, SearchError, Searcher};
+use proptest::prelude::*;
+use serde_json::Value;
+
+use crate::common::{kumo_gen, kumo_reference};
+
+fn medical() -> Domain {
+    Registry::new(None)
+        .load("medical")
+        .expect("shipped medical domain")
+        .0
+}
+
+/// Resolves a KUMO instance line against `domain`: (truths, actions,
+/// observed states) as indices.
+fn resolve(domain: &Domain, line: &Value) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let names = |field: &str| -> Vec<String> {
+        line[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let truths: Vec<usize> = names("truths")
+        .iter()
+        .map(|t| domain.truth_index(t).unwrap())
+        .collect();
+    let actions: Vec<usize> = names("actions")
+        .iter()
+        .map(|a| domain.action_index(a).unwrap())
+        .collect();
+    let observed = actions
+        .iter()
+        .map(|&a| {
+            let action = &domain.actions[a];
+            match &line["observations"][&action.name] {
+                Value::String(label) => action.state_named(label).unwrap(),
+                Value::Number(v) => action.state_containing(v.as_f64().unwrap()).unwrap(),
+                other => panic!("observation {other}"),
+            }
+        })
+        .collect();
+    (truths, actions, observed)
+}
+
+/// Replays a label's golden trajectory against the instance and returns
+/// the named truth (a domain index).
+fn replay(
+    domain: &Domain,
+    truths: &[usize],
+    actions: &[usize],
+    observed: &[usize],
+    moves: &[Move],
+) -> usize {
+    let mut alive: Vec<usize> = truths.to_vec();
+    let mut used = vec![false; actions.len()];
+    for m in moves {
+        match *m {
+            Move::Act { action, state } => {
+                assert!(!used[action], "action taken twice");
+                used[action] = true;
+                assert_eq!(
+                    state, observed[action],
+                    "trajectory shows the instance's observation"
+                );
+                let x = &domain.actions[actions[action]].states[state].rules_out;
+                alive.retain(|&t| !x.contains(t));
+            }
+            Move::Answer { truth } => {
+                let t = truths[truth];
+                assert!(alive.contains(&t), "the answer is not ruled out");
+                return t;
+            }
+        }
+    }
+    panic!("trajectory without an answer");
+}
+
+#[test]
+fn matches_kumo_reference_on_every_medical_instance() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let domain = medical();
+    let oracle: HashMap<(u64, u64, u64), f64> =
+        std::fs::read_to_string(reference.join("oracle-medical.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                let key = (
+                    v["truth_num"].as_u64().unwrap(),
+                    v["action_num"].as_u64().unwrap(),
+                    v["seed"].as_u64().unwrap(),
+                );
+                (key, v["expected_steps"].as_f64().unwrap())
+            })
+            .collect();
+    let mut searcher = Searcher::new();
+    let mut checked = 0;
+    for setting in [
+        "truth_num=4+action_num=6+valid_truth_num=1",
+        "truth_num=12+action_num=16+valid_truth_num=1",
+    ] {
+        let path = reference.join(format!("instances/MedicalEnv/{setting}.jsonl"));
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let (truths, actions, observed) = resolve(&domain, &v);
+            let key = (
+                truths.len() as u64,
+                actions.len() as u64,
+                v["seed"].as_u64().unwrap(),
+            );
+            let want = oracle[&key];
+            let problem = Problem::new(&domain, &truths, &actions).unwrap();
+            let label = searcher
+                .label(&problem, &observed, SearchBudget::default())
+                .unwrap();
+            assert!(
+                (label.expected_steps - want).abs() <= 1e-9,
+                "{key:?}: got {} want {want}",
+                label.expected_steps
+            );
+            let valid = domain
+                .truth_index(v["valid_truth"].as_str().unwrap())
+                .unwrap();
+            let named = replay(
+                &domain,
+                &truths,
+                &actions,
+                &observed,
+                &label.golden_trajectory,
+            );
+            assert_eq!(
+                named, valid,
+                "{key:?}: golden trajectory ends on the valid truth"
+            );
+            assert_eq!(label.first_action, label.golden_actions.first().copied());
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 100);
+}
+
+#[test]
+fn label_command_adds_optimal_and_keeps_the_line() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let input =
+        reference.join("instances/MedicalEnv/truth_num=4+action_num=6+valid_truth_num=1.jsonl");
+    let text = std::fs::read_to_string(&input).unwrap();
+    let run = |threads: &str| {
+        kumo_gen()
+            .args([
+                "label",
+                "--domain",
+                "medical",
+                "--threads",
+                threads,
+                "--instances",
+            ])
+            .arg(&input)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"), "output does not depend on the thread count");
+    let out = String::from_utf8(one).unwrap();
+    assert_eq!(out.lines().count(), text.lines().count());
+    for (input, output) in text.lines().zip(out.lines()) {
+        assert!(output.starts_with(input.trim_end_matches('}')));
+        let v: Value = serde_json::from_str(output).unwrap();
+        let optimal = &v["optimal"];
+        assert!(optimal["expected_steps"].as_f64().unwrap() >= 0.0);
+        let trajectory = optimal["golden_trajectory"].as_array().unwrap();
+        assert_eq!(trajectory.last().unwrap(), &v["valid_truth"]);
+        assert_eq!(
+            optimal["golden_actions"].as_array().unwrap()[..],
+            trajectory[..trajectory.len() - 1]
+        );
+    }
+}
+
+#[test]
+fn label_command_marks_budget_exceeded() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let input =
+        reference.join("instances/MedicalEnv/truth_num=12+action_num=16+valid_truth_num=1.jsonl");
+    let output = kumo_gen()
+        .args([
+            "label",
+            "--domain",
+            "medical",
+            "--search-budget",
+            "1",
+            "--instances",
+        ])
+        .arg(&input)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("budget exceeded"))
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(output).unwrap();
+    let marked = out
+        .lines()
+        .filter(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["optimal"]["unlabelled"] == "budget exceeded"
+        })
+        .count();
+    assert!(marked > 0 && marked < 50, "{marked}");
+}
+
+#[test]
+fn label_command_names_a_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &input,
+        "{\"truths\": [\"Nope\"], \"actions\": [], \"observations\": {}}\n",
+    )
+    .unwrap();
+    kumo_gen()
+        .args(["label", "--domain", "medical", "--instances"])
+        .arg(&input)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "bad.jsonl:1: unknown truth `Nope`",
+        ));
+}
+
+#[test]
+fn oversized_instances_are_refused() {
+    let actions = vec![vec![vec![0], vec![]]; 129];
+    assert_eq!(
+        Problem::from_rule_outs(2, &actions),
+        Err(SearchError::TooLarge {
+            truths: 2,
+            actions: 129
+        })
+    );
+}
+
+/// KUMO's recursion written plainly: no memo, every action (related or
+/// not) in instance order, no pruning, strict `<` so the first minimum
+/// wins. Returns (E, first optimal action).
+fn brute(truths: &[usize], actions: &[usize], rules: &[Vec<Vec<usize>>]) -> (f64, Option<usize>) {
+    if truths.len() <= 1 || actions.is_empty() {
+        return (0.0, None);
+    }
+    for &t in truths {
+        let related = actions
+            .iter()
+            .any(|&a| rules[a].iter().any(|x| x.contains(&t)));
+        if !related {
+            return (0.0, None);
+        }
+    }
+    let mut best = f64::INFINITY;
+    let mut best_action = None;
+    for &a in actions {
+        let weights: Vec<usize> = rules[a]
+            .iter()
+            .map(|x| truths.len() - truths.iter().filter(|t| x.contains(t)).count())
+            .collect();
+        let total: usize = weights.iter().sum();
+        let rest: Vec<usize> = actions.iter().copied().filter(|&b| b != a).collect();
+        let mut sum = 0.0;
+        for (x, &w) in rules[a].iter().zip(&weights) {
+            let p = w as f64 / (total as f64 + 1e-9);
+            let left: Vec<usize> = truths.iter().copied().filter(|t| !x.contains(t)).collect();
+            sum += brute(&left, &rest, rules).0 * p;
+        }
+        if sum < best {
+            best = sum;
+            best_action = Some(a);
+        }
+    }
+    (best + 1.0, best_action)
+}
+
+/// A random instance: `(truths, rule-outs per action and state, valid
+/// truth, observed state per action)` where the observations are
+/// consistent with the valid truth and rule out every other truth.
+fn instance() -> impl Strategy<Value = (usize, Vec<Vec<Vec<usize>>>, usize, Vec<usize>)> {
+    (2usize..=6, 1usize..=5).prop_flat_map(|(truths, actions)| {
+        let state = proptest::collection::vec(any::<bool>(), truths);
+        let action = proptest::collection::vec(state, 2..=3);
+        (
+            Just(truths),
+            proptest::collection::vec(action, actions),
+            0..truths,
+            proptest::collection::vec(0usize..3, actions),
+            proptest::collection::vec(0usize..actions, truths),
+        )
+            .prop_map(|(truths, bits, valid, pick, cover)| {
+                let mut rules: Vec<Vec<Vec<usize>>> = bits
+                    .iter()
+                    .map(|states| {
+                        states
+                            .iter()
+                            .map(|b| (0..truths).filter(|&t| b[t]).collect())
+                            .collect()
+                    })
+                    .collect();
+                let observed: Vec<usize> =
+                    pick.iter().zip(&rules).map(|(&p, s)| p % s.len()).collect();
+                for (a, &s) in observed.iter().enumerate() {
+                    rules[a][s].retain(|&t| t != valid);
+                }
+                for t in (0..truths).filter(|&t| t != valid) {
+                    let a = cover[t];
+                    if !rules[a][observed[a]].contains(&t) {
+                        rules[a][observed[a]].push(t);
+                    }
+                }
+                // No truth may be ruled out by every state of one action.
+                // Trim it from a state that is not observed: coverage stays.
+                for (a, states) in rules.iter_mut().enumerate() {
+                    for t in 0..truths {
+                        if states.iter().all(|x| x.contains(&t)) {
+                            let s = usize::from(observed[a] == 0);
+                            states[s].retain(|&u| u != t);
+                        }
+                    }
+                }
+                (truths, rules, valid, observed)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_search_equals_brute_force((truths, rules, _valid, _observed) in instance()) {
+        let problem = Problem::from_rule_outs(truths, &rules).unwrap();
+        let all_truths: Vec<usize> = (0..truths).collect();
+        let all_actions: Vec<usize> = (0..rules.len()).collect();
+        let (want, first) = brute(&all_truths, &all_actions, &rules);
+        let observed = vec![0; rules.len()];
+        let label = Searcher::new().label(&problem, &observed, SearchBudget::UNLIMITED).unwrap();
+        prop_assert!((label.expected_steps - want).abs() <= 1e-12, "{} vs {}", label.expected_steps, want);
+        prop_assert_eq!(label.first_action, first);
+    }
+
+    #[test]
+    fn golden_trajectories_end_on_the_valid_truth((truths, rules, valid, observed) in instance()) {
+        let covered = (0..truths).filter(|&t| t != valid).all(|t| {
+            observed.iter().enumerate().any(|(a, &s)| rules[a][s].contains(&t))
+        });
+        prop_assert!(covered, "the strategy builds covered instances");
+        let problem = Problem::from_rule_outs(truths, &rules).unwrap();
+        let label = Searcher::new().label(&problem, &observed, SearchBudget::UNLIMITED).unwrap();
+        prop_assert_eq!(label.answer(), Some(valid));
+        let mut alive: Vec<usize> = (0..truths).collect();
+        for m in &label.golden_trajectory {
+            if let Move::Act { action, state } = *m {
+                prop_assert_eq!(state, observed[action]);
+                alive.retain(|t| !rules[action][state].contains(t));
+            }
+        }
+        prop_assert!(alive.contains(&valid));
+        prop_assert_eq!(label.golden_actions.len() + 1, label.golden_trajectory.len());
+    }
+}
+
+#[test]
+fn label_command_writes_output_file_atomically() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let input =
+        reference.join("instances/MedicalEnv/truth_num=4+action_num=6+valid_truth_num=1.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("labelled.jsonl");
+    kumo_gen()
+        .args(["label", "--domain", "medical", "--instances"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .success()
+        .stdout("");
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(text.lines().count(), 50);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "no temporary file left behind: {names:?}");
+}
