@@ -5,8 +5,10 @@ use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
+use crate::domain::Domain;
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
-use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
+use crate::search::SearchBudget;
+use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Instance, Params};
 
 /// Flags of a generation run. A flag given twice takes the last value.
 #[derive(clap::Args, Debug, Clone)]
@@ -51,6 +53,25 @@ pub struct GenerateArgs {
     /// Overwrite an existing dataset instead of refusing.
     #[arg(long)]
     pub force: bool,
+    /// Write instances without the `optimal` labels (synthesis only).
+    #[arg(long)]
+    pub no_labels: bool,
+    /// Most memo entries one instance's optimal search may use; an instance
+    /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    pub search_budget: usize,
+}
+
+/// The labeler of the main command: exact optimal search per instance
+/// under a memo budget (never a time limit, so output stays deterministic).
+pub fn labeler(max_memo_entries: usize) -> impl Fn(&Domain, &Instance) -> serde_json::Value + Sync {
+    let budget = SearchBudget {
+        max_memo_entries,
+        max_time: None,
+    };
+    move |domain: &Domain, instance: &Instance| {
+        crate::search::optimal_for_instance(domain, instance, budget)
+    }
 }
 
 fn parse_shard(text: &str) -> Result<ShardId, String> {
@@ -149,6 +170,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         Some(s) => args.n.saturating_sub(s.index).div_ceil(s.count),
         None => args.n,
     };
+    let label = labeler(args.search_budget);
     let bar = progress_bar(total);
     let progress = |done: u64| {
         if let Some(bar) = &bar {
@@ -162,7 +184,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         out: args.out.clone(),
         shard: args.shard,
         force: args.force,
-        labeler: None,
+        labeler: (!args.no_labels).then_some(&label as output::Labeler),
         progress: Some(&progress),
     };
     let result = pool(args.threads)?.install(|| output::generate(&job));

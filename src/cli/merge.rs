@@ -5,8 +5,9 @@ use std::io;
 use std::path::PathBuf;
 
 use super::Globals;
-use super::generate::{pool, progress_bar, report, summary_line};
+use super::generate::{labeler, pool, progress_bar, report, summary_line};
 use crate::output;
+use crate::search::SearchBudget;
 
 /// Flags of `kumo-gen merge`.
 #[derive(clap::Args, Debug, Clone)]
@@ -20,6 +21,10 @@ pub struct MergeArgs {
     /// Replace an existing dataset file.
     #[arg(long)]
     pub force: bool,
+    /// Memo budget of the optimal search for redrawn instances; use the
+    /// value the shards were generated with.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    pub search_budget: usize,
 }
 
 /// Merges every shard group under `--out`; returns the exit code.
@@ -31,8 +36,9 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
             bar.set_position(done);
         }
     };
-    let result =
-        pool(args.threads)?.install(|| output::merge(&args.out, args.force, None, Some(&progress)));
+    let label = labeler(args.search_budget);
+    let result = pool(args.threads)?
+        .install(|| output::merge(&args.out, args.force, Some(&label), Some(&progress)));
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -1066,11 +1066,16 @@ actions:
 
     #[test]
     fn yaml_1_1_boolean_words_stay_names() {
-        let text = OK.replace("pos: [A]", "yes: [A]").replace("[A, B, C]", "[A, B, C, on]");
+        let text = OK
+            .replace("pos: [A]", "yes: [A]")
+            .replace("[A, B, C]", "[A, B, C, on]");
         let text = text.replace("neg: [B, C]", "neg: [B, C, on]");
         let (domain, _) = load_str("b.yaml", &text).unwrap();
         assert_eq!(domain.truths[3], "on");
-        assert_eq!(domain.actions[0].states[0].label, StateLabel::Named("yes".into()));
+        assert_eq!(
+            domain.actions[0].states[0].label,
+            StateLabel::Named("yes".into())
+        );
         let doc = domain.document.clone();
         let (again, _) = load_str("again.yaml", &doc.to_yaml()).unwrap();
         assert_eq!(again.truths, domain.truths);
