@@ -5,6 +5,10 @@
 //!
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
 //!
-//! Side tools on the same domain model live beside the stages.
+//! Side tools on the same domain model live beside the stages:
+//! [`game`] (the rules of one play-through, KUMO's result format) and
+//! [`score`] (success rate and efficiency from trajectories).
 pub mod cli;
 pub mod domain;
+pub mod game;
+pub mod score;

@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+mod score;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Score trajectories in KUMO's result format: success, actions, efficiency.
+    Score(score::ScoreArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -66,6 +69,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Score(args)) => score::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)

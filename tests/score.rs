@@ -1,0 +1,198 @@
+//! `kumo-gen score`: KUMO's published per-file averages reproduced exactly,
+//! success checked against instances, relative action count, SVG.
+
+use serde_json::Value;
+
+use crate::common::{kumo_gen, kumo_reference, root};
+
+fn score_json(args: &[&str]) -> Vec<Value> {
+    let output = kumo_gen()
+        .arg("score")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice::<Value>(&output.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn row<'a>(rows: &'a [Value], model: &str, setting: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["model"] == model && r["setting"] == setting)
+        .unwrap_or_else(|| panic!("no row {model} {setting}"))
+}
+
+/// Per-file averages computed with a plain loop over the JSON, independent
+/// of the scorer: means of KUMO's own per-line fields, and the same figures
+/// recounted from the trajectories.
+#[test]
+fn reproduces_kumo_published_averages_exactly() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let results = reference.join("results");
+    let oracle = reference.join("oracle-medical.jsonl");
+    let rows = score_json(&[
+        results.to_str().unwrap(),
+        "--oracle",
+        oracle.to_str().unwrap(),
+    ]);
+    let oracle_text = std::fs::read_to_string(&oracle).unwrap();
+    let mut checked = 0;
+    for model in ["deepseek-v3", "gpt-4o"] {
+        for (t, a) in [(4, 6), (12, 16)] {
+            let setting = format!("truth_num={t}+action_num={a}+valid_truth_num=1");
+            let file = results
+                .join(model)
+                .join("VanillaAgent/MedicalEnv")
+                .join(&setting)
+                .join("eval_times=5.jsonl");
+            let text = std::fs::read_to_string(&file).unwrap();
+            let lines: Vec<Value> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let n = lines.len() as f64;
+            let mean_field = |name: &str| {
+                let mut sum = 0.0;
+                for l in &lines {
+                    sum += l[name].as_f64().unwrap();
+                }
+                sum / n
+            };
+            // Recount from the trajectories: len(actions) per trial.
+            let mut actions_sum = 0.0;
+            let mut optimal_sum = 0.0;
+            for l in &lines {
+                let trials = l["trajectories"].as_array().unwrap();
+                let count: usize = trials
+                    .iter()
+                    .map(|t| t["actions"].as_array().unwrap().len())
+                    .sum();
+                assert_eq!(count as f64 / 5.0, l["average_actions"].as_f64().unwrap());
+                actions_sum += count as f64 / trials.len() as f64;
+                let seed = l["seed"].as_u64().unwrap();
+                let e = oracle_text
+                    .lines()
+                    .map(|o| serde_json::from_str::<Value>(o).unwrap())
+                    .find(|o| o["truth_num"] == t && o["action_num"] == a && o["seed"] == seed)
+                    .unwrap()["expected_steps"]
+                    .as_f64()
+                    .unwrap();
+                optimal_sum += e + 2.0;
+            }
+            let r = row(&rows, model, &setting);
+            assert_eq!(r["domain"], "MedicalEnv");
+            assert_eq!(r["agent"], "VanillaAgent");
+            assert_eq!(r["instances"], 50);
+            assert_eq!(r["trials"], 250);
+            assert_eq!(
+                r["success_rate"].as_f64().unwrap(),
+                mean_field("average_correct")
+            );
+            assert_eq!(
+                r["mean_actions"].as_f64().unwrap(),
+                mean_field("average_actions")
+            );
+            assert_eq!(r["mean_actions"].as_f64().unwrap(), actions_sum / n);
+            assert_eq!(
+                r["parse_error_rate"].as_f64().unwrap(),
+                mean_field("average_parse_error")
+            );
+            assert_eq!(
+                r["mean_tokens"].as_f64().unwrap(),
+                mean_field("average_tokens")
+            );
+            let optimal = optimal_sum / n;
+            let relative = (actions_sum / n - optimal) / optimal;
+            let got = r["relative_action_count"].as_f64().unwrap();
+            assert!((got - relative).abs() < 1e-12, "{got} vs {relative}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+}
+
+#[test]
+fn checks_success_against_instances_and_reports_disagreement() {
+    let dir = root().join("tests/fixtures/score");
+    let domain = root().join("tests/fixtures/ok/tiny.yaml");
+    let output = kumo_gen()
+        .arg("score")
+        .arg(dir.join("results"))
+        .arg("--instances")
+        .arg(dir.join("instances"))
+        .arg("--domain")
+        .arg(&domain)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("1 trial(s) whose recorded `successful` differs"),
+        "{stderr}"
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    // Seed 0: `Switch` is ruled out by Voltage 5.0 (both ranges apply, as in
+    // KUMO), so only 1 of 2 trials wins; seed 1: 1 of 2.
+    assert_eq!(r["success_rate"], 0.5);
+    assert_eq!(r["success_from"], "checked");
+    assert_eq!(r["mean_actions"], 2.75);
+    assert_eq!(r["parse_error_rate"], 0.25);
+    assert_eq!(r["mean_queries"], 1.0);
+    assert_eq!(r["optimal_steps"], 1.75);
+    let rel = r["relative_action_count"].as_f64().unwrap();
+    assert!((rel - (2.75 - 3.75) / 3.75).abs() < 1e-12);
+
+    // Without the instances: KUMO's recorded fields, and no labels.
+    let rows = score_json(&[dir.join("results").to_str().unwrap()]);
+    assert_eq!(rows[0]["success_rate"], 0.75);
+    assert_eq!(rows[0]["success_from"], "recorded");
+    assert_eq!(rows[0]["relative_action_count"], Value::Null);
+}
+
+#[test]
+fn table_says_na_and_svg_is_self_contained() {
+    let dir = root().join("tests/fixtures/score/results");
+    let tmp = tempfile::tempdir().unwrap();
+    let svg = tmp.path().join("chart.svg");
+    let output = kumo_gen()
+        .arg("score")
+        .arg(&dir)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(table.contains("toy-model"), "{table}");
+    assert!(table.contains("n/a"), "{table}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(svg.contains("toy-model (VanillaAgent)"));
+    assert!(svg.contains("success rate") && svg.contains("relative action count"));
+    assert!(!svg.contains("href"), "no external references");
+}
+
+#[test]
+fn rejects_instance_files_given_as_results() {
+    let dir = root().join("tests/fixtures/score/instances");
+    kumo_gen()
+        .arg("score")
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("no `trajectories` array"));
+}
