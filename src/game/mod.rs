@@ -218,7 +218,7 @@ mod tests {
             "actions": ["Continuity check", "Voltage", "Clicks"],
             "observations": {"Continuity check": "closed", "Voltage": 5.0, "Clicks": 1},
             "seed": 0, "valid_truth": "Lamp"}"#;
-        parse_instances(line).unwrap().remove(0)
+        parse_instances(&line.replace('\n', " ")).unwrap().remove(0)
     }
 
     #[test]
