@@ -256,7 +256,7 @@ mod tests {
         let trial = ep.into_trial();
         assert_eq!(
             trial.actions.len(),
-            5,
+            4,
             "2 actions + truth + predicted_truth"
         );
         assert_eq!(trial.observations[0], Value::Null);
