@@ -7,8 +7,10 @@
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`game`] (the rules of one play-through, KUMO's result format) and
-//! [`score`] (success rate and efficiency from trajectories).
+//! [`score`] (success rate and efficiency from trajectories) and
+//! [`stats`] (chi-square: structure signature vs correctness).
 pub mod cli;
 pub mod domain;
 pub mod game;
 pub mod score;
+pub mod stats;

@@ -196,3 +196,88 @@ fn rejects_instance_files_given_as_results() {
         .code(1)
         .stderr(predicates::str::contains("no `trajectories` array"));
 }
+
+/// Writes a toy dataset where correctness depends on structure: 20
+/// instances with three actions (18 won) and 20 with two (5 won).
+fn stats_fixture(dir: &std::path::Path) {
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1";
+    let inst_dir = dir.join("instances/tiny");
+    let res_dir = dir.join("results/toy/VanillaAgent/tiny").join(setting);
+    std::fs::create_dir_all(&inst_dir).unwrap();
+    std::fs::create_dir_all(&res_dir).unwrap();
+    let (mut instances, mut results) = (String::new(), String::new());
+    for seed in 0..40u64 {
+        let three = seed < 20;
+        let (actions, observations) = if three {
+            (
+                serde_json::json!(["Continuity check", "Voltage", "Clicks"]),
+                serde_json::json!({"Continuity check": "closed", "Voltage": 2.5, "Clicks": 7}),
+            )
+        } else {
+            (
+                serde_json::json!(["Continuity check", "Voltage"]),
+                serde_json::json!({"Continuity check": "closed", "Voltage": 2.5}),
+            )
+        };
+        let line = serde_json::json!({"truths": ["Fuse", "Relay", "Switch", "Lamp"],
+            "actions": actions, "observations": observations, "seed": seed, "valid_truth": "Lamp"});
+        instances.push_str(&format!("{line}\n"));
+        let win = if three { seed < 18 } else { seed < 25 };
+        let answer = if win { "Lamp" } else { "Fuse" };
+        let trial = serde_json::json!({"actions": [answer, {"predicted_truth": answer}],
+            "generated_text": ["x"], "consumed_tokens": 1, "observations": [null],
+            "successful": win, "parse_error": false});
+        let line = serde_json::json!({"trajectories": [trial.clone(), trial.clone(), trial], "seed": seed});
+        results.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(inst_dir.join(format!("{setting}.jsonl")), instances).unwrap();
+    std::fs::write(res_dir.join("eval_times=3.jsonl"), results).unwrap();
+}
+
+#[test]
+fn stats_chi_square_on_structure_vs_correctness() {
+    let tmp = tempfile::tempdir().unwrap();
+    stats_fixture(tmp.path());
+    let output = kumo_gen()
+        .arg("stats")
+        .arg(tmp.path().join("results"))
+        .arg("--instances")
+        .arg(tmp.path().join("instances"))
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let tests: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let t = &tests[0];
+    assert_eq!(t["model"], "toy");
+    assert_eq!(t["instances"], 40);
+    assert_eq!(t["correct"], 23);
+    assert_eq!(t["signatures"], 2);
+    assert_eq!(t["rows"], 2);
+    assert_eq!(t["dof"], 1);
+    // [[18, 2], [5, 15]]: chi2 = n (ad - bc)^2 / (row and column sums).
+    let expected = 40.0 * (18.0 * 15.0 - 2.0 * 5.0_f64).powi(2) / (20.0 * 20.0 * 23.0 * 17.0);
+    let chi = t["chi_square"].as_f64().unwrap();
+    assert!((chi - expected).abs() < 1e-9, "{chi} vs {expected}");
+    assert!((t["cramers_v"].as_f64().unwrap() - (expected / 40.0).sqrt()).abs() < 1e-9);
+    let p = t["p_value"].as_f64().unwrap();
+    assert!(p > 0.0 && p < 1e-4, "{p}");
+
+    // Too little data: the text output refuses with the reason.
+    kumo_gen()
+        .arg("stats")
+        .arg(root().join("tests/fixtures/score/results"))
+        .arg("--instances")
+        .arg(root().join("tests/fixtures/score/instances"))
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("refused: no variation"));
+}

@@ -7,6 +7,7 @@
 
 mod domains;
 mod score;
+mod stats;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ enum Command {
     Domains,
     /// Score trajectories in KUMO's result format: success, actions, efficiency.
     Score(score::ScoreArgs),
+    /// Chi-square test: structure signature vs correctness, per model.
+    Stats(stats::StatsArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Score(args)) => score::run(&globals, &args),
+        Some(Command::Stats(args)) => stats::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)

@@ -73,7 +73,7 @@ pub struct Sources {
 impl Sources {
     /// The instances for a group: the file `<domain>/<setting>.jsonl`, else
     /// the only file with that setting.
-    fn instances(&self, key: &GroupKey) -> Option<&InstanceSet> {
+    pub fn instances(&self, key: &GroupKey) -> Option<&InstanceSet> {
         self.instance_sets
             .iter()
             .find(|s| s.domain == key.domain && s.setting == key.setting)
