@@ -8,9 +8,11 @@
 //! Side tools on the same domain model live beside the stages:
 //! [`game`] (the rules of one play-through, KUMO's result format) and
 //! [`score`] (success rate and efficiency from trajectories) and
-//! [`stats`] (chi-square: structure signature vs correctness).
+//! [`stats`] (chi-square: structure signature vs correctness), and
+//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol).
 pub mod cli;
 pub mod domain;
+pub mod eval;
 pub mod game;
 pub mod score;
 pub mod stats;

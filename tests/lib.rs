@@ -3,4 +3,5 @@
 
 mod common;
 mod domain;
+mod eval;
 mod score;

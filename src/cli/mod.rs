@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+mod eval;
 mod score;
 mod stats;
 
@@ -49,6 +50,8 @@ enum Command {
     Score(score::ScoreArgs),
     /// Chi-square test: structure signature vs correctness, per model.
     Stats(stats::StatsArgs),
+    /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
+    Eval(eval::EvalArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -74,6 +77,7 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Score(args)) => score::run(&globals, &args),
         Some(Command::Stats(args)) => stats::run(&globals, &args),
+        Some(Command::Eval(args)) => eval::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
