@@ -281,3 +281,83 @@ fn stats_chi_square_on_structure_vs_correctness() {
         .success()
         .stdout(predicates::str::contains("refused: no variation"));
 }
+
+/// `play` driven through a pipe by a scripted player that follows the
+/// golden trajectory wins with the optimal number of actions, and the
+/// appended trajectory scores as such.
+#[test]
+fn play_through_a_pipe_follows_the_golden_trajectory() {
+    let file =
+        root().join("tests/fixtures/eval/tiny/truth_num=4+action_num=3+valid_truth_num=1.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp
+        .path()
+        .join("results/script/HumanAgent/tiny/truth_num=4+action_num=3+valid_truth_num=1/eval_times=1.jsonl");
+    for (k, line) in text.lines().enumerate() {
+        let inst: Value = serde_json::from_str(line).unwrap();
+        let golden: Vec<&str> = inst["optimal"]["golden_actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let mut script: String = golden.iter().map(|a| format!("{a}\n")).collect();
+        script.push_str(&format!("{}\n", inst["valid_truth"].as_str().unwrap()));
+        let output = kumo_gen()
+            .arg("play")
+            .arg("--instances")
+            .arg(&file)
+            .arg("--line")
+            .arg((k + 1).to_string())
+            .arg("--domain")
+            .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+            .arg("--player")
+            .arg("script")
+            .arg("--out")
+            .arg(&out)
+            .write_stdin(script)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("correct: no observation rules out"),
+            "{stdout}"
+        );
+        let n = golden.len();
+        assert!(
+            stdout.contains(&format!("you took {n} action(s) (KUMO counts {})", n + 2)),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("optimal play: {n} action(s)")),
+            "{stdout}"
+        );
+    }
+    let rows = score_json(&[
+        tmp.path().join("results").to_str().unwrap(),
+        "--instances",
+        root().join("tests/fixtures/eval").to_str().unwrap(),
+        "--domain",
+        root().join("tests/fixtures/ok/tiny.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(rows[0]["model"], "script");
+    assert_eq!(rows[0]["instances"], 3);
+    assert_eq!(rows[0]["success_rate"], 1.0);
+    assert_eq!(rows[0]["mean_queries"].as_f64().unwrap(), 8.0 / 3.0);
+
+    // End of input abandons the game and records nothing.
+    kumo_gen()
+        .arg("play")
+        .arg("--instances")
+        .arg(&file)
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(tmp.path().join("none.jsonl"))
+        .write_stdin("Voltage\n")
+        .assert()
+        .code(1);
+    assert!(!tmp.path().join("none.jsonl").exists());
+}

@@ -84,7 +84,11 @@ fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
 /// The domain to judge a dataset directory with: `--domain` when it names
 /// a domain, else the domain in `manifest.json`, else a known domain of the
 /// directory's name.
-fn dataset_domain(registry: &Registry, spec: Option<&str>, dir: &Path) -> Result<Domain, String> {
+pub(crate) fn dataset_domain(
+    registry: &Registry,
+    spec: Option<&str>,
+    dir: &Path,
+) -> Result<Domain, String> {
     if let Some(spec) = spec
         && let Ok((d, _)) = registry.load(spec)
     {

@@ -7,6 +7,7 @@
 
 mod domains;
 mod eval;
+mod play;
 mod score;
 mod stats;
 
@@ -52,6 +53,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
     Eval(eval::EvalArgs),
+    /// Play one instance in the terminal (or through a pipe).
+    Play(play::PlayArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -78,6 +81,7 @@ pub fn main() -> i32 {
         Some(Command::Score(args)) => score::run(&globals, &args),
         Some(Command::Stats(args)) => stats::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
+        Some(Command::Play(args)) => play::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
