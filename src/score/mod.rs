@@ -167,9 +167,11 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
         let lines = score_file(file, sources, &mut notes);
         groups.entry(file.key.clone()).or_default().extend(lines);
     }
-    let mut rows: Vec<Row> = groups
-        .iter()
-        .map(|(k, lines)| row(k.clone(), lines))
+    let mut keys: Vec<&GroupKey> = groups.keys().collect();
+    keys.sort_by_key(|k| order_key(k));
+    let mut rows: Vec<Row> = keys
+        .into_iter()
+        .map(|k| row(k.clone(), &groups[k]))
         .collect();
     let mut models: BTreeMap<(String, String), Vec<LineScore>> = BTreeMap::new();
     let mut group_count: BTreeMap<(String, String), usize> = BTreeMap::new();
@@ -207,6 +209,16 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
         ));
     }
     Report { rows, notes }
+}
+
+/// Sort order of groups: model, agent, domain, then settings by their
+/// numbers (`4x6` before `12x16`).
+pub(crate) fn order_key(k: &GroupKey) -> (String, String, String, (u8, u64, u64, u64, String)) {
+    let setting = match parse_setting(&k.setting) {
+        Some((t, a, v)) => (0, t, a, v, String::new()),
+        None => (1, 0, 0, 0, k.setting.clone()),
+    };
+    (k.model.clone(), k.agent.clone(), k.domain.clone(), setting)
 }
 
 fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> Vec<LineScore> {

@@ -113,23 +113,31 @@ pub fn render_svg(rows: &[Row]) -> String {
         .iter()
         .filter(|r| r.model != "all" && r.setting != "all")
         .collect();
-    let mut models: Vec<String> = rows
-        .iter()
-        .map(|r| format!("{} ({})", r.model, r.agent))
-        .collect();
+    let label = |r: &Row| format!("{} ({})", r.model, r.agent);
+    let mut models: Vec<String> = rows.iter().map(|r| label(r)).collect();
     models.sort();
     models.dedup();
-    let mut groups: Vec<(String, String)> = rows
-        .iter()
-        .map(|r| (r.domain.clone(), r.setting.clone()))
-        .collect();
-    groups.sort();
-    groups.dedup();
+    // Groups in the rows' order (settings by their numbers).
+    let mut groups: Vec<(String, String)> = Vec::new();
+    let mut sorted = rows.clone();
+    sorted.sort_by_key(|r| {
+        let k = super::order_key(&super::GroupKey {
+            model: String::new(),
+            agent: String::new(),
+            domain: r.domain.clone(),
+            setting: r.setting.clone(),
+        });
+        (k.2, k.3)
+    });
+    for r in sorted {
+        let g = (r.domain.clone(), r.setting.clone());
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
     let value = |g: &(String, String), m: &str, rel: bool| -> Option<f64> {
         rows.iter()
-            .find(|r| {
-                r.domain == g.0 && r.setting == g.1 && format!("{} ({})", r.model, r.agent) == m
-            })
+            .find(|r| r.domain == g.0 && r.setting == g.1 && label(r) == m)
             .and_then(|r| {
                 if rel {
                     r.relative_action_count
@@ -139,15 +147,21 @@ pub fn render_svg(rows: &[Row]) -> String {
             })
     };
 
-    let bar = 18.0;
-    let gap = 24.0;
-    let group_w = bar * models.len().max(1) as f64 + gap;
+    let bar = 34.0;
+    let gap = 30.0;
+    let longest = groups
+        .iter()
+        .map(|g| g.0.chars().count().max(short_setting(&g.1).chars().count()))
+        .max()
+        .unwrap_or(0) as f64;
+    let group_w = (bar * models.len().max(1) as f64).max(longest * 7.0) + gap;
     let left = 60.0;
-    let plot_w = (group_w * groups.len().max(1) as f64).max(240.0);
+    let plot_w = (group_w * groups.len().max(1) as f64).max(360.0);
     let width = left + plot_w + 20.0;
     let panel_h = 180.0;
+    let panel_gap = 90.0;
     let legend_h = 20.0 * models.len() as f64 + 10.0;
-    let height = 40.0 + 2.0 * (panel_h + 70.0) + legend_h;
+    let height = 50.0 + 2.0 * (panel_h + panel_gap) + legend_h;
 
     let mut s = String::new();
     let _ = writeln!(
@@ -157,11 +171,11 @@ pub fn render_svg(rows: &[Row]) -> String {
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{left}" y="20" font-size="14" font-weight="bold">kumo-gen score</text>"#
+        r#"<text x="{left}" y="22" font-size="14" font-weight="bold">kumo-gen score</text>"#
     );
 
     for (panel, rel) in [(0, false), (1, true)] {
-        let top = 40.0 + panel as f64 * (panel_h + 70.0);
+        let top = 40.0 + panel as f64 * (panel_h + panel_gap);
         let vals: Vec<f64> = groups
             .iter()
             .flat_map(|g| models.iter().filter_map(move |m| value(g, m, rel)))
@@ -169,6 +183,8 @@ pub fn render_svg(rows: &[Row]) -> String {
         let (lo, hi) = if rel {
             let lo = vals.iter().cloned().fold(0.0_f64, f64::min);
             let hi = vals.iter().cloned().fold(0.0_f64, f64::max);
+            // Round outwards to quarters so the grid reads well.
+            let (lo, hi) = ((lo * 4.0).floor() / 4.0, (hi * 4.0).ceil() / 4.0);
             if hi - lo < 1e-9 {
                 (lo - 0.5, hi + 0.5)
             } else {
@@ -177,9 +193,9 @@ pub fn render_svg(rows: &[Row]) -> String {
         } else {
             (0.0, 1.0)
         };
-        let y = |v: f64| top + 20.0 + (hi - v) / (hi - lo) * panel_h;
+        let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
         let title = if rel {
-            "relative action count (model - optimal) / optimal"
+            "relative action count: (model - optimal) / optimal"
         } else {
             "success rate"
         };
@@ -206,41 +222,56 @@ pub fn render_svg(rows: &[Row]) -> String {
             left + plot_w
         );
         for (gi, g) in groups.iter().enumerate() {
-            let gx = left + gap / 2.0 + gi as f64 * group_w;
+            let gx = left + gi as f64 * group_w;
+            let bars_w = bar * models.len() as f64;
+            let x0 = gx + (group_w - bars_w) / 2.0;
             for (mi, m) in models.iter().enumerate() {
-                let x = gx + mi as f64 * bar;
+                let x = x0 + mi as f64 * bar;
                 match value(g, m, rel) {
                     Some(v) => {
                         let (y0, y1) = (y(v).min(zero), y(v).max(zero));
                         let _ = writeln!(
                             s,
                             r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {v:.3}</title></rect>"#,
-                            bar - 2.0,
+                            bar - 4.0,
                             (y1 - y0).max(0.5),
                             PALETTE[mi % PALETTE.len()],
                             esc(m)
+                        );
+                        let ty = if v >= 0.0 { y0 - 3.0 } else { y1 + 11.0 };
+                        let _ = writeln!(
+                            s,
+                            r#"<text x="{:.1}" y="{ty:.1}" text-anchor="middle" font-size="9">{}</text>"#,
+                            x + (bar - 4.0) / 2.0,
+                            if rel {
+                                format!("{v:+.2}")
+                            } else {
+                                format!("{v:.2}")
+                            }
                         );
                     }
                     None => {
                         let _ = writeln!(
                             s,
-                            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#999">n/a</text>"##,
-                            x + bar / 2.0,
+                            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
+                            x + (bar - 4.0) / 2.0,
                             zero - 3.0
                         );
                     }
                 }
             }
+            let cx = gx + group_w / 2.0;
+            let ly = top + 24.0 + panel_h + 16.0;
             let _ = writeln!(
                 s,
-                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-                gx + bar * models.len() as f64 / 2.0,
-                top + panel_h + 36.0,
-                esc(&format!("{} {}", g.0, short_setting(&g.1)))
+                r#"<text x="{cx:.1}" y="{ly:.1}" text-anchor="middle">{}</text><text x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                esc(&g.0),
+                ly + 14.0,
+                esc(&short_setting(&g.1))
             );
         }
     }
-    let ly = 40.0 + 2.0 * (panel_h + 70.0);
+    let ly = 40.0 + 2.0 * (panel_h + panel_gap);
     for (mi, m) in models.iter().enumerate() {
         let yy = ly + 20.0 * mi as f64;
         let _ = writeln!(
