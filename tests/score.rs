@@ -361,3 +361,33 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
         .code(1);
     assert!(!tmp.path().join("none.jsonl").exists());
 }
+
+#[test]
+fn instance_directories_skip_files_that_are_not_instances() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("generated/tiny");
+    std::fs::create_dir_all(data.join("sft")).unwrap();
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1.jsonl";
+    std::fs::copy(
+        root()
+            .join("tests/fixtures/score/instances/tiny")
+            .join(setting),
+        data.join(setting),
+    )
+    .unwrap();
+    std::fs::write(data.join("sft").join(setting), "{\"messages\": []}\n").unwrap();
+    let output = kumo_gen()
+        .arg("score")
+        .arg(root().join("tests/fixtures/score/results"))
+        .arg("--instances")
+        .arg(tmp.path().join("generated"))
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not an instance file"));
+    let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(rows[0]["success_from"], "checked");
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{EXIT_INPUT, Globals, out};
 use crate::game::parse_instances;
-use crate::score::{self, InstanceSet, OracleEntry, Sources};
+use crate::score::{self, InstanceSet, OracleEntry, Sources, parse_setting};
 
 #[derive(clap::Args, Debug)]
 pub struct ScoreArgs {
@@ -75,24 +75,41 @@ fn read(path: &Path) -> io::Result<String> {
 }
 
 /// Reads instance files into sets keyed by directory name and file stem.
+/// Inside directories only files named like a setting count, and files
+/// that are not instance files (a dataset's `sft/` lines, say) are skipped
+/// with a note; a file named explicitly must parse.
 pub(crate) fn load_instance_sets(paths: &[PathBuf]) -> Result<Vec<InstanceSet>, String> {
     let mut sets = Vec::new();
-    for file in jsonl_files(paths).map_err(|e| e.to_string())? {
-        let text = read(&file).map_err(|e| e.to_string())?;
-        let instances = parse_instances(&text).map_err(|e| format!("{}:{}", file.display(), e))?;
-        let name = |p: Option<&Path>| {
-            p.and_then(Path::file_name)
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        };
-        sets.push(InstanceSet {
-            domain: name(file.parent()),
-            setting: file
+    for given in paths {
+        let explicit = given.is_file();
+        for file in jsonl_files(std::slice::from_ref(given)).map_err(|e| e.to_string())? {
+            let setting = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            instances,
-        });
+                .unwrap_or_default();
+            if !explicit && parse_setting(&setting).is_none() {
+                continue;
+            }
+            let text = read(&file).map_err(|e| e.to_string())?;
+            let instances = match parse_instances(&text) {
+                Ok(i) => i,
+                Err(e) if explicit => return Err(format!("{}:{e}", file.display())),
+                Err(_) => {
+                    eprintln!("note: skipping `{}`: not an instance file", file.display());
+                    continue;
+                }
+            };
+            let domain = file
+                .parent()
+                .and_then(Path::file_name)
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            sets.push(InstanceSet {
+                domain,
+                setting,
+                instances,
+            });
+        }
     }
     Ok(sets)
 }

@@ -228,3 +228,59 @@ fn parse_completion(body: &str) -> Attempt {
         tokens: v["usage"]["total_tokens"].as_u64().unwrap_or(0),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> ClientConfig {
+        ClientConfig {
+            api_base: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: None,
+            temperature: None,
+            timeout: Duration::from_secs(1),
+            retries: 3,
+            backoff: Duration::from_millis(100),
+            backoff_cap: Duration::from_millis(1000),
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_with_seeded_jitter() {
+        let delays = |seed, stream| {
+            let mut c = Client::new(config(), seed, stream);
+            (0..6).map(|r| c.backoff(r)).collect::<Vec<_>>()
+        };
+        let a = delays(7, 0);
+        assert_eq!(a, delays(7, 0), "same seed and stream, same jitter");
+        assert_ne!(a, delays(7, 1), "each worker has its own stream");
+        for (r, d) in a.iter().enumerate() {
+            let full = (100.0 * 2f64.powi(r as i32)).min(1000.0) / 1000.0;
+            let s = d.as_secs_f64();
+            assert!(
+                s >= full / 2.0 - 1e-9 && s <= full + 1e-9,
+                "retry {r}: {s} vs {full}"
+            );
+        }
+    }
+
+    #[test]
+    fn reads_completions_like_kumo() {
+        let ok = r#"{"choices": [{"finish_reason": "stop", "message": {"content": "hi"}}], "usage": {"total_tokens": 12}}"#;
+        assert!(
+            matches!(parse_completion(ok), Attempt::Ok { text: Some(t), tokens: 12 } if t == "hi")
+        );
+        let length = r#"{"choices": [{"finish_reason": "length", "message": {"content": "hi"}}]}"#;
+        assert!(matches!(parse_completion(length), Attempt::Reply));
+        assert!(matches!(parse_completion("<html>"), Attempt::Reply));
+        let null = r#"{"choices": [{"finish_reason": "stop", "message": {"content": null}}]}"#;
+        assert!(matches!(
+            parse_completion(null),
+            Attempt::Ok {
+                text: None,
+                tokens: 0
+            }
+        ));
+    }
+}

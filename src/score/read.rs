@@ -210,4 +210,19 @@ mod tests {
             Some((12, 16, 1))
         );
     }
+
+    #[test]
+    fn our_fields_name_the_group_outside_kumo_layout() {
+        let text = r#"{"trajectories": [], "seed": 0, "model": "m", "agent": "HumanAgent", "domain": "tiny", "setting": "truth_num=4+action_num=3+valid_truth_num=1"}"#;
+        let f = parse_result_file(Path::new("somewhere/plays.jsonl"), text).unwrap();
+        assert_eq!(f.key.model, "m");
+        assert_eq!(f.key.agent, "HumanAgent");
+        assert_eq!(f.key.domain, "tiny");
+        assert_eq!(f.key.setting, "truth_num=4+action_num=3+valid_truth_num=1");
+        let err = parse_result_file(Path::new("x.jsonl"), "{\"trajectories\": [{}]}").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.jsonl:1: trajectories[0]: no `actions` array"
+        );
+    }
 }
