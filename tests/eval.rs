@@ -397,8 +397,9 @@ fn missing_books_are_named() {
         data.join(format!("{SETTING}.jsonl")),
     )
     .unwrap();
-    kumo_gen()
-        .args([
+    let cmd = |extra: &[&str]| {
+        let mut c = kumo_gen();
+        c.args([
             "eval",
             "--api-base",
             "http://127.0.0.1:9/v1",
@@ -409,8 +410,60 @@ fn missing_books_are_named() {
         .arg(tmp.path().join("data"))
         .arg("--domain")
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .args(extra);
+        c
+    };
+    cmd(&["--require-books"])
         .assert()
         .code(1)
         .stderr(predicates::str::contains("3 knowledge book(s) missing"))
         .stderr(predicates::str::contains("seed=0.txt"));
+
+    // By default the rules stand in for the book, and the model sees them.
+    let server = serve(Arc::new(|_: &Value, _| {
+        completion("<ANSWER> Lamp </ANSWER>")
+    }));
+    let mut c = kumo_gen();
+    c.args([
+        "eval",
+        "--api-base",
+        &server.base,
+        "--model",
+        "m",
+        "--trials",
+        "1",
+        "--data",
+    ])
+    .arg(tmp.path().join("data"))
+    .arg("--domain")
+    .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+    .arg("--out")
+    .arg(tmp.path().join("results"))
+    .assert()
+    .success()
+    .stderr(predicates::str::contains("3 knowledge book(s) missing"));
+    let requests = server.requests.lock().unwrap();
+    let system = requests[0].1["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("observing `open` rules out Lamp"),
+        "{system}"
+    );
+    let row = {
+        let output = kumo_gen()
+            .arg("score")
+            .arg(tmp.path().join("results"))
+            .arg("--instances")
+            .arg(tmp.path().join("data"))
+            .arg("--domain")
+            .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+            .arg("--json")
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()[0].clone()
+    };
+    // `Lamp` is right on seed 0 only.
+    assert_eq!(row["success_rate"].as_f64().unwrap(), 1.0 / 3.0);
+    assert_eq!(row["mean_actions"], 2.0);
 }

@@ -12,7 +12,7 @@ use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
 use crate::domain::{Domain, DomainDoc, Registry, compile};
 use crate::eval::client::ClientConfig;
 use crate::eval::{self, RunConfig, Suite, Task};
-use crate::game::{Judge, parse_instances};
+use crate::game::{Judge, parse_instances, rules_text};
 use crate::score::parse_setting;
 
 #[derive(clap::Args, Debug)]
@@ -62,10 +62,10 @@ pub struct EvalArgs {
     /// Seed of the backoff jitter.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Play instances whose knowledge book is missing without one (KUMO's
-    /// behaviour) instead of stopping.
+    /// Stop when a knowledge book is missing (by default such instances are
+    /// played with a plain listing of their rules in place of the book).
     #[arg(long)]
-    allow_missing_books: bool,
+    require_books: bool,
 }
 
 fn fail(message: String) -> io::Result<i32> {
@@ -202,17 +202,17 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                     .join(&setting)
                     .join(format!("seed={i}.txt"));
                 let book = match std::fs::read_to_string(&book_path) {
-                    Ok(b) => Some(b),
+                    Ok(b) => b,
                     Err(_) => {
                         missing_books.push(book_path);
-                        None
+                        rules_text(&domain, &instance)
                     }
                 };
                 let judge = Judge::new(&domain, &instance)
                     .map_err(|e| format!("{}: {e}", file.display()))?;
                 tasks.push(Task {
                     instance,
-                    book,
+                    book: Some(book),
                     judge,
                 });
             }
@@ -235,18 +235,21 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
             }
         ));
     }
-    if !missing_books.is_empty() && !args.allow_missing_books {
-        return Err(format!(
-            "{} knowledge book(s) missing, e.g. `{}`: the model would play without the rules. \
-             Generate the books with the dataset, or pass --allow-missing-books to play without them (KUMO's behaviour)",
+    if !missing_books.is_empty() {
+        let what = format!(
+            "{} knowledge book(s) missing, e.g. `{}`",
             missing_books.len(),
             missing_books[0].display()
-        ));
-    }
-    if !missing_books.is_empty() {
+        );
+        if args.require_books {
+            return Err(format!(
+                "{what}; generate the books with the dataset, or drop --require-books to play those \
+                 instances with a plain listing of their rules"
+            ));
+        }
         eprintln!(
-            "warning: {} knowledge book(s) missing; those instances are played without a book",
-            missing_books.len()
+            "warning: {what}; those instances are played with a plain listing of their rules \
+             in place of the book (--require-books stops instead)"
         );
     }
     Ok(suites)
