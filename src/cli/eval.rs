@@ -28,8 +28,8 @@ pub struct EvalArgs {
     /// and books in `DIR/<domain>/knowledge_book/<setting>/seed=<i>.txt`.
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
-    /// Only this domain (its directory name, or a domain name or path to
-    /// judge answers with).
+    /// Only this domain: its directory name, or a domain name or path (which
+    /// then also judges the answers; `medical` matches KUMO's `MedicalEnv`).
     #[arg(long, value_name = "D")]
     domain: Option<String>,
     /// Only this setting: truths,actions (e.g. `12,16`).
@@ -160,9 +160,13 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // `--domain` names the directory, or a domain whose name the
+        // directory has (KUMO's `MedicalEnv` holds domain `medical`).
         if let Some(want) = &args.domain
             && *want != dir_name
-            && spec_domain.as_deref() != Some(dir_name.as_str())
+            && !spec_domain
+                .as_ref()
+                .is_some_and(|d| domain_candidates(&dir_name).contains(d))
         {
             continue;
         }
