@@ -6,13 +6,15 @@
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
 //!
 //! Side tools on the same domain model live beside the stages:
-//! [`game`] (the rules of one play-through, KUMO's result format) and
-//! [`score`] (success rate and efficiency from trajectories) and
-//! [`stats`] (chi-square: structure signature vs correctness), and
+//! [`import`] (KUMO's Python domain files to domain YAML),
+//! [`game`] (the rules of one play-through, KUMO's result format),
+//! [`score`] (success rate and efficiency from trajectories),
+//! [`stats`] (chi-square: structure signature vs correctness) and
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol).
 pub mod cli;
 pub mod domain;
 pub mod eval;
 pub mod game;
+pub mod import;
 pub mod score;
 pub mod stats;

@@ -4,4 +4,5 @@
 mod common;
 mod domain;
 mod eval;
+mod import;
 mod score;

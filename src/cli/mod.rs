@@ -7,6 +7,7 @@
 
 mod domains;
 mod eval;
+pub mod import;
 mod play;
 mod score;
 mod stats;
@@ -55,6 +56,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
     Play(play::PlayArgs),
+    /// Convert a KUMO Python domain file to domain YAML.
+    Import(Box<import::ImportArgs>),
 }
 
 /// What every command gets besides its own flags.
@@ -82,6 +85,7 @@ pub fn main() -> i32 {
         Some(Command::Stats(args)) => stats::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
+        Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)
