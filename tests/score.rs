@@ -391,3 +391,31 @@ fn instance_directories_skip_files_that_are_not_instances() {
     let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(rows[0]["success_from"], "checked");
 }
+
+/// Judged against KUMO's instances with the shipped `medical` domain (found
+/// from the env name `MedicalEnv`), every trial agrees with KUMO's own
+/// `successful` field.
+#[test]
+fn checked_success_agrees_with_kumo_on_published_files() {
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let output = kumo_gen()
+        .arg("score")
+        .arg(reference.join("results"))
+        .arg("--instances")
+        .arg(reference.join("instances/MedicalEnv"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("differs"), "{stderr}");
+    assert!(!stderr.contains("matching no state"), "{stderr}");
+    let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let recorded = score_json(&[reference.join("results").to_str().unwrap()]);
+    for (checked, recorded) in rows.iter().zip(&recorded) {
+        assert_eq!(checked["success_from"], "checked");
+        assert_eq!(checked["success_rate"], recorded["success_rate"]);
+    }
+}
