@@ -4,6 +4,10 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
+//! 2. [`synth`]: sample truths, solve the selection problem with varisat,
+//!    fill and dedup into [`synth::Instance`]s, deterministically per index.
+//! 3. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
+//!    `merge` and resume.
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`import`] (KUMO's Python domain files to domain YAML),
@@ -16,5 +20,7 @@ pub mod domain;
 pub mod eval;
 pub mod game;
 pub mod import;
+pub mod output;
 pub mod score;
 pub mod stats;
+pub mod synth;

@@ -4,5 +4,6 @@
 mod common;
 mod domain;
 mod eval;
+mod generate;
 mod import;
 mod score;

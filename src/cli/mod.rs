@@ -7,7 +7,9 @@
 
 mod domains;
 mod eval;
+pub mod generate;
 pub mod import;
+pub mod merge;
 mod play;
 mod score;
 mod stats;
@@ -56,6 +58,10 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
     Play(play::PlayArgs),
+    /// Generate instances (also what `kumo-gen --domain ...` runs).
+    Generate(generate::GenerateArgs),
+    /// Join the shard files under --out into dataset files.
+    Merge(merge::MergeArgs),
     /// Convert a KUMO Python domain file to domain YAML.
     Import(Box<import::ImportArgs>),
 }
@@ -85,6 +91,8 @@ pub fn main() -> i32 {
         Some(Command::Stats(args)) => stats::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
+        Some(Command::Generate(args)) => generate::run(&globals, &args),
+        Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
