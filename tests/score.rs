@@ -419,3 +419,76 @@ fn checked_success_agrees_with_kumo_on_published_files() {
         assert_eq!(checked["success_rate"], recorded["success_rate"]);
     }
 }
+
+/// `play --domain D --truths N --actions N --seed S --index I` plays the
+/// instance the generator writes on line I + 1.
+#[test]
+fn play_generates_the_same_instance_as_the_generator() {
+    let tmp = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args([
+            "generate",
+            "--domain",
+            "medical",
+            "--truths",
+            "4",
+            "--actions",
+            "6",
+        ])
+        .args(["--seed", "3", "-n", "3", "--out"])
+        .arg(tmp.path().join("gen"))
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(
+        tmp.path()
+            .join("gen/medical/truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
+    )
+    .unwrap();
+    let inst: Value = serde_json::from_str(text.lines().nth(2).unwrap()).unwrap();
+    let mut script: String = inst["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| format!("{}\n", a.as_str().unwrap()))
+        .collect();
+    script.push_str(&format!("{}\n", inst["valid_truth"].as_str().unwrap()));
+    let out = tmp.path().join("plays.jsonl");
+    let output = kumo_gen()
+        .args([
+            "play",
+            "--domain",
+            "medical",
+            "--truths",
+            "4",
+            "--actions",
+            "6",
+        ])
+        .args(["--seed", "3", "--index", "2", "--out"])
+        .arg(&out)
+        .write_stdin(script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("correct: no observation rules out"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("you took 6 action(s) (KUMO counts 8)"),
+        "{stdout}"
+    );
+    let line: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().trim()).unwrap();
+    assert_eq!(line["seed"], 2);
+    assert_eq!(
+        line["setting"],
+        "truth_num=4+action_num=6+valid_truth_num=1"
+    );
+    let observed = &line["trajectories"][0]["observations"];
+    for (i, a) in inst["actions"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(
+            observed[i + 1]["observation"],
+            inst["observations"][a.as_str().unwrap()]
+        );
+    }
+}

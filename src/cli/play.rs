@@ -11,21 +11,62 @@ use std::path::{Path, PathBuf};
 
 use super::eval::dataset_domain;
 use super::{EXIT_INPUT, Globals, out};
+use crate::domain::Domain;
 use crate::eval::protocol::{parse_answer, py_repr};
-use crate::game::{Episode, Judge, ResultLine, Step, parse_instances, rules_text};
+use crate::game::{Episode, Instance, Judge, ResultLine, Step, parse_instances, rules_text};
+use crate::output::setting_name;
+use crate::synth::{Dedup, Params, Stats, Synthesizer};
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// Instance file (`<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`).
+    /// Instance file (`<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`);
+    /// without it the instance is generated from --domain, --truths,
+    /// --actions, --valid, --seed and --index.
     #[arg(long, value_name = "FILE")]
-    instances: PathBuf,
+    instances: Option<PathBuf>,
     /// Line of the instance in the file, counting from 1.
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances")]
     line: usize,
-    /// Domain (name or path) the instance comes from; by default the
-    /// dataset's manifest.json or the directory name.
+    /// Domain (name or path). With --instances it judges the instance (by
+    /// default the dataset's manifest.json or the directory name tells);
+    /// without, the instance is generated from it.
     #[arg(long, value_name = "NAME|PATH")]
     domain: Option<String>,
+    /// Truths per generated instance.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 4,
+        conflicts_with = "instances"
+    )]
+    truths: usize,
+    /// Actions per generated instance.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 6,
+        conflicts_with = "instances"
+    )]
+    actions: usize,
+    /// Valid truths per generated instance.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        conflicts_with = "instances"
+    )]
+    valid: usize,
+    /// Dataset seed of the generated instance (as `kumo-gen --seed`).
+    #[arg(long, value_name = "S", default_value_t = crate::synth::DEFAULT_SEED, conflicts_with = "instances")]
+    seed: u64,
+    /// Index of the generated instance in its dataset (KUMO's `seed`).
+    #[arg(
+        long,
+        value_name = "I",
+        default_value_t = 0,
+        conflicts_with = "instances"
+    )]
+    index: u64,
     /// Player name, used as the model in the results.
     #[arg(long, value_name = "NAME", default_value = "human")]
     player: String,
@@ -35,46 +76,35 @@ pub struct PlayArgs {
     out: Option<PathBuf>,
 }
 
-fn name_of(p: Option<&Path>) -> String {
-    p.and_then(Path::file_name)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+/// The instance to play and where it comes from.
+struct Source {
+    instance: Instance,
+    domain: Domain,
+    /// Dataset directory name (results path) and setting.
+    dataset: String,
+    setting: String,
+    /// The book, or a note and the plain rule listing.
+    book: String,
 }
 
-pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
-    let fail = |m: String| {
-        eprintln!("error: {m}");
-        Ok(EXIT_INPUT)
-    };
-    let text = match std::fs::read_to_string(&args.instances) {
-        Ok(t) => t,
-        Err(e) => return fail(format!("cannot read `{}`: {e}", args.instances.display())),
-    };
-    let instances = match parse_instances(&text) {
-        Ok(i) => i,
-        Err(e) => return fail(format!("{}:{e}", args.instances.display())),
-    };
+/// Instance `--line` of `--instances`.
+fn from_file(globals: &Globals, args: &PlayArgs, file: &Path) -> Result<Source, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+    let mut instances = parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
     if args.line == 0 || args.line > instances.len() {
-        return fail(format!(
+        return Err(format!(
             "--line {}: `{}` has instances on lines 1 to {}",
             args.line,
-            args.instances.display(),
+            file.display(),
             instances.len()
         ));
     }
     let index = args.line - 1;
-    let instance = &instances[index];
-    let dir = args.instances.parent().unwrap_or(Path::new("."));
-    let domain = match dataset_domain(&globals.registry, args.domain.as_deref(), dir) {
-        Ok(d) => d,
-        Err(e) => return fail(e),
-    };
-    let judge = match Judge::new(&domain, instance) {
-        Ok(j) => j,
-        Err(e) => return fail(e),
-    };
-    let setting = args
-        .instances
+    let instance = instances.swap_remove(index);
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let domain = dataset_domain(&globals.registry, args.domain.as_deref(), dir)?;
+    let setting = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -86,9 +116,88 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         format!(
             "(no knowledge book at `{}`; the rules of this instance:)\n\n{}",
             book_path.display(),
-            rules_text(&domain, instance)
+            rules_text(&domain, &instance)
         )
     });
+    let dataset = Some(name_of(Some(dir)))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| domain.name.clone());
+    Ok(Source {
+        instance,
+        domain,
+        dataset,
+        setting,
+        book,
+    })
+}
+
+/// Instance `--index` of the dataset `kumo-gen --domain D --truths N
+/// --actions N --valid V --seed S` would write (it depends on the
+/// instances before it, so those are generated too).
+fn generated(globals: &Globals, args: &PlayArgs) -> Result<Source, String> {
+    let Some(spec) = &args.domain else {
+        return Err("give --instances FILE, or --domain D to generate the instance".into());
+    };
+    let (domain, _) = globals.registry.load(spec).map_err(|e| e.to_string())?;
+    let params = Params {
+        seed: args.seed,
+        ..Params::new(args.truths, args.actions, args.valid)
+    };
+    let synth =
+        Synthesizer::new(&domain, params.clone()).map_err(|e| format!("{e}; {}", e.help))?;
+    let made = synth
+        .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
+        .map_err(|e| format!("{e}; {}", e.help))?;
+    let last = made.last().ok_or("no instance generated")?;
+    let line = crate::output::record::render(&domain, last, None);
+    let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
+        .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
+    let instance = parsed.swap_remove(0);
+    let book = format!(
+        "(knowledge books are not rendered here yet; the rules of this instance:)\n\n{}",
+        rules_text(&domain, &instance)
+    );
+    Ok(Source {
+        instance,
+        dataset: domain.name.clone(),
+        setting: setting_name(&params),
+        domain,
+        book,
+    })
+}
+
+fn name_of(p: Option<&Path>) -> String {
+    p.and_then(Path::file_name)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
+    let source = match &args.instances {
+        Some(file) => from_file(globals, args, file),
+        None => generated(globals, args),
+    };
+    let Source {
+        instance,
+        domain,
+        dataset,
+        setting,
+        book,
+    } = match source {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let instance = &instance;
+    let judge = match Judge::new(&domain, instance) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();
@@ -168,15 +277,13 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
                 o.golden_actions.join(", ")
             }
         ),
-        _ => "optimal play: not labelled in this file".to_string(),
+        _ => "optimal play: not labelled for this instance".to_string(),
     };
     out(&format!(
         "\n{verdict}\nyou took {taken} action(s) (KUMO counts {}); {optimal}\n",
         taken + 2
     ))?;
 
-    let dataset = Some(name_of(Some(dir))).filter(|n| !n.is_empty());
-    let dataset = dataset.unwrap_or_else(|| domain.name.clone());
     let mut line = ResultLine::new(instance.seed, vec![trial]);
     line.model = Some(args.player.clone());
     line.agent = Some("HumanAgent".into());
