@@ -467,3 +467,53 @@ fn missing_books_are_named() {
     assert_eq!(row["success_rate"].as_f64().unwrap(), 1.0 / 3.0);
     assert_eq!(row["mean_actions"], 2.0);
 }
+
+/// A generated dataset under a directory no domain is named after: the
+/// domain comes from its manifest.json, for eval and for score.
+#[test]
+fn generated_dataset_domain_from_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args(["generate", "--domain", "medical", "-n", "3", "--out"])
+        .arg(tmp.path().join("gen"))
+        .assert()
+        .success();
+    std::fs::create_dir_all(tmp.path().join("data")).unwrap();
+    std::fs::rename(
+        tmp.path().join("gen/medical"),
+        tmp.path().join("data/my-medical"),
+    )
+    .unwrap();
+    let server = serve(Arc::new(|_: &Value, _| {
+        completion("<ANSWER> nothing </ANSWER>")
+    }));
+    kumo_gen()
+        .args([
+            "eval",
+            "--api-base",
+            &server.base,
+            "--model",
+            "m",
+            "--trials",
+            "1",
+            "--data",
+        ])
+        .arg(tmp.path().join("data"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("3 played"));
+    let output = kumo_gen()
+        .arg("score")
+        .arg(tmp.path().join("results"))
+        .arg("--instances")
+        .arg(tmp.path().join("data"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(rows[0]["domain"], "my-medical");
+    assert_eq!(rows[0]["success_from"], "checked");
+    assert_eq!(rows[0]["parse_error_rate"], 1.0);
+}

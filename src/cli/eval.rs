@@ -97,7 +97,7 @@ pub(crate) fn dataset_domain(
     let manifest = dir.join("manifest.json");
     if let Ok(text) = std::fs::read_to_string(&manifest)
         && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-        && let Some(doc) = v.get("domain")
+        && let Some(doc) = v.pointer("/domain/document").or_else(|| v.get("domain"))
         && let Ok(doc) = serde_json::from_value::<DomainDoc>(doc.clone())
     {
         return compile(&manifest.display().to_string(), &doc)

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::eval::dataset_domain;
 use super::{EXIT_INPUT, Globals, out};
 use crate::game::parse_instances;
 use crate::score::{self, InstanceSet, OracleEntry, Sources, parse_setting};
@@ -108,6 +109,7 @@ pub(crate) fn load_instance_sets(paths: &[PathBuf]) -> Result<Vec<InstanceSet>, 
                 domain,
                 setting,
                 instances,
+                dir: file.parent().map(Path::to_path_buf),
             });
         }
     }
@@ -184,11 +186,20 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
         }
     } else if !sources.instance_sets.is_empty() {
         for n in &names {
+            // A known domain of that name, else the dataset's manifest.
             let found = domain_candidates(n)
                 .iter()
-                .find_map(|c| globals.registry.load(c).ok());
+                .find_map(|c| globals.registry.load(c).ok().map(|(d, _)| d))
+                .or_else(|| {
+                    sources
+                        .instance_sets
+                        .iter()
+                        .filter(|s| s.domain == *n)
+                        .find_map(|s| s.dir.as_deref())
+                        .and_then(|dir| dataset_domain(&globals.registry, None, dir).ok())
+                });
             match found {
-                Some((d, _)) => {
+                Some(d) => {
                     sources.domains.insert(n.clone(), d);
                 }
                 None => eprintln!(

@@ -49,6 +49,8 @@ pub struct InstanceSet {
     /// File stem: `truth_num=T+action_num=A+valid_truth_num=V`.
     pub setting: String,
     pub instances: Vec<Instance>,
+    /// The directory the file was read from, if any (for its manifest).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// One line of an oracle file (`oracle-medical.jsonl`'s format).
