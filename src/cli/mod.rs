@@ -40,6 +40,10 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     domains_dir: Option<PathBuf>,
 
+    /// Generation flags, for `kumo-gen --domain ...` without a subcommand.
+    #[command(flatten)]
+    generate: Option<generate::GenerateArgs>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -94,10 +98,13 @@ pub fn main() -> i32 {
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
-        None => {
-            let _ = Cli::parse_from(["kumo-gen", "--help"]);
-            Ok(EXIT_OTHER)
-        }
+        None => match &cli.generate {
+            Some(args) => generate::run(&globals, args),
+            None => {
+                let _ = Cli::parse_from(["kumo-gen", "--help"]);
+                Ok(EXIT_OTHER)
+            }
+        },
     };
     match result {
         Ok(code) => code,
