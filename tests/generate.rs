@@ -54,7 +54,10 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
         .map(|k| k.as_str())
         .collect();
     // KUMO's field order (serde_json keeps file order with `preserve_order`).
-    assert_eq!(keys, ["truths", "actions", "observations", "seed", "valid_truth"]);
+    assert_eq!(
+        keys,
+        ["truths", "actions", "observations", "seed", "valid_truth"]
+    );
     assert_eq!(line["seed"].as_u64(), Some(seed));
     let names = |v: &Value| -> Vec<String> {
         v.as_array()
