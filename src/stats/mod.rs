@@ -48,7 +48,7 @@ impl std::fmt::Display for Signature {
 
 /// The signature of an instance in its domain; truths or actions unknown to
 /// the domain have degree 0.
-pub fn signature(domain: &Domain, instance: &Instance) -> Signature {
+pub(crate) fn signature(domain: &Domain, instance: &Instance) -> Signature {
     let truths: Vec<Option<usize>> = instance
         .truths
         .iter()
