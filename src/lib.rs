@@ -12,11 +12,20 @@
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
-//! instance structure signatures).
+//! instance structure signatures),
+//! [`import`] (KUMO's Python domain files to domain YAML),
+//! [`game`] (the rules of one play-through, KUMO's result format),
+//! [`score`] (success rate and efficiency from trajectories),
+//! [`stats`] (chi-square: structure signature vs correctness) and
+//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol).
 pub mod cli;
 pub mod domain;
+pub mod eval;
+pub mod game;
 pub mod graph;
 pub mod import;
 pub mod output;
+pub mod score;
 pub mod search;
+pub mod stats;
 pub mod synth;

@@ -3,7 +3,9 @@
 
 mod common;
 mod domain;
+mod eval;
 mod generate;
 mod graph;
 mod import;
 mod search;
+mod score;

@@ -6,12 +6,16 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod domains;
+mod eval;
 pub mod generate;
 mod graph;
 pub mod import;
 pub mod label;
 pub mod merge;
 mod split;
+mod play;
+mod score;
+mod stats;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -53,6 +57,14 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Score trajectories in KUMO's result format: success, actions, efficiency.
+    Score(score::ScoreArgs),
+    /// Chi-square test: structure signature vs correctness, per model.
+    Stats(stats::StatsArgs),
+    /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
+    Eval(eval::EvalArgs),
+    /// Play one instance in the terminal (or through a pipe).
+    Play(play::PlayArgs),
     /// Generate instances (also what `kumo-gen --domain ...` runs).
     Generate(generate::GenerateArgs),
     /// Join the shard files under --out into dataset files.
@@ -88,6 +100,10 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Score(args)) => score::run(&globals, &args),
+        Some(Command::Stats(args)) => stats::run(&globals, &args),
+        Some(Command::Eval(args)) => eval::run(&globals, &args),
+        Some(Command::Play(args)) => play::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
