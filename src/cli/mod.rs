@@ -5,6 +5,7 @@
 //! internal error. A closed stdout pipe ends quietly with 0. Without a
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
+mod check_books;
 mod domains;
 
 use std::io::{self, Write};
@@ -43,6 +44,8 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Check the knowledge books of a dataset directory against its instances.
+    CheckBooks(check_books::CheckBooksArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -66,6 +69,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)

@@ -1,0 +1,292 @@
+//! A conservative checker for KUMO's own knowledge books, which an LLM
+//! wrote from the rule-out table (`knowledge_book/<setting>/seed=<i>.txt`).
+//!
+//! Free prose cannot be checked exactly, so this is a heuristic, tuned to
+//! give a book the benefit of the doubt: a failure it reports is a fact the
+//! book really does not state (a lower bound on KUMO's book errors).
+//!
+//! Text is compared case-insensitively, with `_`, `*`, `` ` ``, `"` read as
+//! spaces. A *sentence* is a line, or a part of a line ending in `. `, `!`
+//! or `?`. A fact (action a, state s, ruled-out truth t) counts as
+//! **stated** when some sentence
+//! - names t (its full name, the name without a parenthesised part, or
+//!   that part, e.g. `GERD`), and
+//! - holds an exclusion cue (`rule out`, `rules out`, `ruled out`,
+//!   `ruling out`, `rule-out`, `exclu…`, `eliminat…`), in the sentence or
+//!   its parent line, and
+//! - mentions s in the sentence or its parent line (a named state by its
+//!   label, `_` read as a space; a range by both of its bounds as numbers),
+//!   and
+//! - mentions a in its *context*: the sentence, its paragraph, its parent
+//!   line (the nearest line above with less indentation), the nearest
+//!   markdown heading above and the nearest all-bold line since that
+//!   heading.
+//!
+//! Besides missing facts it lists *confirmation* sentences (a truth named
+//! with `confirm`, `indicat`, `suggest`, `consistent with` or `points to`)
+//! for the reader; they do not fail a book.
+
+use super::task::TaskView;
+use crate::domain::StateLabel;
+
+const EXCLUSION: &[&str] = &[
+    "rule out",
+    "rules out",
+    "ruled out",
+    "ruling out",
+    "rule-out",
+    "exclu",
+    "eliminat",
+];
+const CONFIRMATION: &[&str] = &[
+    "confirm",
+    "indicat",
+    "suggest",
+    "consistent with",
+    "points to",
+];
+
+/// The outcome of checking one KUMO book.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KumoBookCheck {
+    /// (action, state, ruled-out truth) facts the instance has.
+    pub facts: usize,
+    /// Facts the book does not state: (action, state, truth).
+    pub missing: Vec<(String, String, String)>,
+    /// Sentences that present an outcome as confirming a truth:
+    /// (1-based line, sentence).
+    pub confirmations: Vec<(usize, String)>,
+}
+
+impl KumoBookCheck {
+    pub fn is_ok(&self) -> bool {
+        self.missing.is_empty()
+    }
+}
+
+fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '_' | '*' | '`' | '"' => out.push(' '),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `name` occurs in `text` at word boundaries.
+fn mentions(text: &str, name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    text.match_indices(name).any(|(i, m)| {
+        !word(text[..i].chars().next_back()) && !word(text[i + m.len()..].chars().next())
+    })
+}
+
+/// A name, the name without a parenthesised part, and that part.
+fn aliases(name: &str) -> Vec<String> {
+    let full = normalize(name);
+    let mut out = vec![full.clone()];
+    if let (Some(open), Some(close)) = (full.find('('), full.rfind(')')) {
+        if open < close {
+            let short = format!("{}{}", &full[..open], &full[close + 1..]);
+            let short = short.trim().to_string();
+            let inner = full[open + 1..close].trim().to_string();
+            for alias in [short, inner] {
+                if alias.len() >= 2 && !out.contains(&alias) {
+                    out.push(alias);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The unsigned numbers written in `text`.
+fn numbers(text: &str) -> Vec<f64> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_digit()
+                    || (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+                    || (bytes[i] == b',' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+                        && bytes.get(i + 2).is_some_and(u8::is_ascii_digit)
+                        && bytes.get(i + 3).is_some_and(u8::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            let digits: String = text[start..i].chars().filter(|&c| c != ',').collect();
+            if let Ok(v) = digits.parse() {
+                out.push(v);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A line without its list marker (`- `, `* `, `+ `, `1. `, `1) `).
+fn strip_marker(line: &str) -> &str {
+    let s = line.trim_start();
+    let rest = s.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.len() < s.len() {
+        if let Some(after) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return after.trim_start();
+        }
+    }
+    for marker in ["- ", "* ", "+ "] {
+        if let Some(after) = s.strip_prefix(marker) {
+            return after.trim_start();
+        }
+    }
+    s
+}
+
+struct Sentence {
+    line: usize,
+    text: String,
+    /// The parent line (nearest line above with less indentation, within
+    /// the paragraph), normalized.
+    parent: String,
+    /// Paragraph, heading and bold sub-heading, normalized.
+    context: String,
+}
+
+fn sentences(text: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    let mut heading = String::new();
+    let mut bold = String::new();
+    let mut paragraph: Vec<(usize, String)> = Vec::new();
+    let flush = |paragraph: &mut Vec<(usize, String)>,
+                 heading: &str,
+                 bold: &str,
+                 out: &mut Vec<Sentence>| {
+        let joined: String = paragraph
+            .iter()
+            .map(|(_, l)| normalize(l))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let context = format!("{heading} | {bold} | {joined}");
+        for (k, (line, raw)) in paragraph.iter().enumerate() {
+            let indent = raw.len() - raw.trim_start().len();
+            let parent = paragraph[..k]
+                .iter()
+                .rev()
+                .find(|(_, l)| l.len() - l.trim_start().len() < indent)
+                .map(|(_, l)| normalize(l))
+                .unwrap_or_default();
+            let norm = normalize(raw);
+            for piece in norm.split_inclusive(['!', '?']).flat_map(|p| p.split(". ")) {
+                let piece = piece.trim();
+                if !piece.is_empty() {
+                    out.push(Sentence {
+                        line: *line,
+                        text: piece.to_string(),
+                        parent: parent.clone(),
+                        context: context.clone(),
+                    });
+                }
+            }
+        }
+        paragraph.clear();
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            flush(&mut paragraph, &heading, &bold, &mut out);
+            continue;
+        }
+        if trimmed.starts_with('#') {
+            flush(&mut paragraph, &heading, &bold, &mut out);
+            heading = normalize(trimmed);
+            bold.clear();
+            continue;
+        }
+        let item = strip_marker(trimmed);
+        let core = item.trim_end_matches(':').trim();
+        if core.len() > 4 && core.starts_with("**") && core.ends_with("**") && !core[2..core.len() - 2].contains("**") {
+            bold = normalize(core);
+        }
+        paragraph.push((i + 1, raw.to_string()));
+    }
+    flush(&mut paragraph, &heading, &bold, &mut out);
+    out
+}
+
+/// Checks KUMO's book `text` against the instance (see the module docs).
+pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
+    let d = task.domain;
+    let sentences = sentences(text);
+    let truth_aliases: Vec<(usize, Vec<String>)> =
+        task.truths.iter().map(|&t| (t, aliases(&d.truths[t]))).collect();
+    let names = |s: &str, list: &[String]| list.iter().any(|a| mentions(s, a));
+    let cue = |s: &str| EXCLUSION.iter().any(|c| s.contains(c));
+    let mut check = KumoBookCheck::default();
+
+    for s in &sentences {
+        if CONFIRMATION.iter().any(|c| s.text.contains(c))
+            && truth_aliases.iter().any(|(_, a)| names(&s.text, a))
+        {
+            check.confirmations.push((s.line, s.text.clone()));
+        }
+    }
+    for (pos, &a) in task.actions.iter().enumerate() {
+        let action = &d.actions[a];
+        let action_aliases = aliases(&action.name);
+        for (si, state) in action.states.iter().enumerate() {
+            let state_in = |s: &str| match &state.label {
+                StateLabel::Named(label) => mentions(s, &normalize(label)),
+                StateLabel::Range { lo, hi } => {
+                    let nums = numbers(s);
+                    let has = |x: f64| nums.iter().any(|n| (n - x.abs()).abs() <= 1e-9 * (1.0 + n.abs()));
+                    has(*lo) && has(*hi)
+                }
+            };
+            for t in task.ruled_out(pos, si) {
+                check.facts += 1;
+                let aliases = &truth_aliases.iter().find(|(x, _)| *x == t).expect("instance truth").1;
+                let stated = sentences.iter().any(|s| {
+                    names(&s.text, aliases)
+                        && (cue(&s.text) || cue(&s.parent))
+                        && (state_in(&s.text) || state_in(&s.parent))
+                        && (names(&s.text, &action_aliases)
+                            || names(&s.parent, &action_aliases)
+                            || names(&s.context, &action_aliases))
+                });
+                if !stated {
+                    check.missing.push((
+                        action.name.clone(),
+                        state.label.to_string(),
+                        d.truths[t].clone(),
+                    ));
+                }
+            }
+        }
+    }
+    check
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(normalize("**Normal** `x_y`"), "normal x y");
+        assert_eq!(
+            aliases("Gastroesophageal Reflux Disease (GERD)"),
+            vec!["gastroesophageal reflux disease (gerd)", "gastroesophageal reflux disease", "gerd"]
+        );
+        assert_eq!(numbers("0.0-5.6 and 1,000 B12"), vec![0.0, 5.6, 1000.0, 12.0]);
+        assert!(mentions("a normal result", "normal"));
+        assert!(!mentions("abnormal", "normal"));
+    }
+}
