@@ -88,7 +88,10 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
     }
     let mut total = Tally::default();
     for file in &settings {
-        let setting = file.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let setting = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         let books = args.dir.join("knowledge_book").join(setting);
         let tally = check_setting(&domain, file, &books, kumo, args.show)?;
         out(&format!(

@@ -124,7 +124,10 @@ fn actions_ctx<'a>(task: &TaskView<'a>, sentences: bool) -> Vec<ActionCtx<'a>> {
                             label,
                             lo,
                             hi,
-                            rules_out: task.ruled_out(pos, s).map(|t| d.truths[t].as_str()).collect(),
+                            rules_out: task
+                                .ruled_out(pos, s)
+                                .map(|t| d.truths[t].as_str())
+                                .collect(),
                             sentence: if sentences {
                                 vocab::rule_sentence(task, pos, s)
                             } else {
@@ -159,7 +162,8 @@ impl<'t> Renderer<'t> {
             truths_sentence: vocab::truths_sentence(task),
             actions: actions_ctx(task, true),
         };
-        self.templates.render("book", Value::from(minijinja::value::Serde(&ctx)))
+        self.templates
+            .render("book", Value::from(minijinja::value::Serde(&ctx)))
     }
 
     /// The compact symbolic rule table (KUMO's SFT experiments gave the
@@ -171,7 +175,8 @@ impl<'t> Renderer<'t> {
             truths_sentence: String::new(),
             actions: actions_ctx(task, false),
         };
-        self.templates.render("symbolic", Value::from(minijinja::value::Serde(&ctx)))
+        self.templates
+            .render("symbolic", Value::from(minijinja::value::Serde(&ctx)))
     }
 
     /// The platform (system) prompt: the game, its truths and actions, how
@@ -195,7 +200,9 @@ impl<'t> Renderer<'t> {
             book,
             book_kind: if book.is_some() { book_kind } else { "none" },
         };
-        let mut text = self.templates.render("prompt", Value::from(minijinja::value::Serde(&ctx)))?;
+        let mut text = self
+            .templates
+            .render("prompt", Value::from(minijinja::value::Serde(&ctx)))?;
         trim_end_in_place(&mut text);
         Ok(text)
     }

@@ -62,7 +62,10 @@ impl fmt::Display for BookProblem {
                 expected,
             } => {
                 if truths.is_empty() {
-                    write!(f, "`{action}` state `{state}` is not said to rule out nothing")?;
+                    write!(
+                        f,
+                        "`{action}` state `{state}` is not said to rule out nothing"
+                    )?;
                 } else {
                     write!(
                         f,
@@ -81,7 +84,10 @@ impl fmt::Display for BookProblem {
                 "the index entry of `{truth}` is missing (expected the line `{expected}`)"
             ),
             BookProblem::MissingTruthList { expected } => {
-                write!(f, "the list of truths is missing (expected the line `{expected}`)")
+                write!(
+                    f,
+                    "the list of truths is missing (expected the line `{expected}`)"
+                )
             }
             BookProblem::False { line, text } => write!(f, "line {line} is false: `{text}`"),
             BookProblem::Unverified { line, text, truth } => write!(
@@ -138,7 +144,10 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
     for (pos, &a) in task.actions.iter().enumerate() {
         let action = &d.actions[a];
         for s in 0..action.states.len() {
-            let truths: Vec<String> = task.ruled_out(pos, s).map(|t| d.truths[t].clone()).collect();
+            let truths: Vec<String> = task
+                .ruled_out(pos, s)
+                .map(|t| d.truths[t].clone())
+                .collect();
             if truths.is_empty() {
                 check.empty_states += 1;
             } else {
@@ -173,9 +182,9 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
     }
     let list = vocab::truths_sentence(task);
     if !present.contains(list.as_str()) {
-        check
-            .problems
-            .push(BookProblem::MissingTruthList { expected: list.clone() });
+        check.problems.push(BookProblem::MissingTruthList {
+            expected: list.clone(),
+        });
     }
     canonical.push(list);
 

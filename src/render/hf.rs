@@ -28,12 +28,7 @@ use super::task::TaskView;
 
 /// One HF row for an instance; `golden` as in SFT, `expected_steps` from
 /// the label.
-pub fn hf_row(
-    task: &TaskView,
-    golden: &[usize],
-    expected_steps: Option<f64>,
-    book: &str,
-) -> Value {
+pub fn hf_row(task: &TaskView, golden: &[usize], expected_steps: Option<f64>, book: &str) -> Value {
     let d = task.domain;
     let action_name = |pos: usize| d.actions[task.actions[pos]].name.as_str();
     json!({

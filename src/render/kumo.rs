@@ -10,10 +10,10 @@
 //! or `?`. A fact (action a, state s, ruled-out truth t) counts as
 //! **stated** when some sentence
 //! - names t (its full name, the name without a parenthesised part, or
-//!   that part, e.g. `GERD`), and
-//! - holds an exclusion cue (`rule out`, `rules out`, `ruled out`,
-//!   `ruling out`, `rule-out`, `exclu…`, `eliminat…`), in the sentence or
-//!   its parent line, and
+//!   that part, e.g. `GERD`) in a clause (split at `; `) that holds an
+//!   exclusion cue (`rule out`, `rules out`, `ruled out`, `ruling out`,
+//!   `rule-out`, `exclu…`, `eliminat…`), or the cue is in the parent line,
+//!   and
 //! - mentions s in the sentence or its parent line (a named state by its
 //!   label, `_` read as a space; a range by both of its bounds as numbers),
 //!   and
@@ -116,7 +116,8 @@ fn numbers(text: &str) -> Vec<f64> {
             while i < bytes.len()
                 && (bytes[i].is_ascii_digit()
                     || (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
-                    || (bytes[i] == b',' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+                    || (bytes[i] == b','
+                        && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
                         && bytes.get(i + 2).is_some_and(u8::is_ascii_digit)
                         && bytes.get(i + 3).is_some_and(u8::is_ascii_digit)))
             {
@@ -212,7 +213,11 @@ fn sentences(text: &str) -> Vec<Sentence> {
         }
         let item = strip_marker(trimmed);
         let core = item.trim_end_matches(':').trim();
-        if core.len() > 4 && core.starts_with("**") && core.ends_with("**") && !core[2..core.len() - 2].contains("**") {
+        if core.len() > 4
+            && core.starts_with("**")
+            && core.ends_with("**")
+            && !core[2..core.len() - 2].contains("**")
+        {
             bold = normalize(core);
         }
         paragraph.push((i + 1, raw.to_string()));
@@ -225,8 +230,11 @@ fn sentences(text: &str) -> Vec<Sentence> {
 pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
     let d = task.domain;
     let sentences = sentences(text);
-    let truth_aliases: Vec<(usize, Vec<String>)> =
-        task.truths.iter().map(|&t| (t, aliases(&d.truths[t]))).collect();
+    let truth_aliases: Vec<(usize, Vec<String>)> = task
+        .truths
+        .iter()
+        .map(|&t| (t, aliases(&d.truths[t])))
+        .collect();
     let names = |s: &str, list: &[String]| list.iter().any(|a| mentions(s, a));
     let cue = |s: &str| EXCLUSION.iter().any(|c| s.contains(c));
     let mut check = KumoBookCheck::default();
@@ -246,16 +254,24 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
                 StateLabel::Named(label) => mentions(s, &normalize(label)),
                 StateLabel::Range { lo, hi } => {
                     let nums = numbers(s);
-                    let has = |x: f64| nums.iter().any(|n| (n - x.abs()).abs() <= 1e-9 * (1.0 + n.abs()));
+                    let has = |x: f64| {
+                        nums.iter()
+                            .any(|n| (n - x.abs()).abs() <= 1e-9 * (1.0 + n.abs()))
+                    };
                     has(*lo) && has(*hi)
                 }
             };
             for t in task.ruled_out(pos, si) {
                 check.facts += 1;
-                let aliases = &truth_aliases.iter().find(|(x, _)| *x == t).expect("instance truth").1;
+                let aliases = &truth_aliases
+                    .iter()
+                    .find(|(x, _)| *x == t)
+                    .expect("instance truth")
+                    .1;
                 let stated = sentences.iter().any(|s| {
-                    names(&s.text, aliases)
-                        && (cue(&s.text) || cue(&s.parent))
+                    s.text
+                        .split("; ")
+                        .any(|clause| names(clause, aliases) && (cue(clause) || cue(&s.parent)))
                         && (state_in(&s.text) || state_in(&s.parent))
                         && (names(&s.text, &action_aliases)
                             || names(&s.parent, &action_aliases)
@@ -283,9 +299,16 @@ mod tests {
         assert_eq!(normalize("**Normal** `x_y`"), "normal x y");
         assert_eq!(
             aliases("Gastroesophageal Reflux Disease (GERD)"),
-            vec!["gastroesophageal reflux disease (gerd)", "gastroesophageal reflux disease", "gerd"]
+            vec![
+                "gastroesophageal reflux disease (gerd)",
+                "gastroesophageal reflux disease",
+                "gerd"
+            ]
         );
-        assert_eq!(numbers("0.0-5.6 and 1,000 B12"), vec![0.0, 5.6, 1000.0, 12.0]);
+        assert_eq!(
+            numbers("0.0-5.6 and 1,000 B12"),
+            vec![0.0, 5.6, 1000.0, 12.0]
+        );
         assert!(mentions("a normal result", "normal"));
         assert!(!mentions("abnormal", "normal"));
     }

@@ -87,6 +87,7 @@ struct ObservationCtx<'a> {
 struct PreviousCtx<'a> {
     action: &'a str,
     observation: String,
+    unit: Option<&'a str>,
     ruled_out: Vec<&'a str>,
 }
 
@@ -118,7 +119,9 @@ impl Renderer<'_> {
                 .map(|&a| d.actions[a].name.as_str())
                 .collect(),
         };
-        let mut text = self.templates.render("turn", Jinja::from(minijinja::value::Serde(&ctx)))?;
+        let mut text = self
+            .templates
+            .render("turn", Jinja::from(minijinja::value::Serde(&ctx)))?;
         trim_end_in_place(&mut text);
         Ok(text)
     }
@@ -209,6 +212,7 @@ impl Renderer<'_> {
             previous = Some(PreviousCtx {
                 action,
                 observation: task.observation_text(pos),
+                unit: d.actions[task.actions[pos]].unit.as_deref(),
                 ruled_out: ruled.iter().map(name).collect(),
             });
         }

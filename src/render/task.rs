@@ -34,7 +34,10 @@ impl TaskView<'_> {
     /// rules out, in instance order.
     pub fn ruled_out(&self, pos: usize, state: usize) -> impl Iterator<Item = usize> + '_ {
         let set = &self.domain.actions[self.actions[pos]].states[state].rules_out;
-        self.truths.iter().copied().filter(move |&t| set.contains(t))
+        self.truths
+            .iter()
+            .copied()
+            .filter(move |&t| set.contains(t))
     }
 
     /// The observation of instance action `pos` as text: the state label of
@@ -138,9 +141,12 @@ impl OwnedTask {
                 .collect()
         };
         let truth = |name: &str| {
-            domain
-                .truth_index(name)
-                .ok_or_else(|| err(format!("unknown truth `{name}` for domain `{}`", domain.name)))
+            domain.truth_index(name).ok_or_else(|| {
+                err(format!(
+                    "unknown truth `{name}` for domain `{}`",
+                    domain.name
+                ))
+            })
         };
         let truths = names("truths")?
             .into_iter()
@@ -170,9 +176,12 @@ impl OwnedTask {
             ..OwnedTask::default()
         };
         for name in &action_names {
-            let a = domain
-                .action_index(name)
-                .ok_or_else(|| err(format!("unknown action `{name}` for domain `{}`", domain.name)))?;
+            let a = domain.action_index(name).ok_or_else(|| {
+                err(format!(
+                    "unknown action `{name}` for domain `{}`",
+                    domain.name
+                ))
+            })?;
             let action = &domain.actions[a];
             let obs = observations
                 .get(*name)

@@ -124,6 +124,11 @@ impl Templates {
                 .expect("default delimiters are valid"),
         );
         env.add_filter("ucfirst", |s: String| super::vocab::ucfirst(&s));
+        env.add_filter("english", |items: Vec<String>| {
+            let mut out = String::new();
+            super::vocab::join_names(items.iter().map(String::as_str), &mut out);
+            out
+        });
         let mut origins = Vec::new();
         for &name in TEMPLATE_NAMES {
             if let Some(pos) = overrides.iter().position(|(stem, ..)| stem == name) {
