@@ -330,13 +330,9 @@ fn sft_transcripts_replay_to_the_valid_truth() {
                 let out = Renderer::new(&templates, options)
                     .render(&view, &golden)
                     .unwrap();
-                assert_eq!(
-                    replay_sft(&view, &out.sft),
-                    Ok(task.valid[0]),
-                    "{:#}",
-                    out.sft
-                );
-                let messages = out.sft["messages"].as_array().unwrap();
+                let sft = out.sft_value();
+                assert_eq!(replay_sft(&view, &sft), Ok(task.valid[0]), "{sft:#}");
+                let messages = sft["messages"].as_array().unwrap();
                 assert_eq!(messages.len(), 2 * golden.len() + 3);
                 let assistants: Vec<&Value> = messages
                     .iter()
@@ -357,7 +353,20 @@ fn sft_transcripts_replay_to_the_valid_truth() {
                 }
                 assert_eq!(out.steps.len(), golden.len() + 1);
                 for (k, step) in out.steps.iter().enumerate() {
+                    let step: Value = serde_json::from_str(step).unwrap();
+                    assert_eq!(step["seed"], json!(task.seed));
                     assert_eq!(step["step"], json!(k));
+                    assert_eq!(
+                        step["prompt"],
+                        messages[..2 + 2 * k]
+                            .iter()
+                            .map(|m| {
+                                let mut m = m.clone();
+                                m.as_object_mut().unwrap().remove("weight");
+                                m
+                            })
+                            .collect::<Value>()
+                    );
                     assert_eq!(step["completion"][0]["content"], assistants[k]["content"]);
                     assert_eq!(step["prompt"].as_array().unwrap().len(), 2 + 2 * k);
                 }
@@ -380,15 +389,16 @@ fn replay_rejects_a_wrong_transcript() {
     let out = Renderer::new(&templates, RenderOptions::default())
         .render(&view, &[0, 1])
         .unwrap();
-    assert_eq!(replay_sft(&view, &out.sft), Ok(2));
-    let mut wrong = out.sft.clone();
+    let sft = out.sft_value();
+    assert_eq!(replay_sft(&view, &sft), Ok(2));
+    let mut wrong = sft.clone();
     let last = wrong["messages"].as_array().unwrap().len() - 1;
     wrong["messages"][last]["content"] = json!("<ANSWER> Fuse </ANSWER>");
     assert_eq!(
         replay_sft(&view, &wrong),
         Err("final answer `Fuse` was ruled out".into())
     );
-    let mut unweighted = out.sft.clone();
+    let mut unweighted = sft.clone();
     unweighted["messages"][2]
         .as_object_mut()
         .unwrap()
@@ -421,7 +431,10 @@ fn exact_text_of_a_fixed_instance() {
     snapshot("tiny-prompt.txt", &out.prompt);
     snapshot(
         "tiny-sft.json",
-        &format!("{}\n", serde_json::to_string_pretty(&out.sft).unwrap()),
+        &format!(
+            "{}\n",
+            serde_json::to_string_pretty(&out.sft_value()).unwrap()
+        ),
     );
     let rationale = RenderOptions {
         sft_book: SftBook::Symbolic,
@@ -432,7 +445,10 @@ fn exact_text_of_a_fixed_instance() {
         .unwrap();
     snapshot(
         "tiny-sft-symbolic-rationale.json",
-        &format!("{}\n", serde_json::to_string_pretty(&out.sft).unwrap()),
+        &format!(
+            "{}\n",
+            serde_json::to_string_pretty(&out.sft_value()).unwrap()
+        ),
     );
 }
 
@@ -636,4 +652,54 @@ fn check_books_command() {
             "20 books checked (exact checker): 19 passed, 1 failed",
         ))
         .stderr(predicates::str::contains("seed=3.txt"));
+}
+
+#[test]
+fn truth_names_inside_action_names_are_not_claims() {
+    let yaml = "\
+name: overlap
+title: Overlap
+truth_noun: fault
+action_noun: check
+goal: find the fault
+truths: [Lamp, Fuse]
+actions:
+  - name: Lamp tester
+    type: str
+    states:
+      lit: [Fuse]
+      dark: [Lamp]
+  - name: Fuse box
+    type: str
+    states:
+      ok: [Fuse]
+      blown: []
+";
+    let (d, _) = Domain::from_yaml("overlap.yaml", yaml).unwrap();
+    let task = OwnedTask {
+        truths: vec![0, 1],
+        valid: vec![0],
+        actions: vec![0, 1],
+        observed: vec![0, 0],
+        values: vec![None, None],
+        seed: 0,
+        golden: None,
+    };
+    let view = task.view(&d);
+    let templates = Templates::shipped().unwrap();
+    let book = Renderer::new(&templates, RenderOptions::default())
+        .book(&view)
+        .unwrap();
+    assert!(book.contains("### Lamp tester"));
+    assert!(
+        check_book(&book, &view).is_ok(),
+        "{:?}",
+        check_book(&book, &view)
+    );
+    let bad = book.replace("### Lamp tester", "### Lamp tester (the Lamp is likely)");
+    let check = check_book(&bad, &view);
+    assert!(
+        matches!(&check.problems[..], [BookProblem::Unverified { truth, .. }] if truth == "Lamp"),
+        "{check:?}"
+    );
 }

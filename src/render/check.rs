@@ -22,6 +22,7 @@
 //! Truth names are matched case-sensitively at word boundaries.
 
 use std::collections::HashSet;
+
 use std::fmt;
 
 use super::task::TaskView;
@@ -123,20 +124,51 @@ fn normalize(line: &str) -> &str {
         .trim_start()
 }
 
-/// Whether `name` occurs in `text` with no letter, digit or `_` on either
-/// side.
-fn names(text: &str, name: &str) -> bool {
+/// Offsets where `name` occurs in `text` with no letter, digit or `_` on
+/// either side.
+fn word_matches<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = usize> + 't {
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    text.match_indices(name).any(|(i, m)| {
-        !word(text[..i].chars().next_back()) && !word(text[i + m.len()..].chars().next())
-    })
+    text.match_indices(name)
+        .filter(move |(i, m)| {
+            !word(text[..*i].chars().next_back()) && !word(text[i + m.len()..].chars().next())
+        })
+        .map(|(i, _)| i)
+}
+
+/// A fast multiplicative hash for the line sets, eight bytes a step: the
+/// keys are short and a slow path on collisions is harmless here.
+#[derive(Default, Clone, Copy)]
+struct Fnv;
+
+struct FnvHasher(u64);
+
+impl std::hash::BuildHasher for Fnv {
+    type Hasher = FnvHasher;
+    fn build_hasher(&self) -> FnvHasher {
+        FnvHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0 ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(29);
+        }
+    }
 }
 
 /// Checks `text` against the instance (see the module docs).
 pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
     let d = task.domain;
     let lines: Vec<&str> = text.lines().map(normalize).collect();
-    let present: HashSet<&str> = lines.iter().copied().collect();
+    let present: HashSet<&str, Fnv> = lines.iter().copied().collect();
     let mut check = BookCheck::default();
     let mut canonical: Vec<String> = Vec::new();
     let mut false_twins: Vec<String> = Vec::new();
@@ -188,14 +220,11 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
     }
     canonical.push(list);
 
-    let canonical: HashSet<&str> = canonical.iter().map(String::as_str).collect();
-    let false_twins: HashSet<&str> = false_twins.iter().map(String::as_str).collect();
-    let mut action_names: Vec<&str> = task
-        .actions
-        .iter()
-        .map(|&a| d.actions[a].name.as_str())
-        .collect();
-    action_names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    let canonical: HashSet<&str, Fnv> = canonical.iter().map(String::as_str).collect();
+    let false_twins: HashSet<&str, Fnv> = false_twins.iter().map(String::as_str).collect();
+    // The other lines, joined, so each name is searched for once per book.
+    let mut rest = String::new();
+    let mut starts: Vec<(usize, usize)> = Vec::new(); // (offset in `rest`, line index)
     for (i, &line) in lines.iter().enumerate() {
         if line.is_empty() || canonical.contains(line) {
             continue;
@@ -207,19 +236,41 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
             });
             continue;
         }
-        let mut masked = std::borrow::Cow::Borrowed(line);
-        for name in &action_names {
-            if masked.contains(name) {
-                masked = std::borrow::Cow::Owned(masked.replace(name, "\u{1}"));
+        starts.push((rest.len(), i));
+        rest.push_str(line);
+        rest.push('\n');
+    }
+    // A truth named inside an action name (`COVID-19 PCR Test`) does not
+    // count: each hit is checked against the action names on its line.
+    let action_names: Vec<&str> = task
+        .actions
+        .iter()
+        .map(|&a| d.actions[a].name.as_str())
+        .collect();
+    let mut flagged: Vec<(usize, usize)> = Vec::new(); // (line index, truth)
+    for &t in task.truths {
+        let name = d.truths[t].as_str();
+        for at in word_matches(&rest, name) {
+            let k = starts.partition_point(|&(offset, _)| offset <= at) - 1;
+            let (start, line) = starts[k];
+            let text = &rest[start..start + lines[line].len()];
+            let (from, to) = (at - start, at - start + name.len());
+            let inside_action = action_names.iter().any(|a| {
+                text.match_indices(a)
+                    .any(|(i, m)| i <= from && to <= i + m.len())
+            });
+            if !inside_action && !flagged.iter().any(|&(l, _)| l == line) {
+                flagged.push((line, t));
             }
         }
-        if let Some(&t) = task.truths.iter().find(|&&t| names(&masked, &d.truths[t])) {
-            check.problems.push(BookProblem::Unverified {
-                line: i + 1,
-                text: line.to_string(),
-                truth: d.truths[t].clone(),
-            });
-        }
+    }
+    flagged.sort_unstable();
+    for (line, t) in flagged {
+        check.problems.push(BookProblem::Unverified {
+            line: line + 1,
+            text: lines[line].to_string(),
+            truth: d.truths[t].clone(),
+        });
     }
     check
 }
@@ -230,11 +281,16 @@ mod tests {
 
     #[test]
     fn word_boundaries() {
+        let names = |text, name| word_matches(text, name).next().is_some();
         assert!(names("rules out Lamp.", "Lamp"));
         assert!(!names("Lamps are fine", "Lamp"));
         assert!(!names("a Lamp_2", "Lamp"));
         assert!(names("COVID-19, and", "COVID-19"));
         assert!(!names("lamp", "Lamp"));
+        assert_eq!(
+            word_matches("Lamp x Lamp", "Lamp").collect::<Vec<_>>(),
+            vec![0, 7]
+        );
         assert_eq!(normalize("  - Volts: a value"), "Volts: a value");
         assert_eq!(normalize("* x"), "x");
     }

@@ -21,6 +21,8 @@
 
 use minijinja::Value as Jinja;
 use serde::Serialize;
+use std::fmt::Write as _;
+
 use serde_json::{Value, json};
 
 use super::book::{Renderer, Words, trim_end_in_place};
@@ -53,11 +55,38 @@ pub struct Rendered {
     pub book: String,
     /// The platform prompt with the book: the system prompt for evaluation.
     pub prompt: String,
-    /// The SFT record: `{"messages": [...]}`.
-    pub sft: Value,
-    /// One `{"seed", "step", "prompt", "completion"}` record per assistant
-    /// turn.
-    pub steps: Vec<Value>,
+    /// The SFT record as one JSON line (no newline): `{"messages": [...]}`.
+    pub sft: String,
+    /// One JSON line per assistant turn: `{"seed", "step", "prompt"
+    /// (the messages before the turn, without weights), "completion" ([the
+    /// assistant message])}` (TRL's conversational prompt-completion
+    /// format).
+    pub steps: Vec<String>,
+}
+
+impl Rendered {
+    /// The SFT record as a JSON value.
+    pub fn sft_value(&self) -> Value {
+        serde_json::from_str(&self.sft).expect("rendered SFT records are JSON")
+    }
+}
+
+/// One chat message as JSON text.
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'a str,
+    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<u8>,
+}
+
+fn message(role: &str, content: &str, weight: Option<u8>) -> String {
+    serde_json::to_string(&Message {
+        role,
+        content,
+        weight,
+    })
+    .expect("a message serialises")
 }
 
 /// `<ANSWER> name </ANSWER>`.
@@ -172,13 +201,14 @@ impl Renderer<'_> {
         task: &TaskView,
         golden: &[usize],
         system: &str,
-    ) -> Result<(Value, Vec<Value>), TemplateError> {
+    ) -> Result<(String, Vec<String>), TemplateError> {
         let d = task.domain;
         let instruction = self.instruction(task)?;
         let mut messages = Vec::with_capacity(2 * golden.len() + 3);
-        messages.push(json!({"role": "system", "content": system}));
-        messages.push(json!({"role": "user", "content": instruction}));
-        let mut steps = Vec::with_capacity(golden.len() + 1);
+        messages.push(message("system", system, None));
+        messages.push(message("user", &instruction, None));
+        // (messages before the turn, the completion message) per turn.
+        let mut turns: Vec<(usize, String)> = Vec::with_capacity(golden.len() + 1);
         let mut remaining: Vec<usize> = task.truths.to_vec();
         let mut taken = vec![false; task.actions.len()];
         let mut previous: Option<PreviousCtx> = None;
@@ -195,7 +225,8 @@ impl Renderer<'_> {
                 "action",
                 "",
             )?;
-            self.push_assistant(task, step, &mut messages, &mut steps, content);
+            turns.push((messages.len(), message("assistant", &content, None)));
+            messages.push(message("assistant", &content, Some(1)));
 
             let state = &d.actions[task.actions[pos]].states[task.observed[pos]];
             let ruled: Vec<usize> = remaining
@@ -208,7 +239,7 @@ impl Renderer<'_> {
             let mut user = self.observation(task, pos)?;
             user.push_str("\n\n");
             user.push_str(&instruction);
-            messages.push(json!({"role": "user", "content": user}));
+            messages.push(message("user", &user, None));
             previous = Some(PreviousCtx {
                 action,
                 observation: task.observation_text(pos),
@@ -227,8 +258,47 @@ impl Renderer<'_> {
             "truth",
             reason,
         )?;
-        self.push_assistant(task, golden.len(), &mut messages, &mut steps, content);
-        Ok((json!({ "messages": messages }), steps))
+        turns.push((messages.len(), message("assistant", &content, None)));
+        messages.push(message("assistant", &content, Some(1)));
+
+        let record = format!("{{\"messages\":[{}]}}", messages.join(","));
+        let steps = turns
+            .iter()
+            .enumerate()
+            .map(|(step, (before, completion))| {
+                let mut line = String::with_capacity(
+                    64 + completion.len()
+                        + messages[..*before]
+                            .iter()
+                            .map(|m| m.len() + 1)
+                            .sum::<usize>(),
+                );
+                let _ = write!(
+                    line,
+                    "{{\"seed\":{},\"step\":{step},\"prompt\":[",
+                    task.seed
+                );
+                // Earlier assistant turns without their weight.
+                let mut earlier = turns.iter().peekable();
+                for (i, m) in messages[..*before].iter().enumerate() {
+                    if i > 0 {
+                        line.push(',');
+                    }
+                    match earlier.peek() {
+                        Some((at, plain)) if *at == i => {
+                            line.push_str(plain);
+                            earlier.next();
+                        }
+                        _ => line.push_str(m),
+                    }
+                }
+                line.push_str("],\"completion\":[");
+                line.push_str(completion);
+                line.push_str("]}");
+                line
+            })
+            .collect();
+        Ok((record, steps))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -264,24 +334,6 @@ impl Renderer<'_> {
         }
         text.push_str(&tag);
         Ok(text)
-    }
-
-    fn push_assistant(
-        &self,
-        task: &TaskView,
-        step: usize,
-        messages: &mut Vec<Value>,
-        steps: &mut Vec<Value>,
-        content: String,
-    ) {
-        let message = json!({"role": "assistant", "content": content, "weight": 1});
-        steps.push(json!({
-            "seed": task.seed,
-            "step": step,
-            "prompt": messages.clone(),
-            "completion": [{"role": "assistant", "content": content}],
-        }));
-        messages.push(message);
     }
 }
 
