@@ -85,6 +85,14 @@ fn random_task(d: &Domain, rng: &mut ChaCha8Rng, nt: usize, na: usize) -> (Owned
             break;
         }
     }
+    let golden = simple_golden(d, &task);
+    (task, golden)
+}
+
+/// The simple policy of [`random_task`]: take the first untaken action
+/// related to a remaining truth; stop when one truth remains or a remaining
+/// truth is related to no untaken action.
+fn simple_golden(d: &Domain, task: &OwnedTask) -> Vec<usize> {
     let mut remaining = task.truths.clone();
     let mut taken = vec![false; task.actions.len()];
     let mut golden = Vec::new();
@@ -111,7 +119,7 @@ fn random_task(d: &Domain, rng: &mut ChaCha8Rng, nt: usize, na: usize) -> (Owned
         let state = &d.actions[task.actions[pos]].states[task.observed[pos]];
         remaining.retain(|&t| !state.rules_out.contains(t));
     }
-    (task, golden)
+    golden
 }
 
 /// Domains to test on: the tiny fixture and every shipped domain.
@@ -702,4 +710,35 @@ actions:
         matches!(&check.problems[..], [BookProblem::Unverified { truth, .. }] if truth == "Lamp"),
         "{check:?}"
     );
+}
+
+#[test]
+fn kumo_published_medical_instances_render_check_and_replay() {
+    let Some(reference) = crate::common::kumo_reference() else {
+        return;
+    };
+    let path = root().join("tests/fixtures/ok/kumo-medical.yaml");
+    let (d, _) =
+        Domain::from_yaml("kumo-medical.yaml", &std::fs::read_to_string(path).unwrap()).unwrap();
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut count = 0;
+    for setting in [
+        "truth_num=4+action_num=6+valid_truth_num=1",
+        "truth_num=12+action_num=16+valid_truth_num=1",
+    ] {
+        let file = reference.join(format!("instances/MedicalEnv/{setting}.jsonl"));
+        for line in std::fs::read_to_string(file).unwrap().lines() {
+            let task = OwnedTask::from_json(&d, &serde_json::from_str(line).unwrap()).unwrap();
+            let view = task.view(&d);
+            let golden = simple_golden(&d, &task);
+            let out = renderer.render(&view, &golden).unwrap();
+            let check = check_book(&out.book, &view);
+            assert!(check.is_ok(), "seed {}: {:?}", task.seed, check.problems);
+            assert!(check_kumo_book(&out.book, &view).is_ok());
+            assert_eq!(replay_sft(&view, &out.sft_value()), Ok(task.valid[0]));
+            count += 1;
+        }
+    }
+    assert_eq!(count, 100);
 }
