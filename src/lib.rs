@@ -10,4 +10,5 @@
 //! Side tools on the same domain model live beside the stages.
 pub mod cli;
 pub mod domain;
+pub mod import;
 pub mod render;

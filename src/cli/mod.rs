@@ -7,6 +7,7 @@
 
 mod check_books;
 mod domains;
+pub mod import;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ enum Command {
     Domains,
     /// Check the knowledge books of a dataset directory against its instances.
     CheckBooks(check_books::CheckBooksArgs),
+    /// Convert a KUMO Python domain file to domain YAML.
+    Import(Box<import::ImportArgs>),
 }
 
 /// What every command gets besides its own flags.
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
+        Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {
             let _ = Cli::parse_from(["kumo-gen", "--help"]);
             Ok(EXIT_OTHER)

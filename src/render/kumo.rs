@@ -6,8 +6,8 @@
 //! book really does not state (a lower bound on KUMO's book errors).
 //!
 //! Text is compared case-insensitively, with `_`, `*`, `` ` ``, `"` read as
-//! spaces. A *sentence* is a line, or a part of a line ending in `. `, `!`
-//! or `?`. A fact (action a, state s, ruled-out truth t) counts as
+//! spaces. A *sentence* is a line, or a part of a line ending in `!`, `?`
+//! or `. ` (not after a word of three letters or fewer, as in `Dr. `). A fact (action a, state s, ruled-out truth t) counts as
 //! **stated** when some sentence
 //! - names t (its full name, the name without a parenthesised part, or
 //!   that part, e.g. `GERD`) in a clause (split at `; `) that holds an
@@ -151,6 +151,24 @@ fn strip_marker(line: &str) -> &str {
     s
 }
 
+/// Splits at `. `, except after a word of at most three letters
+/// (`dr. crimson`, `mr.`, `vs.`, `e.g.`): splitting less only makes the
+/// check more lenient.
+fn split_sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in text.match_indices(". ") {
+        let word = text[start..i].rsplit(' ').next().unwrap_or("");
+        if word.trim_start_matches('(').len() <= 3 {
+            continue;
+        }
+        out.push(&text[start..=i]);
+        start = i + 2;
+    }
+    out.push(&text[start..]);
+    out
+}
+
 struct Sentence {
     line: usize,
     text: String,
@@ -185,7 +203,7 @@ fn sentences(text: &str) -> Vec<Sentence> {
                 .map(|(_, l)| normalize(l))
                 .unwrap_or_default();
             let norm = normalize(raw);
-            for piece in norm.split_inclusive(['!', '?']).flat_map(|p| p.split(". ")) {
+            for piece in norm.split_inclusive(['!', '?']).flat_map(split_sentences) {
                 let piece = piece.trim();
                 if !piece.is_empty() {
                     out.push(Sentence {
@@ -310,6 +328,10 @@ mod tests {
             vec![0.0, 5.6, 1000.0, 12.0]
         );
         assert!(mentions("a normal result", "normal"));
+        assert_eq!(
+            split_sentences("seen: rules out dr. crimson. next sentence. ok"),
+            vec!["seen: rules out dr. crimson.", "next sentence.", "ok"]
+        );
         assert!(!mentions("abnormal", "normal"));
     }
 }

@@ -1,0 +1,192 @@
+//! `kumo-gen import FILE.py`: converts a KUMO Python domain file to domain
+//! YAML with [`crate::import`], printing a note per change on stderr.
+//!
+//! The YAML goes to stdout, or to `-o OUT.yaml` written atomically (a
+//! temporary file in the same directory, then a rename). The result is
+//! validated like any domain file before it is written. Exit codes: 0 ok,
+//! 1 the file cannot be imported or the result is invalid, 2 I/O.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{EXIT_INPUT, EXIT_OTHER, out};
+use crate::domain::{Diagnostic, compile};
+use crate::import::{ImportOptions, import_python};
+
+/// Largest Python file accepted (KUMO's largest is about 40 KB).
+const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ImportArgs {
+    /// The KUMO Python data file, e.g. `medical_data.py`.
+    #[arg(value_name = "FILE.py")]
+    pub file: PathBuf,
+    /// Write the YAML here instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT.yaml")]
+    pub output: Option<PathBuf>,
+    /// Domain name (default: the file name without `_data.py`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Human-readable title.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// What a truth is, singular (e.g. `disease`).
+    #[arg(long, value_name = "NOUN")]
+    pub truth_noun: Option<String>,
+    /// Plural of the truth noun (default: derived).
+    #[arg(long, value_name = "PLURAL")]
+    pub truth_plural: Option<String>,
+    /// What an action is, singular (e.g. `diagnostic test`).
+    #[arg(long, value_name = "NOUN")]
+    pub action_noun: Option<String>,
+    /// Plural of the action noun (default: derived).
+    #[arg(long, value_name = "PLURAL")]
+    pub action_plural: Option<String>,
+    /// The player's goal (e.g. `identify the disease affecting the patient`).
+    #[arg(long)]
+    pub goal: Option<String>,
+    /// Variable holding the truths (default: found by shape).
+    #[arg(long, value_name = "V")]
+    pub truths_var: Option<String>,
+    /// Variable holding the action names (default: found by shape).
+    #[arg(long, value_name = "W")]
+    pub actions_var: Option<String>,
+    /// Variable holding the outcomes dict (default: found by shape).
+    #[arg(long, value_name = "O")]
+    pub outcomes_var: Option<String>,
+}
+
+impl ImportArgs {
+    fn options(&self) -> ImportOptions {
+        ImportOptions {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            truth_noun: self.truth_noun.clone(),
+            truth_plural: self.truth_plural.clone(),
+            action_noun: self.action_noun.clone(),
+            action_plural: self.action_plural.clone(),
+            goal: self.goal.clone(),
+            truths_var: self.truths_var.clone(),
+            actions_var: self.actions_var.clone(),
+            outcomes_var: self.outcomes_var.clone(),
+        }
+    }
+}
+
+/// Runs the import and returns the exit code.
+pub fn run(args: &ImportArgs) -> i32 {
+    let file = args.file.display().to_string();
+    let source = match read_source(&args.file) {
+        Ok(Ok(text)) => text,
+        Ok(Err(diagnostic)) => {
+            eprintln!("{diagnostic}");
+            return EXIT_INPUT;
+        }
+        Err(e) => {
+            eprintln!("error: cannot read `{file}`: {e}");
+            return EXIT_OTHER;
+        }
+    };
+    let imported = match import_python(&file, &source, &args.options()) {
+        Ok(imported) => imported,
+        Err(e) => {
+            eprintln!("{e}");
+            return EXIT_INPUT;
+        }
+    };
+    for note in &imported.notes {
+        eprintln!("note: {file}:{note}");
+    }
+    let (truths, actions, outcomes) = &imported.variables;
+    eprintln!(
+        "imported `{}` from `{file}`: {} truths (`{truths}`), {} actions (`{}`, `{outcomes}`), {} note{}",
+        imported.doc.name,
+        imported.doc.truths.len(),
+        imported.doc.actions.len(),
+        actions.as_deref().unwrap_or("keys of the outcomes"),
+        imported.notes.len(),
+        if imported.notes.len() == 1 { "" } else { "s" },
+    );
+    let target = args.output.as_ref().map_or_else(
+        || format!("{}.yaml", imported.doc.name),
+        |p| p.display().to_string(),
+    );
+    if let Err(e) = compile(&target, &imported.doc) {
+        eprintln!("{e}");
+        eprintln!(
+            "error: the imported domain does not validate; fix the Python file or report this"
+        );
+        return EXIT_INPUT;
+    }
+    let yaml = imported.doc.to_yaml();
+    let written = match &args.output {
+        Some(path) => write_atomic(path, &yaml),
+        None => out(&yaml),
+    };
+    match written {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("error: cannot write `{target}`: {e}");
+            EXIT_OTHER
+        }
+    }
+}
+
+/// Reads the file as UTF-8; a decoding problem is a located diagnostic.
+fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other(
+            "it is a directory; give a Python file",
+        ));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "{} bytes is larger than any domain file ({MAX_SOURCE_BYTES} bytes at most)",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let good = &bytes[..e.utf8_error().valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            let column = String::from_utf8_lossy(&good[start..]).chars().count() as u32 + 1;
+            Err(Diagnostic::error(
+                &path.display().to_string(),
+                "",
+                "the file is not UTF-8 text (is it binary?)",
+            )
+            .with_help("KUMO data files are Python source in UTF-8; check the path")
+            .at(line, column, None))
+        }
+    })
+}
+
+/// Writes `text` to `path` via a temporary file in the same directory and a
+/// rename, so readers never see a partial file.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "domain.yaml".into());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,919 @@
+//! Evaluator for the parsed Python subset: turns statements into the values
+//! Python would bind, without running any code.
+//!
+//! In: [`Stmt`]s. Out: a [`Module`], the top-level names in order of first
+//! assignment with their final [`Value`]s, each value carrying the source
+//! position of the literal that produced it (so later errors and notes can
+//! point into the Python file).
+//!
+//! Semantics follow Python where the data files rely on them: sets and dict
+//! keys use Python equality (`1 == 1.0 == True`, tuples element-wise),
+//! duplicate set elements keep the first occurrence, duplicate dict keys
+//! keep the first key's position and the last value; `and`/`or` return an
+//! operand; `in` is substring search on strings and membership otherwise.
+//! Unlike Python, sets keep source order (there is no order to reproduce).
+//! Work is bounded: values deeper than [`MAX_VALUE_DEPTH`] and evaluations
+//! costing more than [`MAX_WORK`] steps are errors, never hangs or
+//! exhausted memory.
+
+use std::collections::{HashMap, HashSet};
+
+use super::Pos;
+use super::parser::{Clause, CmpOp, Expr, ExprKind, Stmt, Target};
+
+/// Deepest value nesting accepted (names can nest values built earlier).
+pub const MAX_VALUE_DEPTH: u32 = 100;
+/// Upper bound on evaluation steps and value nodes built: generous for any
+/// real domain (the largest KUMO file needs well under a million).
+pub const MAX_WORK: u64 = 5_000_000;
+
+/// A Python value with the position of the expression that produced it.
+#[derive(Clone, Debug)]
+pub struct Value {
+    pub kind: ValueKind,
+    pub pos: Pos,
+    depth: u32,
+    size: u64,
+}
+
+/// The value kinds of the subset.
+#[derive(Clone, Debug)]
+pub enum ValueKind {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    Tuple(Vec<Value>),
+    /// Elements in source order, without duplicates.
+    Set(Vec<Value>),
+    /// Pairs in source order of first key occurrence, keys unique.
+    Dict(Vec<(Value, Value)>),
+}
+
+impl Value {
+    fn scalar(kind: ValueKind, pos: Pos) -> Value {
+        Value {
+            kind,
+            pos,
+            depth: 0,
+            size: 1,
+        }
+    }
+
+    fn container(kind: ValueKind, pos: Pos) -> Result<Value, EvalError> {
+        let (depth, size) = {
+            let children: Box<dyn Iterator<Item = &Value>> = match &kind {
+                ValueKind::List(v) | ValueKind::Tuple(v) | ValueKind::Set(v) => Box::new(v.iter()),
+                ValueKind::Dict(p) => Box::new(p.iter().flat_map(|(k, v)| [k, v])),
+                _ => Box::new(std::iter::empty()),
+            };
+            children.fold((0u32, 1u64), |(d, s), c| {
+                (d.max(c.depth + 1), s.saturating_add(c.size))
+            })
+        };
+        if depth > MAX_VALUE_DEPTH {
+            return Err(EvalError::new(
+                pos,
+                "value is nested too deeply",
+                format!("domain data needs a few levels; this exceeds {MAX_VALUE_DEPTH}"),
+            ));
+        }
+        Ok(Value {
+            kind,
+            pos,
+            depth,
+            size,
+        })
+    }
+
+    /// Python's name for the value's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            ValueKind::None => "NoneType",
+            ValueKind::Bool(_) => "bool",
+            ValueKind::Int(_) => "int",
+            ValueKind::Float(_) => "float",
+            ValueKind::Str(_) => "str",
+            ValueKind::List(_) => "list",
+            ValueKind::Tuple(_) => "tuple",
+            ValueKind::Set(_) => "set",
+            ValueKind::Dict(_) => "dict",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            ValueKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value as a number, if it is an int or float (not a bool).
+    pub fn as_number(&self) -> Option<f64> {
+        match self.kind {
+            ValueKind::Int(i) => Some(i as f64),
+            ValueKind::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Elements of a list, tuple or set.
+    pub fn elements(&self) -> Option<&[Value]> {
+        match &self.kind {
+            ValueKind::List(v) | ValueKind::Tuple(v) | ValueKind::Set(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value as Python's `repr` would show it (strings quoted).
+    pub fn repr(&self) -> String {
+        match &self.kind {
+            ValueKind::None => "None".into(),
+            ValueKind::Bool(b) => if *b { "True" } else { "False" }.into(),
+            ValueKind::Int(i) => i.to_string(),
+            ValueKind::Float(f) => py_float_repr(*f),
+            ValueKind::Str(s) => py_str_repr(s),
+            ValueKind::List(v) => format!("[{}]", join_repr(v)),
+            ValueKind::Tuple(v) if v.len() == 1 => format!("({},)", v[0].repr()),
+            ValueKind::Tuple(v) => format!("({})", join_repr(v)),
+            ValueKind::Set(v) if v.is_empty() => "set()".into(),
+            ValueKind::Set(v) => format!("{{{}}}", join_repr(v)),
+            ValueKind::Dict(p) => format!(
+                "{{{}}}",
+                p.iter()
+                    .map(|(k, v)| format!("{}: {}", k.repr(), v.repr()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+fn join_repr(v: &[Value]) -> String {
+    v.iter().map(Value::repr).collect::<Vec<_>>().join(", ")
+}
+
+/// Python's `repr` of a string (close enough for messages).
+fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::new();
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `repr(float)`: the shortest round-trip digits, fixed notation
+/// for exponents in [-4, 16), scientific (`1e-05`, `1.5e+16`) otherwise.
+pub fn py_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let digits = if digits.trim_end_matches('0').is_empty() {
+        "0".to_string()
+    } else {
+        digits.trim_end_matches('0').to_string()
+    };
+    if (-4..16).contains(&exp) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            let (int_part, frac) = if digits.len() > int_len {
+                (digits[..int_len].to_string(), digits[int_len..].to_string())
+            } else {
+                (
+                    format!("{digits}{}", "0".repeat(int_len - digits.len())),
+                    "0".to_string(),
+                )
+            };
+            format!("{sign}{int_part}.{frac}")
+        } else {
+            format!("{sign}0.{}{digits}", "0".repeat((-exp - 1) as usize))
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let dot = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{first}{dot}e{esign}{:02}", exp.abs())
+    }
+}
+
+/// Hashable identity of a value under Python equality.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum HKey {
+    None,
+    Int(i64),
+    Float(u64),
+    Str(String),
+    Tuple(Vec<HKey>),
+}
+
+fn num_key(f: f64) -> HKey {
+    // 2^63 as f64; integral floats in range equal the int of that value.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f) {
+        HKey::Int(f as i64)
+    } else {
+        HKey::Float(f.to_bits())
+    }
+}
+
+fn hkey(v: &Value) -> Result<HKey, &'static str> {
+    Ok(match &v.kind {
+        ValueKind::None => HKey::None,
+        ValueKind::Bool(b) => HKey::Int(i64::from(*b)),
+        ValueKind::Int(i) => HKey::Int(*i),
+        ValueKind::Float(f) => num_key(*f),
+        ValueKind::Str(s) => HKey::Str(s.clone()),
+        ValueKind::Tuple(items) => HKey::Tuple(items.iter().map(hkey).collect::<Result<_, _>>()?),
+        ValueKind::List(_) | ValueKind::Set(_) | ValueKind::Dict(_) => return Err(v.type_name()),
+    })
+}
+
+/// Python `==`.
+pub fn py_eq(a: &Value, b: &Value) -> bool {
+    use ValueKind as K;
+    match (&a.kind, &b.kind) {
+        (K::None, K::None) => true,
+        (K::Str(x), K::Str(y)) => x == y,
+        (K::List(x), K::List(y)) | (K::Tuple(x), K::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
+        }
+        (K::Set(x), K::Set(y)) => {
+            let keys: HashSet<HKey> = y.iter().filter_map(|v| hkey(v).ok()).collect();
+            x.len() == y.len() && x.iter().all(|v| hkey(v).is_ok_and(|k| keys.contains(&k)))
+        }
+        (K::Dict(x), K::Dict(y)) => {
+            let map: HashMap<HKey, &Value> = y
+                .iter()
+                .filter_map(|(k, v)| hkey(k).ok().map(|k| (k, v)))
+                .collect();
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    hkey(k)
+                        .ok()
+                        .and_then(|k| map.get(&k))
+                        .is_some_and(|w| py_eq(v, w))
+                })
+        }
+        (K::Bool(_) | K::Int(_) | K::Float(_), K::Bool(_) | K::Int(_) | K::Float(_)) => {
+            match (hkey(a), hkey(b)) {
+                (Ok(x), Ok(y)) => x == y,
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn truthy(v: &Value) -> bool {
+    match &v.kind {
+        ValueKind::None => false,
+        ValueKind::Bool(b) => *b,
+        ValueKind::Int(i) => *i != 0,
+        ValueKind::Float(f) => *f != 0.0,
+        ValueKind::Str(s) => !s.is_empty(),
+        ValueKind::List(v) | ValueKind::Tuple(v) | ValueKind::Set(v) => !v.is_empty(),
+        ValueKind::Dict(p) => !p.is_empty(),
+    }
+}
+
+/// An evaluation error (Python would raise here, or the input is too big).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalError {
+    pub pos: Pos,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl EvalError {
+    fn new(pos: Pos, message: impl Into<String>, help: impl Into<String>) -> Self {
+        EvalError {
+            pos,
+            message: message.into(),
+            help: Some(help.into()),
+        }
+    }
+}
+
+/// A top-level name and its final value.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub name: String,
+    /// Where the name was last assigned.
+    pub pos: Pos,
+    pub value: Value,
+}
+
+/// A repeated element of a set display or key of a dict display: Python
+/// silently keeps one, the importer says so.
+#[derive(Clone, Debug)]
+pub struct Duplicate {
+    /// True for a dict key (the last value wins), false for a set element.
+    pub dict_key: bool,
+    /// The first occurrence, which Python keeps.
+    pub first: Pos,
+    /// The repeated occurrence.
+    pub repeat: Pos,
+    /// Python's `repr` of the element or key.
+    pub repr: String,
+}
+
+/// At most this many duplicates are recorded (the rest are still removed).
+const MAX_DUPLICATES: usize = 1000;
+
+/// The evaluated file: its top-level names in order of first assignment.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub bindings: Vec<Binding>,
+    /// Repeated set elements and dict keys of displays, in source order.
+    pub duplicates: Vec<Duplicate>,
+}
+
+impl Module {
+    /// The binding called `name`.
+    pub fn get(&self, name: &str) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.name == name)
+    }
+}
+
+/// Evaluates the statements of a file.
+pub fn evaluate(stmts: &[Stmt]) -> Result<Module, EvalError> {
+    let mut ev = Evaluator {
+        module: Module::default(),
+        index: HashMap::new(),
+        locals: Vec::new(),
+        work: 0,
+    };
+    for stmt in stmts {
+        match stmt {
+            Stmt::Assign { names, value } => {
+                let v = ev.eval(value)?;
+                for (name, pos) in names {
+                    ev.charge(v.size, *pos)?;
+                    match ev.index.get(name) {
+                        Some(&i) => {
+                            ev.module.bindings[i].value = v.clone();
+                            ev.module.bindings[i].pos = *pos;
+                        }
+                        None => {
+                            ev.index.insert(name.clone(), ev.module.bindings.len());
+                            ev.module.bindings.push(Binding {
+                                name: name.clone(),
+                                pos: *pos,
+                                value: v.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+            Stmt::Expr(e) => {
+                ev.eval(e)?;
+            }
+        }
+    }
+    Ok(ev.module)
+}
+
+struct Evaluator {
+    module: Module,
+    index: HashMap<String, usize>,
+    /// Comprehension variables, innermost last.
+    locals: Vec<(String, Value)>,
+    work: u64,
+}
+
+impl Evaluator {
+    fn charge(&mut self, cost: u64, pos: Pos) -> Result<(), EvalError> {
+        self.work = self.work.saturating_add(cost);
+        if self.work > MAX_WORK {
+            return Err(EvalError::new(
+                pos,
+                "the file builds too much data",
+                format!("evaluation stopped after {MAX_WORK} steps; domain files are far smaller"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Value> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .or_else(|| {
+                self.index
+                    .get(name)
+                    .map(|&i| &self.module.bindings[i].value)
+            })
+    }
+
+    fn eval(&mut self, e: &Expr) -> Result<Value, EvalError> {
+        self.charge(1, e.pos)?;
+        let pos = e.pos;
+        Ok(match &e.kind {
+            ExprKind::None => Value::scalar(ValueKind::None, pos),
+            ExprKind::Bool(b) => Value::scalar(ValueKind::Bool(*b), pos),
+            ExprKind::Int(i) => Value::scalar(ValueKind::Int(*i), pos),
+            ExprKind::Float(f) => Value::scalar(ValueKind::Float(*f), pos),
+            ExprKind::Str(s) => Value::scalar(ValueKind::Str(s.clone()), pos),
+            ExprKind::Name(name) => {
+                let Some(v) = self.lookup(name) else {
+                    let help = match name.as_str() {
+                        "list" | "dict" | "tuple" | "frozenset" | "sorted" | "range" | "len" => {
+                            "the only builtin allowed is `set`".to_string()
+                        }
+                        _ => format!("assign `{name}` earlier in the file, before this use"),
+                    };
+                    return Err(EvalError::new(
+                        pos,
+                        format!("name `{name}` is not defined"),
+                        help,
+                    ));
+                };
+                let v = v.clone();
+                self.charge(v.size, pos)?;
+                v
+            }
+            ExprKind::List(items) => {
+                let items = self.eval_all(items)?;
+                Value::container(ValueKind::List(items), pos)?
+            }
+            ExprKind::Tuple(items) => {
+                let items = self.eval_all(items)?;
+                Value::container(ValueKind::Tuple(items), pos)?
+            }
+            ExprKind::Set(items) => {
+                let items = self.eval_all(items)?;
+                let items = dedupe(items, Some(&mut self.module.duplicates))?;
+                Value::container(ValueKind::Set(items), pos)?
+            }
+            ExprKind::Dict(pairs) => {
+                let mut out = Vec::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    let k = self.eval(k)?;
+                    let v = self.eval(v)?;
+                    out.push((k, v));
+                }
+                let out = dedupe_dict(out, &mut self.module.duplicates)?;
+                Value::container(ValueKind::Dict(out), pos)?
+            }
+            ExprKind::SetCall(None) => Value::container(ValueKind::Set(Vec::new()), pos)?,
+            ExprKind::SetCall(Some(arg)) => {
+                let arg = self.eval(arg)?;
+                let items = iterate(&arg)?;
+                Value::container(ValueKind::Set(dedupe(items, None)?), pos)?
+            }
+            ExprKind::Comprehension { set, elt, clauses } => {
+                let mut out = Vec::new();
+                self.comprehend(elt, clauses, &mut out)?;
+                if *set {
+                    Value::container(ValueKind::Set(dedupe(out, None)?), pos)?
+                } else {
+                    Value::container(ValueKind::List(out), pos)?
+                }
+            }
+            ExprKind::Neg(inner) | ExprKind::Plus(inner) => {
+                let neg = matches!(e.kind, ExprKind::Neg(_));
+                let v = self.eval(inner)?;
+                let op = if neg { '-' } else { '+' };
+                let kind = match v.kind {
+                    ValueKind::Int(i) => ValueKind::Int(if neg {
+                        i.checked_neg().ok_or_else(|| {
+                            EvalError::new(
+                                pos,
+                                "integer is too large",
+                                "integers must fit in 64 bits",
+                            )
+                        })?
+                    } else {
+                        i
+                    }),
+                    ValueKind::Bool(b) => {
+                        ValueKind::Int(if neg { -i64::from(b) } else { i64::from(b) })
+                    }
+                    ValueKind::Float(f) => ValueKind::Float(if neg { -f } else { f }),
+                    _ => {
+                        return Err(EvalError::new(
+                            pos,
+                            format!("bad operand type for unary `{op}`: `{}`", v.type_name()),
+                            "only numbers can be negated",
+                        ));
+                    }
+                };
+                Value::scalar(kind, pos)
+            }
+            ExprKind::Not(inner) => {
+                let v = self.eval(inner)?;
+                Value::scalar(ValueKind::Bool(!truthy(&v)), pos)
+            }
+            ExprKind::And(items) | ExprKind::Or(items) => {
+                let is_and = matches!(e.kind, ExprKind::And(_));
+                let mut last = None;
+                for item in items {
+                    let v = self.eval(item)?;
+                    let t = truthy(&v);
+                    last = Some(v);
+                    if t != is_and {
+                        break;
+                    }
+                }
+                last.unwrap_or_else(|| Value::scalar(ValueKind::None, pos))
+            }
+            ExprKind::Compare(first, ops) => {
+                let mut left = self.eval(first)?;
+                for (op, right) in ops {
+                    let right = self.eval(right)?;
+                    let holds = match op {
+                        CmpOp::Eq => py_eq(&left, &right),
+                        CmpOp::NotEq => !py_eq(&left, &right),
+                        CmpOp::In => self.contains(&right, &left, pos)?,
+                        CmpOp::NotIn => !self.contains(&right, &left, pos)?,
+                    };
+                    if !holds {
+                        return Ok(Value::scalar(ValueKind::Bool(false), pos));
+                    }
+                    left = right;
+                }
+                Value::scalar(ValueKind::Bool(true), pos)
+            }
+        })
+    }
+
+    fn eval_all(&mut self, items: &[Expr]) -> Result<Vec<Value>, EvalError> {
+        items.iter().map(|e| self.eval(e)).collect()
+    }
+
+    /// Python `needle in haystack`.
+    fn contains(&mut self, haystack: &Value, needle: &Value, pos: Pos) -> Result<bool, EvalError> {
+        match &haystack.kind {
+            ValueKind::Str(h) => {
+                let Some(n) = needle.as_str() else {
+                    return Err(EvalError::new(
+                        pos,
+                        format!(
+                            "`in <string>` requires a string on the left, not `{}`",
+                            needle.type_name()
+                        ),
+                        "compare strings with strings",
+                    ));
+                };
+                self.charge(1 + (h.len() as u64) / 16, pos)?;
+                Ok(h.contains(n))
+            }
+            ValueKind::List(items) | ValueKind::Tuple(items) => {
+                self.charge(1 + items.len() as u64, pos)?;
+                Ok(items.iter().any(|v| py_eq(v, needle)))
+            }
+            ValueKind::Set(items) => {
+                let key = hkey(needle).map_err(|t| unhashable(pos, t))?;
+                self.charge(1 + items.len() as u64, pos)?;
+                Ok(items.iter().any(|v| hkey(v).is_ok_and(|k| k == key)))
+            }
+            ValueKind::Dict(pairs) => {
+                let key = hkey(needle).map_err(|t| unhashable(pos, t))?;
+                self.charge(1 + pairs.len() as u64, pos)?;
+                Ok(pairs.iter().any(|(k, _)| hkey(k).is_ok_and(|k| k == key)))
+            }
+            _ => Err(EvalError::new(
+                pos,
+                format!(
+                    "argument of type `{}` is not iterable",
+                    haystack.type_name()
+                ),
+                "`in` needs a list, tuple, set, dict or string on the right",
+            )),
+        }
+    }
+
+    fn comprehend(
+        &mut self,
+        elt: &Expr,
+        clauses: &[Clause],
+        out: &mut Vec<Value>,
+    ) -> Result<(), EvalError> {
+        let Some((clause, rest)) = clauses.split_first() else {
+            let v = self.eval(elt)?;
+            self.charge(v.size, elt.pos)?;
+            out.push(v);
+            return Ok(());
+        };
+        let iterable = self.eval(&clause.iter)?;
+        let items = iterate(&iterable)?;
+        for item in items {
+            self.charge(1, clause.iter.pos)?;
+            let mark = self.locals.len();
+            let result = (|| {
+                self.bind(&clause.target, item)?;
+                for cond in &clause.conditions {
+                    let c = self.eval(cond)?;
+                    if !truthy(&c) {
+                        return Ok(());
+                    }
+                }
+                self.comprehend(elt, rest, out)
+            })();
+            self.locals.truncate(mark);
+            result?;
+        }
+        Ok(())
+    }
+
+    fn bind(&mut self, target: &Target, value: Value) -> Result<(), EvalError> {
+        match target {
+            Target::Name(name, _) => {
+                self.locals.push((name.clone(), value));
+                Ok(())
+            }
+            Target::Tuple(targets, pos) => {
+                let items = iterate(&value)?;
+                if items.len() != targets.len() {
+                    return Err(EvalError::new(
+                        *pos,
+                        format!(
+                            "cannot unpack {} values into {} loop variables",
+                            items.len(),
+                            targets.len()
+                        ),
+                        "use as many loop variables as each element has items",
+                    ));
+                }
+                for (t, v) in targets.iter().zip(items) {
+                    self.bind(t, v)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn unhashable(pos: Pos, type_name: &str) -> EvalError {
+    EvalError::new(
+        pos,
+        format!("unhashable type: `{type_name}`"),
+        "set elements and dict keys must be strings, numbers or tuples",
+    )
+}
+
+/// The elements Python's `for` would visit.
+fn iterate(v: &Value) -> Result<Vec<Value>, EvalError> {
+    Ok(match &v.kind {
+        ValueKind::List(items) | ValueKind::Tuple(items) | ValueKind::Set(items) => items.clone(),
+        ValueKind::Dict(pairs) => pairs.iter().map(|(k, _)| k.clone()).collect(),
+        ValueKind::Str(s) => s
+            .chars()
+            .map(|c| Value::scalar(ValueKind::Str(c.to_string()), v.pos))
+            .collect(),
+        _ => {
+            return Err(EvalError::new(
+                v.pos,
+                format!("`{}` object is not iterable", v.type_name()),
+                "iterate over a list, tuple, set, dict or string",
+            ));
+        }
+    })
+}
+
+/// Set semantics: the first of equal elements stays, in source order.
+fn dedupe(
+    items: Vec<Value>,
+    mut duplicates: Option<&mut Vec<Duplicate>>,
+) -> Result<Vec<Value>, EvalError> {
+    let mut seen: HashMap<HKey, usize> = HashMap::with_capacity(items.len());
+    let mut out: Vec<Value> = Vec::with_capacity(items.len());
+    for v in items {
+        let key = hkey(&v).map_err(|t| unhashable(v.pos, t))?;
+        match seen.get(&key) {
+            Some(&i) => {
+                if let Some(d) = duplicates.as_deref_mut()
+                    && d.len() < MAX_DUPLICATES
+                {
+                    d.push(Duplicate {
+                        dict_key: false,
+                        first: out[i].pos,
+                        repeat: v.pos,
+                        repr: v.repr(),
+                    });
+                }
+            }
+            None => {
+                seen.insert(key, out.len());
+                out.push(v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Dict semantics: a repeated key keeps its first position and key object
+/// and takes the last value.
+fn dedupe_dict(
+    pairs: Vec<(Value, Value)>,
+    duplicates: &mut Vec<Duplicate>,
+) -> Result<Vec<(Value, Value)>, EvalError> {
+    let mut index: HashMap<HKey, usize> = HashMap::with_capacity(pairs.len());
+    let mut out: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        let key = hkey(&k).map_err(|t| unhashable(k.pos, t))?;
+        match index.get(&key) {
+            Some(&i) => {
+                if duplicates.len() < MAX_DUPLICATES {
+                    duplicates.push(Duplicate {
+                        dict_key: true,
+                        first: out[i].0.pos,
+                        repeat: k.pos,
+                        repr: k.repr(),
+                    });
+                }
+                out[i].1 = v;
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push((k, v));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lexer::tokenize;
+    use super::super::parser::parse;
+    use super::*;
+
+    fn run(src: &str) -> Result<Module, EvalError> {
+        evaluate(&parse(&tokenize(src).unwrap()).unwrap())
+    }
+
+    fn value(src: &str, name: &str) -> String {
+        run(src).unwrap().get(name).unwrap().value.repr()
+    }
+
+    #[test]
+    fn float_repr_matches_python() {
+        let table = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (1.5, "1.5"),
+            (100.0, "100.0"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1e15, "1000000000000000.0"),
+            (123456.789, "123456.789"),
+            (-2.5e-7, "-2.5e-07"),
+            (1e300, "1e+300"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (f64::INFINITY, "inf"),
+        ];
+        for (f, want) in table {
+            assert_eq!(py_float_repr(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn python_semantics() {
+        assert_eq!(value("x = {'b', 'a', 'b'}", "x"), "{'b', 'a'}");
+        assert_eq!(value("x = {1, 1.0, True, 2}", "x"), "{1, 2}");
+        assert_eq!(
+            value("x = {'a': 1, 'b': 2, 'a': 3}", "x"),
+            "{'a': 3, 'b': 2}"
+        );
+        assert_eq!(
+            value("x = {(0, 1): 'p', (0.0, 1.0): 'q'}", "x"),
+            "{(0, 1): 'q'}"
+        );
+        assert_eq!(value("x = set()", "x"), "set()");
+        assert_eq!(value("x = set(['a', 'a', 'b'])", "x"), "{'a', 'b'}");
+        assert_eq!(value("x = set('aba')", "x"), "{'a', 'b'}");
+        assert_eq!(value("x = -5, +2.5, -True", "x"), "(-5, 2.5, -1)");
+        assert_eq!(value("a = ['p', 'q']\nx = a", "x"), "['p', 'q']");
+        assert_eq!(value("x = 'a' 'b'", "x"), "'ab'");
+        assert_eq!(value("x = [] or 'd'", "x"), "'d'");
+        assert_eq!(value("x = 1 and 0", "x"), "0");
+        assert_eq!(value("x = 'a' in 'cat' in ['cat']", "x"), "True");
+        assert_eq!(value("x = (1,)", "x"), "(1,)");
+        assert_eq!(value("x = [1] == [1.0]", "x"), "True");
+        assert_eq!(value("x = {1, 2} == {2, 1}", "x"), "True");
+        assert_eq!(value("x = [1] == (1,)", "x"), "False");
+        assert_eq!(value("x = 1\nx = 2", "x"), "2");
+    }
+
+    #[test]
+    fn comprehension_values() {
+        let src = "T = ['Sword of A', 'Orb of B', 'Staff C', 'Ring D']\n\
+                   X = [t for t in T if t not in ['Ring D']]\n\
+                   Y = [t for t in T if 'Sword' not in t and 'Staff' not in t]\n\
+                   Z = [t for t in T if not ('Orb' in t or t == 'Ring D')]\n\
+                   W = {u for t in T for u in ['x', 'y'] if u == 'y'}\n\
+                   V = [a for (a, b) in [(1, 2), (3, 4)] if b != 2]\n";
+        assert_eq!(value(src, "X"), "['Sword of A', 'Orb of B', 'Staff C']");
+        assert_eq!(value(src, "Y"), "['Orb of B', 'Ring D']");
+        assert_eq!(value(src, "Z"), "['Sword of A', 'Staff C']");
+        assert_eq!(value(src, "W"), "{'y'}");
+        assert_eq!(value(src, "V"), "[3]");
+    }
+
+    #[test]
+    fn runtime_errors_have_positions() {
+        let table: &[(&str, (u32, u32, &str))] = &[
+            ("x = y\n", (1, 5, "name `y` is not defined")),
+            ("x = {[1]}\n", (1, 6, "unhashable type: `list`")),
+            ("x = {'a': 1, {}: 2}\n", (1, 14, "unhashable type: `dict`")),
+            (
+                "x = -'a'\n",
+                (1, 5, "bad operand type for unary `-`: `str`"),
+            ),
+            (
+                "x = [t for t in 5]\n",
+                (1, 17, "`int` object is not iterable"),
+            ),
+            (
+                "x = 1 in 'abc'\n",
+                (
+                    1,
+                    5,
+                    "`in <string>` requires a string on the left, not `int`",
+                ),
+            ),
+            (
+                "x = 1 in 2\n",
+                (1, 5, "argument of type `int` is not iterable"),
+            ),
+            (
+                "x = [1 for (a, b) in [(1, 2, 3)]]\n",
+                (1, 12, "cannot unpack 3 values into 2 loop variables"),
+            ),
+        ];
+        for (src, (line, column, message)) in table {
+            let e = run(src).unwrap_err();
+            assert_eq!(
+                (e.pos.line, e.pos.column, e.message.as_str()),
+                (*line, *column, *message),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn work_and_depth_are_bounded() {
+        // Doubling through names: 2^60 elements if evaluated naively.
+        let mut src = String::from("a0 = [1, 1]\n");
+        for i in 1..60 {
+            src.push_str(&format!("a{i} = [a{p}, a{p}]\n", p = i - 1));
+        }
+        let e = run(&src).unwrap_err();
+        assert!(
+            e.message.contains("too deeply") || e.message.contains("too much"),
+            "{e:?}"
+        );
+        // Nesting through names.
+        let mut src = String::from("a0 = [1]\n");
+        for i in 1..150 {
+            src.push_str(&format!("a{i} = [a{}]\n", i - 1));
+        }
+        assert!(run(&src).unwrap_err().message.contains("too deeply"));
+        // Quadratic comprehension.
+        let src = "a = [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30]\n\
+                   b = [x for x in a for y in a for z in a for w in a for v in a for u in a]\n";
+        assert!(run(src).unwrap_err().message.contains("too much"));
+    }
+}

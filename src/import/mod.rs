@@ -1,0 +1,116 @@
+//! Side tool: import of KUMO's Python domain data files into the domain
+//! document format (DESIGN.md "KUMO import").
+//!
+//! In: the text of a Python data file and [`ImportOptions`]. Out: an
+//! [`Imported`] domain document plus one [`Note`] per change the import had
+//! to make, or an [`ImportError`] with file, line and column.
+//!
+//! Stages, one file each: [`lexer`] (tokens with positions), [`parser`]
+//! (the literal-and-comprehension subset of Python), [`eval`] (Python's
+//! values without executing code) and [`extract`] (finding the truths,
+//! actions and outcomes variables and mapping them onto
+//! [`DomainDoc`](crate::domain::DomainDoc)). No file-system access: the
+//! CLI reads and writes files.
+//!
+//! Invariants: source order is kept everywhere (sets included); every
+//! state and every rule-out of the Python file is kept unless it cannot be
+//! represented, and each change is reported as a note; any input, however
+//! malformed or large, gives a value or an error, never a panic or a hang.
+
+pub mod eval;
+pub mod extract;
+pub mod lexer;
+pub mod parser;
+
+use std::fmt;
+
+use crate::domain::Diagnostic;
+
+pub use eval::{Module, Value, ValueKind, py_float_repr};
+pub use extract::{ImportOptions, Imported, Note, NoteKind};
+
+/// A 1-based line and column (in characters) in the Python file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// Why a Python file could not be imported: the file, the position, what
+/// is wrong and how to fix it, rendered with the offending line.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{diagnostic}")]
+pub struct ImportError {
+    pub diagnostic: Box<Diagnostic>,
+}
+
+impl ImportError {
+    pub(crate) fn new(
+        file: &str,
+        source: &str,
+        pos: Option<Pos>,
+        path: &str,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> Self {
+        let mut d = Diagnostic::error(file, path, message);
+        if let Some(help) = help {
+            d = d.with_help(help);
+        }
+        if let Some(pos) = pos {
+            d = d.at(pos.line, pos.column, Some(source));
+        }
+        ImportError {
+            diagnostic: Box::new(d),
+        }
+    }
+
+    /// The file as the caller named it.
+    pub fn file(&self) -> &str {
+        &self.diagnostic.file
+    }
+
+    /// 1-based line, when known.
+    pub fn line(&self) -> Option<u32> {
+        self.diagnostic.line
+    }
+
+    /// 1-based column, when known.
+    pub fn column(&self) -> Option<u32> {
+        self.diagnostic.column
+    }
+
+    /// What is wrong, without position or help.
+    pub fn message(&self) -> &str {
+        &self.diagnostic.message
+    }
+}
+
+/// Reads and evaluates a Python data file without executing anything:
+/// the top-level names with their values, as Python would bind them
+/// (except that sets keep source order).
+pub fn evaluate_python(file: &str, source: &str) -> Result<Module, ImportError> {
+    let tokens = lexer::tokenize(source)
+        .map_err(|e| ImportError::new(file, source, Some(e.pos), "", e.message, e.help))?;
+    let stmts = parser::parse(&tokens)
+        .map_err(|e| ImportError::new(file, source, Some(e.pos), "", e.message, e.help))?;
+    eval::evaluate(&stmts)
+        .map_err(|e| ImportError::new(file, source, Some(e.pos), "", e.message, e.help))
+}
+
+/// Imports a KUMO Python domain file (`file` is the name used in messages
+/// and, without `options.name`, for the domain name).
+pub fn import_python(
+    file: &str,
+    source: &str,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let module = evaluate_python(file, source)?;
+    extract::extract(file, source, &module, options)
+}
