@@ -1,6 +1,6 @@
 //! Rendering throughput: books, prompts and SFT records as JSON lines (plus
 //! the book check the main command does) for 5000 hard (12 x 16)
-//! instances of KUMO's medical domain, on a 1-thread and a 2-thread pool.
+//! instances of the shipped medical domain, on a 1-thread and a 2-thread pool.
 
 use kumo_gen::domain::Domain;
 use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book};
@@ -14,12 +14,10 @@ fn main() {
 }
 
 fn domain() -> Domain {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/ok/kumo-medical.yaml"
-    );
-    let text = std::fs::read_to_string(path).expect("fixture");
-    Domain::from_yaml(path, &text).expect("valid").0
+    kumo_gen::domain::Registry::default()
+        .load("medical")
+        .expect("the shipped medical domain")
+        .0
 }
 
 /// Random consistent instances with a greedy golden trajectory (the

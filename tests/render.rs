@@ -728,9 +728,9 @@ fn kumo_published_medical_instances_render_check_and_replay() {
     let Some(reference) = crate::common::kumo_reference() else {
         return;
     };
-    let path = root().join("tests/fixtures/ok/kumo-medical.yaml");
-    let (d, _) =
-        Domain::from_yaml("kumo-medical.yaml", &std::fs::read_to_string(path).unwrap()).unwrap();
+    let (d, _) = kumo_gen::domain::Registry::default()
+        .load("medical")
+        .unwrap();
     let templates = Templates::shipped().unwrap();
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let mut count = 0;
