@@ -3,4 +3,8 @@
 
 mod common;
 mod domain;
+<<<<<<< HEAD
 mod render;
+=======
+mod import;
+>>>>>>> main

@@ -52,8 +52,27 @@ pub enum StatesDoc {
 /// One range state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RangeStateDoc {
+    #[serde(serialize_with = "flow_range")]
     pub range: [f64; 2],
     pub rules_out: Vec<String>,
+}
+
+/// Writes a range as `[lo, hi]` on one line, integral bounds without `.0`.
+fn flow_range<S: Serializer>(range: &[f64; 2], serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Bound {
+        Int(i64),
+        Real(f64),
+    }
+    let bound = |x: f64| {
+        if x.fract() == 0.0 && x.abs() < 9.0e15 {
+            Bound::Int(x as i64)
+        } else {
+            Bound::Real(x)
+        }
+    };
+    serde_saphyr::FlowSeq([bound(range[0]), bound(range[1])]).serialize(serializer)
 }
 
 impl Serialize for StatesDoc {

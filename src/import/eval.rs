@@ -492,6 +492,13 @@ impl Evaluator {
                 let out = dedupe_dict(out, &mut self.module.duplicates)?;
                 Value::container(ValueKind::Dict(out), pos)?
             }
+            ExprKind::SetCall(_) if self.lookup("set").is_some() => {
+                return Err(EvalError::new(
+                    pos,
+                    "`set` is reassigned in this file, so `set(...)` would run code",
+                    "do not assign to `set`; the importer only knows the builtin",
+                ));
+            }
             ExprKind::SetCall(None) => Value::container(ValueKind::Set(Vec::new()), pos)?,
             ExprKind::SetCall(Some(arg)) => {
                 let arg = self.eval(arg)?;
@@ -555,14 +562,32 @@ impl Evaluator {
                 last.unwrap_or_else(|| Value::scalar(ValueKind::None, pos))
             }
             ExprKind::Compare(first, ops) => {
+                // `x in NAME`: test against the bound value without copying
+                // it (comprehension filters do this once per element).
+                if let [(op @ (CmpOp::In | CmpOp::NotIn), right)] = ops.as_slice()
+                    && let ExprKind::Name(name) = &right.kind
+                    && self.lookup(name).is_some()
+                {
+                    let left = self.eval(first)?;
+                    let Some(haystack) = self.lookup(name) else {
+                        return Err(EvalError::new(pos, "internal: name vanished", ""));
+                    };
+                    let (found, cost) = contains(haystack, &left, pos)?;
+                    self.charge(cost, pos)?;
+                    let holds = if *op == CmpOp::In { found } else { !found };
+                    return Ok(Value::scalar(ValueKind::Bool(holds), pos));
+                }
                 let mut left = self.eval(first)?;
                 for (op, right) in ops {
                     let right = self.eval(right)?;
                     let holds = match op {
                         CmpOp::Eq => py_eq(&left, &right),
                         CmpOp::NotEq => !py_eq(&left, &right),
-                        CmpOp::In => self.contains(&right, &left, pos)?,
-                        CmpOp::NotIn => !self.contains(&right, &left, pos)?,
+                        CmpOp::In | CmpOp::NotIn => {
+                            let (found, cost) = contains(&right, &left, pos)?;
+                            self.charge(cost, pos)?;
+                            found == (*op == CmpOp::In)
+                        }
                     };
                     if !holds {
                         return Ok(Value::scalar(ValueKind::Bool(false), pos));
@@ -576,48 +601,6 @@ impl Evaluator {
 
     fn eval_all(&mut self, items: &[Expr]) -> Result<Vec<Value>, EvalError> {
         items.iter().map(|e| self.eval(e)).collect()
-    }
-
-    /// Python `needle in haystack`.
-    fn contains(&mut self, haystack: &Value, needle: &Value, pos: Pos) -> Result<bool, EvalError> {
-        match &haystack.kind {
-            ValueKind::Str(h) => {
-                let Some(n) = needle.as_str() else {
-                    return Err(EvalError::new(
-                        pos,
-                        format!(
-                            "`in <string>` requires a string on the left, not `{}`",
-                            needle.type_name()
-                        ),
-                        "compare strings with strings",
-                    ));
-                };
-                self.charge(1 + (h.len() as u64) / 16, pos)?;
-                Ok(h.contains(n))
-            }
-            ValueKind::List(items) | ValueKind::Tuple(items) => {
-                self.charge(1 + items.len() as u64, pos)?;
-                Ok(items.iter().any(|v| py_eq(v, needle)))
-            }
-            ValueKind::Set(items) => {
-                let key = hkey(needle).map_err(|t| unhashable(pos, t))?;
-                self.charge(1 + items.len() as u64, pos)?;
-                Ok(items.iter().any(|v| hkey(v).is_ok_and(|k| k == key)))
-            }
-            ValueKind::Dict(pairs) => {
-                let key = hkey(needle).map_err(|t| unhashable(pos, t))?;
-                self.charge(1 + pairs.len() as u64, pos)?;
-                Ok(pairs.iter().any(|(k, _)| hkey(k).is_ok_and(|k| k == key)))
-            }
-            _ => Err(EvalError::new(
-                pos,
-                format!(
-                    "argument of type `{}` is not iterable",
-                    haystack.type_name()
-                ),
-                "`in` needs a list, tuple, set, dict or string on the right",
-            )),
-        }
     }
 
     fn comprehend(
@@ -678,6 +661,51 @@ impl Evaluator {
                 Ok(())
             }
         }
+    }
+}
+
+/// Python `needle in haystack`, with its cost in work steps.
+fn contains(haystack: &Value, needle: &Value, pos: Pos) -> Result<(bool, u64), EvalError> {
+    match &haystack.kind {
+        ValueKind::Str(h) => {
+            let Some(n) = needle.as_str() else {
+                return Err(EvalError::new(
+                    pos,
+                    format!(
+                        "`in <string>` requires a string on the left, not `{}`",
+                        needle.type_name()
+                    ),
+                    "compare strings with strings",
+                ));
+            };
+            Ok((h.contains(n), 1 + (h.len() as u64) / 16))
+        }
+        ValueKind::List(items) | ValueKind::Tuple(items) => Ok((
+            items.iter().any(|v| py_eq(v, needle)),
+            1 + items.len() as u64,
+        )),
+        ValueKind::Set(items) => {
+            let key = hkey(needle).map_err(|t| unhashable(pos, t))?;
+            Ok((
+                items.iter().any(|v| hkey(v).is_ok_and(|k| k == key)),
+                1 + items.len() as u64,
+            ))
+        }
+        ValueKind::Dict(pairs) => {
+            let key = hkey(needle).map_err(|t| unhashable(pos, t))?;
+            Ok((
+                pairs.iter().any(|(k, _)| hkey(k).is_ok_and(|k| k == key)),
+                1 + pairs.len() as u64,
+            ))
+        }
+        _ => Err(EvalError::new(
+            pos,
+            format!(
+                "argument of type `{}` is not iterable",
+                haystack.type_name()
+            ),
+            "`in` needs a list, tuple, set, dict or string on the right",
+        )),
     }
 }
 

@@ -470,16 +470,7 @@ fn find_outcomes<'m>(
         .filter(|b| is_outcomes_shape(&b.value))
         .collect();
     let chosen = match candidates.as_slice() {
-        [] => {
-            return Err(ImportError::new(
-                cx.file,
-                cx.source,
-                None,
-                "",
-                "found no outcomes dict (a dict mapping each action to `{'type': ..., 'states': {...}}`)",
-                Some("name the variable with `--outcomes-var`, or check that this is a KUMO domain file".into()),
-            ));
-        }
+        [] => return Err(no_outcomes(cx, module)),
         [one] => *one,
         many => match many.iter().find(|b| b.name == "Outcomes") {
             Some(b) => *b,
@@ -503,9 +494,76 @@ fn find_outcomes<'m>(
     })
 }
 
+/// The error when no variable has the outcomes shape: located at the
+/// nearest miss (a dict of dicts whose entry lacks `states`, or a variable
+/// called `Outcomes` of the wrong type) when there is one.
+fn no_outcomes(cx: &Ctx, module: &Module) -> ImportError {
+    const WANT: &str = "a dict mapping each action to `{'type': ..., 'states': {...}}`";
+    let dict_of_dicts = |v: &Value| match &v.kind {
+        ValueKind::Dict(pairs) => pairs
+            .iter()
+            .any(|(_, e)| matches!(e.kind, ValueKind::Dict(_))),
+        _ => false,
+    };
+    let near = module
+        .bindings
+        .iter()
+        .filter(|b| dict_of_dicts(&b.value))
+        .min_by_key(|b| b.name != "Outcomes");
+    if let Some(b) = near
+        && let ValueKind::Dict(pairs) = &b.value.kind
+        && let Some((key, entry)) = pairs.iter().find(|(_, e)| match &e.kind {
+            ValueKind::Dict(fields) => !fields.iter().any(|(k, _)| k.as_str() == Some("states")),
+            _ => true,
+        })
+    {
+        let path = format!("{}[{}]", b.name, key.repr());
+        let what = match &entry.kind {
+            ValueKind::Dict(_) => "has no `states`".to_string(),
+            _ => format!("is a `{}`, not a dict", entry.type_name()),
+        };
+        return cx.error(
+            entry.pos,
+            &path,
+            format!("`{path}` {what}, so `{}` is not an outcomes dict", b.name),
+            format!("give every action `{{'type': 'str', 'states': {{label: {{truths ruled out}}}}}}`; the outcomes are {WANT}"),
+        );
+    }
+    if let Some(b) = module.get("Outcomes") {
+        return cx.error(
+            b.value.pos,
+            "Outcomes",
+            format!("`Outcomes` is a `{}`, not {WANT}", b.value.type_name()),
+            "write the outcomes as a dict, or name the right variable with `--outcomes-var`",
+        );
+    }
+    let names: Vec<String> = module
+        .bindings
+        .iter()
+        .map(|b| format!("`{}` ({})", b.name, b.value.type_name()))
+        .collect();
+    ImportError::new(
+        cx.file,
+        cx.source,
+        None,
+        "",
+        format!("found no outcomes dict ({WANT})"),
+        Some(if names.is_empty() {
+            "the file assigns no variables; is this a KUMO domain data file?".to_string()
+        } else {
+            format!(
+                "the file assigns {}; name the outcomes with `--outcomes-var`",
+                names.join(", ")
+            )
+        }),
+    )
+}
+
 fn is_string_collection(v: &Value) -> bool {
+    // One string suffices: a stray non-string element is then reported
+    // at its position rather than hiding the variable.
     v.elements()
-        .is_some_and(|items| items.iter().all(|x| x.as_str().is_some()))
+        .is_some_and(|items| items.iter().any(|x| x.as_str().is_some()))
 }
 
 fn find_actions<'m>(
@@ -606,14 +664,23 @@ fn find_truths<'m>(
             best = Some((b, score));
         }
     }
-    best.map(|(b, _)| b).ok_or_else(|| {
+    // Without a rule-out naming a listed truth, fall back on the name.
+    let fallback = || {
+        module.bindings.iter().find(|b| {
+            b.name.eq_ignore_ascii_case("truths")
+                && b.name != outcomes_name
+                && Some(b.name.as_str()) != actions_name
+                && is_string_collection(&b.value)
+        })
+    };
+    best.map(|(b, _)| b).or_else(fallback).ok_or_else(|| {
         ImportError::new(
             cx.file,
             cx.source,
-            None,
-            "",
-            "found no truths list (a list or set of the names the states rule out)",
-            Some("name the variable with `--truths-var`".into()),
+            module.get(outcomes_name).map(|b| b.value.pos),
+            outcomes_name,
+            format!("found no truths list: no list or set of strings names a truth ruled out in `{outcomes_name}`"),
+            Some("assign the truths as `Truths = [...]` before use, or name the variable with `--truths-var`".into()),
         )
     })
 }
@@ -624,12 +691,13 @@ fn string_elements(
     b: &super::eval::Binding,
     what: &str,
 ) -> Result<Vec<(String, Pos)>, ImportError> {
+    let noun = if what == "truths" { "truth" } else { "action" };
     let Some(items) = b.value.elements() else {
         return Err(cx.error(
             b.value.pos,
             &b.name,
             format!(
-                "`{}` must be a list or set of {what} names, not a `{}`",
+                "`{}` must be a list or set of {noun} names, not a `{}`",
                 b.name,
                 b.value.type_name()
             ),
@@ -651,7 +719,7 @@ fn string_elements(
             None => Err(cx.error(
                 v.pos,
                 &format!("{}[{i}]", b.name),
-                format!("{what} names must be strings, found `{}`", v.repr()),
+                format!("{noun} names must be strings, found `{}`", v.repr()),
                 "quote the name",
             )),
         })

@@ -24,6 +24,9 @@ pub enum Tok {
     Op(&'static str),
     /// End of a logical line at bracket depth 0.
     Newline,
+    /// Leading whitespace before a statement (Python would open a block);
+    /// the parser reports it, after any error earlier in the file.
+    Indent,
     End,
 }
 
@@ -157,9 +160,7 @@ impl Lexer {
                 let blank = matches!(next, None | Some('\n' | '\r' | '#'))
                     || (next == Some('\\') && matches!(self.peek_at(k + 1), Some('\n' | '\r')));
                 if k > 0 && !blank {
-                    return Err(LexError::new(start, "unexpected indent").help(
-                        "top-level assignments must start in column 1; blocks (`if`, `for`, `def`) are not supported",
-                    ));
+                    self.push(Tok::Indent, start);
                 }
             }
             line_start = false;
@@ -663,7 +664,6 @@ mod tests {
             )
         );
         assert_eq!(err("x = (1,\n"), (1, 5, "unclosed `(`".into()));
-        assert_eq!(err("x = 1\n  y = 2\n"), (2, 1, "unexpected indent".into()));
         assert_eq!(
             err("x = f'{y}'"),
             (1, 5, "f-strings are not supported".into())

@@ -234,6 +234,13 @@ impl Parser<'_> {
     }
 
     fn simple_statement(&mut self) -> Result<Stmt> {
+        if matches!(self.tok(), Tok::Indent) {
+            return Err(error(
+                self.pos(),
+                "unexpected indent",
+                "top-level assignments must start in column 1; blocks (`if`, `for`, `def`) are not supported",
+            ));
+        }
         if let Tok::Name(name) = self.tok()
             && UNSUPPORTED_KEYWORDS.contains(&name.as_str())
         {
@@ -245,6 +252,26 @@ impl Parser<'_> {
             ));
         }
         let first = self.expr_list()?;
+        if self.is_op(":")
+            && let ExprKind::Name(name) = &first.kind
+        {
+            // `NAME: annotation = value`: the annotation is a type hint and is
+            // skipped unevaluated.
+            let name = (name.clone(), first.pos);
+            self.advance();
+            self.skip_annotation()?;
+            if !self.eat_op("=") {
+                return Ok(Stmt::Expr(Expr {
+                    kind: ExprKind::None,
+                    pos: first.pos,
+                }));
+            }
+            let value = self.expr_list()?;
+            return Ok(Stmt::Assign {
+                names: vec![name],
+                value,
+            });
+        }
         if !self.is_op("=") {
             if let Tok::Op(op) = self.tok()
                 && op.ends_with('=')
@@ -280,6 +307,32 @@ impl Parser<'_> {
             }
         }
         Ok(Stmt::Assign { names, value })
+    }
+
+    /// Skips a type annotation: tokens up to `=` or the end of the
+    /// statement outside brackets.
+    fn skip_annotation(&mut self) -> Result<()> {
+        let start = self.pos();
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::Op("(" | "[" | "{") => depth += 1,
+                Tok::Op(")" | "]" | "}") => depth = depth.saturating_sub(1),
+                Tok::Op("=") if depth == 0 => break,
+                Tok::Op(";") | Tok::Newline | Tok::End | Tok::Indent if depth == 0 => break,
+                Tok::End => break,
+                _ => {}
+            }
+            self.advance();
+        }
+        if self.pos() == start {
+            return Err(error(
+                start,
+                "expected a type annotation after `:`",
+                "write `NAME = value` or `NAME: type = value`",
+            ));
+        }
+        Ok(())
     }
 
     /// `expr` or a bare tuple `expr, expr, ...`.
@@ -814,6 +867,7 @@ fn describe(tok: &Tok) -> String {
         Tok::Int(_) | Tok::Float(_) => "a number".to_string(),
         Tok::Op(op) => format!("`{op}`"),
         Tok::Newline => "the end of the line".to_string(),
+        Tok::Indent => "an indented line".to_string(),
         Tok::End => "the end of the file".to_string(),
     }
 }
@@ -856,6 +910,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(stmts.len(), 5);
+        let annotated = parse_src("T: dict[str, list] = {'a': []}\nU: int\n").unwrap();
+        assert!(matches!(&annotated[0], Stmt::Assign { names, .. } if names[0].0 == "T"));
+        assert!(matches!(&annotated[1], Stmt::Expr(_)));
         assert!(matches!(&stmts[0], Stmt::Expr(_)));
         let Stmt::Assign { names, value } = &stmts[3] else {
             panic!("assignment expected")
@@ -889,6 +946,7 @@ mod tests {
             ),
             ("x = lambda: 1\n", (1, 5, "`lambda` is not supported here")),
             ("def f():\n", (1, 1, "`def` statements are not supported")),
+            ("x = 1\n  y = 2\n", (2, 1, "unexpected indent")),
             (
                 "x = [1, 2\n 3]\n",
                 (2, 2, "expected `]` to close the list, found a number"),
