@@ -3,8 +3,5 @@
 
 mod common;
 mod domain;
-<<<<<<< HEAD
-mod render;
-=======
 mod import;
->>>>>>> main
+mod render;
