@@ -17,14 +17,13 @@
 //! - mentions s in the sentence or its parent line (a named state by its
 //!   label, `_` read as a space; a range by both of its bounds as numbers),
 //!   and
-//! - mentions a in its *context*: the sentence, its paragraph, its parent
-//!   line (the nearest line above with less indentation), the nearest
-//!   markdown heading above and the nearest all-bold line since that
-//!   heading.
+//! - mentions a in the sentence, its parent line, or its *section* (the
+//!   nearest markdown heading above and every line under it up to the next
+//!   heading: books organised per truth name the test in the section).
 //!
 //! Besides missing facts it lists *confirmation* sentences (a truth named
-//! with `confirm`, `indicat`, `suggest`, `consistent with` or `points to`)
-//! for the reader; they do not fail a book.
+//! with `confirm`, `indicat`, `suggest`, `consistent with` or `points to`
+//! and no exclusion cue in one clause) for the reader; they do not fail a book.
 
 use super::task::TaskView;
 use crate::domain::StateLabel;
@@ -134,23 +133,6 @@ fn numbers(text: &str) -> Vec<f64> {
     out
 }
 
-/// A line without its list marker (`- `, `* `, `+ `, `1. `, `1) `).
-fn strip_marker(line: &str) -> &str {
-    let s = line.trim_start();
-    let rest = s.trim_start_matches(|c: char| c.is_ascii_digit());
-    if rest.len() < s.len() {
-        if let Some(after) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-            return after.trim_start();
-        }
-    }
-    for marker in ["- ", "* ", "+ "] {
-        if let Some(after) = s.strip_prefix(marker) {
-            return after.trim_start();
-        }
-    }
-    s
-}
-
 /// Splits at `. `, except after a word of at most three letters
 /// (`dr. crimson`, `mr.`, `vs.`, `e.g.`): splitting less only makes the
 /// check more lenient.
@@ -175,73 +157,64 @@ struct Sentence {
     /// The parent line (nearest line above with less indentation, within
     /// the paragraph), normalized.
     parent: String,
-    /// Paragraph, heading and bold sub-heading, normalized.
-    context: String,
+    /// The markdown heading and the whole section under it, normalized.
+    context: std::rc::Rc<str>,
 }
 
+/// The sentences of `text`, section by section (a section runs from a
+/// markdown heading to the next one).
 fn sentences(text: &str) -> Vec<Sentence> {
     let mut out = Vec::new();
-    let mut heading = String::new();
-    let mut bold = String::new();
-    let mut paragraph: Vec<(usize, String)> = Vec::new();
-    let flush = |paragraph: &mut Vec<(usize, String)>,
-                 heading: &str,
-                 bold: &str,
-                 out: &mut Vec<Sentence>| {
-        let joined: String = paragraph
+    let mut section: Vec<(usize, &str)> = Vec::new();
+    let mut heading = "";
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, raw) in lines.iter().enumerate() {
+        let is_heading = raw.trim_start().starts_with('#');
+        if is_heading {
+            section_sentences(heading, &section, &mut out);
+            section.clear();
+            heading = raw;
+        } else {
+            section.push((i + 1, raw));
+        }
+    }
+    section_sentences(heading, &section, &mut out);
+    out
+}
+
+fn section_sentences(heading: &str, section: &[(usize, &str)], out: &mut Vec<Sentence>) {
+    let mut context = normalize(heading);
+    for (_, raw) in section {
+        context.push_str(" | ");
+        context.push_str(&normalize(raw));
+    }
+    let context: std::rc::Rc<str> = context.into();
+    let mut paragraph_start = 0;
+    for (k, (line, raw)) in section.iter().enumerate() {
+        if raw.trim().is_empty() {
+            paragraph_start = k + 1;
+            continue;
+        }
+        let indent = raw.len() - raw.trim_start().len();
+        let parent = section[paragraph_start..k]
             .iter()
+            .rev()
+            .find(|(_, l)| l.len() - l.trim_start().len() < indent)
             .map(|(_, l)| normalize(l))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let context = format!("{heading} | {bold} | {joined}");
-        for (k, (line, raw)) in paragraph.iter().enumerate() {
-            let indent = raw.len() - raw.trim_start().len();
-            let parent = paragraph[..k]
-                .iter()
-                .rev()
-                .find(|(_, l)| l.len() - l.trim_start().len() < indent)
-                .map(|(_, l)| normalize(l))
-                .unwrap_or_default();
-            let norm = normalize(raw);
-            for piece in norm.split_inclusive(['!', '?']).flat_map(split_sentences) {
-                let piece = piece.trim();
-                if !piece.is_empty() {
-                    out.push(Sentence {
-                        line: *line,
-                        text: piece.to_string(),
-                        parent: parent.clone(),
-                        context: context.clone(),
-                    });
-                }
+            .unwrap_or_default();
+        let norm = normalize(raw);
+        for piece in norm.split_inclusive(['!', '?']).flat_map(split_sentences) {
+            let piece = piece.trim();
+            if !piece.is_empty() {
+                out.push(Sentence {
+                    line: *line,
+                    text: piece.to_string(),
+                    parent: parent.clone(),
+                    context: context.clone(),
+                });
             }
         }
-        paragraph.clear();
-    };
-    for (i, raw) in text.lines().enumerate() {
-        let trimmed = raw.trim();
-        if trimmed.is_empty() {
-            flush(&mut paragraph, &heading, &bold, &mut out);
-            continue;
-        }
-        if trimmed.starts_with('#') {
-            flush(&mut paragraph, &heading, &bold, &mut out);
-            heading = normalize(trimmed);
-            bold.clear();
-            continue;
-        }
-        let item = strip_marker(trimmed);
-        let core = item.trim_end_matches(':').trim();
-        if core.len() > 4
-            && core.starts_with("**")
-            && core.ends_with("**")
-            && !core[2..core.len() - 2].contains("**")
-        {
-            bold = normalize(core);
-        }
-        paragraph.push((i + 1, raw.to_string()));
     }
-    flush(&mut paragraph, &heading, &bold, &mut out);
-    out
 }
 
 /// Checks KUMO's book `text` against the instance (see the module docs).
@@ -258,8 +231,12 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
     let mut check = KumoBookCheck::default();
 
     for s in &sentences {
-        if CONFIRMATION.iter().any(|c| s.text.contains(c))
-            && truth_aliases.iter().any(|(_, a)| names(&s.text, a))
+        let confirms = |clause: &str| {
+            CONFIRMATION.iter().any(|c| clause.contains(c))
+                && !cue(clause)
+                && truth_aliases.iter().any(|(_, a)| names(clause, a))
+        };
+        if s.text.split("; ").any(confirms)
         {
             check.confirmations.push((s.line, s.text.clone()));
         }
