@@ -236,8 +236,7 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
                 && !cue(clause)
                 && truth_aliases.iter().any(|(_, a)| names(clause, a))
         };
-        if s.text.split("; ").any(confirms)
-        {
+        if s.text.split("; ").any(confirms) {
             check.confirmations.push((s.line, s.text.clone()));
         }
     }
