@@ -753,3 +753,87 @@ fn kumo_published_medical_instances_render_check_and_replay() {
     }
     assert_eq!(count, 100);
 }
+
+/// Writes a small HF export (instances + SFT configs and the card) of
+/// random tiny instances; with `KUMO_GEN_HF_DIR=DIR` it is written there,
+/// for loading with Python `datasets` by hand:
+/// `datasets.load_dataset(DIR, "tiny-t4-a3-v1")`.
+#[test]
+fn hf_export_directory() {
+    let keep = std::env::var_os("KUMO_GEN_HF_DIR");
+    let temp = tempfile::tempdir().unwrap();
+    let dir = keep
+        .as_ref()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| temp.path().to_path_buf());
+    let d = tiny();
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1";
+    let (mut rows, mut sft) = (String::new(), String::new());
+    for seed in 0..30 {
+        let (mut task, golden) = random_task(&d, &mut rng, 4, 3);
+        task.seed = seed;
+        let view = task.view(&d);
+        let out = renderer.render(&view, &golden).unwrap();
+        let steps = (seed % 3 != 0).then_some(1.25 + seed as f64);
+        rows.push_str(&format!("{}\n", hf_row(&view, &golden, steps, &out.book)));
+        sft.push_str(&out.sft);
+        sft.push('\n');
+    }
+    let data = dir.join("data/tiny");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join(format!("{setting}.jsonl")), rows).unwrap();
+    std::fs::write(data.join(format!("{setting}.sft.jsonl")), sft).unwrap();
+    let name = config_name("tiny", 4, 3, 1);
+    let card = dataset_card(&Card {
+        pretty_name: "KUMO tiny".into(),
+        license: "apache-2.0".into(),
+        generator: "kumo-gen test".into(),
+        configs: vec![
+            CardConfig {
+                name: name.clone(),
+                kind: "instances".into(),
+                files: vec![format!("data/tiny/{setting}.jsonl")],
+                rows: 30,
+            },
+            CardConfig {
+                name: format!("{name}-sft"),
+                kind: "sft chat".into(),
+                files: vec![format!("data/tiny/{setting}.sft.jsonl")],
+                rows: 30,
+            },
+        ],
+        parameters: vec![("truths".into(), "4".into())],
+        domains: vec![("tiny".into(), "Tiny test domain".into())],
+    });
+    std::fs::write(dir.join("README.md"), card).unwrap();
+    // Every line of a config has the same keys and JSON types.
+    let shape = |v: &Value| -> Vec<(String, &'static str)> {
+        v.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                let t = match v {
+                    Value::Null => "null",
+                    Value::String(_) => "string",
+                    Value::Number(_) => "number",
+                    Value::Array(_) => "array",
+                    _ => "other",
+                };
+                (k.clone(), t)
+            })
+            .collect()
+    };
+    let text = std::fs::read_to_string(data.join(format!("{setting}.jsonl"))).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let same = shape(&v)
+            .iter()
+            .zip(shape(&first))
+            .all(|((k, t), (k0, t0))| *k == k0 && (*t == t0 || *t == "null" || t0 == "null"));
+        assert!(same, "{line}");
+    }
+}
