@@ -173,7 +173,12 @@ fn checker_accepts_every_rendered_book() {
                     continue;
                 }
                 let kumo = check_kumo_book(&book, &view);
-                assert!(kumo.is_ok(), "{book}\n{:?}", kumo.missing);
+                assert!(
+                    kumo.is_ok(),
+                    "{book}\n{:?}\n{:?}",
+                    kumo.missing,
+                    kumo.invented
+                );
                 assert_eq!(kumo.facts, facts);
             }
         }
@@ -585,6 +590,8 @@ fn kumo_heuristic_finds_unstated_facts() {
 
 ### Clicks
 Between 0 and 2 clicks: this is consistent with Relay.
+- 3 to 10 clicks: rules out Switch.
+- 3 to 10 clicks do not rule out Lamp.
 ";
     let check = check_kumo_book(book, &view);
     assert_eq!(check.facts, 6);
@@ -596,6 +603,10 @@ Between 0 and 2 clicks: this is consistent with Relay.
         ]
     );
     assert_eq!(check.confirmations.len(), 2);
+    assert_eq!(
+        check.invented,
+        vec![(15, "Clicks".into(), "[3, 10]".into(), "Switch".into())]
+    );
 }
 
 fn write_dataset(dir: &Path, d: &Domain, n: usize) {
@@ -746,7 +757,8 @@ fn kumo_published_medical_instances_render_check_and_replay() {
             let out = renderer.render(&view, &golden).unwrap();
             let check = check_book(&out.book, &view);
             assert!(check.is_ok(), "seed {}: {:?}", task.seed, check.problems);
-            assert!(check_kumo_book(&out.book, &view).is_ok());
+            let kumo = check_kumo_book(&out.book, &view);
+            assert!(kumo.is_ok(), "{}\n{kumo:?}", out.book);
             assert_eq!(replay_sft(&view, &out.sft_value()), Ok(task.valid[0]));
             count += 1;
         }

@@ -48,6 +48,7 @@ struct Tally {
     bad_lines: usize,
     facts: usize,
     missing_facts: usize,
+    invented: usize,
     confirmations: usize,
 }
 
@@ -111,8 +112,8 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
             },
             if kumo {
                 format!(
-                    "; {} of {} facts not stated, {} confirmation sentences",
-                    tally.missing_facts, tally.facts, tally.confirmations
+                    "; {} of {} facts not stated, {} invented rule-outs, {} confirmation sentences",
+                    tally.missing_facts, tally.facts, tally.invented, tally.confirmations
                 )
             } else {
                 format!("; {} facts", tally.facts)
@@ -175,11 +176,15 @@ fn check_setting(
             let check = check_kumo_book(&book, &view);
             tally.facts += check.facts;
             tally.missing_facts += check.missing.len();
+            tally.invented += check.invented.len();
             tally.confirmations += check.confirmations.len();
             check
                 .missing
                 .iter()
                 .map(|(a, s, t)| format!("`{a}` state `{s}`: the rule-out of `{t}` is not stated"))
+                .chain(check.invented.iter().map(|(line, a, s, t)| {
+                    format!("line {line}: `{a}` state `{s}` is said to rule out `{t}`, which it does not")
+                }))
                 .collect()
         } else {
             let check = check_book(&book, &view);

@@ -21,7 +21,15 @@
 //!   nearest markdown heading above and every line under it up to the next
 //!   heading: books organised per truth name the test in the section).
 //!
-//! Besides missing facts it lists *confirmation* sentences (a truth named
+//! A rule-out is **invented** when a clause with an exclusion cue and no
+//! negation (`not`, `no`, `none`, `n't`, …) names an instance truth t, the
+//! sentence pins down one action a (exactly one instance action named in
+//! the sentence or its parent line, else in the section heading) and
+//! exactly one state s of a (in the sentence or parent line, truth names
+//! masked first), and s does not rule t out. Anything less certain is not
+//! judged. A book fails on a missing fact or an invented rule-out.
+//!
+//! Besides these it lists *confirmation* sentences (a truth named
 //! with `confirm`, `indicat`, `suggest`, `consistent with` or `points to`
 //! and no exclusion cue in one clause) for the reader; they do not fail a book.
 
@@ -52,6 +60,9 @@ pub struct KumoBookCheck {
     pub facts: usize,
     /// Facts the book does not state: (action, state, truth).
     pub missing: Vec<(String, String, String)>,
+    /// Rule-outs the book states that are not facts: (1-based line,
+    /// action, state, truth).
+    pub invented: Vec<(usize, String, String, String)>,
     /// Sentences that present an outcome as confirming a truth:
     /// (1-based line, sentence).
     pub confirmations: Vec<(usize, String)>,
@@ -59,7 +70,7 @@ pub struct KumoBookCheck {
 
 impl KumoBookCheck {
     pub fn is_ok(&self) -> bool {
-        self.missing.is_empty()
+        self.missing.is_empty() && self.invented.is_empty()
     }
 }
 
@@ -159,6 +170,8 @@ struct Sentence {
     parent: String,
     /// The markdown heading and the whole section under it, normalized.
     context: std::rc::Rc<str>,
+    /// The markdown heading alone, normalized.
+    heading: std::rc::Rc<str>,
 }
 
 /// The sentences of `text`, section by section (a section runs from a
@@ -183,7 +196,8 @@ fn sentences(text: &str) -> Vec<Sentence> {
 }
 
 fn section_sentences(heading: &str, section: &[(usize, &str)], out: &mut Vec<Sentence>) {
-    let mut context = normalize(heading);
+    let heading: std::rc::Rc<str> = normalize(heading).into();
+    let mut context = heading.to_string();
     for (_, raw) in section {
         context.push_str(" | ");
         context.push_str(&normalize(raw));
@@ -211,11 +225,32 @@ fn section_sentences(heading: &str, section: &[(usize, &str)], out: &mut Vec<Sen
                     text: piece.to_string(),
                     parent: parent.clone(),
                     context: context.clone(),
+                    heading: heading.clone(),
                 });
             }
         }
     }
 }
+
+/// Whether normalized `text` mentions a state: its label, or both bounds of
+/// its range.
+fn state_in(label: &StateLabel, text: &str) -> bool {
+    match label {
+        StateLabel::Named(label) => mentions(text, &normalize(label)),
+        StateLabel::Range { lo, hi } => {
+            let nums = numbers(text);
+            let has = |x: f64| {
+                nums.iter()
+                    .any(|n| (n - x.abs()).abs() <= 1e-9 * (1.0 + n.abs()))
+            };
+            has(*lo) && has(*hi)
+        }
+    }
+}
+
+const NEGATION: &[&str] = &[
+    " not ", "n't", "no ", "none", "neither", "cannot", "without",
+];
 
 /// Checks KUMO's book `text` against the instance (see the module docs).
 pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
@@ -244,17 +279,7 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
         let action = &d.actions[a];
         let action_aliases = aliases(&action.name);
         for (si, state) in action.states.iter().enumerate() {
-            let state_in = |s: &str| match &state.label {
-                StateLabel::Named(label) => mentions(s, &normalize(label)),
-                StateLabel::Range { lo, hi } => {
-                    let nums = numbers(s);
-                    let has = |x: f64| {
-                        nums.iter()
-                            .any(|n| (n - x.abs()).abs() <= 1e-9 * (1.0 + n.abs()))
-                    };
-                    has(*lo) && has(*hi)
-                }
-            };
+            let state_in = |s: &str| state_in(&state.label, s);
             for t in task.ruled_out(pos, si) {
                 check.facts += 1;
                 let aliases = &truth_aliases
@@ -275,6 +300,87 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
                     check.missing.push((
                         action.name.clone(),
                         state.label.to_string(),
+                        d.truths[t].clone(),
+                    ));
+                }
+            }
+        }
+    }
+    let mut by_length: Vec<(usize, &String)> = truth_aliases
+        .iter()
+        .flat_map(|(t, list)| list.iter().map(move |a| (*t, a)))
+        .collect();
+    by_length.sort_by_key(|(_, a)| std::cmp::Reverse(a.len()));
+    let mut action_names: Vec<String> = task
+        .actions
+        .iter()
+        .flat_map(|&a| aliases(&d.actions[a].name))
+        .collect();
+    action_names.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    // Invented rule-outs: an exclusion clause without negation naming an
+    // instance truth, where the sentence pins down one action (named in the
+    // sentence or its parent line, else in the heading) and exactly one of
+    // its states (truth names masked first), and the rule is not a fact.
+    for s in &sentences {
+        let local = format!("{} | {}", s.text, s.parent);
+        let named = |text: &str| -> Vec<usize> {
+            (0..task.actions.len())
+                .filter(|&p| names(text, &aliases(&d.actions[task.actions[p]].name)))
+                .collect()
+        };
+        let mut acts = named(&local);
+        if acts.is_empty() {
+            acts = named(&s.heading);
+        }
+        let [pos] = acts[..] else { continue };
+        let action = &d.actions[task.actions[pos]];
+        let mut masked = local.clone();
+        for (_, list) in &truth_aliases {
+            for alias in list {
+                masked = masked.replace(alias.as_str(), " ");
+            }
+        }
+        let states_in = |text: &str| -> Vec<usize> {
+            (0..action.states.len())
+                .filter(|&si| state_in(&action.states[si].label, text))
+                .collect()
+        };
+        // The same single state with and without truth names: a state
+        // label that is also a truth name (`Fantasy`) leaves it ambiguous.
+        let (states, unmasked) = (states_in(&masked), states_in(&local));
+        let (&[si], true) = (&states[..], states == unmasked) else {
+            continue;
+        };
+        for clause in s.text.split("; ") {
+            if !cue(clause) || NEGATION.iter().any(|n| clause.contains(n)) {
+                continue;
+            }
+            // Longest names first, each masked once seen, so `Expressionism`
+            // is not read inside `Structural Expressionism`.
+            // Action names are masked first (a truth may share one).
+            let mut rest = clause.to_string();
+            for alias in &action_names {
+                rest = rest.replace(alias.as_str(), " ");
+            }
+            for state in &action.states {
+                if let StateLabel::Named(label) = &state.label {
+                    rest = rest.replace(normalize(label).as_str(), " ");
+                }
+            }
+            let mut named_truths = Vec::new();
+            for (t, alias) in &by_length {
+                if mentions(&rest, alias) {
+                    named_truths.push(*t);
+                    rest = rest.replace(alias.as_str(), " ");
+                }
+            }
+            named_truths.dedup();
+            for t in named_truths {
+                if !action.states[si].rules_out.contains(t) {
+                    check.invented.push((
+                        s.line,
+                        action.name.clone(),
+                        action.states[si].label.to_string(),
                         d.truths[t].clone(),
                     ));
                 }
