@@ -4,11 +4,17 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
-//! 2. [`render`]: knowledge books, platform prompts and SFT golden trajectories
+//! 2. [`synth`]: sample truths, solve the selection problem with varisat,
+//!    fill and dedup into [`synth::Instance`]s, deterministically per index.
+//! 3. [`render`]: knowledge books, platform prompts and SFT golden trajectories
 //!    from templates, and the book checker.
+//! 4. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
+//!    `merge` and resume.
 //!
 //! Side tools on the same domain model live beside the stages.
 pub mod cli;
 pub mod domain;
 pub mod import;
+pub mod output;
 pub mod render;
+pub mod synth;

@@ -3,5 +3,6 @@
 
 mod common;
 mod domain;
+mod generate;
 mod import;
 mod render;

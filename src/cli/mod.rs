@@ -7,7 +7,9 @@
 
 mod check_books;
 mod domains;
+pub mod generate;
 pub mod import;
+pub mod merge;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -45,6 +47,10 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Generate instances (also what `kumo-gen --domain ...` runs).
+    Generate(generate::GenerateArgs),
+    /// Join the shard files under --out into dataset files.
+    Merge(merge::MergeArgs),
     /// Check the knowledge books of a dataset directory against its instances.
     CheckBooks(check_books::CheckBooksArgs),
     /// Convert a KUMO Python domain file to domain YAML.
@@ -72,6 +78,8 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Generate(args)) => generate::run(&globals, &args),
+        Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         None => {

@@ -1,0 +1,183 @@
+//! `kumo-gen generate` (and `kumo-gen --domain ...`): flags to a checked
+//! [`Job`], progress on a terminal, a one-line summary.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+
+use super::{EXIT_INPUT, EXIT_OTHER, Globals};
+use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
+use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
+
+/// Flags of a generation run. A flag given twice takes the last value.
+#[derive(clap::Args, Debug, Clone)]
+#[command(args_override_self = true)]
+pub struct GenerateArgs {
+    /// Domain: a shipped or `--domains-dir` name, or a path to a .yaml file.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub domain: String,
+    /// Truths per instance (KUMO's easy setting is 4, hard 12).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub truths: usize,
+    /// Actions per instance (KUMO's easy setting is 6, hard 16).
+    #[arg(long, default_value_t = 6, value_name = "N")]
+    pub actions: usize,
+    /// Number of instances (seeds 0..n-1).
+    #[arg(short = 'n', default_value_t = 50, value_name = "N")]
+    pub n: u64,
+    /// Valid truths per instance.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub valid: usize,
+    /// Dataset seed; the output depends only on the domain, the parameters
+    /// and this seed.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Decimals of float observations.
+    #[arg(long, default_value_t = DEFAULT_DECIMALS, value_name = "N")]
+    pub decimals: u32,
+    /// Output root; files go to OUT/DOMAIN/.
+    #[arg(long, default_value = "generated", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Worker threads (0: one per core). The output does not depend on it.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// Make only shard K of N (indices i with i % N == K, 0 <= K < N) into
+    /// OUT/DOMAIN/shards/; `kumo-gen merge` joins them.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<ShardId>,
+    /// Allow instances whose valid truth no instance action relates to (the
+    /// paper's behaviour; such instances need zero actions).
+    #[arg(long)]
+    pub allow_shortcuts: bool,
+    /// Overwrite an existing dataset instead of refusing.
+    #[arg(long)]
+    pub force: bool,
+}
+
+fn parse_shard(text: &str) -> Result<ShardId, String> {
+    let err = || format!("`{text}` is not K/N (e.g. `0/4`: the first of four shards)");
+    let (k, n) = text.split_once('/').ok_or_else(err)?;
+    let (index, count): (u64, u64) = (
+        k.trim().parse().map_err(|_| err())?,
+        n.trim().parse().map_err(|_| err())?,
+    );
+    if count == 0 || index >= count {
+        return Err(format!(
+            "`{text}`: K must be below N (shards are numbered 0 to N-1)"
+        ));
+    }
+    Ok(ShardId { index, count })
+}
+
+/// Builds the rayon pool of `--threads`.
+pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(io::Error::other)
+}
+
+/// A progress bar on stderr when it is a terminal, else nothing.
+pub fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} instances, {elapsed} elapsed, about {eta} left",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Prints an output error with its help; the exit code.
+pub fn report(e: &OutputError) -> i32 {
+    match e.help() {
+        Some(help) => eprintln!("error: {e}\n  = help: {help}"),
+        None => eprintln!("error: {e}"),
+    }
+    if e.is_input() { EXIT_INPUT } else { EXIT_OTHER }
+}
+
+/// The final summary line.
+pub fn summary_line(what: &str, s: &Summary) -> String {
+    if s.up_to_date {
+        return format!(
+            "`{}` is up to date ({} instances); nothing to do",
+            s.path.display(),
+            s.instances
+        );
+    }
+    let resumed = if s.resumed_from > 0 {
+        format!(", resumed after {}", s.resumed_from)
+    } else {
+        String::new()
+    };
+    format!(
+        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected -> {}",
+        s.instances - s.resumed_from,
+        s.total_s,
+        s.rate(),
+        s.stats.resamples,
+        s.stats.unsat,
+        s.stats.duplicates,
+        s.path.display()
+    )
+}
+
+/// Runs generation; returns the exit code.
+pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
+    let (domain, warnings) = match globals.registry.load(&args.domain) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    for w in &warnings {
+        eprintln!("{w}\n");
+    }
+    let params = Params {
+        truths: args.truths,
+        actions: args.actions,
+        valid: args.valid,
+        seed: args.seed,
+        allow_shortcuts: args.allow_shortcuts,
+        decimals: args.decimals,
+    };
+    let total = match args.shard {
+        Some(s) => args.n.saturating_sub(s.index).div_ceil(s.count),
+        None => args.n,
+    };
+    let bar = progress_bar(total);
+    let progress = |done: u64| {
+        if let Some(bar) = &bar {
+            bar.set_position(done);
+        }
+    };
+    let job = Job {
+        domain: &domain,
+        params,
+        n: args.n,
+        out: args.out.clone(),
+        shard: args.shard,
+        force: args.force,
+        labeler: None,
+        progress: Some(&progress),
+    };
+    let result = pool(args.threads)?.install(|| output::generate(&job));
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    match result {
+        Ok(summary) => {
+            let what = match args.shard {
+                Some(s) => format!("shard {}/{}:", s.index, s.count),
+                None => format!("{}:", domain.name),
+            };
+            eprintln!("{}", summary_line(&what, &summary));
+            Ok(0)
+        }
+        Err(e) => Ok(report(&e)),
+    }
+}

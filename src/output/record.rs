@@ -1,0 +1,268 @@
+//! Instance lines: the KUMO-compatible JSONL record, and reading one back.
+//!
+//! In: an [`Instance`] (and optional labels). Out: one line of JSON with
+//! KUMO's fields in KUMO's order — `truths`, `actions`, `observations`
+//! (action name -> state label, or the number for `float`/`int`), `seed`,
+//! `valid_truth` (a string when N_valid = 1, else a list) — then
+//! `optimal` when labels are attached. Reading a line back gives its
+//! canonical [`Key`], which is all that resume and merge need.
+//!
+//! Numbers are written by serde_json (shortest round-trip form), so the
+//! same instance always gives the same bytes.
+
+use crate::domain::{ActionKind, Domain};
+use crate::synth::{Instance, Key};
+use serde::Deserialize;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::borrow::Cow;
+
+/// Renders the line of `instance` (without the trailing newline), with
+/// `optimal` when given.
+pub fn render(
+    domain: &Domain,
+    instance: &Instance,
+    optimal: Option<&serde_json::Value>,
+) -> Vec<u8> {
+    let record = Record {
+        domain,
+        instance,
+        optimal,
+    };
+    // Strings, integers and finite floats always serialise.
+    serde_json::to_vec(&record).unwrap_or_default()
+}
+
+struct Record<'a> {
+    domain: &'a Domain,
+    instance: &'a Instance,
+    optimal: Option<&'a serde_json::Value>,
+}
+
+struct Names<'a>(&'a [String], &'a [usize]);
+
+impl Serialize for Names<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.1.iter().map(|&i| &self.0[i]))
+    }
+}
+
+struct ActionNames<'a>(&'a Domain, &'a [usize]);
+
+impl Serialize for ActionNames<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.1.iter().map(|&a| &self.0.actions[a].name))
+    }
+}
+
+struct Observations<'a>(&'a Domain, &'a Instance);
+
+impl Serialize for Observations<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Observations(domain, instance) = *self;
+        let mut map = s.serialize_map(Some(instance.actions.len()))?;
+        for (&a, o) in instance.actions.iter().zip(&instance.observations) {
+            let action = &domain.actions[a];
+            match (action.kind, o.value) {
+                (ActionKind::Int, Some(v)) => map.serialize_entry(&action.name, &(v as i64))?,
+                (_, Some(v)) => map.serialize_entry(&action.name, &v)?,
+                (_, None) => {
+                    map.serialize_entry(&action.name, &action.states[o.state].label.to_string())?
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Record<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (domain, instance) = (self.domain, self.instance);
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("truths", &Names(&domain.truths, &instance.truths))?;
+        map.serialize_entry("actions", &ActionNames(domain, &instance.actions))?;
+        map.serialize_entry("observations", &Observations(domain, instance))?;
+        map.serialize_entry("seed", &instance.index)?;
+        if instance.valid.len() == 1 {
+            map.serialize_entry("valid_truth", &domain.truths[instance.valid[0]])?;
+        } else {
+            map.serialize_entry("valid_truth", &Names(&domain.truths, &instance.valid))?;
+        }
+        if let Some(optimal) = self.optimal {
+            map.serialize_entry("optimal", optimal)?;
+        }
+        map.end()
+    }
+}
+
+/// The fields of a line that identify its instance.
+#[derive(Deserialize)]
+struct Parsed<'a> {
+    #[serde(borrow)]
+    truths: Vec<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "pairs")]
+    observations: Vec<(Cow<'a, str>, Observed<'a>)>,
+    seed: u64,
+    #[serde(borrow)]
+    valid_truth: ValidTruth<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Observed<'a> {
+    Number(f64),
+    #[serde(borrow)]
+    Label(Cow<'a, str>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ValidTruth<'a> {
+    #[serde(borrow)]
+    One(Cow<'a, str>),
+    #[serde(borrow)]
+    Many(Vec<Cow<'a, str>>),
+}
+
+/// Reads the seed and canonical key of a line written by [`render`] for
+/// `domain`; an error says what does not match the domain.
+pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64, Key), String> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let parsed = Parsed::deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    let truth = |name: &str| {
+        names
+            .truth(name)
+            .ok_or_else(|| format!("unknown truth `{name}`"))
+    };
+    let truths = parsed
+        .truths
+        .iter()
+        .map(|t| truth(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let valid = match &parsed.valid_truth {
+        ValidTruth::One(t) => vec![truth(t)?],
+        ValidTruth::Many(ts) => ts.iter().map(|t| truth(t)).collect::<Result<_, _>>()?,
+    };
+    let mut pairs = Vec::with_capacity(parsed.observations.len());
+    for (name, observed) in &parsed.observations {
+        let a = names
+            .action(name)
+            .ok_or_else(|| format!("unknown action `{name}`"))?;
+        let action = &domain.actions[a];
+        let state = match observed {
+            Observed::Number(v) => action.state_containing(*v),
+            Observed::Label(l) => action
+                .states
+                .iter()
+                .position(|s| s.label.to_string() == l.as_ref()),
+        }
+        .ok_or_else(|| format!("no state of `{name}` matches the observation"))?;
+        pairs.push((a, state));
+    }
+    Ok((parsed.seed, Key::from_parts(&truths, &valid, pairs)))
+}
+
+fn pairs<'de, D>(de: D) -> Result<Vec<(Cow<'de, str>, Observed<'de>)>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<(Cow<'de, str>, Observed<'de>)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of observations")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(pair) = map.next_entry()? {
+                out.push(pair);
+            }
+            Ok(out)
+        }
+    }
+    de.deserialize_map(V)
+}
+
+/// Name -> index maps of one domain, for reading lines back.
+pub struct NameIndex {
+    truths: std::collections::HashMap<String, usize>,
+    actions: std::collections::HashMap<String, usize>,
+}
+
+impl NameIndex {
+    pub fn new(domain: &Domain) -> NameIndex {
+        NameIndex {
+            truths: domain
+                .truths
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.clone(), i))
+                .collect(),
+            actions: domain
+                .actions
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.name.clone(), i))
+                .collect(),
+        }
+    }
+
+    fn truth(&self, name: &str) -> Option<usize> {
+        self.truths.get(name).copied()
+    }
+
+    fn action(&self, name: &str) -> Option<usize> {
+        self.actions.get(name).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{Dedup, Params, Stats, Synthesizer, fixture};
+
+    #[test]
+    fn lines_read_back_to_their_keys() {
+        let domain = fixture::random(5, 12, 10, 0.3);
+        let synth = Synthesizer::new(&domain, Params::new(4, 5, 2)).unwrap();
+        let instances = synth
+            .generate(0..40, &mut Dedup::new(), &mut Stats::default())
+            .unwrap();
+        let names = NameIndex::new(&domain);
+        for instance in &instances {
+            let line = render(&domain, instance, None);
+            let (seed, key) = read_key(&domain, &names, &line).unwrap();
+            assert_eq!((seed, key), (instance.index, Key::of(instance)));
+            let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
+            assert_eq!(value["valid_truth"].as_array().map(Vec::len), Some(2));
+        }
+    }
+
+    #[test]
+    fn field_order_and_optimal_hook() {
+        let domain = fixture::random(1, 6, 4, 0.3);
+        let synth = Synthesizer::new(&domain, Params::new(3, 2, 1)).unwrap();
+        let instance = synth.candidate(0).unwrap().instance;
+        let optimal = serde_json::json!({"expected_steps": 1.5});
+        let line = String::from_utf8(render(&domain, &instance, Some(&optimal))).unwrap();
+        let order: Vec<usize> = [
+            "\"truths\"",
+            "\"actions\"",
+            "\"observations\"",
+            "\"seed\"",
+            "\"valid_truth\"",
+            "\"optimal\"",
+        ]
+        .iter()
+        .map(|k| line.find(k).unwrap())
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{line}");
+        assert!(line.contains("\"valid_truth\":\""), "{line}");
+        let names = NameIndex::new(&domain);
+        assert!(read_key(&domain, &names, b"{\"truths\":[\"nope\"]}").is_err());
+        assert!(read_key(&domain, &names, &line.as_bytes()[..line.len() - 3]).is_err());
+    }
+}

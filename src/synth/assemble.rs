@@ -1,0 +1,204 @@
+//! Synthesis step 3: from a SAT model to a complete instance.
+//!
+//! In: a [`Sample`], the instance RNG. Out: exactly N_action instance
+//! actions in a random presentation order, one observation each, or the
+//! [`Failure`] that sends the draw back to sampling.
+//!
+//! Order of work: solve the selection problem; fill with unused relevant
+//! actions (each with a random non-contradictory state), then with
+//! irrelevant actions (any state); shuffle; apply the shortcut guard (each
+//! valid truth must be related to some instance action, else the book
+//! alone names it); sample numeric values last.
+//!
+//! Invariants of the result: no observation rules out a valid truth; every
+//! invalid truth is ruled out by some observation; actions are distinct;
+//! a numeric value lies in its state's range and in no other range of its
+//! action, rounded to the configured decimals (integral for `int`).
+
+use super::cnf::{Infeasible, Selection};
+use super::sample::{Failure, Sample, Tables, below};
+use super::{Observation, Params, Stats};
+use crate::domain::{ActionKind, Domain};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+/// Tries per numeric value before the deterministic scan.
+const VALUE_TRIES: usize = 64;
+/// Grid points the deterministic scan looks at.
+const SCAN_LIMIT: i64 = 100_000;
+
+/// Builds the instance's actions and observations from `sample`.
+pub fn assemble(
+    domain: &Domain,
+    tables: &Tables,
+    params: &Params,
+    sample: &Sample,
+    rng: &mut ChaCha8Rng,
+    stats: &mut Stats,
+) -> Result<(Vec<usize>, Vec<Observation>), Failure> {
+    let selection =
+        Selection::build(tables, sample, params.actions, rng).map_err(|reason| match reason {
+            Infeasible::Uncoverable => Failure::Uncoverable,
+            Infeasible::Conflict => Failure::Unsat,
+        })?;
+    stats.sat_calls += 1;
+    let selected = selection.solve().ok_or(Failure::Unsat)?;
+
+    let action_count = tables.action_count();
+    let mut used = vec![false; action_count];
+    let mut chosen: Vec<(usize, usize)> = Vec::with_capacity(params.actions);
+    for &s in &selected {
+        let a = tables.state_action[s as usize] as usize;
+        used[a] = true;
+        chosen.push((a, s as usize));
+    }
+
+    // Unused actions that can appear: relevant ones first, then the rest.
+    let mut relevant = Vec::new();
+    let mut irrelevant = Vec::new();
+    for a in (0..action_count).filter(|&a| !used[a]) {
+        let states = tables.states_of(a);
+        let usable = states
+            .clone()
+            .any(|s| tables.observable[s] && !sample.contradictory(s));
+        if !usable {
+            continue;
+        }
+        if states.clone().any(|s| sample.relevant(s)) {
+            relevant.push(a);
+        } else {
+            irrelevant.push(a);
+        }
+    }
+    let need = params.actions - chosen.len();
+    if relevant.len() + irrelevant.len() < need {
+        return Err(Failure::TooFewActions);
+    }
+    for pool in [&mut relevant, &mut irrelevant] {
+        let take = (params.actions - chosen.len()).min(pool.len());
+        for j in 0..take {
+            let r = j + below(rng, pool.len() - j);
+            pool.swap(j, r);
+            let a = pool[j];
+            chosen.push((a, random_usable_state(tables, sample, a, rng)));
+        }
+    }
+    for i in (1..chosen.len()).rev() {
+        chosen.swap(i, below(rng, i + 1));
+    }
+
+    if !params.allow_shortcuts {
+        for v in sample.valid_truths() {
+            let related = chosen
+                .iter()
+                .any(|&(a, _)| domain.actions[a].related.contains(v as usize));
+            if !related {
+                return Err(Failure::Shortcut);
+            }
+        }
+    }
+
+    let mut actions = Vec::with_capacity(chosen.len());
+    let mut observations = Vec::with_capacity(chosen.len());
+    for (a, s) in chosen {
+        let first = tables.action_first[a] as usize;
+        let value = tables.ranges[s].map(|_| sample_value(tables, s, rng));
+        actions.push(a);
+        observations.push(Observation {
+            state: s - first,
+            value,
+        });
+    }
+    Ok((actions, observations))
+}
+
+/// A uniformly random observable, non-contradictory state of action `a`.
+fn random_usable_state(tables: &Tables, sample: &Sample, a: usize, rng: &mut ChaCha8Rng) -> usize {
+    let usable = |s: &usize| tables.observable[*s] && !sample.contradictory(*s);
+    let count = tables.states_of(a).filter(usable).count();
+    let pick = below(rng, count);
+    tables
+        .states_of(a)
+        .filter(usable)
+        .nth(pick)
+        .expect("pick < count")
+}
+
+/// Whether `value` reads as flat state `s`: inside its range and inside no
+/// other range of its action.
+fn reads_as(tables: &Tables, s: usize, value: f64) -> bool {
+    let Some(range) = tables.ranges[s] else {
+        return false;
+    };
+    if !(range.lo <= value && value <= range.hi) {
+        return false;
+    }
+    let a = tables.state_action[s] as usize;
+    tables
+        .states_of(a)
+        .filter(|&o| o != s)
+        .all(|o| match tables.ranges[o] {
+            Some(other) => !(other.lo <= value && value <= other.hi),
+            None => true,
+        })
+}
+
+fn is_int(tables: &Tables, s: usize) -> bool {
+    tables.kinds[tables.state_action[s] as usize] == ActionKind::Int
+}
+
+/// The grid of representable values of state `s`: integers for `int`,
+/// multiples of `1 / scale` for `float`, as `(first, last, step)`.
+fn grid(tables: &Tables, s: usize) -> Option<(i64, i64, f64)> {
+    let range = tables.ranges[s]?;
+    let step = if is_int(tables, s) { 1.0 } else { tables.scale };
+    let first = (range.lo * step).ceil();
+    let last = (range.hi * step).floor();
+    if !(first.is_finite() && last.is_finite()) || first > last {
+        return None;
+    }
+    Some((first as i64, last as i64, step))
+}
+
+/// A value of state `s`: uniform over the range, rounded to the grid,
+/// redrawn while it falls outside or on another range; after
+/// `VALUE_TRIES` draws a scan of the grid from a random point.
+pub fn sample_value(tables: &Tables, s: usize, rng: &mut ChaCha8Rng) -> f64 {
+    if let Some((first, last, step)) = grid(tables, s) {
+        for _ in 0..VALUE_TRIES {
+            let m = if is_int(tables, s) {
+                rng.random_range(first..=last)
+            } else {
+                let range = tables.ranges[s].expect("grid implies a range");
+                let x = range.lo + (range.hi - range.lo) * rng.random::<f64>();
+                ((x * step).round() as i64).clamp(first, last)
+            };
+            let value = m as f64 / step;
+            if reads_as(tables, s, value) {
+                return value;
+            }
+        }
+        let span = (last - first).min(SCAN_LIMIT);
+        let start = rng.random_range(0..=span);
+        for k in 0..=span {
+            let value = (first + (start + k) % (span + 1)) as f64 / step;
+            if reads_as(tables, s, value) {
+                return value;
+            }
+        }
+    }
+    // Unreachable for observable states, which `Tables` checked with
+    // `first_value`; the range's midpoint keeps the result defined.
+    let range = tables.ranges[s].expect("numeric state");
+    (range.lo + range.hi) / 2.0
+}
+
+/// The first grid value that reads as state `s`, if any: decides whether a
+/// numeric state can be observed at all.
+pub fn first_value(tables: &Tables, s: usize) -> Option<f64> {
+    let (first, last, step) = grid(tables, s)?;
+    let span = (last - first).min(SCAN_LIMIT);
+    (0..=span)
+        .map(|k| (first + k) as f64 / step)
+        .find(|&value| reads_as(tables, s, value))
+}

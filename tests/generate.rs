@@ -1,0 +1,310 @@
+//! `kumo-gen generate` and `kumo-gen merge`: the KUMO constraints on the
+//! written lines, determinism across threads, shards + merge, resume after
+//! an interruption, refusal to overwrite, and infeasible requests.
+
+use crate::common::{kumo_gen, root};
+use kumo_gen::domain::{Domain, StateLabel};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
+const SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1.jsonl";
+
+fn clinic() -> Domain {
+    let path = root().join(CLINIC);
+    let text = std::fs::read_to_string(&path).unwrap();
+    Domain::from_yaml(CLINIC, &text).unwrap().0
+}
+
+/// Runs `kumo-gen generate` on the clinic domain into `out`.
+fn generate(out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    let mut cmd = kumo_gen();
+    cmd.current_dir(root()).args([
+        "generate",
+        "--domain",
+        CLINIC,
+        "--truths",
+        "3",
+        "--actions",
+        "3",
+        "-n",
+        "150",
+        "--out",
+    ]);
+    cmd.arg(out).args(extra);
+    cmd.assert()
+}
+
+fn dataset(out: &Path) -> PathBuf {
+    out.join("clinic").join(SETTING)
+}
+
+fn manifest(out: &Path) -> Value {
+    let text = std::fs::read_to_string(out.join("clinic/manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// An independent check of one line against the domain: KUMO's fields, the
+/// sizes, the three constraints and the shortcut guard.
+fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: usize) {
+    let keys: Vec<&str> = line
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    let mut expected = vec!["actions", "observations", "seed", "truths", "valid_truth"];
+    expected.sort();
+    assert_eq!(keys, expected);
+    assert_eq!(line["seed"].as_u64(), Some(seed));
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let sampled = names(&line["truths"]);
+    let acts = names(&line["actions"]);
+    assert_eq!((sampled.len(), acts.len()), (truths, actions));
+    let valid = line["valid_truth"].as_str().unwrap().to_string();
+    assert!(sampled.contains(&valid));
+    let observations = line["observations"].as_object().unwrap();
+    assert_eq!(observations.len(), actions);
+    let mut ruled_out = std::collections::BTreeSet::new();
+    let mut related_to_valid = false;
+    for name in &acts {
+        let action = &domain.actions[domain.action_index(name).unwrap()];
+        let observed = &observations[name.as_str()];
+        let matching: Vec<usize> = action
+            .states
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| match (&s.label, observed) {
+                (StateLabel::Named(l), Value::String(o)) => l == o,
+                (StateLabel::Range { lo, hi }, Value::Number(v)) => {
+                    let v = v.as_f64().unwrap();
+                    *lo <= v && v <= *hi
+                }
+                _ => false,
+            })
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(matching.len(), 1, "{name}: {observed} reads as one state");
+        if action.kind == kumo_gen::domain::ActionKind::Int {
+            assert!(observed.is_i64(), "{name}: {observed} is an integer");
+        }
+        for t in action.states[matching[0]].rules_out.iter() {
+            ruled_out.insert(domain.truths[t].clone());
+        }
+        related_to_valid |= action.related.contains(domain.truth_index(&valid).unwrap());
+    }
+    assert!(
+        !ruled_out.contains(&valid),
+        "seed {seed}: valid truth ruled out"
+    );
+    for t in &sampled {
+        assert!(
+            *t == valid || ruled_out.contains(t),
+            "seed {seed}: `{t}` not ruled out"
+        );
+    }
+    assert!(related_to_valid, "seed {seed}: shortcut");
+}
+
+#[test]
+fn lines_are_kumo_instances_that_satisfy_the_constraints() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &[]).success();
+    let domain = clinic();
+    let text = std::fs::read_to_string(dataset(dir.path())).unwrap();
+    let mut keys = std::collections::BTreeSet::new();
+    let mut count = 0;
+    for (i, line) in text.lines().enumerate() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        check_line(&domain, &value, i as u64, 3, 3);
+        let mut truths: Vec<String> = value["truths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        truths.sort();
+        let mut obs: Vec<(String, String)> = value["observations"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(a, o)| {
+                let action = &domain.actions[domain.action_index(a).unwrap()];
+                let state = match o {
+                    Value::String(s) => action.state_named(s).unwrap(),
+                    v => action.state_containing(v.as_f64().unwrap()).unwrap(),
+                };
+                (a.clone(), state.to_string())
+            })
+            .collect();
+        obs.sort();
+        assert!(
+            keys.insert((truths, value["valid_truth"].to_string(), obs)),
+            "duplicate at {i}"
+        );
+        count += 1;
+    }
+    assert_eq!(count, 150);
+    let m = manifest(dir.path());
+    let entry = &m["datasets"]["truth_num=3+action_num=3+valid_truth_num=1"];
+    assert_eq!(entry["status"], "complete");
+    assert_eq!(entry["parameters"]["n"], 150);
+    assert!(entry["counts"]["duplicates_rejected"].as_u64().unwrap() > 0);
+    assert_eq!(m["domain"]["name"], "clinic");
+    assert_eq!(m["domain"]["document"]["truths"][0], "Flu");
+}
+
+#[test]
+fn thread_count_does_not_change_the_bytes() {
+    let one = tempfile::tempdir().unwrap();
+    let two = tempfile::tempdir().unwrap();
+    generate(one.path(), &["--threads", "1"]).success();
+    generate(two.path(), &["--threads", "2"]).success();
+    let a = std::fs::read(dataset(one.path())).unwrap();
+    let b = std::fs::read(dataset(two.path())).unwrap();
+    assert!(!a.is_empty());
+    assert!(a == b, "thread counts 1 and 2 wrote different bytes");
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_file() {
+    let whole = tempfile::tempdir().unwrap();
+    generate(whole.path(), &[]).success();
+    let sharded = tempfile::tempdir().unwrap();
+    for k in 0..3 {
+        generate(
+            sharded.path(),
+            &["--shard", &format!("{k}/3"), "--threads", "1"],
+        )
+        .success();
+    }
+    kumo_gen()
+        .args(["merge", "--out"])
+        .arg(sharded.path())
+        .assert()
+        .success();
+    let a = std::fs::read(dataset(whole.path())).unwrap();
+    let b = std::fs::read(dataset(sharded.path())).unwrap();
+    assert!(a == b, "merged shards differ from the unsharded file");
+    kumo_gen()
+        .args(["merge", "--out"])
+        .arg(sharded.path())
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("up to date"));
+    // Duplicates across shards were redrawn, as the unsharded run did.
+    let m = manifest(sharded.path());
+    let entry = &m["datasets"]["truth_num=3+action_num=3+valid_truth_num=1"];
+    assert_eq!(
+        entry["counts"]["duplicates_rejected"],
+        manifest(whole.path())["datasets"]["truth_num=3+action_num=3+valid_truth_num=1"]["counts"]
+            ["duplicates_rejected"]
+    );
+    assert_eq!(entry["merged_shards"], 3);
+}
+
+#[test]
+fn merge_names_missing_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &["--shard", "1/3"]).success();
+    kumo_gen()
+        .args(["merge", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("shards 0/3, 2/3 are missing"));
+}
+
+#[test]
+fn an_interrupted_run_resumes_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &[]).success();
+    let path = dataset(dir.path());
+    let full = std::fs::read(&path).unwrap();
+    // Cut mid-line, as a kill -9 during a write would.
+    for cut in [full.len() / 3 + 17, 5, full.len() - 1] {
+        std::fs::write(&path, &full[..cut]).unwrap();
+        generate(dir.path(), &[]).success();
+        assert!(
+            std::fs::read(&path).unwrap() == full,
+            "resume after {cut} bytes differs"
+        );
+    }
+    // A sharded run resumes the same way.
+    let shards = tempfile::tempdir().unwrap();
+    generate(shards.path(), &["--shard", "0/2"]).success();
+    let shard = shards
+        .path()
+        .join("clinic/shards/truth_num=3+action_num=3+valid_truth_num=1/shard-0-of-2.jsonl");
+    let whole = std::fs::read(&shard).unwrap();
+    std::fs::write(&shard, &whole[..whole.len() / 2 + 3]).unwrap();
+    generate(shards.path(), &["--shard", "0/2"]).success();
+    assert!(std::fs::read(&shard).unwrap() == whole);
+}
+
+#[test]
+fn a_longer_run_extends_a_shorter_one() {
+    let short = tempfile::tempdir().unwrap();
+    let long = tempfile::tempdir().unwrap();
+    generate(short.path(), &["-n", "40"]).success();
+    generate(short.path(), &[]).success();
+    generate(long.path(), &[]).success();
+    assert!(
+        std::fs::read(dataset(short.path())).unwrap()
+            == std::fs::read(dataset(long.path())).unwrap()
+    );
+}
+
+#[test]
+fn an_existing_dataset_is_not_overwritten_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &[]).success();
+    let before = std::fs::read(dataset(dir.path())).unwrap();
+    generate(dir.path(), &[])
+        .success()
+        .stderr(predicates::str::contains("up to date"));
+    generate(dir.path(), &["--seed", "9"])
+        .code(1)
+        .stderr(predicates::str::contains("--seed"))
+        .stderr(predicates::str::contains("--force"));
+    generate(dir.path(), &["-n", "20"])
+        .code(1)
+        .stderr(predicates::str::contains("more than `-n 20`"));
+    assert!(std::fs::read(dataset(dir.path())).unwrap() == before);
+    generate(dir.path(), &["--seed", "9", "--force"]).success();
+    assert!(std::fs::read(dataset(dir.path())).unwrap() != before);
+}
+
+#[test]
+fn infeasible_requests_exit_1_with_the_parameter_to_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--truths", "9"], "--truths"),
+        (&["--actions", "9"], "--actions"),
+        (&["--actions", "0"], "--actions"),
+        (&["--valid", "3"], "--valid"),
+        (&["-n", "100000000"], "-n"),
+        (&["--truths", "2", "--actions", "1", "-n", "60"], "-n"),
+    ];
+    for (args, parameter) in cases {
+        let started = std::time::Instant::now();
+        generate(dir.path(), args)
+            .code(1)
+            .stderr(predicates::str::contains(parameter))
+            .stderr(predicates::str::contains("help"));
+        // Generous: a bounded search, not a hang.
+        assert!(started.elapsed().as_secs() < 20, "{args:?} took too long");
+    }
+    let mut cmd = kumo_gen();
+    cmd.current_dir(root())
+        .args(["generate", "--domain", "no-such-domain", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+}
