@@ -849,3 +849,29 @@ fn hf_export_directory() {
         assert!(same, "{line}");
     }
 }
+
+#[test]
+fn synthesized_instances_render_check_and_replay() {
+    use kumo_gen::synth::{Params, Synthesizer};
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    for (name, nt, na) in [
+        ("medical", 12, 16),
+        ("mineral-lab", 12, 16),
+        ("medical", 4, 6),
+    ] {
+        let (d, _) = kumo_gen::domain::Registry::default().load(name).unwrap();
+        let synth = Synthesizer::new(&d, Params::new(nt, na, 1)).unwrap();
+        for index in 0..20 {
+            let candidate = synth.candidate(index).unwrap();
+            let task = OwnedTask::from_instance(&candidate.instance);
+            let view = task.view(&d);
+            view.validate().unwrap();
+            let golden = simple_golden(&d, &task);
+            let out = renderer.render(&view, &golden).unwrap();
+            let check = check_book(&out.book, &view);
+            assert!(check.is_ok(), "{name} #{index}: {:?}", check.problems);
+            assert_eq!(replay_sft(&view, &out.sft_value()), Ok(task.valid[0]));
+        }
+    }
+}

@@ -123,6 +123,20 @@ impl OwnedTask {
         }
     }
 
+    /// The task of a synthesized instance (no golden trajectory: that is the
+    /// search's label).
+    pub fn from_instance(instance: &crate::synth::Instance) -> OwnedTask {
+        OwnedTask {
+            truths: instance.truths.clone(),
+            valid: instance.valid.clone(),
+            actions: instance.actions.clone(),
+            observed: instance.observations.iter().map(|o| o.state).collect(),
+            values: instance.observations.iter().map(|o| o.value).collect(),
+            seed: instance.index,
+            golden: None,
+        }
+    }
+
     /// Reads an instance line in KUMO's format (`truths`, `actions`,
     /// `observations`, `seed`, `valid_truth` as a string or a list; ours
     /// adds `optimal`). Names must be the domain's; a numeric observation
