@@ -4,9 +4,7 @@
 
 use kumo_gen::domain::Domain;
 use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book};
-use rand::seq::SliceRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use kumo_gen::synth::{Params, Synthesizer};
 use rayon::prelude::*;
 
 fn main() {
@@ -20,41 +18,14 @@ fn domain() -> Domain {
         .0
 }
 
-/// Random consistent instances with a greedy golden trajectory (the
-/// generator and the search are other stages; rendering cost does not
-/// depend on how the instance was found).
-fn instances(d: &Domain, n: usize) -> Vec<(OwnedTask, Vec<usize>)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
+/// The first `n` synthesized hard instances of the shipped medical domain,
+/// each with a near-optimal trajectory (the search is its own stage;
+/// rendering cost does not depend on how the trajectory was found).
+fn instances(d: &Domain, n: u64) -> Vec<(OwnedTask, Vec<usize>)> {
+    let synth = Synthesizer::new(d, Params::new(12, 16, 1)).expect("feasible");
     (0..n)
-        .map(|seed| {
-            let mut truths: Vec<usize> = (0..d.truths.len()).collect();
-            truths.shuffle(&mut rng);
-            truths.truncate(12);
-            let valid = truths[rng.random_range(0..12)];
-            let mut actions: Vec<usize> = (0..d.actions.len()).collect();
-            actions.shuffle(&mut rng);
-            actions.truncate(16);
-            let mut task = OwnedTask {
-                truths,
-                valid: vec![valid],
-                seed: seed as u64,
-                ..OwnedTask::default()
-            };
-            for &a in &actions {
-                let action = &d.actions[a];
-                let ok: Vec<usize> = (0..action.states.len())
-                    .filter(|&s| !action.states[s].rules_out.contains(valid))
-                    .collect();
-                let s = ok[rng.random_range(0..ok.len())];
-                task.actions.push(a);
-                task.observed.push(s);
-                task.values.push(
-                    action.states[s]
-                        .label
-                        .range()
-                        .map(|(lo, hi)| ((lo + hi) * 50.0).round() / 100.0),
-                );
-            }
+        .map(|i| {
+            let task = OwnedTask::from_instance(&synth.candidate(i).expect("instance").instance);
             let golden = greedy(d, &task);
             (task, golden)
         })

@@ -75,6 +75,15 @@ impl Templates {
         Templates::from_overrides(Vec::new())
     }
 
+    /// What `--templates-dir` asks for: the shipped templates, overridden
+    /// by the directory's when one is given.
+    pub fn resolve(dir: Option<&Path>) -> Result<Templates, TemplateError> {
+        match dir {
+            Some(dir) => Templates::load_dir(dir),
+            None => Templates::shipped(),
+        }
+    }
+
     /// The shipped templates, overridden by the `.j2` files of `dir`.
     pub fn load_dir(dir: &Path) -> Result<Templates, TemplateError> {
         let io = |source| TemplateError::Io {
