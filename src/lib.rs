@@ -11,9 +11,12 @@
 //! 4. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
 //!    `merge` and resume.
 //!
-//! Side tools on the same domain model live beside the stages.
+//! Side tools on the same domain model live beside the stages:
+//! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
+//! instance structure signatures).
 pub mod cli;
 pub mod domain;
+pub mod graph;
 pub mod import;
 pub mod output;
 pub mod render;

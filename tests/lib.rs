@@ -4,5 +4,6 @@
 mod common;
 mod domain;
 mod generate;
+mod graph;
 mod import;
 mod render;

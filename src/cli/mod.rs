@@ -8,8 +8,10 @@
 mod check_books;
 mod domains;
 pub mod generate;
+mod graph;
 pub mod import;
 pub mod merge;
+mod split;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -37,6 +39,10 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     domains_dir: Option<PathBuf>,
 
+    /// Generation flags, for `kumo-gen --domain ...` without a subcommand.
+    #[command(flatten)]
+    generate: Option<generate::GenerateArgs>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -51,6 +57,10 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Join the shard files under --out into dataset files.
     Merge(merge::MergeArgs),
+    /// Show a domain's truth graph: components, Louvain communities, Q.
+    Graph(graph::GraphArgs),
+    /// Split a domain into disjoint in-domain / out-of-domain halves.
+    Split(split::SplitArgs),
     /// Check the knowledge books of a dataset directory against its instances.
     CheckBooks(check_books::CheckBooksArgs),
     /// Convert a KUMO Python domain file to domain YAML.
@@ -80,12 +90,17 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
+        Some(Command::Graph(args)) => graph::run(&globals, &args),
+        Some(Command::Split(args)) => split::run(&globals, &args),
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
-        None => {
-            let _ = Cli::parse_from(["kumo-gen", "--help"]);
-            Ok(EXIT_OTHER)
-        }
+        None => match &cli.generate {
+            Some(args) => generate::run(&globals, args),
+            None => {
+                let _ = Cli::parse_from(["kumo-gen", "--help"]);
+                Ok(EXIT_OTHER)
+            }
+        },
     };
     match result {
         Ok(code) => code,

@@ -145,7 +145,10 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
         );
         return Err(LoadError::Invalid(cx.diagnostics));
     }
-    let root: SNode = match serde_saphyr::from_str(text) {
+    // YAML 1.2 booleans only: a truth or state called `yes`, `no`, `on`
+    // or `y` stays a name.
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let root: SNode = match serde_saphyr::from_str_with_options(text, options) {
         Ok(root) => root,
         Err(e) => {
             let message = yaml_message(&e);
@@ -1059,6 +1062,18 @@ actions:
             assert!(load_str("g.yaml", text).is_err(), "{text:?}");
         }
         assert!(load_bytes("g.bin", &[0xff, 0xfe, 0x00, 0x80]).is_err());
+    }
+
+    #[test]
+    fn yaml_1_1_boolean_words_stay_names() {
+        let text = OK.replace("pos: [A]", "yes: [A]").replace("[A, B, C]", "[A, B, C, on]");
+        let text = text.replace("neg: [B, C]", "neg: [B, C, on]");
+        let (domain, _) = load_str("b.yaml", &text).unwrap();
+        assert_eq!(domain.truths[3], "on");
+        assert_eq!(domain.actions[0].states[0].label, StateLabel::Named("yes".into()));
+        let doc = domain.document.clone();
+        let (again, _) = load_str("again.yaml", &doc.to_yaml()).unwrap();
+        assert_eq!(again.truths, domain.truths);
     }
 
     #[test]

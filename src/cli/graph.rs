@@ -1,0 +1,93 @@
+//! `kumo-gen graph`: the domain graph of one domain as a text summary,
+//! JSON, Graphviz DOT or a self-contained SVG picture, on stdout or into a
+//! file (written atomically: temp file + rename).
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use super::{EXIT_INPUT, Globals, out};
+use crate::graph::render::GraphReport;
+use crate::graph::{DomainGraph, LOUVAIN_RUNS};
+
+#[derive(clap::Args, Debug)]
+pub struct GraphArgs {
+    /// Domain name or path to a .yaml file.
+    #[arg(long, value_name = "NAME|PATH")]
+    domain: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+    format: GraphFormat,
+    /// Write to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Seed of the Louvain runs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Louvain runs; the partition with the highest modularity is kept.
+    #[arg(long, default_value_t = LOUVAIN_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    runs: u32,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum GraphFormat {
+    Text,
+    Json,
+    Dot,
+    Svg,
+}
+
+/// Runs `kumo-gen graph`.
+pub fn run(globals: &Globals, args: &GraphArgs) -> io::Result<i32> {
+    let domain = match globals.registry.load(&args.domain) {
+        Ok((domain, _warnings)) => domain,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let graph = DomainGraph::build(&domain);
+    let partition = graph.communities(args.seed, args.runs);
+    let report = GraphReport::new(&domain, &graph, &partition, args.seed, args.runs);
+    let text = match args.format {
+        GraphFormat::Text => report.text(),
+        GraphFormat::Json => report.json(),
+        GraphFormat::Dot => report.dot(),
+        GraphFormat::Svg => report.svg(),
+    };
+    match &args.output {
+        Some(path) => {
+            write_atomic(path, text.as_bytes()).map_err(|e| {
+                io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
+            })?;
+            Ok(0)
+        }
+        None => out(&text).map(|()| 0),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename, so readers never see a partial file.
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("the output path has no file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
