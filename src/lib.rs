@@ -6,9 +6,11 @@
 //! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
 //! 2. [`synth`]: sample truths, solve the selection problem with varisat,
 //!    fill and dedup into [`synth::Instance`]s, deterministically per index.
-//! 3. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
-//!    `merge` and resume.
-//! 4. [`search`]: exact optimal-search labels and golden trajectories.
+//! 3. [`search`]: exact optimal-search labels and golden trajectories.
+//! 4. [`render`]: knowledge books, platform prompts and SFT golden trajectories
+//!    from templates, and the book checker.
+//! 5. [`output`]: write KUMO-compatible JSONL, books, SFT records and
+//!    `manifest.json`; shards, `merge` and resume.
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
@@ -25,6 +27,7 @@ pub mod game;
 pub mod graph;
 pub mod import;
 pub mod output;
+pub mod render;
 pub mod score;
 pub mod search;
 pub mod stats;

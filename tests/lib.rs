@@ -7,5 +7,6 @@ mod eval;
 mod generate;
 mod graph;
 mod import;
-mod search;
+mod render;
 mod score;
+mod search;

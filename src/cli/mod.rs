@@ -5,6 +5,7 @@
 //! internal error. A closed stdout pipe ends quietly with 0. Without a
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
+mod check_books;
 mod domains;
 mod eval;
 pub mod generate;
@@ -12,9 +13,9 @@ mod graph;
 pub mod import;
 pub mod label;
 pub mod merge;
-mod split;
 mod play;
 mod score;
+mod split;
 mod stats;
 
 use std::io::{self, Write};
@@ -73,6 +74,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Split a domain into disjoint in-domain / out-of-domain halves.
     Split(split::SplitArgs),
+    /// Check the knowledge books of a dataset directory against its instances.
+    CheckBooks(check_books::CheckBooksArgs),
     /// Convert a KUMO Python domain file to domain YAML.
     Import(Box<import::ImportArgs>),
     /// Add optimal-search labels to KUMO-format instance lines.
@@ -108,6 +111,7 @@ pub fn main() -> i32 {
         Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),
+        Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
         None => match &cli.generate {
