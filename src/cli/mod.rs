@@ -44,10 +44,6 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     domains_dir: Option<PathBuf>,
 
-    /// Generation flags, for `kumo-gen --domain ...` without a subcommand.
-    #[command(flatten)]
-    generate: Option<generate::GenerateArgs>,
-
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -89,7 +85,7 @@ pub struct Globals {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(with_default_command(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_OTHER } else { 0 };
@@ -114,13 +110,10 @@ pub fn main() -> i32 {
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
-        None => match &cli.generate {
-            Some(args) => generate::run(&globals, args),
-            None => {
-                let _ = Cli::parse_from(["kumo-gen", "--help"]);
-                Ok(EXIT_OTHER)
-            }
-        },
+        None => {
+            let _ = Cli::parse_from(["kumo-gen", "--help"]);
+            Ok(EXIT_OTHER)
+        }
     };
     match result {
         Ok(code) => code,
@@ -130,6 +123,30 @@ pub fn main() -> i32 {
             EXIT_OTHER
         }
     }
+}
+
+/// The main job needs no subcommand: `kumo-gen --domain medical ...`
+/// means `kumo-gen generate --domain medical ...`. When the first argument
+/// after the global `--domains-dir DIR` is a flag other than help or
+/// version, `generate` is inserted before it.
+fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut i = 1;
+    while let Some(arg) = args.get(i).and_then(|a| a.to_str()) {
+        if arg == "--domains-dir" {
+            i += 2;
+        } else if arg.starts_with("--domains-dir=") {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if let Some(arg) = args.get(i).and_then(|a| a.to_str()) {
+        let help_or_version = matches!(arg, "-h" | "--help" | "-V" | "--version");
+        if arg.starts_with('-') && !help_or_version {
+            args.insert(i, "generate".into());
+        }
+    }
+    args
 }
 
 /// Writes to stdout, reporting a closed pipe as an error the caller maps to 0.

@@ -45,6 +45,7 @@
 //! domain at the same moment may race on `manifest.json` (the JSONL files
 //! are separate).
 
+pub mod derived;
 pub mod files;
 pub mod manifest;
 pub mod record;
