@@ -92,12 +92,13 @@ impl Staged {
             .map_err(|e| OutputError::io(&self.tmp, e))
     }
 
+    /// Flushes and renames into place. No fsync: these files are rebuilt
+    /// whole from the (synced) dataset file by any re-run, and syncing the
+    /// step records (hundreds of MB at n = 5000 hard) would dominate.
     fn commit(self) -> Result<(), OutputError> {
-        let file = self
-            .writer
+        self.writer
             .into_inner()
             .map_err(|e| OutputError::io(&self.tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| OutputError::io(&self.tmp, e))?;
         std::fs::rename(&self.tmp, &self.path).map_err(|e| OutputError::io(&self.path, e))
     }
 }
