@@ -7,16 +7,28 @@
 //! 2. [`synth`]: sample truths, solve the selection problem with varisat,
 //!    fill and dedup into [`synth::Instance`]s, deterministically per index.
 //! 3. [`search`]: exact optimal-search labels and golden trajectories.
-//! 4. [`output`]: write KUMO-compatible JSONL and `manifest.json`; shards,
-//!    `merge` and resume.
+//! 4. [`render`]: knowledge books, platform prompts and SFT golden trajectories
+//!    from templates, and the book checker.
+//! 5. [`output`]: write KUMO-compatible JSONL, books, SFT records and
+//!    `manifest.json`; shards, `merge` and resume.
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
-//! instance structure signatures).
+//! instance structure signatures),
+//! [`import`] (KUMO's Python domain files to domain YAML),
+//! [`game`] (the rules of one play-through, KUMO's result format),
+//! [`score`] (success rate and efficiency from trajectories),
+//! [`stats`] (chi-square: structure signature vs correctness) and
+//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol).
 pub mod cli;
 pub mod domain;
+pub mod eval;
+pub mod game;
 pub mod graph;
 pub mod import;
 pub mod output;
+pub mod render;
+pub mod score;
 pub mod search;
+pub mod stats;
 pub mod synth;

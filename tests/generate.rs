@@ -53,10 +53,19 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
         .keys()
         .map(|k| k.as_str())
         .collect();
-    // KUMO's field order (serde_json keeps file order with `preserve_order`).
+    // KUMO's fields in KUMO's order (serde_json keeps file order with
+    // `preserve_order`), then ours: the structure signature and the labels.
     assert_eq!(
         keys,
-        ["truths", "actions", "observations", "seed", "valid_truth"]
+        [
+            "truths",
+            "actions",
+            "observations",
+            "seed",
+            "valid_truth",
+            "structure",
+            "optimal"
+        ]
     );
     assert_eq!(line["seed"].as_u64(), Some(seed));
     let names = |v: &Value| -> Vec<String> {
@@ -74,6 +83,7 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
     let observations = line["observations"].as_object().unwrap();
     assert_eq!(observations.len(), actions);
     let mut ruled_out = std::collections::BTreeSet::new();
+    let mut ruled_out_by: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
     let mut related_to_valid = false;
     for name in &acts {
         let action = &domain.actions[domain.action_index(name).unwrap()];
@@ -98,6 +108,10 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
         }
         for t in action.states[matching[0]].rules_out.iter() {
             ruled_out.insert(domain.truths[t].clone());
+            ruled_out_by
+                .entry(name.as_str())
+                .or_default()
+                .push(domain.truths[t].clone());
         }
         related_to_valid |= action.related.contains(domain.truth_index(&valid).unwrap());
     }
@@ -112,6 +126,36 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
         );
     }
     assert!(related_to_valid, "seed {seed}: shortcut");
+
+    // The golden trajectory replays to the valid truth: its actions are the
+    // instance's, each at most once, and what they rule out leaves the
+    // answer standing.
+    let optimal = &line["optimal"];
+    assert!(optimal["expected_steps"].as_f64().unwrap() >= 0.0);
+    let trajectory = names(&optimal["golden_trajectory"]);
+    let golden = names(&optimal["golden_actions"]);
+    assert_eq!(&trajectory[..golden.len()], &golden[..]);
+    assert_eq!(
+        trajectory.len(),
+        golden.len() + 1,
+        "seed {seed}: one answer at the end"
+    );
+    assert_eq!(
+        trajectory.last(),
+        Some(&valid),
+        "seed {seed}: golden answer"
+    );
+    let mut remaining: std::collections::BTreeSet<&String> = sampled.iter().collect();
+    for (i, action) in golden.iter().enumerate() {
+        assert!(acts.contains(action) && !golden[..i].contains(action));
+        for t in ruled_out_by.get(action.as_str()).into_iter().flatten() {
+            remaining.remove(t);
+        }
+    }
+    assert!(remaining.contains(&valid));
+    if let Some(first) = golden.first() {
+        assert_eq!(optimal["first_action"].as_str(), Some(first.as_str()));
+    }
 }
 
 #[test]
@@ -310,3 +354,31 @@ fn infeasible_requests_exit_1_with_the_parameter_to_change() {
         .assert()
         .code(1);
 }
+
+/// Golden bytes: the first instances of the clinic fixture, rendered
+/// without labels. A change here changes every dataset: make it on
+/// purpose (new sampling, new rand/rand_chacha) and bump the generator
+/// version with it, so that old files are not resumed by the new code.
+#[test]
+fn rendered_instances_are_stable() {
+    use kumo_gen::output::record::render;
+    use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
+    let domain = clinic();
+    let synth = Synthesizer::new(&domain, Params::new(4, 4, 1)).unwrap();
+    let instances = synth
+        .generate(0..20, &mut Dedup::new(), &mut Stats::default())
+        .unwrap();
+    let mut bytes = Vec::new();
+    for instance in &instances {
+        bytes.extend(render(&domain, instance, None));
+        bytes.push(b'\n');
+    }
+    let first =
+        String::from_utf8(bytes[..bytes.iter().position(|&b| b == b'\n').unwrap()].to_vec())
+            .unwrap();
+    assert_eq!(first, GOLDEN_FIRST_LINE);
+    assert_eq!(kumo_gen::domain::fnv1a_hex(&bytes), GOLDEN_HASH);
+}
+
+const GOLDEN_FIRST_LINE: &str = r#"{"truths":["Measles","Migraine","Mumps","Gout"],"actions":["Rash check","Swab","Throat exam","Headache diary"],"observations":{"Rash check":"rash","Swab":"negative","Throat exam":"swollen","Headache diary":"frequent"},"seed":0,"valid_truth":"Gout","structure":{"truth_degrees":[3,2,2,1],"action_degrees":[3,2,2,1]}}"#;
+const GOLDEN_HASH: &str = "fa95e760e1939ff7";

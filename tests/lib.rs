@@ -3,7 +3,10 @@
 
 mod common;
 mod domain;
+mod eval;
 mod generate;
 mod graph;
 mod import;
+mod render;
+mod score;
 mod search;

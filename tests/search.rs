@@ -416,7 +416,8 @@ fn synthesized_hard_instances_get_labels_that_replay_to_the_valid_truth() {
         .generate(0..200, &mut Dedup::default(), &mut Stats::default())
         .unwrap();
     for instance in &instances {
-        let optimal = kumo_gen::search::optimal_for(&domain, instance, SearchBudget::default());
+        let optimal =
+            kumo_gen::search::optimal_for_instance(&domain, instance, SearchBudget::default());
         let trajectory = optimal["golden_trajectory"].as_array().unwrap();
         let valid = &domain.truths[instance.valid[0]];
         assert_eq!(

@@ -5,8 +5,12 @@ use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
+use crate::domain::Domain;
+use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
-use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
+use crate::render::{RenderOptions, Renderer, SftBook, Templates};
+use crate::search::SearchBudget;
+use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Instance, Params};
 
 /// Flags of a generation run. A flag given twice takes the last value.
 #[derive(clap::Args, Debug, Clone)]
@@ -51,6 +55,105 @@ pub struct GenerateArgs {
     /// Overwrite an existing dataset instead of refusing.
     #[arg(long)]
     pub force: bool,
+    /// Write instances without the `optimal` labels (synthesis only).
+    #[arg(long)]
+    pub no_labels: bool,
+    /// Most memo entries one instance's optimal search may use; an instance
+    /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    pub search_budget: usize,
+    #[command(flatten)]
+    pub render: RenderArgs,
+}
+
+/// Flags of the derived artifacts: books, SFT records, HF export.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RenderArgs {
+    /// Directory of templates (`book.j2`, `prompt.j2`, ...) that override
+    /// the shipped ones by name.
+    #[arg(long, value_name = "DIR")]
+    pub templates_dir: Option<PathBuf>,
+    /// What the SFT system message carries: the prose knowledge book or the
+    /// compact symbolic rule table.
+    #[arg(long, value_enum, default_value_t = SftBookArg::Prose)]
+    pub sft_book: SftBookArg,
+    /// Explain in each SFT assistant turn, from the facts, what the last
+    /// observation ruled out.
+    #[arg(long)]
+    pub sft_rationale: bool,
+    /// Also write a Hugging Face export (OUT/DOMAIN/hf/ with a dataset card).
+    #[arg(long)]
+    pub hf: bool,
+}
+
+/// `--sft-book` values.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SftBookArg {
+    Prose,
+    Symbolic,
+}
+
+impl RenderArgs {
+    /// Loads the templates (exit 1 on a template error).
+    pub fn templates(&self) -> Result<Templates, i32> {
+        Templates::resolve(self.templates_dir.as_deref()).map_err(|e| {
+            eprintln!("error: {e}");
+            EXIT_INPUT
+        })
+    }
+
+    pub fn options(&self) -> RenderOptions {
+        RenderOptions {
+            sft_book: match self.sft_book {
+                SftBookArg::Prose => SftBook::Prose,
+                SftBookArg::Symbolic => SftBook::Symbolic,
+            },
+            rationale: self.sft_rationale,
+        }
+    }
+
+    /// Writes books, SFT records (and the HF export) for the finished
+    /// dataset file `dataset`; the exit code on failure.
+    pub fn derive(
+        &self,
+        domain: &Domain,
+        templates: &Templates,
+        dataset: &std::path::Path,
+    ) -> Result<(), i32> {
+        let renderer = Renderer::new(templates, self.options());
+        let options = DerivedOptions { hf: self.hf };
+        match derived::write_derived(domain, dataset, &renderer, options) {
+            Ok(s) => {
+                eprintln!(
+                    "{}: {} knowledge books (all checked), {} SFT records ({} steps){} in {:.3} s",
+                    domain.name,
+                    s.books,
+                    s.sft_records,
+                    s.sft_steps,
+                    if s.unlabelled > 0 {
+                        format!(", {} unlabelled lines without SFT", s.unlabelled)
+                    } else {
+                        String::new()
+                    },
+                    s.seconds
+                );
+                Ok(())
+            }
+            Err(e) => Err(report(&e)),
+        }
+    }
+}
+
+/// The labeler of the main command: exact optimal search per instance
+/// under a memo budget (never a time limit, so output stays deterministic).
+pub fn labeler(max_memo_entries: usize) -> impl Fn(&Domain, &Instance) -> serde_json::Value + Sync {
+    let budget = SearchBudget {
+        max_memo_entries,
+        max_time: None,
+    };
+    move |domain: &Domain, instance: &Instance| {
+        crate::search::optimal_for_instance(domain, instance, budget)
+    }
 }
 
 fn parse_shard(text: &str) -> Result<ShardId, String> {
@@ -149,6 +252,11 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         Some(s) => args.n.saturating_sub(s.index).div_ceil(s.count),
         None => args.n,
     };
+    let templates = match args.render.templates() {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    let label = labeler(args.search_budget);
     let bar = progress_bar(total);
     let progress = |done: u64| {
         if let Some(bar) = &bar {
@@ -162,10 +270,11 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         out: args.out.clone(),
         shard: args.shard,
         force: args.force,
-        labeler: None,
+        labeler: (!args.no_labels).then_some(&label as output::Labeler),
         progress: Some(&progress),
     };
-    let result = pool(args.threads)?.install(|| output::generate(&job));
+    let pool = pool(args.threads)?;
+    let result = pool.install(|| output::generate(&job));
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -176,6 +285,14 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
                 None => format!("{}:", domain.name),
             };
             eprintln!("{}", summary_line(&what, &summary));
+            // Books and SFT follow the final file: after `merge` for shards.
+            if args.shard.is_none() {
+                if let Err(code) =
+                    pool.install(|| args.render.derive(&domain, &templates, &summary.path))
+                {
+                    return Ok(code);
+                }
+            }
             Ok(0)
         }
         Err(e) => Ok(report(&e)),

@@ -4,9 +4,12 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::EXIT_INPUT;
 use super::Globals;
-use super::generate::{pool, progress_bar, report, summary_line};
+use super::generate::{RenderArgs, labeler, pool, progress_bar, report, summary_line};
+use crate::domain::{Domain, DomainDoc, compile};
 use crate::output;
+use crate::search::SearchBudget;
 
 /// Flags of `kumo-gen merge`.
 #[derive(clap::Args, Debug, Clone)]
@@ -20,6 +23,12 @@ pub struct MergeArgs {
     /// Replace an existing dataset file.
     #[arg(long)]
     pub force: bool,
+    /// Memo budget of the optimal search for redrawn instances; use the
+    /// value the shards were generated with.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    pub search_budget: usize,
+    #[command(flatten)]
+    pub render: RenderArgs,
 }
 
 /// Merges every shard group under `--out`; returns the exit code.
@@ -31,8 +40,14 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
             bar.set_position(done);
         }
     };
+    let templates = match args.render.templates() {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    let label = labeler(args.search_budget);
+    let pool = pool(args.threads)?;
     let result =
-        pool(args.threads)?.install(|| output::merge(&args.out, args.force, None, Some(&progress)));
+        pool.install(|| output::merge(&args.out, args.force, Some(&label), Some(&progress)));
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -40,9 +55,39 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         Ok(summaries) => {
             for s in &summaries {
                 eprintln!("{}", summary_line("merged", s));
+                let domain = match dataset_domain(&s.path) {
+                    Ok(domain) => domain,
+                    Err(message) => {
+                        eprintln!("error: {message}");
+                        return Ok(EXIT_INPUT);
+                    }
+                };
+                if let Err(code) = pool.install(|| args.render.derive(&domain, &templates, &s.path))
+                {
+                    return Ok(code);
+                }
             }
             Ok(0)
         }
         Err(e) => Ok(report(&e)),
     }
+}
+
+/// The domain a dataset file was made from, as recorded in the
+/// `manifest.json` beside it.
+fn dataset_domain(dataset: &std::path::Path) -> Result<Domain, String> {
+    let manifest = dataset
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join("manifest.json");
+    let name = manifest.display().to_string();
+    let text =
+        std::fs::read_to_string(&manifest).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("`{name}` is not JSON: {e}"))?;
+    let doc: DomainDoc = serde_json::from_value(value["domain"]["document"].clone())
+        .map_err(|e| format!("`{name}` has no readable `domain.document`: {e}"))?;
+    compile(&name, &doc)
+        .map(|(domain, _)| domain)
+        .map_err(|e| e.to_string())
 }

@@ -5,13 +5,18 @@
 //! internal error. A closed stdout pipe ends quietly with 0. Without a
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
+mod check_books;
 mod domains;
+mod eval;
 pub mod generate;
 mod graph;
 pub mod import;
 pub mod label;
 pub mod merge;
+mod play;
+mod score;
 mod split;
+mod stats;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -39,10 +44,6 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     domains_dir: Option<PathBuf>,
 
-    /// Generation flags, for `kumo-gen --domain ...` without a subcommand.
-    #[command(flatten)]
-    generate: Option<generate::GenerateArgs>,
-
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -53,6 +54,14 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, title, #truths, #actions.
     Domains,
+    /// Score trajectories in KUMO's result format: success, actions, efficiency.
+    Score(score::ScoreArgs),
+    /// Chi-square test: structure signature vs correctness, per model.
+    Stats(stats::StatsArgs),
+    /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
+    Eval(eval::EvalArgs),
+    /// Play one instance in the terminal (or through a pipe).
+    Play(play::PlayArgs),
     /// Generate instances (also what `kumo-gen --domain ...` runs).
     Generate(generate::GenerateArgs),
     /// Join the shard files under --out into dataset files.
@@ -61,6 +70,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Split a domain into disjoint in-domain / out-of-domain halves.
     Split(split::SplitArgs),
+    /// Check the knowledge books of a dataset directory against its instances.
+    CheckBooks(check_books::CheckBooksArgs),
     /// Convert a KUMO Python domain file to domain YAML.
     Import(Box<import::ImportArgs>),
     /// Add optimal-search labels to KUMO-format instance lines.
@@ -74,7 +85,7 @@ pub struct Globals {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(with_default_command(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_OTHER } else { 0 };
@@ -88,19 +99,21 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Some(Command::Validate(args)) => domains::validate(&globals, &args),
         Some(Command::Domains) => domains::list(&globals),
+        Some(Command::Score(args)) => score::run(&globals, &args),
+        Some(Command::Stats(args)) => stats::run(&globals, &args),
+        Some(Command::Eval(args)) => eval::run(&globals, &args),
+        Some(Command::Play(args)) => play::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),
+        Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
-        None => match &cli.generate {
-            Some(args) => generate::run(&globals, args),
-            None => {
-                let _ = Cli::parse_from(["kumo-gen", "--help"]);
-                Ok(EXIT_OTHER)
-            }
-        },
+        None => {
+            let _ = Cli::parse_from(["kumo-gen", "--help"]);
+            Ok(EXIT_OTHER)
+        }
     };
     match result {
         Ok(code) => code,
@@ -110,6 +123,30 @@ pub fn main() -> i32 {
             EXIT_OTHER
         }
     }
+}
+
+/// The main job needs no subcommand: `kumo-gen --domain medical ...`
+/// means `kumo-gen generate --domain medical ...`. When the first argument
+/// after the global `--domains-dir DIR` is a flag other than help or
+/// version, `generate` is inserted before it.
+fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut i = 1;
+    while let Some(arg) = args.get(i).and_then(|a| a.to_str()) {
+        if arg == "--domains-dir" {
+            i += 2;
+        } else if arg.starts_with("--domains-dir=") {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if let Some(arg) = args.get(i).and_then(|a| a.to_str()) {
+        let help_or_version = matches!(arg, "-h" | "--help" | "-V" | "--version");
+        if arg.starts_with('-') && !help_or_version {
+            args.insert(i, "generate".into());
+        }
+    }
+    args
 }
 
 /// Writes to stdout, reporting a closed pipe as an error the caller maps to 0.

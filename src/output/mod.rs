@@ -45,6 +45,7 @@
 //! domain at the same moment may race on `manifest.json` (the JSONL files
 //! are separate).
 
+pub mod derived;
 pub mod files;
 pub mod manifest;
 pub mod record;
@@ -598,18 +599,20 @@ fn merge_group(
             manifest::VERSION
         )));
     }
-    if first.parameters.labels != labeler.is_some() {
-        return Err(shards_error(format!(
-            "`{}`: shards were made {} labels, this merge is {} them",
-            group.display(),
-            if first.parameters.labels {
-                "with"
-            } else {
-                "without"
-            },
-            if labeler.is_some() { "with" } else { "without" },
-        )));
-    }
+    // Merged lines are labelled exactly when the shards' lines are.
+    let labeler = if first.parameters.labels {
+        match labeler {
+            Some(labeler) => Some(labeler),
+            None => {
+                return Err(shards_error(format!(
+                    "`{}`: shards were made with labels, this merge has no labeler",
+                    group.display()
+                )));
+            }
+        }
+    } else {
+        None
+    };
 
     let (domain, _) =
         crate::domain::compile(&names[0].display().to_string(), &first.domain.document).map_err(

@@ -87,6 +87,11 @@ impl Serialize for Record<'_> {
         } else {
             map.serialize_entry("valid_truth", &Names(&domain.truths, &instance.valid))?;
         }
+        // The instance's structure signature (sorted degree sequences of its
+        // truth-action graph), for `kumo-gen stats`.
+        let signature =
+            crate::graph::structure_signature(domain, &instance.truths, &instance.actions);
+        map.serialize_entry("structure", &signature)?;
         if let Some(optimal) = self.optimal {
             map.serialize_entry("optimal", optimal)?;
         }

@@ -315,24 +315,23 @@ pub fn unlabelled_json(error: &SearchError) -> serde_json::Value {
 }
 
 thread_local! {
-    /// One reusable searcher per thread for [`optimal_for`]; labels never
-    /// depend on what it computed before.
+    /// One reusable memo per worker thread; labels never depend on it.
     static SEARCHER: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new());
 }
 
-/// The `optimal` object of a synthesized instance, for the writers'
-/// labeler hook (`output::Labeler`): [`optimal_json`] of its label, or
-/// [`unlabelled_json`] when the search fails (over `budget`). Callers
-/// that warn about unlabelled instances look for the `unlabelled` key.
-pub fn optimal_for(
+/// The `optimal` object of a synthesized instance: its label, or the
+/// "unlabelled" marker when the search fails (budget exceeded). This is
+/// the labeler the main command passes to the writers.
+pub fn optimal_for_instance(
     domain: &crate::domain::Domain,
     instance: &crate::synth::Instance,
     budget: SearchBudget,
 ) -> serde_json::Value {
     let observed: Vec<usize> = instance.observations.iter().map(|o| o.state).collect();
-    let labelled = Problem::new(domain, &instance.truths, &instance.actions)
-        .and_then(|problem| SEARCHER.with(|s| s.borrow_mut().label(&problem, &observed, budget)));
-    match labelled {
+    let result = Problem::new(domain, &instance.truths, &instance.actions).and_then(|problem| {
+        SEARCHER.with(|searcher| searcher.borrow_mut().label(&problem, &observed, budget))
+    });
+    match result {
         Ok(label) => optimal_json(&label, domain, &instance.truths, &instance.actions),
         Err(e) => unlabelled_json(&e),
     }

@@ -1,0 +1,350 @@
+//! `kumo-gen eval`: run a model over an OpenAI-compatible API on a
+//! generated dataset and write KUMO-format results.
+
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::score::domain_candidates;
+use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
+use crate::domain::{Domain, DomainDoc, Registry, compile};
+use crate::eval::client::ClientConfig;
+use crate::eval::{self, RunConfig, Suite, Task};
+use crate::game::{Judge, parse_instances, rules_text};
+use crate::score::parse_setting;
+
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
+    /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
+    #[arg(long, value_name = "URL")]
+    api_base: String,
+    /// Model name sent to the API (its last `/` component names the results).
+    #[arg(long, value_name = "NAME")]
+    model: String,
+    /// Dataset directory: `DIR/<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`
+    /// and books in `DIR/<domain>/knowledge_book/<setting>/seed=<i>.txt`.
+    #[arg(long, value_name = "DIR")]
+    data: PathBuf,
+    /// Only this domain: its directory name, or a domain name or path (which
+    /// then also judges the answers; `medical` matches KUMO's `MedicalEnv`).
+    #[arg(long, value_name = "D")]
+    domain: Option<String>,
+    /// Only this setting: truths,actions (e.g. `12,16`).
+    #[arg(long, value_name = "T,A")]
+    setting: Option<String>,
+    /// Trials per instance (KUMO's `eval_times`).
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    trials: usize,
+    /// Instances played at once.
+    #[arg(long, value_name = "C", default_value_t = 4)]
+    concurrency: usize,
+    /// Replies per trial at most (KUMO's `max_steps`).
+    #[arg(long, value_name = "M", default_value_t = 50)]
+    max_steps: usize,
+    /// Sampling temperature (omitted from requests unless given, as KUMO).
+    #[arg(long, value_name = "X")]
+    temperature: Option<f64>,
+    /// Results directory.
+    #[arg(long, value_name = "RESULTS_DIR", default_value = "results")]
+    out: PathBuf,
+    /// Hard limit for one request, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    timeout: f64,
+    /// Retries of a request after a timeout, 429 or 5xx.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    retries: u32,
+    /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    backoff_ms: u64,
+    /// Seed of the backoff jitter.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Stop when a knowledge book is missing (by default such instances are
+    /// played with a plain listing of their rules in place of the book).
+    #[arg(long)]
+    require_books: bool,
+}
+
+fn fail(message: String) -> io::Result<i32> {
+    eprintln!("error: {message}");
+    Ok(EXIT_INPUT)
+}
+
+fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<io::Result<_>>()?;
+    v.sort();
+    Ok(v)
+}
+
+/// The domain to judge a dataset directory with: `--domain` when it names
+/// a domain, else the domain in `manifest.json`, else a known domain of the
+/// directory's name.
+pub(crate) fn dataset_domain(
+    registry: &Registry,
+    spec: Option<&str>,
+    dir: &Path,
+) -> Result<Domain, String> {
+    if let Some(spec) = spec
+        && let Ok((d, _)) = registry.load(spec)
+    {
+        return Ok(d);
+    }
+    let manifest = dir.join("manifest.json");
+    if let Ok(text) = std::fs::read_to_string(&manifest)
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Some(doc) = v.pointer("/domain/document").or_else(|| v.get("domain"))
+        && let Ok(doc) = serde_json::from_value::<DomainDoc>(doc.clone())
+    {
+        return compile(&manifest.display().to_string(), &doc)
+            .map(|(d, _)| d)
+            .map_err(|e| e.to_string());
+    }
+    let name = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    domain_candidates(&name)
+        .iter()
+        .find_map(|c| registry.load(c).ok())
+        .map(|(d, _)| d)
+        .ok_or_else(|| {
+            format!(
+                "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
+                dir.display()
+            )
+        })
+}
+
+fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
+    if !args.data.is_dir() {
+        return Err(format!("`{}` is not a directory", args.data.display()));
+    }
+    let wanted_setting = match &args.setting {
+        None => None,
+        Some(s) => {
+            let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+            match parts.as_slice() {
+                [t, a] => match (t.parse::<u64>(), a.parse::<u64>()) {
+                    (Ok(t), Ok(a)) => Some((t, a)),
+                    _ => {
+                        return Err(format!(
+                            "--setting `{s}`: expected two numbers like `12,16`"
+                        ));
+                    }
+                },
+                _ => {
+                    return Err(format!(
+                        "--setting `{s}`: expected truths,actions like `12,16`"
+                    ));
+                }
+            }
+        }
+    };
+    let spec_domain = args
+        .domain
+        .as_deref()
+        .and_then(|s| globals.registry.load(s).ok())
+        .map(|(d, _)| d.name);
+    let mut suites = Vec::new();
+    let mut missing_books: Vec<PathBuf> = Vec::new();
+    for dir in sorted_entries(&args.data).map_err(|e| e.to_string())? {
+        if !dir.is_dir() {
+            continue;
+        }
+        let dir_name = dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // `--domain` names the directory, or a domain whose name the
+        // directory has (KUMO's `MedicalEnv` holds domain `medical`).
+        if let Some(want) = &args.domain
+            && *want != dir_name
+            && !spec_domain
+                .as_ref()
+                .is_some_and(|d| domain_candidates(&dir_name).contains(d))
+        {
+            continue;
+        }
+        let mut domain: Option<Domain> = None;
+        for file in sorted_entries(&dir).map_err(|e| e.to_string())? {
+            let Some(setting) = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jsonl"))
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            let Some((t, a, _)) = parse_setting(&setting) else {
+                continue;
+            };
+            if wanted_setting.is_some_and(|w| w != (t, a)) {
+                continue;
+            }
+            if domain.is_none() {
+                domain = Some(dataset_domain(
+                    &globals.registry,
+                    args.domain.as_deref(),
+                    &dir,
+                )?);
+            }
+            let domain = domain.clone().expect("set above");
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            let instances =
+                parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+            let mut tasks = Vec::with_capacity(instances.len());
+            for (i, instance) in instances.into_iter().enumerate() {
+                // KUMO numbers books by line index.
+                let book_path = dir
+                    .join("knowledge_book")
+                    .join(&setting)
+                    .join(format!("seed={i}.txt"));
+                let book = match std::fs::read_to_string(&book_path) {
+                    Ok(b) => b,
+                    Err(_) => {
+                        missing_books.push(book_path);
+                        rules_text(&domain, &instance)
+                    }
+                };
+                let judge = Judge::new(&domain, &instance)
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+                tasks.push(Task {
+                    instance,
+                    book: Some(book),
+                    judge,
+                });
+            }
+            suites.push(Suite {
+                out: eval::result_path(&args.out, &args.model, &dir_name, &setting, args.trials),
+                domain,
+                domain_dir: dir_name.clone(),
+                setting,
+                tasks,
+            });
+        }
+    }
+    if suites.is_empty() {
+        return Err(format!(
+            "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}",
+            args.data.display(),
+            match (&args.domain, &args.setting) {
+                (None, None) => String::new(),
+                _ => " matching --domain/--setting".into(),
+            }
+        ));
+    }
+    if !missing_books.is_empty() {
+        let what = format!(
+            "{} knowledge book(s) missing, e.g. `{}`",
+            missing_books.len(),
+            missing_books[0].display()
+        );
+        if args.require_books {
+            return Err(format!(
+                "{what}; generate the books with the dataset, or drop --require-books to play those \
+                 instances with a plain listing of their rules"
+            ));
+        }
+        eprintln!(
+            "warning: {what}; those instances are played with a plain listing of their rules \
+             in place of the book (--require-books stops instead)"
+        );
+    }
+    Ok(suites)
+}
+
+pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
+    if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
+        return fail("--trials, --max-steps and --concurrency must be at least 1".into());
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return fail("--timeout must be a positive number of seconds".into());
+    }
+    let suites = match build_suites(globals, args) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let api_key = ["KUMO_API_KEY", "OPENAI_API_KEY"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+    let config = RunConfig {
+        client: ClientConfig {
+            api_base: args.api_base.clone(),
+            model: args.model.clone(),
+            api_key,
+            temperature: args.temperature,
+            timeout: Duration::from_secs_f64(args.timeout),
+            retries: args.retries,
+            backoff: Duration::from_millis(args.backoff_ms),
+            backoff_cap: Duration::from_secs(60),
+        },
+        trials: args.trials,
+        concurrency: args.concurrency,
+        max_steps: args.max_steps,
+        seed: args.seed,
+    };
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
+    if io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} instances  {per_sec}  elapsed {elapsed}  eta {eta}",
+            )
+            .expect("valid template"),
+        );
+    }
+    let progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let summary = eval::run(&suites, &config, &progress)?;
+    bar.finish_and_clear();
+
+    let rate = |n: usize| {
+        if summary.trials == 0 {
+            "n/a".to_string()
+        } else {
+            format!("{:.3}", n as f64 / summary.trials as f64)
+        }
+    };
+    let mut text = format!(
+        "eval: model `{}`, {} file(s)\n  instances: {} played, {} already done (skipped), {} unfinished\n  \
+         trials: {}, success rate {}, parse errors {} ({})\n  tokens: {}\n  requests retried: {}\n",
+        args.model,
+        suites.len(),
+        summary.played,
+        summary.skipped,
+        summary.unfinished,
+        summary.trials,
+        rate(summary.successes),
+        summary.parse_errors,
+        rate(summary.parse_errors),
+        summary.tokens,
+        summary.retried
+    );
+    for s in &suites {
+        text.push_str(&format!("  results: {}\n", s.out.display()));
+    }
+    out(&text)?;
+    for f in &summary.failures {
+        eprintln!("error: {f}");
+    }
+    if let Some(fatal) = &summary.fatal {
+        eprintln!("error: the API refused the run: {fatal}");
+        return Ok(EXIT_OTHER);
+    }
+    if summary.unfinished > 0 {
+        eprintln!(
+            "error: {} instance(s) unfinished after retries; run the same command again to resume",
+            summary.unfinished
+        );
+        return Ok(EXIT_OTHER);
+    }
+    Ok(0)
+}

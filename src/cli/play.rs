@@ -1,0 +1,326 @@
+//! `kumo-gen play`: a person plays one instance in the terminal (or a
+//! script through a pipe), and the trajectory is appended in KUMO's format.
+//!
+//! Input per round: a menu number, an action or truth name (any case), or
+//! `<ANSWER> name </ANSWER>`; `quit` or end of input abandons the game
+//! (nothing is recorded). Unlike a model, a person who mistypes is asked
+//! again instead of ending the trial with a parse error.
+
+use std::io::{self, BufRead};
+use std::path::{Path, PathBuf};
+
+use super::eval::dataset_domain;
+use super::{EXIT_INPUT, Globals, out};
+use crate::domain::Domain;
+use crate::eval::protocol::{parse_answer, py_repr};
+use crate::game::{Episode, Instance, Judge, ResultLine, Step, parse_instances, rules_text};
+use crate::output::setting_name;
+use crate::synth::{Dedup, Params, Stats, Synthesizer};
+
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Instance file (`<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`);
+    /// without it the instance is generated from --domain, --truths,
+    /// --actions, --valid, --seed and --index.
+    #[arg(long, value_name = "FILE")]
+    instances: Option<PathBuf>,
+    /// Line of the instance in the file, counting from 1.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances")]
+    line: usize,
+    /// Domain (name or path). With --instances it judges the instance (by
+    /// default the dataset's manifest.json or the directory name tells);
+    /// without, the instance is generated from it.
+    #[arg(long, value_name = "NAME|PATH")]
+    domain: Option<String>,
+    /// Truths per generated instance.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 4,
+        conflicts_with = "instances"
+    )]
+    truths: usize,
+    /// Actions per generated instance.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 6,
+        conflicts_with = "instances"
+    )]
+    actions: usize,
+    /// Valid truths per generated instance.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        conflicts_with = "instances"
+    )]
+    valid: usize,
+    /// Dataset seed of the generated instance (as `kumo-gen --seed`).
+    #[arg(long, value_name = "S", default_value_t = crate::synth::DEFAULT_SEED, conflicts_with = "instances")]
+    seed: u64,
+    /// Index of the generated instance in its dataset (KUMO's `seed`).
+    #[arg(
+        long,
+        value_name = "I",
+        default_value_t = 0,
+        conflicts_with = "instances"
+    )]
+    index: u64,
+    /// Player name, used as the model in the results.
+    #[arg(long, value_name = "NAME", default_value = "human")]
+    player: String,
+    /// Result file to append to (default:
+    /// `results/<player>/HumanAgent/<domain>/<setting>/eval_times=1.jsonl`).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// The instance to play and where it comes from.
+struct Source {
+    instance: Instance,
+    domain: Domain,
+    /// Dataset directory name (results path) and setting.
+    dataset: String,
+    setting: String,
+    /// The book, or a note and the plain rule listing.
+    book: String,
+}
+
+/// Instance `--line` of `--instances`.
+fn from_file(globals: &Globals, args: &PlayArgs, file: &Path) -> Result<Source, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+    let mut instances = parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+    if args.line == 0 || args.line > instances.len() {
+        return Err(format!(
+            "--line {}: `{}` has instances on lines 1 to {}",
+            args.line,
+            file.display(),
+            instances.len()
+        ));
+    }
+    let index = args.line - 1;
+    let instance = instances.swap_remove(index);
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let domain = dataset_domain(&globals.registry, args.domain.as_deref(), dir)?;
+    let setting = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let book_path = dir
+        .join("knowledge_book")
+        .join(&setting)
+        .join(format!("seed={index}.txt"));
+    let book = std::fs::read_to_string(&book_path).unwrap_or_else(|_| {
+        format!(
+            "(no knowledge book at `{}`; the rules of this instance:)\n\n{}",
+            book_path.display(),
+            rules_text(&domain, &instance)
+        )
+    });
+    let dataset = Some(name_of(Some(dir)))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| domain.name.clone());
+    Ok(Source {
+        instance,
+        domain,
+        dataset,
+        setting,
+        book,
+    })
+}
+
+/// Instance `--index` of the dataset `kumo-gen --domain D --truths N
+/// --actions N --valid V --seed S` would write (it depends on the
+/// instances before it, so those are generated too).
+fn generated(globals: &Globals, args: &PlayArgs) -> Result<Source, String> {
+    let Some(spec) = &args.domain else {
+        return Err("give --instances FILE, or --domain D to generate the instance".into());
+    };
+    let (domain, _) = globals.registry.load(spec).map_err(|e| e.to_string())?;
+    let params = Params {
+        seed: args.seed,
+        ..Params::new(args.truths, args.actions, args.valid)
+    };
+    let synth =
+        Synthesizer::new(&domain, params.clone()).map_err(|e| format!("{e}; {}", e.help))?;
+    let made = synth
+        .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
+        .map_err(|e| format!("{e}; {}", e.help))?;
+    let last = made.last().ok_or("no instance generated")?;
+    let line = crate::output::record::render(&domain, last, None);
+    let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
+        .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
+    let instance = parsed.swap_remove(0);
+    let book = format!(
+        "(knowledge books are not rendered here yet; the rules of this instance:)\n\n{}",
+        rules_text(&domain, &instance)
+    );
+    Ok(Source {
+        instance,
+        dataset: domain.name.clone(),
+        setting: setting_name(&params),
+        domain,
+        book,
+    })
+}
+
+fn name_of(p: Option<&Path>) -> String {
+    p.and_then(Path::file_name)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
+    let source = match &args.instances {
+        Some(file) => from_file(globals, args, file),
+        None => generated(globals, args),
+    };
+    let Source {
+        instance,
+        domain,
+        dataset,
+        setting,
+        book,
+    } = match source {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let instance = &instance;
+    let judge = match Judge::new(&domain, instance) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+
+    let n_actions = instance.actions.len();
+    let mut menu = String::new();
+    menu.push_str(&format!("{}:\n", capital(&domain.action_plural)));
+    for (i, a) in instance.actions.iter().enumerate() {
+        menu.push_str(&format!("  {:>2}. {a}\n", i + 1));
+    }
+    menu.push_str(&format!("Possible {}:\n", domain.truth_plural));
+    for (i, t) in instance.truths.iter().enumerate() {
+        menu.push_str(&format!("  {:>2}. {t}\n", n_actions + i + 1));
+    }
+    out(&format!(
+        "{}: {}.\nPick one {} per round; name the {} when you are sure, in as few rounds as you can.\n\n{book}\n\n{menu}",
+        domain.title, domain.goal, domain.action_noun, domain.truth_noun
+    ))?;
+
+    let mut episode = Episode::new(instance, &judge);
+    let stdin = io::stdin();
+    let mut lines = stdin.lock().lines();
+    let (truth, successful) = loop {
+        out(&format!("round {}> ", episode.replies() + 1))?;
+        let Some(line) = lines.next().transpose()? else {
+            out("\n")?;
+            eprintln!("game abandoned at end of input; nothing recorded");
+            return Ok(EXIT_INPUT);
+        };
+        let input = line.trim();
+        if input.is_empty() {
+            continue;
+        }
+        if input.eq_ignore_ascii_case("quit") {
+            eprintln!("game abandoned; nothing recorded");
+            return Ok(EXIT_INPUT);
+        }
+        let choice = resolve(input, &instance.actions, &instance.truths);
+        let Some(choice) = choice else {
+            out(&format!(
+                "`{input}` is not on the menu: give a number from 1 to {}, or a name\n",
+                n_actions + instance.truths.len()
+            ))?;
+            continue;
+        };
+        match episode.respond(Some(&choice), Some(line.clone()), 0) {
+            Step::Observation { action, value } => {
+                let unit = domain
+                    .action_index(&action)
+                    .and_then(|i| domain.actions[i].unit.clone())
+                    .filter(|_| value.is_number())
+                    .map(|u| format!(" {u}"))
+                    .unwrap_or_default();
+                let shown = value
+                    .as_str()
+                    .map_or_else(|| py_repr(&value), str::to_string);
+                out(&format!("{action}: {shown}{unit}\n"))?;
+            }
+            Step::Predicted { truth, successful } => break (truth, successful),
+            Step::ParseError => unreachable!("resolve only returns menu entries"),
+        }
+    };
+    let trial = episode.into_trial();
+    let taken = trial.actions.len() - 2;
+    let verdict = if successful {
+        format!("correct: no observation rules out {truth}.")
+    } else {
+        format!(
+            "wrong: the observations rule out {truth}; the answer was {}.",
+            instance.valid_truths().join(" or ")
+        )
+    };
+    let optimal = match (&instance.optimal, instance.expected_steps()) {
+        (Some(o), Some(e)) => format!(
+            "optimal play: {} action(s) on this instance ({}), {e:.2} expected",
+            o.golden_actions.len(),
+            if o.golden_actions.is_empty() {
+                "the book alone decides".to_string()
+            } else {
+                o.golden_actions.join(", ")
+            }
+        ),
+        _ => "optimal play: not labelled for this instance".to_string(),
+    };
+    out(&format!(
+        "\n{verdict}\nyou took {taken} action(s) (KUMO counts {}); {optimal}\n",
+        taken + 2
+    ))?;
+
+    let mut line = ResultLine::new(instance.seed, vec![trial]);
+    line.model = Some(args.player.clone());
+    line.agent = Some("HumanAgent".into());
+    line.domain = Some(dataset.clone());
+    line.setting = Some(setting.clone());
+    let path = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("results")
+            .join(&args.player)
+            .join("HumanAgent")
+            .join(&dataset)
+            .join(&setting)
+            .join("eval_times=1.jsonl")
+    });
+    let (mut file, _) = crate::eval::open_results(&path)?;
+    use std::io::Write;
+    file.write_all(line.to_jsonl().as_bytes())?;
+    file.sync_data()?;
+    out(&format!("trajectory appended to {}\n", path.display()))?;
+    Ok(0)
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// A menu number, a name (any case), or `<ANSWER> name </ANSWER>`.
+fn resolve(input: &str, actions: &[String], truths: &[String]) -> Option<String> {
+    if let Ok(n) = input.parse::<usize>() {
+        return actions.iter().chain(truths).nth(n.checked_sub(1)?).cloned();
+    }
+    let name = parse_answer(Some(input)).unwrap_or_default();
+    actions
+        .iter()
+        .chain(truths)
+        .find(|x| x.eq_ignore_ascii_case(&name))
+        .cloned()
+}

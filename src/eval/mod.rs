@@ -1,0 +1,303 @@
+//! Side tool `eval`: play models over an OpenAI-compatible chat API on a
+//! generated dataset, KUMO's VanillaAgent way, and write KUMO-format results.
+//!
+//! In: [`Suite`]s (one per domain and setting: the instances, their books,
+//! the domain to judge answers, the result file) and a [`RunConfig`].
+//! Out: result lines appended to each suite's file, and a [`Summary`].
+//!
+//! - Protocol: [`protocol`] (messages, Python-style printing, parsing);
+//!   trial rules and counting: [`crate::game::Episode`].
+//! - Concurrency: `concurrency` worker threads take whole instances (all K
+//!   trials) from a shared queue; one writer thread appends lines in
+//!   completion order (the scorer does not depend on line order).
+//! - Durability and resume: a line is written whole with one `write_all`
+//!   and `sync_data` after its instance's K trials; on start, a trailing
+//!   partial line left by a crash is cut off and the seeds already present
+//!   are skipped, so nothing is written twice.
+//! - An instance whose API calls still fail after the retries is not
+//!   written (it is not the model's fault); the run reports it and a rerun
+//!   resumes it. Fatal API answers (401/403/404) stop the run.
+
+pub mod client;
+pub mod protocol;
+
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use serde_json::Value;
+
+use crate::domain::Domain;
+use crate::game::{Episode, Instance, Judge, ResultLine, Step, Trial};
+use client::{CallError, Client, ClientConfig};
+
+/// KUMO's agent name, used in result paths.
+pub const AGENT: &str = "VanillaAgent";
+
+/// One instance to play.
+pub struct Task {
+    pub instance: Instance,
+    pub book: Option<String>,
+    pub judge: Judge,
+}
+
+/// The instances of one domain and setting, and where their results go.
+pub struct Suite {
+    pub domain: Domain,
+    /// The dataset's directory name for the domain (used in result paths).
+    pub domain_dir: String,
+    pub setting: String,
+    pub tasks: Vec<Task>,
+    pub out: PathBuf,
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub client: ClientConfig,
+    /// Trials per instance (KUMO's `eval_times`).
+    pub trials: usize,
+    pub concurrency: usize,
+    /// Replies per trial at most (KUMO's `max_steps`).
+    pub max_steps: usize,
+    /// Seeds the backoff jitter.
+    pub seed: u64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub played: usize,
+    pub skipped: usize,
+    pub unfinished: usize,
+    pub trials: usize,
+    pub successes: usize,
+    pub parse_errors: usize,
+    pub tokens: u64,
+    pub retried: u64,
+    /// Why instances were left unfinished (first few).
+    pub failures: Vec<String>,
+    /// Set when the API refused the run (bad key, model or URL).
+    pub fatal: Option<String>,
+}
+
+/// The result file of a suite: `<out>/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`
+/// (the model's last path component, as KUMO's `main.py`).
+pub fn result_path(
+    out: &Path,
+    model: &str,
+    domain_dir: &str,
+    setting: &str,
+    trials: usize,
+) -> PathBuf {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    out.join(model)
+        .join(AGENT)
+        .join(domain_dir)
+        .join(setting)
+        .join(format!("eval_times={trials}.jsonl"))
+}
+
+/// Opens a result file for appending after cutting off a trailing partial
+/// line; returns the seeds already written.
+pub fn open_results(path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if whole < bytes.len() {
+        file.set_len(whole as u64)?;
+        file.sync_data()?;
+    }
+    file.seek(SeekFrom::End(0))?;
+    let mut seeds = BTreeSet::new();
+    for (i, line) in String::from_utf8_lossy(&bytes[..whole]).lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let seed = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|v| v.get("seed").and_then(Value::as_u64));
+        match seed {
+            Some(s) => {
+                seeds.insert(s);
+            }
+            None => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{}:{}: not a result line; move the file away to start over",
+                        path.display(),
+                        i + 1
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((file, seeds))
+}
+
+/// Plays one instance K times. A transport failure abandons the instance.
+fn play_instance(
+    client: &mut Client,
+    config: &RunConfig,
+    suite: &Suite,
+    task: &Task,
+    retried: &mut u64,
+) -> Result<ResultLine, CallError> {
+    let instance = &task.instance;
+    let instruction = protocol::instruction(instance);
+    let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
+    for _ in 0..config.trials {
+        let prompt = protocol::system_prompt(&suite.domain, instance, task.book.as_deref());
+        let mut conversation = protocol::Conversation::new(&config.client.model, prompt);
+        let mut episode = Episode::new(instance, &task.judge);
+        let mut observation: Option<(String, Value)> = None;
+        for _ in 0..config.max_steps {
+            let messages = conversation.request(
+                observation.as_ref().map(|(a, v)| (a.as_str(), v)),
+                &instruction,
+            );
+            let reply = client.complete(&messages)?;
+            *retried += u64::from(reply.retried);
+            conversation.reply(reply.text.as_deref());
+            let answer = protocol::parse_answer(reply.text.as_deref());
+            match episode.respond(answer.as_deref(), reply.text, reply.tokens) {
+                Step::Observation { action, value } => observation = Some((action, value)),
+                Step::Predicted { .. } | Step::ParseError => break,
+            }
+        }
+        trials.push(episode.into_trial());
+    }
+    let mut line = ResultLine::new(instance.seed, trials);
+    line.model = Some(config.client.model.clone());
+    line.agent = Some(AGENT.into());
+    line.domain = Some(suite.domain_dir.clone());
+    line.setting = Some(suite.setting.clone());
+    Ok(line)
+}
+
+enum Done {
+    Line(usize, Box<ResultLine>, u64),
+    Failed(String, u64),
+    Fatal(String),
+}
+
+/// Runs every pending instance of every suite. `progress` is told of each
+/// finished instance.
+pub fn run(
+    suites: &[Suite],
+    config: &RunConfig,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    let mut files = Vec::with_capacity(suites.len());
+    let mut jobs: Vec<(usize, usize)> = Vec::new();
+    for (s, suite) in suites.iter().enumerate() {
+        let (file, done) = open_results(&suite.out)?;
+        files.push(file);
+        for (t, task) in suite.tasks.iter().enumerate() {
+            if done.contains(&task.instance.seed) {
+                summary.skipped += 1;
+            } else {
+                jobs.push((s, t));
+            }
+        }
+    }
+    let total = jobs.len();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Done>();
+    let workers = config.concurrency.clamp(1, total.max(1));
+    let mut io_error: Option<io::Error> = None;
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let tx = tx.clone();
+            let (next, stop, jobs) = (&next, &stop, &jobs);
+            scope.spawn(move || {
+                let mut client = Client::new(config.client.clone(), config.seed, w as u64);
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(s, t)) = jobs.get(i) else { break };
+                    let (suite, task) = (&suites[s], &suites[s].tasks[t]);
+                    let mut retried = 0;
+                    let done = match play_instance(&mut client, config, suite, task, &mut retried) {
+                        Ok(line) => Done::Line(s, Box::new(line), retried),
+                        Err(CallError::Fatal(why)) => {
+                            stop.store(true, Ordering::Relaxed);
+                            Done::Fatal(why)
+                        }
+                        Err(e @ CallError::Gave { attempts, .. }) => Done::Failed(
+                            format!("{} seed {}: {e}", suite.out.display(), task.instance.seed),
+                            retried + u64::from(attempts.saturating_sub(1)),
+                        ),
+                    };
+                    if tx.send(done).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut finished = 0;
+        for done in rx {
+            match done {
+                Done::Line(s, line, retried) => {
+                    summary.retried += retried;
+                    if io_error.is_none() {
+                        let written = files[s]
+                            .write_all(line.to_jsonl().as_bytes())
+                            .and_then(|()| files[s].sync_data());
+                        if let Err(e) = written {
+                            stop.store(true, Ordering::Relaxed);
+                            io_error = Some(e);
+                            continue;
+                        }
+                    }
+                    summary.played += 1;
+                    for t in &line.trajectories {
+                        summary.trials += 1;
+                        summary.successes += usize::from(t.successful);
+                        summary.parse_errors += usize::from(t.parse_error);
+                        summary.tokens += t.consumed_tokens;
+                    }
+                }
+                Done::Failed(why, retried) => {
+                    summary.retried += retried;
+                    summary.unfinished += 1;
+                    if summary.failures.len() < 5 {
+                        summary.failures.push(why);
+                    }
+                }
+                Done::Fatal(why) => {
+                    if summary.fatal.is_none() {
+                        summary.fatal = Some(why);
+                    }
+                }
+            }
+            finished += 1;
+            progress(finished, total);
+        }
+    });
+    if let Some(e) = io_error {
+        return Err(e);
+    }
+    let accounted = summary.played + summary.unfinished;
+    if accounted < total {
+        summary.unfinished = total - summary.played;
+    }
+    Ok(summary)
+}

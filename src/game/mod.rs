@@ -1,0 +1,316 @@
+//! The rules of one play-through, shared by `play`, `eval` and `score`.
+//!
+//! In: an [`Instance`] (one line of a KUMO-format instance file) and its
+//! compiled [`Domain`]. Out: a [`Trial`] in KUMO's result format, built one
+//! reply at a time by an [`Episode`], and success decided by a [`Judge`].
+//!
+//! The semantics follow KUMO's reference code exactly (linhaowei1/kumo):
+//! - `main.py`: every reply appends one entry to `actions` (the action or
+//!   truth named, or `null` when the reply names neither); a truth ends the
+//!   trial and appends `{"predicted_truth": t}` as a second entry; an
+//!   unusable reply ends it as a parse error; running out of steps ends it
+//!   unsuccessful without a parse error. `observations[i]` is what reply `i`
+//!   was shown: `null` first, then `{"action", "observation"}`. KUMO's action
+//!   count is `len(actions)`, so a prediction counts twice and repeated
+//!   actions count every time.
+//! - `env/engine.py` `evaluate_answer`: an answer succeeds when it is a
+//!   truth of the instance and no observation of the instance (all of them,
+//!   not only those the player saw) rules it out; for a numeric observation
+//!   every range containing the value applies.
+//!
+//! Why here: the three tools must agree on these rules to the letter, and
+//! none of them should re-derive them.
+
+mod instance;
+mod record;
+
+pub use instance::{Instance, InstanceError, Optimal, parse_instances};
+pub use record::{ResultLine, Trial};
+
+use serde_json::{Value, json};
+
+use crate::domain::{ActionKind, Domain, StateLabel, TruthSet};
+
+/// Decides success the way KUMO's `evaluate_answer` does.
+#[derive(Clone, Debug)]
+pub struct Judge {
+    /// Truths of the instance, in instance order.
+    truths: Vec<String>,
+    /// Domain truth indices ruled out by the instance's observations.
+    ruled_out: TruthSet,
+    domain_truths: Vec<String>,
+    /// Observations that matched no state of their action (KUMO lets them
+    /// rule out nothing); a sign that domain and instance disagree.
+    pub unmatched: Vec<String>,
+}
+
+impl Judge {
+    /// Builds the judge; an action of the instance missing from the domain
+    /// is an error (the domain is the wrong one).
+    pub fn new(domain: &Domain, instance: &Instance) -> Result<Judge, String> {
+        let mut ruled_out = TruthSet::with_capacity(domain.truths.len());
+        let mut unmatched = Vec::new();
+        for (name, value) in &instance.observations {
+            let Some(index) = domain.action_index(name) else {
+                return Err(format!(
+                    "action `{name}` of instance seed {} is not in domain `{}`",
+                    instance.seed, domain.name
+                ));
+            };
+            let action = &domain.actions[index];
+            let mut matched = false;
+            for state in &action.states {
+                if state_matches(action.kind, &state.label, value) {
+                    matched = true;
+                    ruled_out.union_with(&state.rules_out);
+                }
+            }
+            if !matched {
+                unmatched.push(format!("{name} = {value}"));
+            }
+        }
+        Ok(Judge {
+            truths: instance.truths.clone(),
+            ruled_out,
+            domain_truths: domain.truths.clone(),
+            unmatched,
+        })
+    }
+
+    /// Whether `answer` is a truth of the instance no observation rules out.
+    pub fn evaluate(&self, answer: &str) -> bool {
+        self.truths.iter().any(|t| t == answer)
+            && self
+                .domain_truths
+                .iter()
+                .position(|t| t == answer)
+                .is_some_and(|i| !self.ruled_out.contains(i))
+    }
+}
+
+/// KUMO's state test: a `str` state matches an equal observation, a range
+/// matches a number inside it (both ends included). Scalar keys that the
+/// importer turned into `str` labels match the number's text.
+fn state_matches(kind: ActionKind, label: &StateLabel, value: &Value) -> bool {
+    match (label, value) {
+        (StateLabel::Named(name), Value::String(s)) => name == s,
+        (StateLabel::Named(name), Value::Number(n)) if kind == ActionKind::Str => {
+            *name == n.to_string()
+        }
+        (StateLabel::Range { lo, hi }, Value::Number(n)) => {
+            n.as_f64().is_some_and(|v| *lo <= v && v <= *hi)
+        }
+        (StateLabel::Range { lo, hi }, Value::String(s)) => {
+            s.trim().parse::<f64>().is_ok_and(|v| *lo <= v && v <= *hi)
+        }
+        _ => false,
+    }
+}
+
+/// A plain listing of the instance's rules, one line per state, stated as
+/// exclusions (DESIGN.md "Rendering"): the stand-in for a knowledge book.
+pub fn rules_text(domain: &Domain, instance: &Instance) -> String {
+    let mut s = String::new();
+    for name in &instance.actions {
+        let Some(action) = domain.action_index(name).map(|i| &domain.actions[i]) else {
+            continue;
+        };
+        s.push_str(&format!("{name}:\n"));
+        for state in &action.states {
+            let label = match (&state.label, &action.unit) {
+                (StateLabel::Range { lo, hi }, Some(unit)) => {
+                    format!("a result in [{lo}, {hi}] {unit}")
+                }
+                (StateLabel::Range { lo, hi }, None) => format!("a result in [{lo}, {hi}]"),
+                (StateLabel::Named(n), _) => format!("`{n}`"),
+            };
+            let out: Vec<&str> = instance
+                .truths
+                .iter()
+                .filter(|t| {
+                    domain
+                        .truth_index(t)
+                        .is_some_and(|i| state.rules_out.contains(i))
+                })
+                .map(String::as_str)
+                .collect();
+            if out.is_empty() {
+                s.push_str(&format!("  observing {label} rules out nothing\n"));
+            } else {
+                s.push_str(&format!(
+                    "  observing {label} rules out {}\n",
+                    out.join(", ")
+                ));
+            }
+        }
+    }
+    s
+}
+
+/// What one reply led to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// The reply named an action; this is what the player observes.
+    Observation { action: String, value: Value },
+    /// The reply named a truth: the trial is over.
+    Predicted { truth: String, successful: bool },
+    /// The reply named neither: the trial is over as a parse error.
+    ParseError,
+}
+
+/// One trial in progress, recorded exactly as KUMO's `main.py` does.
+#[derive(Debug)]
+pub struct Episode<'a> {
+    instance: &'a Instance,
+    judge: &'a Judge,
+    trial: Trial,
+    observation: Value,
+    finished: bool,
+}
+
+impl<'a> Episode<'a> {
+    pub fn new(instance: &'a Instance, judge: &'a Judge) -> Self {
+        Episode {
+            instance,
+            judge,
+            trial: Trial::default(),
+            observation: Value::Null,
+            finished: false,
+        }
+    }
+
+    /// The observation the next reply answers (`null` before the first).
+    pub fn observation(&self) -> &Value {
+        &self.observation
+    }
+
+    /// Number of replies recorded so far.
+    pub fn replies(&self) -> usize {
+        self.trial.generated_text.len()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Records one reply: `answer` as parsed from `text` (or `None` when
+    /// nothing could be parsed), with the tokens it cost.
+    pub fn respond(&mut self, answer: Option<&str>, text: Option<String>, tokens: u64) -> Step {
+        debug_assert!(!self.finished, "respond after the trial ended");
+        let inst = self.instance;
+        let answer = answer.filter(|a| inst.truths.iter().chain(&inst.actions).any(|x| x == a));
+        self.trial
+            .actions
+            .push(answer.map_or(Value::Null, |a| Value::String(a.to_string())));
+        self.trial.consumed_tokens += tokens;
+        self.trial
+            .generated_text
+            .push(text.map_or(Value::Null, Value::String));
+        self.trial.observations.push(self.observation.clone());
+        match answer {
+            Some(a) if inst.truths.iter().any(|t| t == a) => {
+                self.trial.actions.push(json!({ "predicted_truth": a }));
+                let successful = self.judge.evaluate(a);
+                self.trial.successful = successful;
+                self.finished = true;
+                Step::Predicted {
+                    truth: a.to_string(),
+                    successful,
+                }
+            }
+            Some(a) => {
+                let value = inst.observation(a).cloned().unwrap_or(Value::Null);
+                self.observation = json!({ "action": a, "observation": value });
+                Step::Observation {
+                    action: a.to_string(),
+                    value,
+                }
+            }
+            None => {
+                self.trial.parse_error = true;
+                self.finished = true;
+                Step::ParseError
+            }
+        }
+    }
+
+    /// The finished (or abandoned at the step limit) trial.
+    pub fn into_trial(self) -> Trial {
+        self.trial
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Domain {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/ok/tiny.yaml"
+        ))
+        .unwrap();
+        Domain::from_yaml("tiny.yaml", &text).unwrap().0
+    }
+
+    fn instance() -> Instance {
+        let line = r#"{"truths": ["Fuse", "Relay", "Switch", "Lamp"],
+            "actions": ["Continuity check", "Voltage", "Clicks"],
+            "observations": {"Continuity check": "closed", "Voltage": 5.0, "Clicks": 1},
+            "seed": 0, "valid_truth": "Lamp"}"#;
+        parse_instances(&line.replace('\n', " ")).unwrap().remove(0)
+    }
+
+    #[test]
+    fn judge_applies_every_matching_range_like_kumo() {
+        let judge = Judge::new(&tiny(), &instance()).unwrap();
+        // 5.0 lies in both voltage ranges: Switch and Fuse are both out.
+        assert!(!judge.evaluate("Switch"));
+        assert!(!judge.evaluate("Fuse"));
+        assert!(!judge.evaluate("Relay"));
+        assert!(judge.evaluate("Lamp"));
+        assert!(!judge.evaluate("Nonsense"));
+        assert!(judge.unmatched.is_empty());
+    }
+
+    #[test]
+    fn episode_counts_like_kumo() {
+        let (domain, inst) = (tiny(), instance());
+        let judge = Judge::new(&domain, &inst).unwrap();
+        let mut ep = Episode::new(&inst, &judge);
+        let step = ep.respond(
+            Some("Voltage"),
+            Some("<ANSWER> Voltage </ANSWER>".into()),
+            7,
+        );
+        assert!(matches!(step, Step::Observation { .. }));
+        ep.respond(Some("Voltage"), Some("again".into()), 1);
+        let step = ep.respond(Some("Lamp"), Some("<ANSWER> Lamp </ANSWER>".into()), 2);
+        assert_eq!(
+            step,
+            Step::Predicted {
+                truth: "Lamp".into(),
+                successful: true
+            }
+        );
+        let trial = ep.into_trial();
+        assert_eq!(
+            trial.actions.len(),
+            4,
+            "2 actions + truth + predicted_truth"
+        );
+        assert_eq!(trial.observations[0], Value::Null);
+        assert_eq!(
+            trial.observations[1],
+            json!({"action": "Voltage", "observation": 5.0})
+        );
+        assert_eq!(trial.consumed_tokens, 10);
+        assert!(trial.successful && !trial.parse_error);
+
+        let mut ep = Episode::new(&inst, &judge);
+        assert_eq!(ep.respond(Some("Bogus"), None, 0), Step::ParseError);
+        let trial = ep.into_trial();
+        assert_eq!(trial.actions, vec![Value::Null]);
+        assert!(trial.parse_error && !trial.successful);
+    }
+}

@@ -1,0 +1,325 @@
+//! Derived artifacts of a finished dataset file: knowledge books, SFT
+//! records and the Hugging Face export.
+//!
+//! In: the domain, the complete dataset file
+//! `OUT/<domain>/<setting>.jsonl` (its lines carry the `optimal` labels),
+//! a [`Renderer`]. Out, under `OUT/<domain>/`:
+//! - `knowledge_book/<setting>/seed=<i>.txt`, one book per line, each
+//!   verified by [`check_book`] before it is written (a failing book is a
+//!   bug and stops the run);
+//! - `sft/<setting>.jsonl` (chat records) and `sft/<setting>.steps.jsonl`
+//!   (one prompt/completion record per assistant turn), for every labelled
+//!   line (an unlabelled line has no golden trajectory to follow);
+//! - with `hf`: `hf/data/<setting>.jsonl` (one type per column),
+//!   `hf/data/<setting>-sft.jsonl` and the dataset card `hf/README.md`
+//!   listing every setting found in `hf/data/`.
+//!
+//! Everything here is a pure function of the dataset file, so it is
+//! rebuilt whole after every run (resumed, extended or merged alike) and
+//! never needs resuming itself. Lines are read and rendered in chunks
+//! (memory flat in n), rendered in parallel and written in order. Every
+//! file goes to a temporary name first and is renamed into place; the
+//! book directory is swapped in whole.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::OutputError;
+use crate::domain::Domain;
+use crate::render::hf::{Card, CardConfig, dataset_card, hf_row};
+use crate::render::{OwnedTask, Renderer, check_book};
+
+/// Lines rendered per parallel chunk.
+const CHUNK: usize = 1024;
+
+/// What to derive besides books and SFT.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DerivedOptions {
+    /// Also write the Hugging Face export.
+    pub hf: bool,
+}
+
+/// Counts of what was written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DerivedSummary {
+    pub books: u64,
+    pub sft_records: u64,
+    pub sft_steps: u64,
+    /// Lines without labels (no SFT record).
+    pub unlabelled: u64,
+    pub seconds: f64,
+}
+
+/// One line's rendered artifacts.
+struct Derived {
+    seed: u64,
+    book: String,
+    sft: Option<(String, Vec<String>)>,
+    hf: Option<String>,
+}
+
+/// A file written under a temporary name and renamed into place on
+/// [`Staged::commit`].
+struct Staged {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: BufWriter<File>,
+}
+
+impl Staged {
+    fn create(path: PathBuf) -> Result<Staged, OutputError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+        }
+        let tmp = temp_name(&path);
+        let file = File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
+        Ok(Staged {
+            path,
+            tmp,
+            writer: BufWriter::new(file),
+        })
+    }
+
+    fn line(&mut self, text: &str) -> Result<(), OutputError> {
+        self.writer
+            .write_all(text.as_bytes())
+            .and_then(|()| self.writer.write_all(b"\n"))
+            .map_err(|e| OutputError::io(&self.tmp, e))
+    }
+
+    /// Flushes and renames into place. No fsync: these files are rebuilt
+    /// whole from the (synced) dataset file by any re-run, and syncing the
+    /// step records (hundreds of MB at n = 5000 hard) would dominate.
+    fn commit(self) -> Result<(), OutputError> {
+        self.writer
+            .into_inner()
+            .map_err(|e| OutputError::io(&self.tmp, e.into_error()))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| OutputError::io(&self.path, e))
+    }
+}
+
+fn temp_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Renders and writes the books, SFT records (and the HF export) of the
+/// dataset file `dataset` of `domain`.
+pub fn write_derived(
+    domain: &Domain,
+    dataset: &Path,
+    renderer: &Renderer,
+    options: DerivedOptions,
+) -> Result<DerivedSummary, OutputError> {
+    let start = Instant::now();
+    let corrupt = |message: String| OutputError::Corrupt {
+        path: dataset.to_path_buf(),
+        message,
+    };
+    let setting = dataset
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| corrupt("the dataset file has no name".into()))?
+        .to_string();
+    let domain_dir = dataset.parent().unwrap_or(Path::new("."));
+
+    let books_dir = domain_dir.join("knowledge_book").join(&setting);
+    let books_tmp = temp_name(&books_dir);
+    if books_tmp.exists() {
+        std::fs::remove_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
+    }
+    std::fs::create_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
+    let sft_dir = domain_dir.join("sft");
+    let mut sft = Staged::create(sft_dir.join(format!("{setting}.jsonl")))?;
+    let mut steps = Staged::create(sft_dir.join(format!("{setting}.steps.jsonl")))?;
+    let hf_dir = domain_dir.join("hf");
+    let mut hf = if options.hf {
+        Some((
+            Staged::create(hf_dir.join("data").join(format!("{setting}.jsonl")))?,
+            Staged::create(hf_dir.join("data").join(format!("{setting}-sft.jsonl")))?,
+        ))
+    } else {
+        None
+    };
+
+    let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
+    let mut reader = BufReader::new(file);
+    let mut summary = DerivedSummary::default();
+    loop {
+        let mut chunk: Vec<String> = Vec::with_capacity(CHUNK);
+        while chunk.len() < CHUNK {
+            let mut line = String::new();
+            let read = reader
+                .read_line(&mut line)
+                .map_err(|e| OutputError::io(dataset, e))?;
+            if read == 0 {
+                break;
+            }
+            if !line.trim().is_empty() {
+                chunk.push(line);
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let derived: Vec<Derived> = chunk
+            .par_iter()
+            .map(|line| derive_line(domain, renderer, line, options.hf))
+            .collect::<Result<_, String>>()
+            .map_err(&corrupt)?;
+        for d in &derived {
+            let path = books_tmp.join(format!("seed={}.txt", d.seed));
+            std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
+            summary.books += 1;
+            match &d.sft {
+                Some((record, step_lines)) => {
+                    sft.line(record)?;
+                    for s in step_lines {
+                        steps.line(s)?;
+                    }
+                    summary.sft_records += 1;
+                    summary.sft_steps += step_lines.len() as u64;
+                    if let Some((_, hf_sft)) = &mut hf {
+                        hf_sft.line(record)?;
+                    }
+                }
+                None => summary.unlabelled += 1,
+            }
+            if let (Some((rows, _)), Some(row)) = (&mut hf, &d.hf) {
+                rows.line(row)?;
+            }
+        }
+    }
+
+    sft.commit()?;
+    steps.commit()?;
+    if let Some((rows, hf_sft)) = hf {
+        rows.commit()?;
+        hf_sft.commit()?;
+        write_card(domain, &hf_dir)?;
+    }
+    if books_dir.exists() {
+        std::fs::remove_dir_all(&books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+    }
+    std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Renders one dataset line; an error names the line's problem.
+fn derive_line(
+    domain: &Domain,
+    renderer: &Renderer,
+    line: &str,
+    with_hf: bool,
+) -> Result<Derived, String> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| format!("a line is not JSON: {e}"))?;
+    let task = OwnedTask::from_json(domain, &value).map_err(|e| e.to_string())?;
+    let view = task.view(domain);
+    let seed = task.seed;
+    let fail = |what: &str, e: &dyn std::fmt::Display| format!("seed {seed}: {what}: {e}");
+    let (book, sft) = match &task.golden {
+        Some(golden) => {
+            let out = renderer
+                .render(&view, golden)
+                .map_err(|e| fail("rendering", &e))?;
+            (out.book, Some((out.sft, out.steps)))
+        }
+        None => (
+            renderer.book(&view).map_err(|e| fail("rendering", &e))?,
+            None,
+        ),
+    };
+    let check = check_book(&book, &view);
+    if !check.is_ok() {
+        let problems: Vec<String> = check.problems.iter().map(|p| p.to_string()).collect();
+        return Err(format!(
+            "seed {seed}: BUG: the rendered knowledge book fails its check ({}); please report it",
+            problems.join("; ")
+        ));
+    }
+    let hf = with_hf.then(|| {
+        let expected = value
+            .get("optimal")
+            .and_then(|o| o.get("expected_steps"))
+            .and_then(Value::as_f64);
+        let golden = task.golden.as_deref().unwrap_or(&[]);
+        hf_row(&view, golden, expected, &book).to_string()
+    });
+    Ok(Derived {
+        seed,
+        book,
+        sft,
+        hf,
+    })
+}
+
+/// Writes `hf/README.md` for every setting found in `hf/data/`.
+fn write_card(domain: &Domain, hf_dir: &Path) -> Result<(), OutputError> {
+    let data = hf_dir.join("data");
+    let mut files: Vec<String> = std::fs::read_dir(&data)
+        .map_err(|e| OutputError::io(&data, e))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".jsonl") && !n.starts_with('.'))
+        .collect();
+    files.sort();
+    let mut configs = Vec::new();
+    for file in &files {
+        let stem = file.trim_end_matches(".jsonl");
+        let (setting, kind) = match stem.strip_suffix("-sft") {
+            Some(setting) => (setting, "sft chat"),
+            None => (stem, "instances"),
+        };
+        let rows = std::fs::read(data.join(file))
+            .map_err(|e| OutputError::io(&data.join(file), e))?
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        let suffix = if kind == "instances" { "" } else { "-sft" };
+        configs.push(CardConfig {
+            name: format!("{}-{}{suffix}", domain.name, short_setting(setting)),
+            kind: kind.to_string(),
+            files: vec![format!("data/{file}")],
+            rows,
+        });
+    }
+    let card = Card {
+        pretty_name: format!("KUMO-style tasks: {}", domain.title),
+        license: "apache-2.0".into(),
+        generator: format!("kumo-gen {}", env!("CARGO_PKG_VERSION")),
+        configs,
+        parameters: vec![
+            ("domain".into(), domain.name.clone()),
+            ("domain_hash".into(), domain.source_hash.clone()),
+            (
+                "settings".into(),
+                "see `../manifest.json` for every setting's parameters and seed".into(),
+            ),
+        ],
+        domains: vec![(domain.name.clone(), domain.title.clone())],
+    };
+    let mut staged = Staged::create(hf_dir.join("README.md"))?;
+    staged
+        .writer
+        .write_all(dataset_card(&card).as_bytes())
+        .map_err(|e| OutputError::io(&staged.tmp, e))?;
+    staged.commit()
+}
+
+/// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`.
+fn short_setting(setting: &str) -> String {
+    setting
+        .replace("truth_num=", "t")
+        .replace("+action_num=", "-a")
+        .replace("+valid_truth_num=", "-v")
+}

@@ -1,0 +1,280 @@
+//! The knowledge book, the symbolic rule table and the platform prompt of
+//! one instance.
+//!
+//! Template variables (all templates also get the domain vocabulary:
+//! `title`, `goal`, `truth_noun`, `truth_plural`, `action_noun`,
+//! `action_plural`):
+//! - `book.j2`: `truths` [{`name`, `sentence`}], `truths_sentence`,
+//!   `actions` [{`name`, `kind`, `unit`, `states` [{`label`, `lo`, `hi`,
+//!   `rules_out` [names], `sentence`}]}]. `sentence`s are the canonical
+//!   sentences of [`super::vocab`]; the book checker requires each on a
+//!   line of its own (a leading `- ` is allowed) and rejects any other line
+//!   that names a truth.
+//! - `symbolic.j2`: `actions` as above.
+//! - `prompt.j2`: `truths`, `actions` (names), `book` (text or none),
+//!   `book_kind` (`prose`, `symbolic` or `none`).
+
+use minijinja::Value;
+use serde::Serialize;
+
+use super::sft::RenderOptions;
+use super::task::{TaskView, format_number};
+use super::templates::{TemplateError, Templates};
+use super::vocab;
+use crate::domain::{Domain, StateLabel};
+
+/// Renders the texts of instances with one template set and options.
+/// Cheap to create; `Sync`, so one renderer serves every thread.
+#[derive(Clone, Copy, Debug)]
+pub struct Renderer<'t> {
+    pub(crate) templates: &'t Templates,
+    pub(crate) options: RenderOptions,
+}
+
+#[derive(Serialize)]
+pub(crate) struct Words<'a> {
+    title: &'a str,
+    goal: &'a str,
+    truth_noun: &'a str,
+    truth_plural: &'a str,
+    action_noun: &'a str,
+    action_plural: &'a str,
+}
+
+impl<'a> Words<'a> {
+    pub(crate) fn of(d: &'a Domain) -> Self {
+        Words {
+            title: &d.title,
+            goal: &d.goal,
+            truth_noun: &d.truth_noun,
+            truth_plural: &d.truth_plural,
+            action_noun: &d.action_noun,
+            action_plural: &d.action_plural,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct TruthCtx<'a> {
+    name: &'a str,
+    sentence: String,
+}
+
+#[derive(Serialize)]
+struct StateCtx<'a> {
+    label: String,
+    lo: Option<f64>,
+    hi: Option<f64>,
+    rules_out: Vec<&'a str>,
+    sentence: String,
+}
+
+#[derive(Serialize)]
+struct ActionCtx<'a> {
+    name: &'a str,
+    kind: &'static str,
+    unit: Option<&'a str>,
+    states: Vec<StateCtx<'a>>,
+}
+
+#[derive(Serialize)]
+struct BookCtx<'a> {
+    #[serde(flatten)]
+    words: Words<'a>,
+    truths: Vec<TruthCtx<'a>>,
+    truths_sentence: String,
+    actions: Vec<ActionCtx<'a>>,
+}
+
+#[derive(Serialize)]
+struct PromptCtx<'a> {
+    #[serde(flatten)]
+    words: Words<'a>,
+    truths: Vec<&'a str>,
+    actions: Vec<&'a str>,
+    book: Option<&'a str>,
+    book_kind: &'static str,
+}
+
+fn actions_ctx<'a>(task: &TaskView<'a>, sentences: bool) -> Vec<ActionCtx<'a>> {
+    let d = task.domain;
+    task.actions
+        .iter()
+        .enumerate()
+        .map(|(pos, &a)| {
+            let action = &d.actions[a];
+            ActionCtx {
+                name: &action.name,
+                kind: action.kind.as_str(),
+                unit: action.unit.as_deref(),
+                states: action
+                    .states
+                    .iter()
+                    .enumerate()
+                    .map(|(s, state)| {
+                        let (label, lo, hi) = match &state.label {
+                            StateLabel::Named(n) => (n.clone(), None, None),
+                            StateLabel::Range { lo, hi } => (
+                                format!("{}-{}", format_number(*lo), format_number(*hi)),
+                                Some(*lo),
+                                Some(*hi),
+                            ),
+                        };
+                        StateCtx {
+                            label,
+                            lo,
+                            hi,
+                            rules_out: task
+                                .ruled_out(pos, s)
+                                .map(|t| d.truths[t].as_str())
+                                .collect(),
+                            sentence: if sentences {
+                                vocab::rule_sentence(task, pos, s)
+                            } else {
+                                String::new()
+                            },
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+impl<'t> Renderer<'t> {
+    pub fn new(templates: &'t Templates, options: RenderOptions) -> Self {
+        Renderer { templates, options }
+    }
+
+    /// The knowledge book: every action, every state, what it rules out.
+    pub fn book(&self, task: &TaskView) -> Result<String, TemplateError> {
+        let d = task.domain;
+        let ctx = BookCtx {
+            words: Words::of(d),
+            truths: task
+                .truths
+                .iter()
+                .map(|&t| TruthCtx {
+                    name: &d.truths[t],
+                    sentence: vocab::index_sentence(task, t),
+                })
+                .collect(),
+            truths_sentence: vocab::truths_sentence(task),
+            actions: actions_ctx(task, true),
+        };
+        self.templates
+            .render("book", Value::from(minijinja::value::Serde(&ctx)))
+    }
+
+    /// The compact symbolic rule table (KUMO's SFT experiments gave the
+    /// model the rule-out mapping instead of a prose book).
+    pub fn symbolic(&self, task: &TaskView) -> Result<String, TemplateError> {
+        let ctx = BookCtx {
+            words: Words::of(task.domain),
+            truths: Vec::new(),
+            truths_sentence: String::new(),
+            actions: actions_ctx(task, false),
+        };
+        self.templates
+            .render("symbolic", Value::from(minijinja::value::Serde(&ctx)))
+    }
+
+    /// The platform (system) prompt: the game, its truths and actions, how
+    /// to answer, then `book` (a knowledge book or a symbolic table, as
+    /// `book_kind` says) when given.
+    pub fn prompt(
+        &self,
+        task: &TaskView,
+        book: Option<&str>,
+        book_kind: &'static str,
+    ) -> Result<String, TemplateError> {
+        let d = task.domain;
+        let ctx = PromptCtx {
+            words: Words::of(d),
+            truths: task.truths.iter().map(|&t| d.truths[t].as_str()).collect(),
+            actions: task
+                .actions
+                .iter()
+                .map(|&a| d.actions[a].name.as_str())
+                .collect(),
+            book,
+            book_kind: if book.is_some() { book_kind } else { "none" },
+        };
+        let mut text = self
+            .templates
+            .render("prompt", Value::from(minijinja::value::Serde(&ctx)))?;
+        trim_end_in_place(&mut text);
+        Ok(text)
+    }
+}
+
+/// Drops trailing whitespace without reallocating.
+pub(crate) fn trim_end_in_place(text: &mut String) {
+    let len = text.trim_end().len();
+    text.truncate(len);
+}
+
+/// The probe domain every template set is test-rendered against on load:
+/// one action of each kind, a state that rules out nothing, a unit.
+const PROBE_DOMAIN: &str = "\
+name: probe
+title: Probe
+truth_noun: fault
+action_noun: check
+goal: find the fault
+truths: [A, B, C]
+actions:
+  - name: Look
+    type: str
+    states:
+      dark: [A]
+      lit: []
+  - name: Volts
+    type: float
+    unit: V
+    states:
+      - range: [0.0, 5.0]
+        rules_out: [B]
+      - range: [5.0, 9.5]
+        rules_out: [C]
+  - name: Count
+    type: int
+    states:
+      - range: [0, 2]
+        rules_out: [C]
+      - range: [3, 9]
+        rules_out: [A]
+";
+
+/// Renders every template once against the probe instance (valid truth C
+/// is ruled out by nothing observed; golden: Look, Volts).
+pub(crate) fn probe(templates: &Templates) -> Result<(), TemplateError> {
+    let (domain, _) = Domain::from_yaml("<probe>", PROBE_DOMAIN).expect("probe domain is valid");
+    let task = TaskView {
+        domain: &domain,
+        truths: &[0, 1, 2],
+        valid: &[2],
+        actions: &[0, 1, 2],
+        observed: &[0, 0, 1],
+        values: &[None, Some(2.5), Some(4.0)],
+        seed: 0,
+    };
+    let rationale = RenderOptions {
+        sft_book: super::SftBook::Symbolic,
+        rationale: true,
+    };
+    Renderer::new(templates, RenderOptions::default()).render(&task, &[0, 1])?;
+    Renderer::new(templates, rationale).render(&task, &[0, 1])?;
+    // A prediction while two truths remain: B is related to no remaining
+    // action once `Look` ruled out A.
+    let task = TaskView {
+        truths: &[0, 1],
+        valid: &[1],
+        actions: &[0],
+        observed: &[0],
+        values: &[None],
+        ..task
+    };
+    Renderer::new(templates, rationale).render(&task, &[])?;
+    Ok(())
+}

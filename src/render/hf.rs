@@ -1,0 +1,156 @@
+//! Hugging Face export: rows whose every column has one type, and the
+//! dataset card.
+//!
+//! KUMO's `observations` maps an action to a string *or* a number, which
+//! Arrow cannot load as one column, and `valid_truth` is a string or a list
+//! depending on N_valid. An HF row therefore has:
+//!
+//! | column | type |
+//! | --- | --- |
+//! | `seed` | int64 |
+//! | `truths`, `actions` | list<string> |
+//! | `observations` | list<struct<action: string, observation: string>> (instance action order; numbers as text) |
+//! | `valid_truths` | list<string> |
+//! | `expected_steps` | float64 (null when unknown) |
+//! | `optimal_first_action` | string (null when no action is needed) |
+//! | `golden_actions` | list<string> |
+//! | `knowledge_book` | string |
+//!
+//! The card ([`dataset_card`]) is a README.md with the YAML header the Hub
+//! reads: `license`, `pretty_name`, `tags`, and `configs:` with one config
+//! per (domain, setting) and its data files.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::task::TaskView;
+
+/// One HF row for an instance; `golden` as in SFT, `expected_steps` from
+/// the label.
+pub fn hf_row(task: &TaskView, golden: &[usize], expected_steps: Option<f64>, book: &str) -> Value {
+    let d = task.domain;
+    let action_name = |pos: usize| d.actions[task.actions[pos]].name.as_str();
+    json!({
+        "seed": task.seed,
+        "truths": task.truths.iter().map(|&t| d.truths[t].as_str()).collect::<Vec<_>>(),
+        "actions": (0..task.actions.len()).map(action_name).collect::<Vec<_>>(),
+        "observations": (0..task.actions.len())
+            .map(|pos| json!({"action": action_name(pos), "observation": task.observation_text(pos)}))
+            .collect::<Vec<_>>(),
+        "valid_truths": task.valid.iter().map(|&t| d.truths[t].as_str()).collect::<Vec<_>>(),
+        "expected_steps": expected_steps.filter(|v| v.is_finite()),
+        "optimal_first_action": golden.first().map(|&p| action_name(p)),
+        "golden_actions": golden.iter().map(|&p| action_name(p)).collect::<Vec<_>>(),
+        "knowledge_book": book,
+    })
+}
+
+/// The config name of a (domain, setting): `medical-t12-a16-v1`.
+pub fn config_name(domain: &str, truths: usize, actions: usize, valid: usize) -> String {
+    format!("{domain}-t{truths}-a{actions}-v{valid}")
+}
+
+/// One config of the card: its name and data files (one `train` split;
+/// SFT records have other columns, so they are a config of their own, e.g.
+/// `medical-t12-a16-v1-sft`), relative to the card (`data/medical/truth_num=12+action_num=16+valid_truth_num=1.jsonl`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CardConfig {
+    pub name: String,
+    /// What the rows are, for the card's table (`instances`, `sft chat`).
+    pub kind: String,
+    pub files: Vec<String>,
+    pub rows: u64,
+}
+
+/// What the dataset card says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Card {
+    pub pretty_name: String,
+    /// SPDX id, lower-case as the Hub expects (`apache-2.0`).
+    pub license: String,
+    pub generator: String,
+    pub configs: Vec<CardConfig>,
+    /// Generation parameters, in the order to print them.
+    pub parameters: Vec<(String, String)>,
+    /// Domain name and title, per domain.
+    pub domains: Vec<(String, String)>,
+}
+
+/// A YAML scalar: a JSON string is valid YAML.
+fn yaml(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+/// The README.md dataset card.
+pub fn dataset_card(card: &Card) -> String {
+    let mut out = String::from("---\n");
+    let _ = writeln!(out, "license: {}", yaml(&card.license));
+    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
+    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
+    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
+    out.push_str("configs:\n");
+    for (i, config) in card.configs.iter().enumerate() {
+        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
+        if i == 0 {
+            out.push_str("  default: true\n");
+        }
+        out.push_str("  data_files:\n");
+        out.push_str("  - split: train\n    path:\n");
+        for file in &config.files {
+            let _ = writeln!(out, "    - {}", yaml(file));
+        }
+    }
+    out.push_str("---\n\n");
+    let _ = writeln!(out, "# {}\n", card.pretty_name);
+    out.push_str(
+        "KUMO-style interactive reasoning tasks (Lin et al., \"Generative evaluation of \
+         complex reasoning in large language models\"): find the one valid truth by choosing \
+         actions whose observed outcomes rule candidates out, in as few actions as possible. \
+         Every instance is freshly generated and verified, with an exact optimal-play label \
+         and a knowledge book rendered from the domain's rule-out table (checked to state \
+         every rule-out and no false one).\n\n",
+    );
+    let _ = writeln!(out, "Generated by {}.\n", card.generator);
+    out.push_str("## Configs\n\n| config | kind | rows | files |\n| --- | --- | ---: | --- |\n");
+    for config in &card.configs {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            config.name,
+            config.kind,
+            config.rows,
+            config
+                .files
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if !card.domains.is_empty() {
+        out.push_str("\n## Domains\n\n");
+        for (name, title) in &card.domains {
+            let _ = writeln!(out, "- `{name}`: {title}");
+        }
+    }
+    out.push_str("\n## Generation parameters\n\n");
+    for (key, value) in &card.parameters {
+        let _ = writeln!(out, "- `{key}`: {value}");
+    }
+    out.push_str(
+        "\n## Columns (instance configs)\n\n\
+         - `seed` (int): instance index within its setting.\n\
+         - `truths`, `actions` (list of string): the candidates and the available actions.\n\
+         - `observations` (list of {action, observation}): the outcome each action shows, as text \
+         (numbers in shortest decimal form).\n\
+         - `valid_truths` (list of string): the answer(s).\n\
+         - `expected_steps` (float): expected number of actions under optimal play.\n\
+         - `optimal_first_action` (string or null), `golden_actions` (list of string): the \
+         optimal policy's first action and its actions on this instance.\n\
+         - `knowledge_book` (string): the rule-out book given to the player.\n\n\
+         Configs ending in `-sft` hold chat transcripts (`messages`; assistant turns carry `weight: 1`).\n",
+    );
+    let _ = writeln!(out, "\n## License\n\n`{}`", card.license);
+    out
+}

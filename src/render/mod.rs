@@ -1,0 +1,46 @@
+//! Rendering stage: knowledge books, platform prompts and SFT golden
+//! trajectories, from templates (DESIGN.md "Rendering").
+//!
+//! In: a [`TaskView`] — one instance seen through the domain's indices —
+//! and, for SFT, the golden trajectory (instance action positions taken
+//! before the prediction). Out: `String`s and `serde_json::Value`s, one
+//! instance at a time, so a writer can stream any number of instances with
+//! flat memory.
+//!
+//! - [`Templates`]: the minijinja environment, compiled once. The shipped
+//!   `templates/*.j2` are embedded; `--templates-dir` overrides them by
+//!   name. Undefined variables are errors (strict undefined), and every
+//!   template is test-rendered when loaded so a typo fails up front.
+//! - [`Renderer`]: one domain + templates + options; renders the book,
+//!   the platform prompt and the SFT records of an instance.
+//! - [`vocab`]: the canonical sentences. A book states each rule-out as
+//!   one canonical sentence per (action, state); the book checker
+//!   ([`check_book`]) re-derives them from the domain and the instance and
+//!   parses nothing from prose.
+//! - [`check_kumo_book`]: a conservative co-occurrence heuristic for KUMO's
+//!   own LLM-written books.
+//! - [`hf`]: Hugging Face export rows (one type per column) and the dataset
+//!   card.
+//!
+//! Invariants: output depends only on the domain, the instance and the
+//! templates (no hash-order iteration, no clock, no RNG). Truths and actions
+//! appear in instance order, states in domain file order.
+//!
+//! Only [`Templates::load_dir`] reads files (the user's override
+//! directory), like the domain registry does for domain files.
+
+mod book;
+mod check;
+pub mod hf;
+mod kumo;
+mod sft;
+mod task;
+mod templates;
+pub mod vocab;
+
+pub use book::Renderer;
+pub use check::{BookCheck, BookProblem, check_book};
+pub use kumo::{KumoBookCheck, check_kumo_book};
+pub use sft::{RenderOptions, Rendered, SftBook, answer_tag, replay_sft};
+pub use task::{OwnedTask, TaskError, TaskView};
+pub use templates::{TEMPLATE_NAMES, TemplateError, Templates};

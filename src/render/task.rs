@@ -1,0 +1,240 @@
+//! The rendering stage's input view of one instance, and reading it back
+//! from an instance JSONL line (ours or KUMO's).
+
+use serde_json::Value;
+
+use crate::domain::{Domain, TruthSet};
+
+/// One instance as rendering sees it: indices into the domain, in instance
+/// order. The generator's `Instance` and the search's `Label` map onto it.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskView<'a> {
+    pub domain: &'a Domain,
+    /// Domain truth indices, instance order.
+    pub truths: &'a [usize],
+    /// The valid truths (domain indices), a subset of `truths`.
+    pub valid: &'a [usize],
+    /// Domain action indices, instance order.
+    pub actions: &'a [usize],
+    /// Observed state index per instance action (`observed[i]` is a state of
+    /// `actions[i]`).
+    pub observed: &'a [usize],
+    /// Numeric observation per instance action; `None` for `str` actions.
+    pub values: &'a [Option<f64>],
+    pub seed: u64,
+}
+
+impl TaskView<'_> {
+    /// The instance's truths as a set (domain indices).
+    pub fn truth_set(&self) -> TruthSet {
+        TruthSet::from_indices(self.domain.truths.len(), self.truths.iter().copied())
+    }
+
+    /// The instance truths that state `state` of instance action `pos`
+    /// rules out, in instance order.
+    pub fn ruled_out(&self, pos: usize, state: usize) -> impl Iterator<Item = usize> + '_ {
+        let set = &self.domain.actions[self.actions[pos]].states[state].rules_out;
+        self.truths
+            .iter()
+            .copied()
+            .filter(move |&t| set.contains(t))
+    }
+
+    /// The observation of instance action `pos` as text: the state label of
+    /// a `str` action, the value of a numeric one (shortest round-trip
+    /// form, as KUMO prints it).
+    pub fn observation_text(&self, pos: usize) -> String {
+        let action = &self.domain.actions[self.actions[pos]];
+        match self.values.get(pos).copied().flatten() {
+            Some(v) if action.kind.is_numeric() => format_number(v),
+            _ => action.states[self.observed[pos]].label.to_string(),
+        }
+    }
+
+    /// Checks that the indices fit the domain and each other.
+    pub fn validate(&self) -> Result<(), TaskError> {
+        let d = self.domain;
+        let n = self.actions.len();
+        if self.observed.len() != n || self.values.len() != n {
+            return Err(TaskError(format!(
+                "{} actions but {} observed states and {} values",
+                n,
+                self.observed.len(),
+                self.values.len()
+            )));
+        }
+        if let Some(&t) = self.truths.iter().find(|&&t| t >= d.truths.len()) {
+            return Err(TaskError(format!("truth index {t} is outside the domain")));
+        }
+        if let Some(&t) = self.valid.iter().find(|t| !self.truths.contains(t)) {
+            return Err(TaskError(format!(
+                "valid truth index {t} is not a truth of the instance"
+            )));
+        }
+        for (pos, (&a, &s)) in self.actions.iter().zip(self.observed).enumerate() {
+            let Some(action) = d.actions.get(a) else {
+                return Err(TaskError(format!("action index {a} is outside the domain")));
+            };
+            if s >= action.states.len() {
+                return Err(TaskError(format!(
+                    "action `{}` (position {pos}) has no state {s}",
+                    action.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shortest round-trip decimal form of a number (`5` for 5.0, `1.1`).
+pub fn format_number(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A problem reading an instance.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TaskError(pub String);
+
+/// An instance with owned indices, e.g. read back from a JSONL line.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OwnedTask {
+    pub truths: Vec<usize>,
+    pub valid: Vec<usize>,
+    pub actions: Vec<usize>,
+    pub observed: Vec<usize>,
+    pub values: Vec<Option<f64>>,
+    pub seed: u64,
+    /// `optimal.golden_actions` as instance positions, when the line has it.
+    pub golden: Option<Vec<usize>>,
+}
+
+impl OwnedTask {
+    /// Borrows the task as a view over `domain`.
+    pub fn view<'a>(&'a self, domain: &'a Domain) -> TaskView<'a> {
+        TaskView {
+            domain,
+            truths: &self.truths,
+            valid: &self.valid,
+            actions: &self.actions,
+            observed: &self.observed,
+            values: &self.values,
+            seed: self.seed,
+        }
+    }
+
+    /// The task of a synthesized instance (no golden trajectory: that is the
+    /// search's label).
+    pub fn from_instance(instance: &crate::synth::Instance) -> OwnedTask {
+        OwnedTask {
+            truths: instance.truths.clone(),
+            valid: instance.valid.clone(),
+            actions: instance.actions.clone(),
+            observed: instance.observations.iter().map(|o| o.state).collect(),
+            values: instance.observations.iter().map(|o| o.value).collect(),
+            seed: instance.index,
+            golden: None,
+        }
+    }
+
+    /// Reads an instance line in KUMO's format (`truths`, `actions`,
+    /// `observations`, `seed`, `valid_truth` as a string or a list; ours
+    /// adds `optimal`). Names must be the domain's; a numeric observation
+    /// selects the first range containing it.
+    pub fn from_json(domain: &Domain, line: &Value) -> Result<OwnedTask, TaskError> {
+        let err = |m: String| TaskError(m);
+        let names = |key: &str| -> Result<Vec<&str>, TaskError> {
+            line.get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(|| err(format!("`{key}` is missing or not a list")))?
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .ok_or_else(|| err(format!("`{key}` holds a non-string")))
+                })
+                .collect()
+        };
+        let truth = |name: &str| {
+            domain.truth_index(name).ok_or_else(|| {
+                err(format!(
+                    "unknown truth `{name}` for domain `{}`",
+                    domain.name
+                ))
+            })
+        };
+        let truths = names("truths")?
+            .into_iter()
+            .map(truth)
+            .collect::<Result<Vec<_>, _>>()?;
+        let valid = match line.get("valid_truth") {
+            Some(Value::String(s)) => vec![truth(s)?],
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .ok_or_else(|| err("`valid_truth` holds a non-string".into()))
+                        .and_then(truth)
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => return Err(err("`valid_truth` is missing".into())),
+        };
+        let observations = line
+            .get("observations")
+            .and_then(Value::as_object)
+            .ok_or_else(|| err("`observations` is missing or not a mapping".into()))?;
+        let action_names = names("actions")?;
+        let mut task = OwnedTask {
+            truths,
+            valid,
+            seed: line.get("seed").and_then(Value::as_u64).unwrap_or(0),
+            ..OwnedTask::default()
+        };
+        for name in &action_names {
+            let a = domain.action_index(name).ok_or_else(|| {
+                err(format!(
+                    "unknown action `{name}` for domain `{}`",
+                    domain.name
+                ))
+            })?;
+            let action = &domain.actions[a];
+            let obs = observations
+                .get(*name)
+                .ok_or_else(|| err(format!("no observation for action `{name}`")))?;
+            let (state, value) = match obs {
+                Value::String(label) => (action.state_named(label), None),
+                Value::Number(n) => {
+                    let v = n.as_f64().unwrap_or(f64::NAN);
+                    (action.state_containing(v), Some(v))
+                }
+                _ => (None, None),
+            };
+            let state = state.ok_or_else(|| {
+                err(format!(
+                    "observation {obs} of action `{name}` matches none of its states"
+                ))
+            })?;
+            task.actions.push(a);
+            task.observed.push(state);
+            task.values.push(value);
+        }
+        if let Some(golden) = line
+            .get("optimal")
+            .and_then(|o| o.get("golden_actions"))
+            .and_then(Value::as_array)
+        {
+            let positions = golden
+                .iter()
+                .map(|v| {
+                    let name = v.as_str().unwrap_or_default();
+                    action_names
+                        .iter()
+                        .position(|n| *n == name)
+                        .ok_or_else(|| err(format!("golden action `{name}` is not in `actions`")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            task.golden = Some(positions);
+        }
+        task.view(domain).validate()?;
+        Ok(task)
+    }
+}

@@ -1,0 +1,217 @@
+//! `Templates`: the compiled minijinja environment for rendering.
+//!
+//! The shipped `templates/*.j2` are embedded at build time (build.rs). A
+//! user directory (`--templates-dir DIR`) overrides them file by file:
+//! `DIR/book.j2` replaces the shipped book template, templates the
+//! directory lacks stay shipped, and a `.j2` file with an unknown name is an
+//! error (a misspelt override would otherwise be ignored silently).
+//!
+//! Undefined variables are errors (`UndefinedBehavior::Strict`), and every
+//! template is compiled and test-rendered against a built-in probe instance
+//! when loaded, so a typo in a template fails at start-up with its file
+//! and line, not as blank text in the middle of a run.
+
+use std::path::{Path, PathBuf};
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{Environment, UndefinedBehavior, Value};
+
+/// The templates a set must have, by stem (`book` is `book.j2`).
+pub const TEMPLATE_NAMES: &[&str] = &[
+    "book",
+    "prompt",
+    "turn",
+    "observation",
+    "symbolic",
+    "rationale",
+];
+
+static SHIPPED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shipped_templates.rs"));
+
+/// A problem loading or rendering templates.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("cannot read templates from `{dir}`: {source}")]
+    Io {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "unknown template `{file}` in `{dir}`\nhelp: a templates directory may hold {expected}; rename or remove the file"
+    )]
+    Unknown {
+        dir: PathBuf,
+        file: String,
+        expected: String,
+    },
+    #[error("the shipped templates lack `{0}.j2` (a build problem)")]
+    Missing(String),
+    #[error("template `{name}.j2` from {origin}: {detail}")]
+    Template {
+        name: String,
+        origin: String,
+        detail: String,
+    },
+}
+
+/// The compiled template set.
+pub struct Templates {
+    env: Environment<'static>,
+    /// Where each template came from, by stem: `<shipped>` or a path.
+    origins: Vec<(&'static str, String)>,
+}
+
+impl std::fmt::Debug for Templates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Templates")
+            .field("origins", &self.origins)
+            .finish()
+    }
+}
+
+impl Templates {
+    /// The shipped templates.
+    pub fn shipped() -> Result<Templates, TemplateError> {
+        Templates::from_overrides(Vec::new())
+    }
+
+    /// What `--templates-dir` asks for: the shipped templates, overridden
+    /// by the directory's when one is given.
+    pub fn resolve(dir: Option<&Path>) -> Result<Templates, TemplateError> {
+        match dir {
+            Some(dir) => Templates::load_dir(dir),
+            None => Templates::shipped(),
+        }
+    }
+
+    /// The shipped templates, overridden by the `.j2` files of `dir`.
+    pub fn load_dir(dir: &Path) -> Result<Templates, TemplateError> {
+        let io = |source| TemplateError::Io {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(io)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(io)?;
+        files.sort();
+        let mut overrides = Vec::new();
+        for path in files {
+            let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+                continue;
+            };
+            let Some(stem) = file.strip_suffix(".j2") else {
+                continue;
+            };
+            if !TEMPLATE_NAMES.contains(&stem) {
+                return Err(TemplateError::Unknown {
+                    dir: dir.to_path_buf(),
+                    file: file.to_string(),
+                    expected: expected_list(),
+                });
+            }
+            let text = std::fs::read_to_string(&path).map_err(io)?;
+            overrides.push((stem.to_string(), text, path.display().to_string()));
+        }
+        Templates::from_overrides(overrides)
+    }
+
+    /// The shipped templates with `(stem, text, origin)` overrides; the
+    /// origin names the source in errors.
+    pub fn from_overrides(
+        overrides: Vec<(String, String, String)>,
+    ) -> Result<Templates, TemplateError> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_syntax(
+            SyntaxConfig::builder()
+                .trim_blocks(true)
+                .lstrip_blocks(true)
+                .keep_trailing_newline(true)
+                .build()
+                .expect("default delimiters are valid"),
+        );
+        env.add_filter("ucfirst", |s: String| super::vocab::ucfirst(&s));
+        env.add_filter("english", |items: Vec<String>| {
+            let mut out = String::new();
+            super::vocab::join_names(items.iter().map(String::as_str), &mut out);
+            out
+        });
+        let mut origins = Vec::new();
+        for &name in TEMPLATE_NAMES {
+            if let Some(pos) = overrides.iter().position(|(stem, ..)| stem == name) {
+                let (_, text, origin) = &overrides[pos];
+                add(&mut env, name, text.clone(), origin)?;
+                origins.push((name, origin.clone()));
+            } else {
+                let text = SHIPPED
+                    .iter()
+                    .find(|(stem, _)| *stem == name)
+                    .map(|(_, text)| *text)
+                    .ok_or_else(|| TemplateError::Missing(name.to_string()))?;
+                add(&mut env, name, text.to_string(), "<shipped>")?;
+                origins.push((name, "<shipped>".to_string()));
+            }
+        }
+        let templates = Templates { env, origins };
+        super::book::probe(&templates)?;
+        Ok(templates)
+    }
+
+    /// Renders template `name` (a stem from [`TEMPLATE_NAMES`]).
+    pub(crate) fn render(&self, name: &'static str, ctx: Value) -> Result<String, TemplateError> {
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| self.error(name, &e))?;
+        template.render(ctx).map_err(|e| self.error(name, &e))
+    }
+
+    fn error(&self, name: &str, e: &minijinja::Error) -> TemplateError {
+        TemplateError::Template {
+            name: name.to_string(),
+            origin: self
+                .origins
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, o)| o.clone())
+                .unwrap_or_default(),
+            detail: describe(e),
+        }
+    }
+}
+
+fn add(
+    env: &mut Environment<'static>,
+    name: &'static str,
+    text: String,
+    origin: &str,
+) -> Result<(), TemplateError> {
+    env.add_template_owned(name, text)
+        .map_err(|e| TemplateError::Template {
+            name: name.to_string(),
+            origin: origin.to_string(),
+            detail: describe(&e),
+        })
+}
+
+/// The error with its line, and the chain of causes.
+fn describe(e: &minijinja::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn expected_list() -> String {
+    TEMPLATE_NAMES
+        .iter()
+        .map(|n| format!("`{n}.j2`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,352 @@
+//! Side tool `score`: success rate, action counts and efficiency of players
+//! from their trajectories in KUMO's result format.
+//!
+//! In: parsed [`ResultFile`]s, and optionally the instances they were played
+//! on (with a domain to judge answers) and optimal labels. Out: [`Row`]s per
+//! model x agent x domain x setting, per model overall and overall.
+//!
+//! Definitions (KUMO's, see [`crate::game`] for the trial rules):
+//! - *success*: KUMO's `evaluate_answer` (the predicted truth is a truth of
+//!   the instance no observation of the instance rules out), checked here
+//!   when the instance and domain are at hand; otherwise the trial's
+//!   recorded `successful` field is trusted. [`Row::success_from`] says which.
+//! - *actions*: KUMO's count `len(actions)`: every reply is one entry, a
+//!   prediction adds a second (`{"predicted_truth"}`), repeated actions count
+//!   each time, a parse error's `null` counts once.
+//! - per line, averages over its trials (sum / trials, as `main.py`); per
+//!   row, the mean of the line averages. On KUMO's files this reproduces the
+//!   mean of their `average_correct`, `average_actions`,
+//!   `average_parse_error` and `average_tokens` exactly.
+//! - *relative action count*: (model - optimal) / optimal, both counted
+//!   KUMO's way: optimal play of an instance with expected steps `E` counts
+//!   `E + 2` (its queries, the truth, the `predicted_truth` entry; KUMO's
+//!   `search.py` records its oracle the same way). Over a row it is the ratio
+//!   of means over the labelled lines, which stays defined when `E = 0`
+//!   (instances the book alone solves). `None` ("n/a") without labels.
+//!
+//! No file-system access here: [`crate::cli`] reads the files.
+
+mod read;
+mod render;
+
+pub use read::{
+    GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file, parse_setting,
+};
+pub use render::{render_json, render_svg, render_table};
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::domain::Domain;
+use crate::game::{Instance, Judge};
+
+/// The instances of one file: `<domain>/<setting>.jsonl`.
+#[derive(Clone, Debug)]
+pub struct InstanceSet {
+    /// Name of the directory holding the file (KUMO: the env name).
+    pub domain: String,
+    /// File stem: `truth_num=T+action_num=A+valid_truth_num=V`.
+    pub setting: String,
+    pub instances: Vec<Instance>,
+    /// The directory the file was read from, if any (for its manifest).
+    pub dir: Option<std::path::PathBuf>,
+}
+
+/// One line of an oracle file (`oracle-medical.jsonl`'s format).
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct OracleEntry {
+    pub env: String,
+    pub truth_num: u64,
+    pub action_num: u64,
+    pub seed: u64,
+    pub expected_steps: f64,
+}
+
+/// What the scorer may consult besides the result files.
+#[derive(Default)]
+pub struct Sources {
+    pub instance_sets: Vec<InstanceSet>,
+    /// Result domain name (as in the path) -> compiled domain.
+    pub domains: BTreeMap<String, Domain>,
+    pub oracle: Vec<OracleEntry>,
+}
+
+impl Sources {
+    /// The instances for a group: the file `<domain>/<setting>.jsonl`, else
+    /// the only file with that setting.
+    pub fn instances(&self, key: &GroupKey) -> Option<&InstanceSet> {
+        self.instance_sets
+            .iter()
+            .find(|s| s.domain == key.domain && s.setting == key.setting)
+            .or_else(|| {
+                let mut same = self
+                    .instance_sets
+                    .iter()
+                    .filter(|s| s.setting == key.setting);
+                match (same.next(), same.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
+            })
+    }
+
+    fn oracle_steps(&self, key: &GroupKey, seed: u64) -> Option<f64> {
+        let (t, a, _) = parse_setting(&key.setting)?;
+        self.oracle
+            .iter()
+            .find(|o| {
+                o.env == key.domain && o.truth_num == t && o.action_num == a && o.seed == seed
+            })
+            .map(|o| o.expected_steps)
+    }
+}
+
+/// Where a row's success figures come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuccessFrom {
+    /// Judged here against the instances and the domain.
+    Checked,
+    /// The result files' own `successful` fields.
+    Recorded,
+    /// Some lines each way.
+    Mixed,
+}
+
+/// One row of the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub model: String,
+    pub agent: String,
+    pub domain: String,
+    pub setting: String,
+    pub instances: usize,
+    pub trials: usize,
+    pub success_rate: f64,
+    /// KUMO's count, `len(actions)`.
+    pub mean_actions: f64,
+    pub relative_action_count: Option<f64>,
+    pub parse_error_rate: f64,
+    pub mean_tokens: f64,
+    /// Actions queried before the prediction (KUMO's count without the two
+    /// prediction entries and a parse error's `null`).
+    pub mean_queries: f64,
+    /// Mean optimal expected steps `E` over the labelled lines.
+    pub optimal_steps: Option<f64>,
+    /// Lines with an optimal label.
+    pub labelled: usize,
+    pub success_from: SuccessFrom,
+}
+
+/// Scores of one line (instance).
+#[derive(Clone, Debug)]
+struct LineScore {
+    trials: usize,
+    success: f64,
+    actions: f64,
+    queries: f64,
+    parse_errors: f64,
+    tokens: f64,
+    optimal: Option<f64>,
+    checked: bool,
+}
+
+/// The report: rows, and notes worth the user's attention.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+}
+
+/// Scores result files. Rows come per group in sorted order, then one
+/// `all`/`all` row per model with more than one group, then an `all` row
+/// when there is more than one model.
+pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
+    let mut notes = Vec::new();
+    let mut groups: BTreeMap<GroupKey, Vec<LineScore>> = BTreeMap::new();
+    for file in files {
+        let lines = score_file(file, sources, &mut notes);
+        groups.entry(file.key.clone()).or_default().extend(lines);
+    }
+    let mut keys: Vec<&GroupKey> = groups.keys().collect();
+    keys.sort_by_key(|k| order_key(k));
+    let mut rows: Vec<Row> = keys
+        .into_iter()
+        .map(|k| row(k.clone(), &groups[k]))
+        .collect();
+    let mut models: BTreeMap<(String, String), Vec<LineScore>> = BTreeMap::new();
+    let mut group_count: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (k, lines) in &groups {
+        let id = (k.model.clone(), k.agent.clone());
+        models
+            .entry(id.clone())
+            .or_default()
+            .extend(lines.iter().cloned());
+        *group_count.entry(id).or_default() += 1;
+    }
+    for ((model, agent), lines) in &models {
+        if group_count[&(model.clone(), agent.clone())] > 1 {
+            rows.push(row(
+                GroupKey {
+                    model: model.clone(),
+                    agent: agent.clone(),
+                    domain: "all".into(),
+                    setting: "all".into(),
+                },
+                lines,
+            ));
+        }
+    }
+    if models.len() > 1 {
+        let all: Vec<LineScore> = groups.values().flatten().cloned().collect();
+        rows.push(row(
+            GroupKey {
+                model: "all".into(),
+                agent: "all".into(),
+                domain: "all".into(),
+                setting: "all".into(),
+            },
+            &all,
+        ));
+    }
+    Report { rows, notes }
+}
+
+/// Sort order of groups: model, agent, domain, then settings by their
+/// numbers (`4x6` before `12x16`).
+pub(crate) fn order_key(k: &GroupKey) -> (String, String, String, (u8, u64, u64, u64, String)) {
+    let setting = match parse_setting(&k.setting) {
+        Some((t, a, v)) => (0, t, a, v, String::new()),
+        None => (1, 0, 0, 0, k.setting.clone()),
+    };
+    (k.model.clone(), k.agent.clone(), k.domain.clone(), setting)
+}
+
+fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> Vec<LineScore> {
+    let set = sources.instances(&file.key);
+    let domain = sources.domains.get(&file.key.domain);
+    let (mut disagree, mut unjudged, mut unmatched) = (0usize, 0usize, 0usize);
+    let mut out = Vec::with_capacity(file.lines.len());
+    for line in &file.lines {
+        let instance = line
+            .seed
+            .and_then(|seed| set.and_then(|s| s.instances.iter().find(|i| i.seed == seed)));
+        let judge = match (instance, domain) {
+            (Some(inst), Some(d)) => match Judge::new(d, inst) {
+                Ok(j) => {
+                    if !j.unmatched.is_empty() {
+                        unmatched += 1;
+                    }
+                    Some(j)
+                }
+                Err(e) => {
+                    notes.push(format!("{}: {e}; using recorded success", file.path));
+                    None
+                }
+            },
+            _ => None,
+        };
+        let k = line.trials.len();
+        let mut wins = 0u64;
+        for t in &line.trials {
+            let win = match &judge {
+                Some(j) => {
+                    let w = t.predicted.as_deref().is_some_and(|p| j.evaluate(p));
+                    if t.recorded_success.is_some_and(|r| r != w) {
+                        disagree += 1;
+                    }
+                    w
+                }
+                None => {
+                    if t.recorded_success.is_none() {
+                        unjudged += 1;
+                    }
+                    t.recorded_success.unwrap_or(false)
+                }
+            };
+            wins += u64::from(win);
+        }
+        let div = k.max(1) as f64;
+        let sum = |f: fn(&TrialFacts) -> f64| line.trials.iter().map(f).sum::<f64>() / div;
+        let optimal = line.seed.and_then(|seed| {
+            instance
+                .and_then(Instance::expected_steps)
+                .or_else(|| sources.oracle_steps(&file.key, seed))
+        });
+        out.push(LineScore {
+            trials: k,
+            success: wins as f64 / div,
+            actions: line.trials.iter().map(|t| t.kumo_actions).sum::<usize>() as f64 / div,
+            queries: line.trials.iter().map(|t| t.queries).sum::<usize>() as f64 / div,
+            parse_errors: line.trials.iter().filter(|t| t.parse_error).count() as f64 / div,
+            tokens: sum(|t| t.tokens),
+            optimal,
+            checked: judge.is_some(),
+        });
+    }
+    if disagree > 0 {
+        notes.push(format!(
+            "{}: {disagree} trial(s) whose recorded `successful` differs from the check against the instance",
+            file.path
+        ));
+    }
+    if unjudged > 0 {
+        notes.push(format!(
+            "{}: {unjudged} trial(s) without instance or `successful` field count as failures",
+            file.path
+        ));
+    }
+    if unmatched > 0 {
+        notes.push(format!(
+            "{}: {unmatched} instance(s) have observations matching no state of the domain (is it the right domain?)",
+            file.path
+        ));
+    }
+    out
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for v in values {
+        sum += v;
+        n += 1;
+    }
+    if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+fn row(key: GroupKey, lines: &[LineScore]) -> Row {
+    let labelled: Vec<&LineScore> = lines.iter().filter(|l| l.optimal.is_some()).collect();
+    let (relative, optimal_steps) = if labelled.is_empty() {
+        (None, None)
+    } else {
+        let model = mean(labelled.iter().map(|l| l.actions));
+        let steps = mean(labelled.iter().map(|l| l.optimal.unwrap_or(0.0)));
+        let optimal = steps + 2.0;
+        (Some((model - optimal) / optimal), Some(steps))
+    };
+    let checked = lines.iter().filter(|l| l.checked).count();
+    Row {
+        model: key.model,
+        agent: key.agent,
+        domain: key.domain,
+        setting: key.setting,
+        instances: lines.len(),
+        trials: lines.iter().map(|l| l.trials).sum(),
+        success_rate: mean(lines.iter().map(|l| l.success)),
+        mean_actions: mean(lines.iter().map(|l| l.actions)),
+        relative_action_count: relative,
+        parse_error_rate: mean(lines.iter().map(|l| l.parse_errors)),
+        mean_tokens: mean(lines.iter().map(|l| l.tokens)),
+        mean_queries: mean(lines.iter().map(|l| l.queries)),
+        optimal_steps,
+        labelled: labelled.len(),
+        success_from: if checked == lines.len() && checked > 0 {
+            SuccessFrom::Checked
+        } else if checked == 0 {
+            SuccessFrom::Recorded
+        } else {
+            SuccessFrom::Mixed
+        },
+    }
+}

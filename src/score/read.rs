@@ -1,0 +1,228 @@
+//! Reading result files in KUMO's format (and ours, the same plus optional
+//! fields): what each trial answered and how KUMO counts it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// What a group of results is about: `results/<model>/<agent>/<domain>/<setting>/`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupKey {
+    pub model: String,
+    pub agent: String,
+    pub domain: String,
+    pub setting: String,
+}
+
+/// One trial as the scorer needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrialFacts {
+    /// KUMO's count: `len(actions)`.
+    pub kumo_actions: usize,
+    /// Actions queried (the string entries before the prediction).
+    pub queries: usize,
+    /// The truth named at the end, if any.
+    pub predicted: Option<String>,
+    /// KUMO's recorded `successful`, if present.
+    pub recorded_success: Option<bool>,
+    pub parse_error: bool,
+    pub tokens: f64,
+}
+
+/// One line: every trial of one instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineFacts {
+    pub seed: Option<u64>,
+    pub trials: Vec<TrialFacts>,
+}
+
+/// A parsed result file.
+#[derive(Clone, Debug)]
+pub struct ResultFile {
+    pub path: String,
+    pub key: GroupKey,
+    pub lines: Vec<LineFacts>,
+}
+
+/// A result line that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ReadError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Parses a result file's text. Model, agent, domain and setting come from
+/// the path when it has KUMO's layout (`.../<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`),
+/// else from the first line's optional fields, else `unknown`.
+pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadError> {
+    let file = path.display().to_string();
+    let mut lines = Vec::new();
+    let mut first: Option<Value> = None;
+    for (i, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let err = |message: String| ReadError {
+            file: file.clone(),
+            line: i + 1,
+            message,
+        };
+        let value: Value = serde_json::from_str(raw).map_err(|e| err(format!("not JSON ({e})")))?;
+        let Some(trajectories) = value.get("trajectories").and_then(Value::as_array) else {
+            return Err(err(
+                "not a result line: no `trajectories` array (is this an instance file?)".into(),
+            ));
+        };
+        let trials = trajectories
+            .iter()
+            .enumerate()
+            .map(|(j, t)| trial_facts(t).map_err(|m| err(format!("trajectories[{j}]: {m}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let seed = value.get("seed").and_then(|s| {
+            s.as_u64()
+                .or_else(|| s.as_str().and_then(|s| s.parse().ok()))
+        });
+        lines.push(LineFacts { seed, trials });
+        if first.is_none() {
+            first = Some(value);
+        }
+    }
+    let field = |name: &str| {
+        first
+            .as_ref()
+            .and_then(|v| v.get(name))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let key = key_from_path(path).unwrap_or_else(|| GroupKey {
+        model: field("model").unwrap_or_else(|| "unknown".into()),
+        agent: field("agent").unwrap_or_else(|| "VanillaAgent".into()),
+        domain: field("domain").unwrap_or_else(|| "unknown".into()),
+        setting: field("setting").unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }),
+    });
+    Ok(ResultFile {
+        path: file,
+        key,
+        lines,
+    })
+}
+
+/// `.../<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`, recognised
+/// by the `eval_times=` file name and a `truth_num=` setting directory.
+fn key_from_path(path: &Path) -> Option<GroupKey> {
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let n = parts.len();
+    if n < 5 || !parts[n - 1].starts_with("eval_times=") || !parts[n - 2].starts_with("truth_num=")
+    {
+        return None;
+    }
+    Some(GroupKey {
+        model: parts[n - 5].clone(),
+        agent: parts[n - 4].clone(),
+        domain: parts[n - 3].clone(),
+        setting: parts[n - 2].clone(),
+    })
+}
+
+fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
+    let actions = t
+        .get("actions")
+        .and_then(Value::as_array)
+        .ok_or("no `actions` array")?;
+    let predicted = actions
+        .last()
+        .and_then(|a| a.get("predicted_truth"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let strings = actions.iter().filter(|a| a.is_string()).count();
+    let queries = strings - usize::from(predicted.is_some() && strings > 0);
+    let parse_error = match t.get("parse_error") {
+        Some(Value::Bool(b)) => *b,
+        // Without the flag: KUMO ends a trial on an unusable reply with a `null`.
+        _ => actions.last().is_some_and(Value::is_null),
+    };
+    Ok(TrialFacts {
+        kumo_actions: actions.len(),
+        queries,
+        predicted,
+        recorded_success: t.get("successful").and_then(Value::as_bool),
+        parse_error,
+        tokens: t
+            .get("consumed_tokens")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+    })
+}
+
+/// Parses `truth_num=T+action_num=A+valid_truth_num=V` into (T, A, V).
+pub fn parse_setting(setting: &str) -> Option<(u64, u64, u64)> {
+    let mut t = None;
+    let mut a = None;
+    let mut v = Some(1);
+    for part in setting.split('+') {
+        let (k, val) = part.split_once('=')?;
+        let val: u64 = val.parse().ok()?;
+        match k {
+            "truth_num" => t = Some(val),
+            "action_num" => a = Some(val),
+            "valid_truth_num" => v = Some(val),
+            _ => return None,
+        }
+    }
+    Some((t?, a?, v?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_like_kumo() {
+        let text = r#"{"trajectories": [
+            {"actions": ["A", "B", "T", {"predicted_truth": "T"}], "successful": true, "parse_error": false, "consumed_tokens": 10},
+            {"actions": ["A", null], "successful": false, "parse_error": true, "consumed_tokens": 4}
+        ], "seed": 3}"#;
+        let path = Path::new(
+            "results/m/VanillaAgent/MedicalEnv/truth_num=4+action_num=6+valid_truth_num=1/eval_times=2.jsonl",
+        );
+        let f = parse_result_file(path, &text.replace('\n', " ")).unwrap();
+        assert_eq!(f.key.model, "m");
+        assert_eq!(f.key.domain, "MedicalEnv");
+        let l = &f.lines[0];
+        assert_eq!(l.seed, Some(3));
+        assert_eq!(l.trials[0].kumo_actions, 4);
+        assert_eq!(l.trials[0].queries, 2);
+        assert_eq!(l.trials[0].predicted.as_deref(), Some("T"));
+        assert_eq!(l.trials[1].kumo_actions, 2);
+        assert_eq!(l.trials[1].queries, 1);
+        assert!(l.trials[1].parse_error);
+        assert_eq!(
+            parse_setting("truth_num=12+action_num=16+valid_truth_num=1"),
+            Some((12, 16, 1))
+        );
+    }
+
+    #[test]
+    fn our_fields_name_the_group_outside_kumo_layout() {
+        let text = r#"{"trajectories": [], "seed": 0, "model": "m", "agent": "HumanAgent", "domain": "tiny", "setting": "truth_num=4+action_num=3+valid_truth_num=1"}"#;
+        let f = parse_result_file(Path::new("somewhere/plays.jsonl"), text).unwrap();
+        assert_eq!(f.key.model, "m");
+        assert_eq!(f.key.agent, "HumanAgent");
+        assert_eq!(f.key.domain, "tiny");
+        assert_eq!(f.key.setting, "truth_num=4+action_num=3+valid_truth_num=1");
+        let err = parse_result_file(Path::new("x.jsonl"), "{\"trajectories\": [{}]}").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.jsonl:1: trajectories[0]: no `actions` array"
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! Rendering a score report: a text table, a JSON array, an SVG chart.
+
+use std::fmt::Write;
+
+use super::{Row, parse_setting};
+
+/// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16` (`12x16v2`
+/// with more than one valid truth); anything else unchanged.
+fn short_setting(setting: &str) -> String {
+    match parse_setting(setting) {
+        Some((t, a, 1)) => format!("{t}x{a}"),
+        Some((t, a, v)) => format!("{t}x{a}v{v}"),
+        None => setting.to_string(),
+    }
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map_or_else(|| "n/a".to_string(), f)
+}
+
+/// The report as an aligned text table (settings shortened to `TxA`).
+pub fn render_table(rows: &[Row]) -> String {
+    let header = [
+        "MODEL",
+        "AGENT",
+        "DOMAIN",
+        "SETTING",
+        "INST",
+        "TRIALS",
+        "SUCCESS",
+        "ACTIONS",
+        "OPTIMAL",
+        "REL",
+        "PARSE",
+        "TOKENS",
+        "SUCCESS FROM",
+    ];
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for r in rows {
+        cells.push(vec![
+            r.model.clone(),
+            r.agent.clone(),
+            r.domain.clone(),
+            short_setting(&r.setting),
+            r.instances.to_string(),
+            r.trials.to_string(),
+            format!("{:.3}", r.success_rate),
+            format!("{:.3}", r.mean_actions),
+            opt(r.optimal_steps, |e| format!("{:.3}", e + 2.0)),
+            opt(r.relative_action_count, |v| format!("{v:+.3}")),
+            format!("{:.3}", r.parse_error_rate),
+            format!("{:.1}", r.mean_tokens),
+            format!("{:?}", r.success_from).to_lowercase(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            cells
+                .iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in &cells {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let pad = widths[c] - cell.chars().count();
+            // Text columns left, numbers right.
+            if c < 4 || c == header.len() - 1 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+            line.push_str("  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str(
+        "ACTIONS counts KUMO's way (len(actions): the prediction counts twice); \
+         OPTIMAL = expected steps + 2 in the same count; REL = (ACTIONS - OPTIMAL) / OPTIMAL.\n",
+    );
+    out
+}
+
+/// The report as a JSON array of rows.
+pub fn render_json(rows: &[Row]) -> String {
+    let mut s = serde_json::to_string_pretty(rows).expect("rows serialize");
+    s.push('\n');
+    s
+}
+
+fn esc(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const PALETTE: [&str; 8] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f",
+];
+
+/// A self-contained SVG: two panels of grouped bars, success rate and
+/// relative action count, one group per domain and setting, one bar per
+/// model. Overall (`all`) rows are left out.
+pub fn render_svg(rows: &[Row]) -> String {
+    let rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.model != "all" && r.setting != "all")
+        .collect();
+    let label = |r: &Row| format!("{} ({})", r.model, r.agent);
+    let mut models: Vec<String> = rows.iter().map(|r| label(r)).collect();
+    models.sort();
+    models.dedup();
+    // Groups in the rows' order (settings by their numbers).
+    let mut groups: Vec<(String, String)> = Vec::new();
+    let mut sorted = rows.clone();
+    sorted.sort_by_key(|r| {
+        let k = super::order_key(&super::GroupKey {
+            model: String::new(),
+            agent: String::new(),
+            domain: r.domain.clone(),
+            setting: r.setting.clone(),
+        });
+        (k.2, k.3)
+    });
+    for r in sorted {
+        let g = (r.domain.clone(), r.setting.clone());
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let value = |g: &(String, String), m: &str, rel: bool| -> Option<f64> {
+        rows.iter()
+            .find(|r| r.domain == g.0 && r.setting == g.1 && label(r) == m)
+            .and_then(|r| {
+                if rel {
+                    r.relative_action_count
+                } else {
+                    Some(r.success_rate)
+                }
+            })
+    };
+
+    let bar = 34.0;
+    let gap = 30.0;
+    let longest = groups
+        .iter()
+        .map(|g| g.0.chars().count().max(short_setting(&g.1).chars().count()))
+        .max()
+        .unwrap_or(0) as f64;
+    let group_w = (bar * models.len().max(1) as f64).max(longest * 7.0) + gap;
+    let left = 60.0;
+    let plot_w = (group_w * groups.len().max(1) as f64).max(360.0);
+    let width = left + plot_w + 20.0;
+    let panel_h = 180.0;
+    let panel_gap = 90.0;
+    let legend_h = 20.0 * models.len() as f64 + 10.0;
+    let height = 50.0 + 2.0 * (panel_h + panel_gap) + legend_h;
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="22" font-size="14" font-weight="bold">kumo-gen score</text>"#
+    );
+
+    for (panel, rel) in [(0, false), (1, true)] {
+        let top = 40.0 + panel as f64 * (panel_h + panel_gap);
+        let vals: Vec<f64> = groups
+            .iter()
+            .flat_map(|g| models.iter().filter_map(move |m| value(g, m, rel)))
+            .collect();
+        let (lo, hi) = if rel {
+            let lo = vals.iter().cloned().fold(0.0_f64, f64::min);
+            let hi = vals.iter().cloned().fold(0.0_f64, f64::max);
+            // Round outwards to quarters so the grid reads well.
+            let (lo, hi) = ((lo * 4.0).floor() / 4.0, (hi * 4.0).ceil() / 4.0);
+            if hi - lo < 1e-9 {
+                (lo - 0.5, hi + 0.5)
+            } else {
+                (lo, hi)
+            }
+        } else {
+            (0.0, 1.0)
+        };
+        let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
+        let title = if rel {
+            "relative action count: (model - optimal) / optimal"
+        } else {
+            "success rate"
+        };
+        let _ = writeln!(
+            s,
+            r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
+            top + 12.0
+        );
+        for i in 0..=4 {
+            let v = lo + (hi - lo) * i as f64 / 4.0;
+            let _ = writeln!(
+                s,
+                r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{v:.2}</text>"##,
+                left + plot_w,
+                left - 4.0,
+                y(v) + 4.0,
+                y = y(v)
+            );
+        }
+        let zero = y(0.0_f64.clamp(lo, hi));
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
+            left + plot_w
+        );
+        for (gi, g) in groups.iter().enumerate() {
+            let gx = left + gi as f64 * group_w;
+            let bars_w = bar * models.len() as f64;
+            let x0 = gx + (group_w - bars_w) / 2.0;
+            for (mi, m) in models.iter().enumerate() {
+                let x = x0 + mi as f64 * bar;
+                match value(g, m, rel) {
+                    Some(v) => {
+                        let (y0, y1) = (y(v).min(zero), y(v).max(zero));
+                        let _ = writeln!(
+                            s,
+                            r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {v:.3}</title></rect>"#,
+                            bar - 4.0,
+                            (y1 - y0).max(0.5),
+                            PALETTE[mi % PALETTE.len()],
+                            esc(m)
+                        );
+                        let ty = if v >= 0.0 { y0 - 3.0 } else { y1 + 11.0 };
+                        let _ = writeln!(
+                            s,
+                            r#"<text x="{:.1}" y="{ty:.1}" text-anchor="middle" font-size="9">{}</text>"#,
+                            x + (bar - 4.0) / 2.0,
+                            if rel {
+                                format!("{v:+.2}")
+                            } else {
+                                format!("{v:.2}")
+                            }
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(
+                            s,
+                            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
+                            x + (bar - 4.0) / 2.0,
+                            zero - 3.0
+                        );
+                    }
+                }
+            }
+            let cx = gx + group_w / 2.0;
+            let ly = top + 24.0 + panel_h + 16.0;
+            let _ = writeln!(
+                s,
+                r#"<text x="{cx:.1}" y="{ly:.1}" text-anchor="middle">{}</text><text x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                esc(&g.0),
+                ly + 14.0,
+                esc(&short_setting(&g.1))
+            );
+        }
+    }
+    let ly = 40.0 + 2.0 * (panel_h + panel_gap);
+    for (mi, m) in models.iter().enumerate() {
+        let yy = ly + 20.0 * mi as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{left}" y="{yy:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            PALETTE[mi % PALETTE.len()],
+            left + 18.0,
+            yy + 10.0,
+            esc(m)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}

@@ -1,0 +1,235 @@
+//! Side tool `stats`: does a player's correctness depend on an instance's
+//! structure? Chi-square test of independence and Cramér's V, per model.
+//!
+//! In: for each instance a player met, its structure [`Signature`] and
+//! whether the player was correct (majority of its K trials, as the paper).
+//! Out: a [`Test`] per model: the contingency table's size, chi-square,
+//! degrees of freedom, p-value (statrs' chi-squared survival function) and
+//! Cramér's V — or a refusal with the reason.
+//!
+//! Signature: the sorted degree sequences of the instance's truth-action
+//! bipartite graph (a truth and an action of the instance are linked when
+//! some state of the action rules the truth out). Computed here in a few
+//! lines; the graph module may provide a shared one later.
+//!
+//! Sparseness rule (Cochran's, the usual one for chi-square): refuse when
+//! the table has fewer than 2 rows or columns, when any expected count is
+//! below 1, or when more than 20% of the cells expect fewer than 5. Rare
+//! signatures can be pooled into one `other` row (`min_count`) so that a
+//! table of many distinct signatures becomes testable; the pooling is
+//! reported.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+
+use crate::domain::Domain;
+use crate::game::Instance;
+
+/// Sorted (descending) degree sequences of truths and of actions.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Signature {
+    pub truth_degrees: Vec<usize>,
+    pub action_degrees: Vec<usize>,
+}
+
+impl std::fmt::Display for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+        write!(
+            f,
+            "T[{}] A[{}]",
+            join(&self.truth_degrees),
+            join(&self.action_degrees)
+        )
+    }
+}
+
+/// The signature of an instance in its domain; truths or actions unknown to
+/// the domain have degree 0.
+pub(crate) fn signature(domain: &Domain, instance: &Instance) -> Signature {
+    let truths: Vec<Option<usize>> = instance
+        .truths
+        .iter()
+        .map(|t| domain.truth_index(t))
+        .collect();
+    let mut truth_degrees = vec![0; truths.len()];
+    let mut action_degrees = Vec::with_capacity(instance.actions.len());
+    for name in &instance.actions {
+        let mut degree = 0;
+        if let Some(a) = domain.action_index(name) {
+            for (i, t) in truths.iter().enumerate() {
+                if t.is_some_and(|t| domain.actions[a].related.contains(t)) {
+                    truth_degrees[i] += 1;
+                    degree += 1;
+                }
+            }
+        }
+        action_degrees.push(degree);
+    }
+    truth_degrees.sort_unstable_by(|a, b| b.cmp(a));
+    action_degrees.sort_unstable_by(|a, b| b.cmp(a));
+    Signature {
+        truth_degrees,
+        action_degrees,
+    }
+}
+
+/// The outcome of one test.
+#[derive(Clone, Debug, Serialize)]
+pub struct Test {
+    pub model: String,
+    pub instances: usize,
+    pub correct: usize,
+    /// Distinct signatures before pooling.
+    pub signatures: usize,
+    /// Rows x columns of the table tested.
+    pub rows: usize,
+    pub columns: usize,
+    /// Signatures pooled into the `other` row.
+    pub pooled: usize,
+    pub chi_square: Option<f64>,
+    pub dof: Option<usize>,
+    pub p_value: Option<f64>,
+    pub cramers_v: Option<f64>,
+    /// Why the test was refused, if it was.
+    pub refused: Option<String>,
+}
+
+/// Tests independence of signature and correctness for one model.
+/// `min_count` > 0 pools signatures seen fewer times into one row.
+pub fn test(model: &str, data: &[(Signature, bool)], min_count: usize) -> Test {
+    let mut counts: BTreeMap<&Signature, [usize; 2]> = BTreeMap::new();
+    for (sig, correct) in data {
+        counts.entry(sig).or_default()[usize::from(!*correct)] += 1;
+    }
+    let signatures = counts.len();
+    let mut table: Vec<[usize; 2]> = Vec::new();
+    let mut other = [0usize; 2];
+    let mut pooled = 0;
+    for c in counts.values() {
+        if c[0] + c[1] < min_count {
+            other[0] += c[0];
+            other[1] += c[1];
+            pooled += 1;
+        } else {
+            table.push(*c);
+        }
+    }
+    if pooled > 0 {
+        table.push(other);
+    }
+    let correct = data.iter().filter(|(_, c)| *c).count();
+    let mut t = Test {
+        model: model.to_string(),
+        instances: data.len(),
+        correct,
+        signatures,
+        rows: table.len(),
+        columns: 2,
+        pooled,
+        chi_square: None,
+        dof: None,
+        p_value: None,
+        cramers_v: None,
+        refused: None,
+    };
+    // Columns that are all zero carry no information.
+    let col_sums = [correct, data.len() - correct];
+    let columns: Vec<usize> = (0..2).filter(|&c| col_sums[c] > 0).collect();
+    t.columns = columns.len();
+    if data.is_empty() {
+        t.refused = Some("no instances".into());
+        return t;
+    }
+    if t.columns < 2 {
+        t.refused = Some(format!(
+            "no variation in correctness: all {} instances {}",
+            data.len(),
+            if correct == 0 { "incorrect" } else { "correct" }
+        ));
+        return t;
+    }
+    if t.rows < 2 {
+        t.refused = Some("only one signature row: nothing to compare".into());
+        return t;
+    }
+    let n = data.len() as f64;
+    let row_sums: Vec<f64> = table.iter().map(|r| (r[0] + r[1]) as f64).collect();
+    let (mut chi, mut small, mut tiny) = (0.0, 0usize, 0usize);
+    for (r, row) in table.iter().enumerate() {
+        for c in 0..2 {
+            let expected = row_sums[r] * col_sums[c] as f64 / n;
+            if expected < 5.0 {
+                small += 1;
+            }
+            if expected < 1.0 {
+                tiny += 1;
+            }
+            chi += (row[c] as f64 - expected).powi(2) / expected;
+        }
+    }
+    let cells = t.rows * 2;
+    if tiny > 0 || small * 5 > cells {
+        t.refused = Some(format!(
+            "table too sparse: {small} of {cells} cells expect fewer than 5 instances{} \
+             (chi-square needs at most 20% below 5 and none below 1); \
+             more instances, or pool rare signatures with --pool N",
+            if tiny > 0 {
+                format!(", {tiny} fewer than 1")
+            } else {
+                String::new()
+            }
+        ));
+        return t;
+    }
+    let dof = t.rows - 1;
+    t.chi_square = Some(chi);
+    t.dof = Some(dof);
+    t.p_value = ChiSquared::new(dof as f64).ok().map(|d| d.sf(chi));
+    t.cramers_v = Some((chi / n).sqrt()); // min(r, c) - 1 = 1 with two columns
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(k: usize) -> Signature {
+        Signature {
+            truth_degrees: vec![k],
+            action_degrees: vec![k],
+        }
+    }
+
+    #[test]
+    fn known_two_by_two_table() {
+        // [[20, 10], [10, 20]]: chi2 = 60 * (400 - 100)^2 / (30^4) = 6.6667
+        let mut data = Vec::new();
+        data.extend(std::iter::repeat_n((sig(1), true), 20));
+        data.extend(std::iter::repeat_n((sig(1), false), 10));
+        data.extend(std::iter::repeat_n((sig(2), true), 10));
+        data.extend(std::iter::repeat_n((sig(2), false), 20));
+        let t = test("m", &data, 0);
+        assert!(t.refused.is_none());
+        let chi = t.chi_square.unwrap();
+        assert!((chi - 20.0 / 3.0).abs() < 1e-12);
+        assert_eq!(t.dof, Some(1));
+        // sf of chi2(1) at 6.6667 = 0.009823
+        assert!((t.p_value.unwrap() - 0.009823).abs() < 1e-5);
+        assert!((t.cramers_v.unwrap() - (chi / 60.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn refuses_sparse_tables_and_pools_rare_rows() {
+        let data: Vec<_> = (0..10).map(|i| (sig(i), i % 2 == 0)).collect();
+        let t = test("m", &data, 0);
+        assert!(t.refused.unwrap().contains("too sparse"));
+        let all: Vec<_> = (0..10).map(|i| (sig(i), true)).collect();
+        assert!(test("m", &all, 0).refused.unwrap().contains("no variation"));
+        let t = test("m", &data, 3);
+        assert_eq!(t.pooled, 10);
+        assert!(t.refused.unwrap().contains("one signature row"));
+    }
+}

@@ -1,0 +1,519 @@
+//! `kumo-gen eval` against a real chat-completions server on loopback,
+//! started here, playing scripted policies: golden, garbage, flaky (429 and
+//! 500 before each success), hanging. Results, scores and resume.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{kumo_gen, root};
+
+const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
+
+/// What the server answers: HTTP status and body, or hang.
+enum Answer {
+    Reply(u16, String),
+    Hang,
+}
+
+type Policy = dyn Fn(&Value, usize) -> Answer + Send + Sync;
+
+struct Server {
+    base: String,
+    requests: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+/// Starts a chat-completions server on 127.0.0.1; `policy` sees each
+/// request body and the request's number (from 0).
+fn serve(policy: Arc<Policy>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let requests: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (policy, seen, count) = (policy.clone(), seen.clone(), count.clone());
+            std::thread::spawn(move || handle(stream, &*policy, &seen, &count));
+        }
+    });
+    Server { base, requests }
+}
+
+fn handle(
+    stream: TcpStream,
+    policy: &Policy,
+    seen: &Mutex<Vec<(String, Value)>>,
+    count: &AtomicUsize,
+) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut head = String::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+        head.push_str(&line);
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    let n = count.fetch_add(1, Ordering::SeqCst);
+    seen.lock().unwrap().push((head, body.clone()));
+    match policy(&body, n) {
+        Answer::Hang => std::thread::sleep(Duration::from_secs(5)),
+        Answer::Reply(status, text) => {
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            );
+        }
+    }
+}
+
+fn completion(text: &str) -> Answer {
+    Answer::Reply(
+        200,
+        json!({"id": "x", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100}})
+        .to_string(),
+    )
+}
+
+fn dataset() -> PathBuf {
+    root().join("tests/fixtures/eval")
+}
+
+fn instances() -> Vec<Value> {
+    std::fs::read_to_string(dataset().join("tiny").join(format!("{SETTING}.jsonl")))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Follows the golden trajectory of the instance named in the book.
+fn golden(body: &Value) -> Answer {
+    let messages = body["messages"].as_array().unwrap();
+    let system = messages[0]["content"].as_str().unwrap();
+    let all = instances();
+    let inst = all
+        .iter()
+        .enumerate()
+        .find(|(i, _)| system.contains(&format!("Knowledge book for instance {i} ")))
+        .map(|(_, v)| v)
+        .expect("the book names the instance");
+    let step = messages.iter().filter(|m| m["role"] == "assistant").count();
+    let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+    let answer = golden
+        .get(step)
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| inst["valid_truth"].as_str().unwrap());
+    completion(&format!("Let me think.\n\n<ANSWER> {answer} </ANSWER>"))
+}
+
+fn eval_cmd(base: &str, out: &Path, extra: &[&str]) -> assert_cmd::Command {
+    let mut cmd = kumo_gen();
+    cmd.args([
+        "eval",
+        "--api-base",
+        base,
+        "--model",
+        "org/scripted",
+        "--data",
+    ])
+    .arg(dataset())
+    .arg("--domain")
+    .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+    .arg("--out")
+    .arg(out)
+    .args(["--trials", "2", "--backoff-ms", "1"])
+    .args(extra)
+    .env_remove("OPENAI_API_KEY")
+    .env("KUMO_API_KEY", "sk-test-secret");
+    cmd
+}
+
+fn result_file(out: &Path) -> PathBuf {
+    out.join("scripted/VanillaAgent/tiny")
+        .join(SETTING)
+        .join("eval_times=2.jsonl")
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn score(out: &Path) -> Value {
+    let output = kumo_gen()
+        .arg("score")
+        .arg(out)
+        .arg("--instances")
+        .arg(dataset())
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    serde_json::from_slice::<Value>(&output.stdout).unwrap()[0].clone()
+}
+
+#[test]
+fn golden_player_wins_with_the_golden_count_and_resume_skips() {
+    let server = serve(Arc::new(|body: &Value, _| golden(body)));
+    let tmp = tempfile::tempdir().unwrap();
+    let output = eval_cmd(&server.base, tmp.path(), &["--concurrency", "2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("3 played, 0 already done"), "{stdout}");
+    assert!(stdout.contains("success rate 1.000"), "{stdout}");
+    assert!(!stdout.contains("sk-test-secret") && !stderr.contains("sk-test-secret"));
+
+    let file = result_file(tmp.path());
+    let mut got = lines(&file);
+    got.sort_by_key(|l| l["seed"].as_u64());
+    assert_eq!(got.len(), 3);
+    for (line, inst) in got.iter().zip(instances()) {
+        let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+        for t in line["trajectories"].as_array().unwrap() {
+            assert_eq!(t["successful"], true);
+            assert_eq!(t["parse_error"], false);
+            let actions = t["actions"].as_array().unwrap();
+            assert_eq!(
+                actions.len(),
+                golden.len() + 2,
+                "KUMO counts the prediction twice"
+            );
+            assert_eq!(&actions[..golden.len()], golden.as_slice());
+            assert_eq!(
+                actions.last().unwrap()["predicted_truth"],
+                inst["valid_truth"]
+            );
+            assert_eq!(t["consumed_tokens"], 100 * (golden.len() as u64 + 1));
+            assert_eq!(t["observations"][0], Value::Null);
+            assert_eq!(t["observations"][1]["action"], golden[0]);
+        }
+        assert_eq!(line["average_correct"], 1.0);
+        assert_eq!(line["model"], "org/scripted");
+    }
+    assert!(
+        !std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("sk-test-secret")
+    );
+
+    // The protocol, request by request.
+    let requests = server.requests.lock().unwrap().clone();
+    let (head, first) = requests
+        .iter()
+        .find(|(_, b)| b["messages"].as_array().unwrap().len() == 2)
+        .unwrap();
+    assert!(head.contains("Bearer sk-test-secret"), "{head}");
+    assert_eq!(first["model"], "org/scripted");
+    assert!(first.get("temperature").is_none());
+    assert_eq!(first["messages"][0]["role"], "system");
+    let inst = first["messages"][1]["content"].as_str().unwrap();
+    assert!(inst.starts_with(
+        "At this round, You need to select an `action_name` from the list: ['Continuity check', 'Voltage', 'Clicks'] or predict a `truth_name` from the list: ['Fuse', 'Relay', 'Switch', 'Lamp']. \nReason and end"
+    ));
+    let second = requests
+        .iter()
+        .map(|(_, b)| b)
+        .find(|b| b["messages"].as_array().unwrap().len() == 4)
+        .unwrap();
+    assert_eq!(second["messages"][1]["content"], "Begin the game.");
+    let obs = second["messages"][3]["content"].as_str().unwrap();
+    assert!(
+        obs.starts_with(
+            "Observation from previous action: {'action': 'Continuity check', 'observation': '"
+        ),
+        "{obs}"
+    );
+    assert!(obs.contains("\n\nAt this round"));
+
+    // Scores: all won, actions = golden + 2.
+    let row = score(tmp.path());
+    assert_eq!(row["success_rate"], 1.0);
+    assert_eq!(row["success_from"], "checked");
+    assert_eq!(row["parse_error_rate"], 0.0);
+    assert_eq!(
+        row["mean_actions"].as_f64().unwrap(),
+        (4.0 + 5.0 + 5.0) / 3.0
+    );
+
+    // Resume: nothing to do, nothing written twice.
+    let before = std::fs::read(&file).unwrap();
+    let output = eval_cmd(&server.base, tmp.path(), &[]).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("0 played, 3 already done"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    // A crash mid-line: the half line is cut off and that instance replayed.
+    let text = String::from_utf8(before).unwrap();
+    let keep: Vec<&str> = text.lines().collect();
+    let half = &keep[2][..keep[2].len() / 2];
+    std::fs::write(&file, format!("{}\n{}\n{half}", keep[0], keep[1])).unwrap();
+    let output = eval_cmd(&server.base, tmp.path(), &[]).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("1 played, 2 already done"));
+    let after = lines(&file);
+    assert_eq!(after.len(), 3);
+    let mut seeds: Vec<u64> = after.iter().map(|l| l["seed"].as_u64().unwrap()).collect();
+    seeds.sort();
+    assert_eq!(seeds, [0, 1, 2]);
+}
+
+#[test]
+fn garbage_replies_are_parse_errors() {
+    let server = serve(Arc::new(|_: &Value, n| {
+        if n % 2 == 0 {
+            completion("I am not sure what to do here.")
+        } else {
+            completion("")
+        }
+    }));
+    let tmp = tempfile::tempdir().unwrap();
+    let output = eval_cmd(&server.base, tmp.path(), &[]).output().unwrap();
+    assert!(output.status.success());
+    for line in lines(&result_file(tmp.path())) {
+        for t in line["trajectories"].as_array().unwrap() {
+            assert_eq!(t["parse_error"], true);
+            assert_eq!(t["successful"], false);
+            assert_eq!(t["actions"], json!([null]));
+        }
+    }
+    let row = score(tmp.path());
+    assert_eq!(row["parse_error_rate"], 1.0);
+    assert_eq!(row["success_rate"], 0.0);
+    assert_eq!(row["mean_actions"], 1.0);
+}
+
+#[test]
+fn retries_429_and_500_then_plays_on() {
+    let server = serve(Arc::new(|body: &Value, n| match n % 3 {
+        0 => Answer::Reply(429, r#"{"error": "slow down"}"#.into()),
+        1 => Answer::Reply(500, "oops".into()),
+        _ => golden(body),
+    }));
+    let tmp = tempfile::tempdir().unwrap();
+    let output = eval_cmd(
+        &server.base,
+        tmp.path(),
+        &["--concurrency", "1", "--retries", "3"],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    // 3 instances x 2 trials x (golden + 1) replies, each after 2 retries.
+    let replies = 2 * ((2 + 1) + (3 + 1) + (3 + 1));
+    assert!(
+        stdout.contains(&format!("requests retried: {}", 2 * replies)),
+        "{stdout}"
+    );
+    let row = score(tmp.path());
+    assert_eq!(row["success_rate"], 1.0);
+    assert_eq!(row["parse_error_rate"], 0.0);
+}
+
+#[test]
+fn hanging_server_times_out_writes_nothing_and_resume_finishes() {
+    let server = serve(Arc::new(|_: &Value, _| Answer::Hang));
+    let tmp = tempfile::tempdir().unwrap();
+    let output = eval_cmd(
+        &server.base,
+        tmp.path(),
+        &["--timeout", "0.2", "--retries", "1", "--concurrency", "3"],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("0 played, 0 already done (skipped), 3 unfinished"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("timed out"), "{stderr}");
+    assert!(stdout.contains("requests retried: 3"), "{stdout}");
+    let file = result_file(tmp.path());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "");
+
+    // The first request hangs, the rest succeed: the run survives it.
+    let server = serve(Arc::new(
+        |body: &Value, n| {
+            if n == 0 { Answer::Hang } else { golden(body) }
+        },
+    ));
+    let output = eval_cmd(
+        &server.base,
+        tmp.path(),
+        &["--timeout", "0.5", "--retries", "2"],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(lines(&file).len(), 3);
+    assert_eq!(score(tmp.path())["success_rate"], 1.0);
+}
+
+#[test]
+fn missing_books_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data/tiny");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::copy(
+        dataset().join("tiny").join(format!("{SETTING}.jsonl")),
+        data.join(format!("{SETTING}.jsonl")),
+    )
+    .unwrap();
+    let cmd = |extra: &[&str]| {
+        let mut c = kumo_gen();
+        c.args([
+            "eval",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--data",
+        ])
+        .arg(tmp.path().join("data"))
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .args(extra);
+        c
+    };
+    cmd(&["--require-books"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("3 knowledge book(s) missing"))
+        .stderr(predicates::str::contains("seed=0.txt"));
+
+    // By default the rules stand in for the book, and the model sees them.
+    let server = serve(Arc::new(|_: &Value, _| {
+        completion("<ANSWER> Lamp </ANSWER>")
+    }));
+    let mut c = kumo_gen();
+    c.args([
+        "eval",
+        "--api-base",
+        &server.base,
+        "--model",
+        "m",
+        "--trials",
+        "1",
+        "--data",
+    ])
+    .arg(tmp.path().join("data"))
+    .arg("--domain")
+    .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+    .arg("--out")
+    .arg(tmp.path().join("results"))
+    .assert()
+    .success()
+    .stderr(predicates::str::contains("3 knowledge book(s) missing"));
+    let requests = server.requests.lock().unwrap();
+    let system = requests[0].1["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("observing `open` rules out Lamp"),
+        "{system}"
+    );
+    let row = {
+        let output = kumo_gen()
+            .arg("score")
+            .arg(tmp.path().join("results"))
+            .arg("--instances")
+            .arg(tmp.path().join("data"))
+            .arg("--domain")
+            .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+            .arg("--json")
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()[0].clone()
+    };
+    // `Lamp` is right on seed 0 only.
+    assert_eq!(row["success_rate"].as_f64().unwrap(), 1.0 / 3.0);
+    assert_eq!(row["mean_actions"], 2.0);
+}
+
+/// A generated dataset under a directory no domain is named after: the
+/// domain comes from its manifest.json, for eval and for score.
+#[test]
+fn generated_dataset_domain_from_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args(["generate", "--domain", "medical", "-n", "3", "--out"])
+        .arg(tmp.path().join("gen"))
+        .assert()
+        .success();
+    std::fs::create_dir_all(tmp.path().join("data")).unwrap();
+    std::fs::rename(
+        tmp.path().join("gen/medical"),
+        tmp.path().join("data/my-medical"),
+    )
+    .unwrap();
+    let server = serve(Arc::new(|_: &Value, _| {
+        completion("<ANSWER> nothing </ANSWER>")
+    }));
+    kumo_gen()
+        .args([
+            "eval",
+            "--api-base",
+            &server.base,
+            "--model",
+            "m",
+            "--trials",
+            "1",
+            "--data",
+        ])
+        .arg(tmp.path().join("data"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("3 played"));
+    let output = kumo_gen()
+        .arg("score")
+        .arg(tmp.path().join("results"))
+        .arg("--instances")
+        .arg(tmp.path().join("data"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(rows[0]["domain"], "my-medical");
+    assert_eq!(rows[0]["success_from"], "checked");
+    assert_eq!(rows[0]["parse_error_rate"], 1.0);
+}

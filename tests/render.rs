@@ -1,0 +1,877 @@
+//! Rendering: books pass the checker, corrupted books fail it, SFT
+//! transcripts replay to the valid truth, exact text of a fixed instance,
+//! strict templates, and the `check-books` command.
+
+use std::path::Path;
+
+use kumo_gen::domain::{Domain, ShippedDomain};
+use kumo_gen::render::hf::{Card, CardConfig, config_name, dataset_card, hf_row};
+use kumo_gen::render::{
+    BookProblem, OwnedTask, RenderOptions, Renderer, SftBook, TemplateError, Templates, check_book,
+    check_kumo_book, replay_sft,
+};
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+
+use crate::common::root;
+
+fn tiny() -> Domain {
+    let path = root().join("tests/fixtures/ok/tiny.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    Domain::from_yaml(&path.display().to_string(), &text)
+        .unwrap()
+        .0
+}
+
+/// A random instance in the spirit of the generator: random truths and
+/// actions, one valid truth, observed states that never rule it out,
+/// preferring observations that rule out every invalid truth; numeric
+/// values inside their range. The golden trajectory is a simple policy:
+/// take the first untaken action related to a remaining truth, stop when
+/// one truth remains or a remaining truth is related to no untaken action.
+fn random_task(d: &Domain, rng: &mut ChaCha8Rng, nt: usize, na: usize) -> (OwnedTask, Vec<usize>) {
+    let mut truths: Vec<usize> = (0..d.truths.len()).collect();
+    truths.shuffle(rng);
+    truths.truncate(nt);
+    let valid = truths[rng.random_range(0..nt)];
+    let mut task = OwnedTask::default();
+    for _attempt in 0..50 {
+        let mut actions: Vec<usize> = (0..d.actions.len()).collect();
+        actions.shuffle(rng);
+        actions.truncate(na);
+        let mut observed = Vec::new();
+        let mut values = Vec::new();
+        for &a in &actions {
+            let action = &d.actions[a];
+            // A value read back as state `s` (the first range containing
+            // it), if one is easy to find; shadowed states get none.
+            let u: f64 = rng.random_range(0.1..0.9);
+            let value_of = |s: usize| -> Option<Option<f64>> {
+                let Some((lo, hi)) = action.states[s].label.range() else {
+                    return Some(None);
+                };
+                let mut candidates = vec![
+                    ((lo + (hi - lo) * u) * 100.0).round() / 100.0,
+                    (lo + hi) / 2.0,
+                    lo + (hi - lo) * u,
+                ];
+                if action.kind == kumo_gen::domain::ActionKind::Int {
+                    candidates = (lo as i64..=hi as i64).map(|v| v as f64).collect();
+                }
+                candidates
+                    .into_iter()
+                    .find(|&v| action.state_containing(v) == Some(s))
+                    .map(Some)
+            };
+            let ok: Vec<(usize, Option<f64>)> = (0..action.states.len())
+                .filter(|&s| !action.states[s].rules_out.contains(valid))
+                .filter_map(|s| value_of(s).map(|v| (s, v)))
+                .collect();
+            let (s, v) = ok[rng.random_range(0..ok.len())];
+            observed.push(s);
+            values.push(v);
+        }
+        task = OwnedTask {
+            truths: truths.clone(),
+            valid: vec![valid],
+            actions: actions.clone(),
+            observed: observed.clone(),
+            values,
+            seed: rng.random_range(0..1000),
+            golden: None,
+        };
+        let covered = truths.iter().all(|&t| {
+            t == valid
+                || actions
+                    .iter()
+                    .zip(&observed)
+                    .any(|(&a, &s)| d.actions[a].states[s].rules_out.contains(t))
+        });
+        if covered {
+            break;
+        }
+    }
+    let golden = simple_golden(d, &task);
+    (task, golden)
+}
+
+/// The simple policy of [`random_task`]: take the first untaken action
+/// related to a remaining truth; stop when one truth remains or a remaining
+/// truth is related to no untaken action.
+fn simple_golden(d: &Domain, task: &OwnedTask) -> Vec<usize> {
+    let mut remaining = task.truths.clone();
+    let mut taken = vec![false; task.actions.len()];
+    let mut golden = Vec::new();
+    loop {
+        let related = |t: usize, taken: &[bool]| {
+            task.actions
+                .iter()
+                .zip(taken)
+                .any(|(&a, &done)| !done && d.actions[a].related.contains(t))
+        };
+        if remaining.len() <= 1 || remaining.iter().any(|&t| !related(t, &taken)) {
+            break;
+        }
+        let Some(pos) = (0..task.actions.len()).find(|&p| {
+            !taken[p]
+                && remaining
+                    .iter()
+                    .any(|&t| d.actions[task.actions[p]].related.contains(t))
+        }) else {
+            break;
+        };
+        taken[pos] = true;
+        golden.push(pos);
+        let state = &d.actions[task.actions[pos]].states[task.observed[pos]];
+        remaining.retain(|&t| !state.rules_out.contains(t));
+    }
+    golden
+}
+
+/// Domains to test on: the tiny fixture and every shipped domain.
+fn domains() -> Vec<Domain> {
+    let mut all = vec![tiny()];
+    for shipped in ShippedDomain::all() {
+        let (d, _) = Domain::from_yaml(shipped.name, shipped.text).unwrap();
+        all.push(d);
+    }
+    all
+}
+
+fn sizes(d: &Domain) -> Vec<(usize, usize)> {
+    let (t, a) = (d.truths.len(), d.actions.len());
+    let mut sizes = vec![(t.min(4), a.min(6)), (t.min(12), a.min(16)), (t, a)];
+    sizes.dedup();
+    sizes
+}
+
+#[test]
+fn checker_accepts_every_rendered_book() {
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for d in domains() {
+        for (nt, na) in sizes(&d) {
+            for _ in 0..if d.name == "tiny" { 100 } else { 2 } {
+                let (task, _) = random_task(&d, &mut rng, nt, na);
+                let view = task.view(&d);
+                let book = renderer.book(&view).unwrap();
+                let check = check_book(&book, &view);
+                assert!(check.is_ok(), "{}:\n{book}\n{:#?}", d.name, check.problems);
+                let facts: usize = view
+                    .actions
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(p, &a)| (0..d.actions[a].states.len()).map(move |s| (p, s)))
+                    .map(|(p, s)| view.ruled_out(p, s).count())
+                    .sum();
+                assert_eq!(check.facts, facts);
+                // Our books also pass the (looser, slower) KUMO heuristic.
+                if nt > 12 {
+                    continue;
+                }
+                let kumo = check_kumo_book(&book, &view);
+                assert!(
+                    kumo.is_ok(),
+                    "{book}\n{:?}\n{:?}",
+                    kumo.missing,
+                    kumo.invented
+                );
+                assert_eq!(kumo.facts, facts);
+            }
+        }
+    }
+}
+
+/// A fixed tiny instance: all four faults, all three checks, Switch valid
+/// (`open` rules out Lamp, 7.25 V Fuse, 1 click Relay).
+fn fixed() -> OwnedTask {
+    OwnedTask {
+        truths: vec![0, 1, 2, 3],
+        valid: vec![2],
+        actions: vec![0, 1, 2],
+        observed: vec![0, 1, 0],
+        values: vec![None, Some(7.25), Some(1.0)],
+        seed: 7,
+        golden: Some(vec![0, 1, 2]),
+    }
+}
+
+fn lines_with<'a>(book: &'a str, needle: &str) -> Vec<&'a str> {
+    book.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn checker_rejects_corrupted_books() {
+    let d = tiny();
+    let task = fixed();
+    let view = task.view(&d);
+    let templates = Templates::shipped().unwrap();
+    let book = Renderer::new(&templates, RenderOptions::default())
+        .book(&view)
+        .unwrap();
+    assert!(check_book(&book, &view).is_ok());
+    let rule = "- Continuity check: observing `closed` rules out Fuse and Relay.";
+    assert_eq!(lines_with(&book, "`closed` rules out"), vec![rule]);
+
+    let fails = |corrupt: String, what: &str| {
+        let check = check_book(&corrupt, &view);
+        assert!(!check.is_ok(), "{what} was not caught:\n{corrupt}");
+        check.problems
+    };
+    // A dropped fact.
+    let problems = fails(
+        book.replace(
+            rule,
+            "- Continuity check: observing `closed` rules out Fuse.",
+        ),
+        "a dropped fact",
+    );
+    assert!(problems.iter().any(|p| matches!(p,
+        BookProblem::MissingRule { truths, .. } if truths == &["Fuse", "Relay"])));
+    // A dropped line.
+    fails(book.replace(&format!("{rule}\n"), ""), "a dropped line");
+    // A dropped index entry.
+    let index = lines_with(&book, "Lamp is ruled out by")[0].to_string();
+    fails(
+        book.replace(&format!("{index}\n"), ""),
+        "a dropped index entry",
+    );
+    // A confirmation instead of an exclusion.
+    let problems = fails(
+        book.replace(
+            rule,
+            "- Continuity check: observing `closed` confirms Fuse and Relay.",
+        ),
+        "a confirmation",
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| matches!(p, BookProblem::Unverified { truth, .. } if truth == "Fuse"))
+    );
+    // An invented rule-out, as an extra truth and as an extra line.
+    fails(
+        book.replace(
+            rule,
+            "- Continuity check: observing `closed` rules out Fuse, Relay and Lamp.",
+        ),
+        "an extra truth",
+    );
+    fails(
+        book.replace(
+            rule,
+            &format!("{rule}\n- Clicks: a value from 3 to 10 rules out Switch."),
+        ),
+        "an invented line",
+    );
+    // A state that rules something out said to rule out nothing.
+    let problems = fails(
+        book.replace(
+            rule,
+            &format!("{rule}\n- Continuity check: observing `closed` rules out nothing."),
+        ),
+        "a false `nothing`",
+    );
+    assert!(matches!(problems[..], [BookProblem::False { .. }]));
+    // Prose that names a truth.
+    fails(
+        book.replace("## Index", "Most often it is the Lamp.\n\n## Index"),
+        "prose naming a truth",
+    );
+    // A wrong range or unit.
+    fails(
+        book.replace("from 0 to 5 V", "from 0 to 6 V"),
+        "a wrong range",
+    );
+}
+
+#[test]
+fn random_corruptions_are_caught() {
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for d in domains() {
+        for _ in 0..if d.name == "tiny" { 50 } else { 3 } {
+            let (nt, na) = sizes(&d)[0];
+            let (task, _) = random_task(&d, &mut rng, nt, na);
+            let view = task.view(&d);
+            let book = renderer.book(&view).unwrap();
+            let rules: Vec<&str> = book
+                .lines()
+                .filter(|l| {
+                    l.starts_with("- ") && l.contains(" rules out ") && !l.ends_with("nothing.")
+                })
+                .collect();
+            let Some(&line) = rules.get(rng.random_range(0..rules.len().max(1))) else {
+                continue;
+            };
+            let head = &line[..line.find(" rules out ").unwrap()];
+            let absent: Vec<&str> = view
+                .truths
+                .iter()
+                .map(|&t| d.truths[t].as_str())
+                .filter(|t| !line.contains(t))
+                .collect();
+            let mut corruptions = vec![
+                format!("{head} rules out nothing."),
+                format!(
+                    "{head} confirms {}",
+                    &line[head.len() + " rules out ".len()..]
+                ),
+                String::new(),
+            ];
+            if let Some(t) = absent.first() {
+                corruptions.push(format!("{} and {t}.", line.trim_end_matches('.')));
+            }
+            for corrupt in corruptions {
+                let text = book.replacen(line, &corrupt, 1);
+                assert!(!check_book(&text, &view).is_ok(), "`{line}` -> `{corrupt}`");
+            }
+        }
+    }
+}
+
+#[test]
+fn sft_transcripts_replay_to_the_valid_truth() {
+    let templates = Templates::shipped().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for d in domains() {
+        for (nt, na) in sizes(&d) {
+            for i in 0..if d.name == "tiny" { 20 } else { 3 } {
+                let (task, golden) = random_task(&d, &mut rng, nt, na);
+                let view = task.view(&d);
+                let options = RenderOptions {
+                    sft_book: if i % 2 == 0 {
+                        SftBook::Prose
+                    } else {
+                        SftBook::Symbolic
+                    },
+                    rationale: i % 3 == 0,
+                };
+                let out = Renderer::new(&templates, options)
+                    .render(&view, &golden)
+                    .unwrap();
+                let sft = out.sft_value();
+                assert_eq!(replay_sft(&view, &sft), Ok(task.valid[0]), "{sft:#}");
+                let messages = sft["messages"].as_array().unwrap();
+                assert_eq!(messages.len(), 2 * golden.len() + 3);
+                let assistants: Vec<&Value> = messages
+                    .iter()
+                    .filter(|m| m["role"] == "assistant")
+                    .collect();
+                assert_eq!(assistants.len(), golden.len() + 1);
+                for (k, &pos) in golden.iter().enumerate() {
+                    let action = &d.actions[task.actions[pos]].name;
+                    assert!(
+                        assistants[k]["content"]
+                            .as_str()
+                            .unwrap()
+                            .ends_with(&format!("<ANSWER> {action} </ANSWER>"))
+                    );
+                }
+                for m in messages {
+                    assert_eq!(m.get("weight").is_some(), m["role"] == "assistant");
+                }
+                assert_eq!(out.steps.len(), golden.len() + 1);
+                for (k, step) in out.steps.iter().enumerate() {
+                    let step: Value = serde_json::from_str(step).unwrap();
+                    assert_eq!(step["seed"], json!(task.seed));
+                    assert_eq!(step["step"], json!(k));
+                    assert_eq!(
+                        step["prompt"],
+                        messages[..2 + 2 * k]
+                            .iter()
+                            .map(|m| {
+                                let mut m = m.clone();
+                                m.as_object_mut().unwrap().remove("weight");
+                                m
+                            })
+                            .collect::<Value>()
+                    );
+                    assert_eq!(step["completion"][0]["content"], assistants[k]["content"]);
+                    assert_eq!(step["prompt"].as_array().unwrap().len(), 2 + 2 * k);
+                }
+                let system = messages[0]["content"].as_str().unwrap();
+                match options.sft_book {
+                    SftBook::Prose => assert!(system.contains(out.book.trim_end())),
+                    SftBook::Symbolic => assert!(!system.contains("knowledge book")),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn replay_rejects_a_wrong_transcript() {
+    let d = tiny();
+    let task = fixed();
+    let view = task.view(&d);
+    let templates = Templates::shipped().unwrap();
+    let out = Renderer::new(&templates, RenderOptions::default())
+        .render(&view, &[0, 1])
+        .unwrap();
+    let sft = out.sft_value();
+    assert_eq!(replay_sft(&view, &sft), Ok(2));
+    let mut wrong = sft.clone();
+    let last = wrong["messages"].as_array().unwrap().len() - 1;
+    wrong["messages"][last]["content"] = json!("<ANSWER> Fuse </ANSWER>");
+    assert_eq!(
+        replay_sft(&view, &wrong),
+        Err("final answer `Fuse` was ruled out".into())
+    );
+    let mut unweighted = sft.clone();
+    unweighted["messages"][2]
+        .as_object_mut()
+        .unwrap()
+        .remove("weight");
+    assert!(replay_sft(&view, &unweighted).is_err());
+}
+
+/// Compares with a committed file; `KUMO_GEN_BLESS=1` rewrites it.
+fn snapshot(name: &str, actual: &str) {
+    let path = root().join("tests/fixtures/render").join(name);
+    if std::env::var_os("KUMO_GEN_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with KUMO_GEN_BLESS=1)", path.display()));
+    assert_eq!(actual, expected, "{} differs", path.display());
+}
+
+#[test]
+fn exact_text_of_a_fixed_instance() {
+    let d = tiny();
+    let task = fixed();
+    let view = task.view(&d);
+    let templates = Templates::shipped().unwrap();
+    let out = Renderer::new(&templates, RenderOptions::default())
+        .render(&view, &[0, 1, 2])
+        .unwrap();
+    snapshot("tiny-book.txt", &out.book);
+    snapshot("tiny-prompt.txt", &out.prompt);
+    snapshot(
+        "tiny-sft.json",
+        &format!(
+            "{}\n",
+            serde_json::to_string_pretty(&out.sft_value()).unwrap()
+        ),
+    );
+    let rationale = RenderOptions {
+        sft_book: SftBook::Symbolic,
+        rationale: true,
+    };
+    let out = Renderer::new(&templates, rationale)
+        .render(&view, &[0, 1, 2])
+        .unwrap();
+    snapshot(
+        "tiny-sft-symbolic-rationale.json",
+        &format!(
+            "{}\n",
+            serde_json::to_string_pretty(&out.sft_value()).unwrap()
+        ),
+    );
+}
+
+fn override_error(name: &str, text: &str) -> String {
+    let err = Templates::from_overrides(vec![(name.into(), text.into(), format!("my/{name}.j2"))])
+        .unwrap_err();
+    assert!(matches!(err, TemplateError::Template { .. }), "{err:?}");
+    err.to_string()
+}
+
+#[test]
+fn strict_templates_reject_typos() {
+    let err = override_error("book", "# {{ titel }}\n{{ truths_sentence }}\n");
+    assert!(
+        err.contains("book.j2") && err.contains("my/book.j2"),
+        "{err}"
+    );
+    assert!(err.contains("undefined"), "{err}");
+    // A typo in an attribute, deep in a loop.
+    let err = override_error(
+        "book",
+        "{% for a in actions %}{% for s in a.states %}{{ s.sentense }}\n{% endfor %}{% endfor %}",
+    );
+    assert!(err.contains("undefined"), "{err}");
+    // A syntax error names the line.
+    let err = override_error("observation", "ok\n{% if %}\n");
+    assert!(err.contains("line 2") || err.contains(":2"), "{err}");
+    // A good override is used.
+    let templates = Templates::from_overrides(vec![(
+        "observation".into(),
+        "Result of {{ action }}: {{ observation }}".into(),
+        "mine".into(),
+    )])
+    .unwrap();
+    let d = tiny();
+    let task = fixed();
+    let text = Renderer::new(&templates, RenderOptions::default())
+        .observation(&task.view(&d), 1)
+        .unwrap();
+    assert_eq!(text, "Result of Voltage: 7.25");
+}
+
+#[test]
+fn templates_dir_overrides_by_name_and_rejects_unknown_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("turn.j2"),
+        "Choose. {{ actions | join(\"|\") }}",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
+    let templates = Templates::load_dir(dir.path()).unwrap();
+    let d = tiny();
+    let task = fixed();
+    let text = Renderer::new(&templates, RenderOptions::default())
+        .instruction(&task.view(&d))
+        .unwrap();
+    assert_eq!(text, "Choose. Continuity check|Voltage|Clicks");
+    std::fs::write(dir.path().join("boook.j2"), "x").unwrap();
+    let err = Templates::load_dir(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("unknown template `boook.j2`"), "{err}");
+}
+
+#[test]
+fn hf_rows_have_one_type_per_column() {
+    let d = tiny();
+    let task = fixed();
+    let view = task.view(&d);
+    let row = hf_row(&view, &[0, 1], Some(1.5), "book");
+    for obs in row["observations"].as_array().unwrap() {
+        assert!(obs["action"].is_string() && obs["observation"].is_string());
+    }
+    assert_eq!(row["observations"][1]["observation"], "7.25");
+    assert_eq!(row["valid_truths"], json!(["Switch"]));
+    assert_eq!(row["optimal_first_action"], "Continuity check");
+    let none = hf_row(&view, &[], None, "book");
+    assert!(none["optimal_first_action"].is_null() && none["expected_steps"].is_null());
+
+    let card = dataset_card(&Card {
+        pretty_name: "KUMO tiny".into(),
+        license: "apache-2.0".into(),
+        generator: "kumo-gen 0.1.0".into(),
+        configs: vec![CardConfig {
+            name: config_name("tiny", 4, 3, 1),
+            kind: "instances".into(),
+            files: vec!["data/tiny/truth_num=4+action_num=3+valid_truth_num=1.jsonl".into()],
+            rows: 10,
+        }],
+        parameters: vec![("seed".into(), "0".into())],
+        domains: vec![("tiny".into(), "Tiny test domain".into())],
+    });
+    assert!(card.starts_with("---\nlicense: \"apache-2.0\"\n"), "{card}");
+    assert!(card.contains(
+        "configs:\n- config_name: \"tiny-t4-a3-v1\"\n  default: true\n  data_files:\n  - split: train\n    path:\n    - \"data/tiny/truth_num=4+action_num=3+valid_truth_num=1.jsonl\"\n---\n"
+    ), "{card}");
+}
+
+#[test]
+fn kumo_heuristic_finds_unstated_facts() {
+    let d = tiny();
+    let task = fixed();
+    let view = task.view(&d);
+    let book = "\
+# Guide
+
+## Checks
+
+### 1. Continuity check
+- **Open**: rules out Lamp.
+- **Closed**: confirms the Fuse is blown; rules out the Relay.
+
+**Voltage**
+- Readings of 0.0-5.0 exclude Switch.
+- 5-12: eliminates Fuse.
+
+### Clicks
+Between 0 and 2 clicks: this is consistent with Relay.
+- 3 to 10 clicks: rules out Switch.
+- 3 to 10 clicks do not rule out Lamp.
+";
+    let check = check_kumo_book(book, &view);
+    assert_eq!(check.facts, 6);
+    assert_eq!(
+        check.missing,
+        vec![
+            ("Continuity check".into(), "closed".into(), "Fuse".into()),
+            ("Clicks".into(), "[0, 2]".into(), "Relay".into()),
+        ]
+    );
+    assert_eq!(check.confirmations.len(), 2);
+    assert_eq!(
+        check.invented,
+        vec![(15, "Clicks".into(), "[3, 10]".into(), "Switch".into())]
+    );
+}
+
+fn write_dataset(dir: &Path, d: &Domain, n: usize) {
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1";
+    let books = dir.join("knowledge_book").join(setting);
+    std::fs::create_dir_all(&books).unwrap();
+    let mut lines = String::new();
+    for seed in 0..n {
+        let (mut task, _) = random_task(d, &mut rng, 4, 3);
+        task.seed = seed as u64;
+        let view = task.view(d);
+        let observations: serde_json::Map<String, Value> = (0..task.actions.len())
+            .map(|p| {
+                let name = d.actions[task.actions[p]].name.clone();
+                let obs = match task.values[p] {
+                    Some(v) => json!(v),
+                    None => json!(view.observation_text(p)),
+                };
+                (name, obs)
+            })
+            .collect();
+        let line = json!({
+            "truths": task.truths.iter().map(|&t| &d.truths[t]).collect::<Vec<_>>(),
+            "actions": task.actions.iter().map(|&a| &d.actions[a].name).collect::<Vec<_>>(),
+            "observations": observations,
+            "seed": seed,
+            "valid_truth": d.truths[task.valid[0]],
+        });
+        assert_eq!(OwnedTask::from_json(d, &line).unwrap(), task);
+        lines.push_str(&format!("{line}\n"));
+        std::fs::write(
+            books.join(format!("seed={seed}.txt")),
+            renderer.book(&view).unwrap(),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.join(format!("{setting}.jsonl")), lines).unwrap();
+    std::fs::write(dir.join("manifest.json"), "{}").unwrap();
+}
+
+#[test]
+fn check_books_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = tiny();
+    write_dataset(dir.path(), &d, 20);
+    let domain = root().join("tests/fixtures/ok/tiny.yaml");
+    let run = |format: &str| {
+        crate::common::kumo_gen()
+            .arg("check-books")
+            .arg(dir.path())
+            .arg("--domain")
+            .arg(&domain)
+            .args(["--format", format])
+            .assert()
+    };
+    run("auto").success().stdout(predicates::str::contains(
+        "20 books checked (exact checker): 20 passed, 0 failed",
+    ));
+    run("kumo")
+        .success()
+        .stdout(predicates::str::contains("0 of "));
+    let book = dir
+        .path()
+        .join("knowledge_book/truth_num=4+action_num=3+valid_truth_num=1/seed=3.txt");
+    let text = std::fs::read_to_string(&book).unwrap();
+    std::fs::write(&book, text.replacen(" rules out ", " confirms ", 1)).unwrap();
+    run("auto")
+        .code(1)
+        .stdout(predicates::str::contains(
+            "20 books checked (exact checker): 19 passed, 1 failed",
+        ))
+        .stderr(predicates::str::contains("seed=3.txt"));
+}
+
+#[test]
+fn truth_names_inside_action_names_are_not_claims() {
+    let yaml = "\
+name: overlap
+title: Overlap
+truth_noun: fault
+action_noun: check
+goal: find the fault
+truths: [Lamp, Fuse]
+actions:
+  - name: Lamp tester
+    type: str
+    states:
+      lit: [Fuse]
+      dark: [Lamp]
+  - name: Fuse box
+    type: str
+    states:
+      ok: [Fuse]
+      blown: []
+";
+    let (d, _) = Domain::from_yaml("overlap.yaml", yaml).unwrap();
+    let task = OwnedTask {
+        truths: vec![0, 1],
+        valid: vec![0],
+        actions: vec![0, 1],
+        observed: vec![0, 0],
+        values: vec![None, None],
+        seed: 0,
+        golden: None,
+    };
+    let view = task.view(&d);
+    let templates = Templates::shipped().unwrap();
+    let book = Renderer::new(&templates, RenderOptions::default())
+        .book(&view)
+        .unwrap();
+    assert!(book.contains("### Lamp tester"));
+    assert!(
+        check_book(&book, &view).is_ok(),
+        "{:?}",
+        check_book(&book, &view)
+    );
+    let bad = book.replace("### Lamp tester", "### Lamp tester (the Lamp is likely)");
+    let check = check_book(&bad, &view);
+    assert!(
+        matches!(&check.problems[..], [BookProblem::Unverified { truth, .. }] if truth == "Lamp"),
+        "{check:?}"
+    );
+}
+
+#[test]
+fn kumo_published_medical_instances_render_check_and_replay() {
+    let Some(reference) = crate::common::kumo_reference() else {
+        return;
+    };
+    let (d, _) = kumo_gen::domain::Registry::default()
+        .load("medical")
+        .unwrap();
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut count = 0;
+    for setting in [
+        "truth_num=4+action_num=6+valid_truth_num=1",
+        "truth_num=12+action_num=16+valid_truth_num=1",
+    ] {
+        let file = reference.join(format!("instances/MedicalEnv/{setting}.jsonl"));
+        for line in std::fs::read_to_string(file).unwrap().lines() {
+            let task = OwnedTask::from_json(&d, &serde_json::from_str(line).unwrap()).unwrap();
+            let view = task.view(&d);
+            let golden = simple_golden(&d, &task);
+            let out = renderer.render(&view, &golden).unwrap();
+            let check = check_book(&out.book, &view);
+            assert!(check.is_ok(), "seed {}: {:?}", task.seed, check.problems);
+            let kumo = check_kumo_book(&out.book, &view);
+            assert!(kumo.is_ok(), "{}\n{kumo:?}", out.book);
+            assert_eq!(replay_sft(&view, &out.sft_value()), Ok(task.valid[0]));
+            count += 1;
+        }
+    }
+    assert_eq!(count, 100);
+}
+
+/// Writes a small HF export (instances + SFT configs and the card) of
+/// random tiny instances; with `KUMO_GEN_HF_DIR=DIR` it is written there,
+/// for loading with Python `datasets` by hand:
+/// `datasets.load_dataset(DIR, "tiny-t4-a3-v1")`.
+#[test]
+fn hf_export_directory() {
+    let keep = std::env::var_os("KUMO_GEN_HF_DIR");
+    let temp = tempfile::tempdir().unwrap();
+    let dir = keep
+        .as_ref()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| temp.path().to_path_buf());
+    let d = tiny();
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1";
+    let (mut rows, mut sft) = (String::new(), String::new());
+    for seed in 0..30 {
+        let (mut task, golden) = random_task(&d, &mut rng, 4, 3);
+        task.seed = seed;
+        let view = task.view(&d);
+        let out = renderer.render(&view, &golden).unwrap();
+        let steps = (seed % 3 != 0).then_some(1.25 + seed as f64);
+        rows.push_str(&format!("{}\n", hf_row(&view, &golden, steps, &out.book)));
+        sft.push_str(&out.sft);
+        sft.push('\n');
+    }
+    let data = dir.join("data/tiny");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join(format!("{setting}.jsonl")), rows).unwrap();
+    std::fs::write(data.join(format!("{setting}.sft.jsonl")), sft).unwrap();
+    let name = config_name("tiny", 4, 3, 1);
+    let card = dataset_card(&Card {
+        pretty_name: "KUMO tiny".into(),
+        license: "apache-2.0".into(),
+        generator: "kumo-gen test".into(),
+        configs: vec![
+            CardConfig {
+                name: name.clone(),
+                kind: "instances".into(),
+                files: vec![format!("data/tiny/{setting}.jsonl")],
+                rows: 30,
+            },
+            CardConfig {
+                name: format!("{name}-sft"),
+                kind: "sft chat".into(),
+                files: vec![format!("data/tiny/{setting}.sft.jsonl")],
+                rows: 30,
+            },
+        ],
+        parameters: vec![("truths".into(), "4".into())],
+        domains: vec![("tiny".into(), "Tiny test domain".into())],
+    });
+    std::fs::write(dir.join("README.md"), card).unwrap();
+    // Every line of a config has the same keys and JSON types.
+    let shape = |v: &Value| -> Vec<(String, &'static str)> {
+        v.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                let t = match v {
+                    Value::Null => "null",
+                    Value::String(_) => "string",
+                    Value::Number(_) => "number",
+                    Value::Array(_) => "array",
+                    _ => "other",
+                };
+                (k.clone(), t)
+            })
+            .collect()
+    };
+    let text = std::fs::read_to_string(data.join(format!("{setting}.jsonl"))).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let same = shape(&v)
+            .iter()
+            .zip(shape(&first))
+            .all(|((k, t), (k0, t0))| *k == k0 && (*t == t0 || *t == "null" || t0 == "null"));
+        assert!(same, "{line}");
+    }
+}
+
+#[test]
+fn synthesized_instances_render_check_and_replay() {
+    use kumo_gen::synth::{Params, Synthesizer};
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    for (name, nt, na) in [
+        ("medical", 12, 16),
+        ("mineral-lab", 12, 16),
+        ("medical", 4, 6),
+    ] {
+        let (d, _) = kumo_gen::domain::Registry::default().load(name).unwrap();
+        let synth = Synthesizer::new(&d, Params::new(nt, na, 1)).unwrap();
+        for index in 0..20 {
+            let candidate = synth.candidate(index).unwrap();
+            let task = OwnedTask::from_instance(&candidate.instance);
+            let view = task.view(&d);
+            view.validate().unwrap();
+            let golden = simple_golden(&d, &task);
+            let out = renderer.render(&view, &golden).unwrap();
+            let check = check_book(&out.book, &view);
+            assert!(check.is_ok(), "{name} #{index}: {:?}", check.problems);
+            assert_eq!(replay_sft(&view, &out.sft_value()), Ok(task.valid[0]));
+        }
+    }
+}
