@@ -36,8 +36,7 @@ pub const EXIT_OTHER: i32 = 2;
     version,
     about = "Generate verified KUMO-style reasoning tasks from domain seed configs",
     long_about = "Generate verified KUMO-style reasoning tasks from domain seed configs.\n\n\
-        Main job: kumo-gen --domain medical --truths 12 --actions 16 -n 5000",
-    args_conflicts_with_subcommands = true
+        Main job: kumo-gen --domain medical --truths 12 --actions 16 -n 5000"
 )]
 struct Cli {
     /// Directory of domain files that override the shipped ones.
@@ -111,7 +110,8 @@ pub fn main() -> i32 {
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
         None => {
-            let _ = Cli::parse_from(["kumo-gen", "--help"]);
+            // No subcommand and no flags: usage on stderr, as for any usage error.
+            let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());
             Ok(EXIT_OTHER)
         }
     };
