@@ -2,6 +2,7 @@
 //! the only test binary).
 
 mod common;
+mod derived;
 mod domain;
 mod eval;
 mod generate;
