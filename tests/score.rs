@@ -321,6 +321,11 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
             .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{stdout}");
+        // The dataset's own book file is shown.
+        assert!(
+            stdout.contains(&format!("Knowledge book for instance {k} ")),
+            "{stdout}"
+        );
         assert!(
             stdout.contains("correct: no observation rules out"),
             "{stdout}"
@@ -346,6 +351,28 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
     assert_eq!(rows[0]["instances"], 3);
     assert_eq!(rows[0]["success_rate"], 1.0);
     assert_eq!(rows[0]["mean_queries"].as_f64().unwrap(), 8.0 / 3.0);
+
+    // Without a book file the book is rendered from the domain.
+    let bare = tmp.path().join("bare/tiny");
+    std::fs::create_dir_all(&bare).unwrap();
+    let copy = bare.join(file.file_name().unwrap());
+    std::fs::copy(&file, &copy).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let (book, _) = crate::eval::rendered_book_and_prompt(&first);
+    let output = kumo_gen()
+        .arg("play")
+        .arg("--instances")
+        .arg(&copy)
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(tmp.path().join("bare.jsonl"))
+        .write_stdin("quit\n")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(book.trim_end()), "{stdout}");
+    assert!(!stdout.contains("Knowledge book for instance"), "{stdout}");
 
     // End of input abandons the game and records nothing.
     kumo_gen()
@@ -470,6 +497,13 @@ fn play_generates_the_same_instance_as_the_generator() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
+    // The book shown is the one the generator wrote for that line.
+    let book =
+        std::fs::read_to_string(tmp.path().join(
+            "gen/medical/knowledge_book/truth_num=4+action_num=6+valid_truth_num=1/seed=2.txt",
+        ))
+        .unwrap();
+    assert!(stdout.contains(book.trim_end()), "{stdout}");
     assert!(
         stdout.contains("correct: no observation rules out"),
         "{stdout}"
