@@ -526,3 +526,104 @@ fn play_generates_the_same_instance_as_the_generator() {
         );
     }
 }
+
+/// `score --instances` on a freshly generated dataset takes the optimal
+/// labels (`optimal.expected_steps`) from its lines. A player in KUMO's
+/// result format that follows every line's golden trajectory wins every
+/// trial; its relative action count compares the golden trajectories'
+/// length with the expected optimum `E` (equal on average, not per
+/// instance, so it is computed here from the files, not assumed 0).
+#[test]
+fn golden_player_scores_against_generated_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = root().join("tests/fixtures/ok/tiny.yaml");
+    kumo_gen()
+        .arg("generate")
+        .arg("--domain")
+        .arg(&tiny)
+        .args(["--truths", "4", "--actions", "3", "-n", "4", "--out"])
+        .arg(tmp.path().join("gen"))
+        .assert()
+        .success();
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1";
+    let text =
+        std::fs::read_to_string(tmp.path().join(format!("gen/tiny/{setting}.jsonl"))).unwrap();
+    let mut results = String::new();
+    let (mut expected, mut actions) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let inst: Value = serde_json::from_str(line).unwrap();
+        let truth = inst["valid_truth"].clone();
+        let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+        let mut taken: Vec<Value> = golden.clone();
+        taken.push(truth.clone());
+        taken.push(serde_json::json!({ "predicted_truth": truth }));
+        let mut observations = vec![Value::Null];
+        observations.extend(golden.iter().map(|a| {
+            serde_json::json!({
+                "action": a,
+                "observation": inst["observations"][a.as_str().unwrap()],
+            })
+        }));
+        let said: Vec<String> = golden
+            .iter()
+            .chain([&truth])
+            .map(|x| format!("<ANSWER> {} </ANSWER>", x.as_str().unwrap()))
+            .collect();
+        let n = taken.len() as f64;
+        results.push_str(&format!(
+            "{}\n",
+            serde_json::json!({
+                "trajectories": [{
+                    "actions": taken,
+                    "generated_text": said,
+                    "consumed_tokens": 0,
+                    "observations": observations,
+                    "successful": true,
+                    "parse_error": false,
+                }],
+                "seed": inst["seed"],
+                "average_actions": n,
+                "average_tokens": 0.0,
+                "average_correct": 1.0,
+                "average_parse_error": 0.0,
+                "average_successful_action_num": n,
+                "average_successful_tokens": 0.0,
+            })
+        ));
+        expected.push(inst["optimal"]["expected_steps"].as_f64().unwrap());
+        actions.push(n);
+    }
+    let file = tmp
+        .path()
+        .join("results/golden/VanillaAgent/tiny")
+        .join(setting)
+        .join("eval_times=1.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, results).unwrap();
+
+    let rows = score_json(&[
+        tmp.path().join("results").to_str().unwrap(),
+        "--instances",
+        tmp.path().join("gen").to_str().unwrap(),
+        "--domain",
+        tiny.to_str().unwrap(),
+    ]);
+    let r = row(&rows, "golden", setting);
+    assert_eq!(r["success_rate"], 1.0);
+    assert_eq!(r["success_from"], "checked");
+    assert_eq!(r["parse_error_rate"], 0.0);
+    assert_eq!(r["labelled"], 4);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (e, model) = (mean(&expected), mean(&actions));
+    assert!(
+        (r["optimal_steps"].as_f64().unwrap() - e).abs() < 1e-12,
+        "{r}"
+    );
+    assert!(
+        (r["mean_actions"].as_f64().unwrap() - model).abs() < 1e-12,
+        "{r}"
+    );
+    let relative = (model - (e + 2.0)) / (e + 2.0);
+    let got = r["relative_action_count"].as_f64().unwrap();
+    assert!((got - relative).abs() < 1e-12, "{got} vs {relative}");
+}
