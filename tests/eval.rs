@@ -12,6 +12,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{kumo_gen, root};
+use kumo_gen::domain::Domain;
+use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book};
 
 const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 
@@ -421,7 +423,8 @@ fn missing_books_are_named() {
         .stderr(predicates::str::contains("3 knowledge book(s) missing"))
         .stderr(predicates::str::contains("seed=0.txt"));
 
-    // By default the rules stand in for the book, and the model sees them.
+    // By default the missing books are rendered from the domain, as the
+    // generator renders them, and the model sees them in the platform prompt.
     let server = serve(Arc::new(|_: &Value, _| {
         completion("<ANSWER> Lamp </ANSWER>")
     }));
@@ -443,13 +446,27 @@ fn missing_books_are_named() {
     .arg(tmp.path().join("results"))
     .assert()
     .success()
-    .stderr(predicates::str::contains("3 knowledge book(s) missing"));
+    .stderr(predicates::str::contains("3 knowledge book(s) missing"))
+    .stderr(predicates::str::contains("rendered from the domain"));
     let requests = server.requests.lock().unwrap();
-    let system = requests[0].1["messages"][0]["content"].as_str().unwrap();
-    assert!(
-        system.contains("observing `open` rules out Lamp"),
-        "{system}"
-    );
+    let mut systems: Vec<&str> = requests
+        .iter()
+        .map(|(_, b)| b["messages"][0]["content"].as_str().unwrap())
+        .collect();
+    systems.sort();
+    systems.dedup();
+    let mut expected: Vec<String> = instances()
+        .iter()
+        .map(|line| {
+            let (book, prompt) = rendered_book_and_prompt(line);
+            assert!(prompt.contains(book.trim_end()));
+            prompt
+        })
+        .collect();
+    // (The tiny instances share truths and actions, so their books agree.)
+    expected.sort();
+    expected.dedup();
+    assert_eq!(systems, expected);
     let row = {
         let output = kumo_gen()
             .arg("score")
@@ -466,6 +483,62 @@ fn missing_books_are_named() {
     // `Lamp` is right on seed 0 only.
     assert_eq!(row["success_rate"].as_f64().unwrap(), 1.0 / 3.0);
     assert_eq!(row["mean_actions"], 2.0);
+}
+
+/// The shipped templates' knowledge book of an instance line of the tiny
+/// fixture domain (checked by the book checker) and the platform prompt
+/// with it.
+pub(crate) fn rendered_book_and_prompt(line: &Value) -> (String, String) {
+    let path = root().join("tests/fixtures/ok/tiny.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (domain, _) = Domain::from_yaml("tiny.yaml", &text).unwrap();
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let task = OwnedTask::from_json(&domain, line).unwrap();
+    let view = task.view(&domain);
+    let book = renderer.book(&view).unwrap();
+    assert!(check_book(&book, &view).is_ok());
+    let prompt = renderer.prompt(&view, Some(&book), "prose").unwrap();
+    (book, prompt)
+}
+
+/// `--templates-dir` overrides the platform prompt of eval.
+#[test]
+fn templates_dir_overrides_the_platform_prompt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let templates = tmp.path().join("templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    let shipped = std::fs::read_to_string(root().join("templates/prompt.j2")).unwrap();
+    std::fs::write(
+        templates.join("prompt.j2"),
+        format!("House rules for {{{{ truth_plural }}}}.\n{shipped}"),
+    )
+    .unwrap();
+    let server = serve(Arc::new(|_: &Value, _| {
+        completion("<ANSWER> Lamp </ANSWER>")
+    }));
+    let out = tmp.path().join("results");
+    eval_cmd(&server.base, &out, &["--templates-dir"])
+        .arg(&templates)
+        .assert()
+        .success();
+    let requests = server.requests.lock().unwrap();
+    // 3 instances x 2 trials, one reply each (a prediction).
+    assert_eq!(requests.len(), 6);
+    for (_, body) in requests.iter() {
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.starts_with("House rules for faults."), "{system}");
+        assert!(system.contains("Knowledge book for instance "), "{system}");
+    }
+    drop(requests);
+
+    // A misspelt override is refused up front.
+    std::fs::write(templates.join("promt.j2"), "x").unwrap();
+    eval_cmd(&server.base, &out, &["--templates-dir"])
+        .arg(&templates)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("unknown template `promt.j2`"));
 }
 
 /// A generated dataset under a directory no domain is named after: the
@@ -504,6 +577,35 @@ fn generated_dataset_domain_from_manifest() {
         .assert()
         .success()
         .stdout(predicates::str::contains("3 played"));
+    // The system prompt is the platform prompt with the dataset's book: the
+    // system message of the instance's SFT record, byte for byte.
+    let sft = std::fs::read_to_string(
+        tmp.path()
+            .join("data/my-medical/sft/truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
+    )
+    .unwrap();
+    let mut expected: Vec<String> = sft
+        .lines()
+        .map(|l| {
+            let record: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(record["messages"][0]["role"], "system");
+            record["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    expected.sort();
+    let mut systems: Vec<String> = server
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, b)| b["messages"][0]["content"].as_str().unwrap().to_string())
+        .collect();
+    systems.sort();
+    systems.dedup();
+    assert_eq!(systems, expected);
     let output = kumo_gen()
         .arg("score")
         .arg(tmp.path().join("results"))

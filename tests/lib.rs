@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod derived;
 mod domain;
 mod eval;
 mod generate;

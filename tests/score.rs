@@ -321,6 +321,11 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
             .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{stdout}");
+        // The dataset's own book file is shown.
+        assert!(
+            stdout.contains(&format!("Knowledge book for instance {k} ")),
+            "{stdout}"
+        );
         assert!(
             stdout.contains("correct: no observation rules out"),
             "{stdout}"
@@ -346,6 +351,28 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
     assert_eq!(rows[0]["instances"], 3);
     assert_eq!(rows[0]["success_rate"], 1.0);
     assert_eq!(rows[0]["mean_queries"].as_f64().unwrap(), 8.0 / 3.0);
+
+    // Without a book file the book is rendered from the domain.
+    let bare = tmp.path().join("bare/tiny");
+    std::fs::create_dir_all(&bare).unwrap();
+    let copy = bare.join(file.file_name().unwrap());
+    std::fs::copy(&file, &copy).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let (book, _) = crate::eval::rendered_book_and_prompt(&first);
+    let output = kumo_gen()
+        .arg("play")
+        .arg("--instances")
+        .arg(&copy)
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(tmp.path().join("bare.jsonl"))
+        .write_stdin("quit\n")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(book.trim_end()), "{stdout}");
+    assert!(!stdout.contains("Knowledge book for instance"), "{stdout}");
 
     // End of input abandons the game and records nothing.
     kumo_gen()
@@ -470,6 +497,13 @@ fn play_generates_the_same_instance_as_the_generator() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
+    // The book shown is the one the generator wrote for that line.
+    let book =
+        std::fs::read_to_string(tmp.path().join(
+            "gen/medical/knowledge_book/truth_num=4+action_num=6+valid_truth_num=1/seed=2.txt",
+        ))
+        .unwrap();
+    assert!(stdout.contains(book.trim_end()), "{stdout}");
     assert!(
         stdout.contains("correct: no observation rules out"),
         "{stdout}"
@@ -491,4 +525,105 @@ fn play_generates_the_same_instance_as_the_generator() {
             inst["observations"][a.as_str().unwrap()]
         );
     }
+}
+
+/// `score --instances` on a freshly generated dataset takes the optimal
+/// labels (`optimal.expected_steps`) from its lines. A player in KUMO's
+/// result format that follows every line's golden trajectory wins every
+/// trial; its relative action count compares the golden trajectories'
+/// length with the expected optimum `E` (equal on average, not per
+/// instance, so it is computed here from the files, not assumed 0).
+#[test]
+fn golden_player_scores_against_generated_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = root().join("tests/fixtures/ok/tiny.yaml");
+    kumo_gen()
+        .arg("generate")
+        .arg("--domain")
+        .arg(&tiny)
+        .args(["--truths", "4", "--actions", "3", "-n", "4", "--out"])
+        .arg(tmp.path().join("gen"))
+        .assert()
+        .success();
+    let setting = "truth_num=4+action_num=3+valid_truth_num=1";
+    let text =
+        std::fs::read_to_string(tmp.path().join(format!("gen/tiny/{setting}.jsonl"))).unwrap();
+    let mut results = String::new();
+    let (mut expected, mut actions) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let inst: Value = serde_json::from_str(line).unwrap();
+        let truth = inst["valid_truth"].clone();
+        let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+        let mut taken: Vec<Value> = golden.clone();
+        taken.push(truth.clone());
+        taken.push(serde_json::json!({ "predicted_truth": truth }));
+        let mut observations = vec![Value::Null];
+        observations.extend(golden.iter().map(|a| {
+            serde_json::json!({
+                "action": a,
+                "observation": inst["observations"][a.as_str().unwrap()],
+            })
+        }));
+        let said: Vec<String> = golden
+            .iter()
+            .chain([&truth])
+            .map(|x| format!("<ANSWER> {} </ANSWER>", x.as_str().unwrap()))
+            .collect();
+        let n = taken.len() as f64;
+        results.push_str(&format!(
+            "{}\n",
+            serde_json::json!({
+                "trajectories": [{
+                    "actions": taken,
+                    "generated_text": said,
+                    "consumed_tokens": 0,
+                    "observations": observations,
+                    "successful": true,
+                    "parse_error": false,
+                }],
+                "seed": inst["seed"],
+                "average_actions": n,
+                "average_tokens": 0.0,
+                "average_correct": 1.0,
+                "average_parse_error": 0.0,
+                "average_successful_action_num": n,
+                "average_successful_tokens": 0.0,
+            })
+        ));
+        expected.push(inst["optimal"]["expected_steps"].as_f64().unwrap());
+        actions.push(n);
+    }
+    let file = tmp
+        .path()
+        .join("results/golden/VanillaAgent/tiny")
+        .join(setting)
+        .join("eval_times=1.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, results).unwrap();
+
+    let rows = score_json(&[
+        tmp.path().join("results").to_str().unwrap(),
+        "--instances",
+        tmp.path().join("gen").to_str().unwrap(),
+        "--domain",
+        tiny.to_str().unwrap(),
+    ]);
+    let r = row(&rows, "golden", setting);
+    assert_eq!(r["success_rate"], 1.0);
+    assert_eq!(r["success_from"], "checked");
+    assert_eq!(r["parse_error_rate"], 0.0);
+    assert_eq!(r["labelled"], 4);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (e, model) = (mean(&expected), mean(&actions));
+    assert!(
+        (r["optimal_steps"].as_f64().unwrap() - e).abs() < 1e-12,
+        "{r}"
+    );
+    assert!(
+        (r["mean_actions"].as_f64().unwrap() - model).abs() < 1e-12,
+        "{r}"
+    );
+    let relative = (model - (e + 2.0)) / (e + 2.0);
+    let got = r["relative_action_count"].as_f64().unwrap();
+    assert!((got - relative).abs() < 1e-12, "{got} vs {relative}");
 }

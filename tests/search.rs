@@ -8,7 +8,7 @@ use kumo_gen::search::{Move, Problem, SearchBudget, SearchError, Searcher};
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::common::{kumo_gen, kumo_reference};
+use crate::common::{kumo_gen, kumo_reference, root};
 
 fn medical() -> Domain {
     Registry::new(None)
@@ -436,5 +436,52 @@ fn synthesized_hard_instances_get_labels_that_replay_to_the_valid_truth() {
             optimal["expected_steps"].as_f64().unwrap().to_bits(),
             label.expected_steps.to_bits()
         );
+    }
+}
+
+/// `kumo-gen label` writes the main command's `optimal` objects: relabelling
+/// a generated file reproduces it byte for byte, labels and "unlabelled"
+/// markers alike.
+#[test]
+fn label_reproduces_the_main_commands_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clinic = root().join("tests/fixtures/ok/clinic.yaml");
+    for budget in ["1", "100000"] {
+        let out = tmp.path().join(budget);
+        kumo_gen()
+            .arg("generate")
+            .arg("--domain")
+            .arg(&clinic)
+            .args(["--truths", "4", "--actions", "5", "-n", "20"])
+            .args(["--search-budget", budget, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let file = out.join("clinic/truth_num=4+action_num=5+valid_truth_num=1.jsonl");
+        let written = std::fs::read(&file).unwrap();
+        let relabelled = kumo_gen()
+            .arg("label")
+            .arg("--domain")
+            .arg(&clinic)
+            .args(["--search-budget", budget, "--instances"])
+            .arg(&file)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        assert_eq!(
+            String::from_utf8(relabelled).unwrap(),
+            String::from_utf8(written.clone()).unwrap(),
+            "budget {budget}"
+        );
+        let text = String::from_utf8(written).unwrap();
+        let marked = text.matches(r#""unlabelled":"budget exceeded""#).count()
+            + text.matches(r#""unlabelled": "budget exceeded""#).count();
+        if budget == "1" {
+            assert!(marked > 0, "budget 1 leaves lines unlabelled");
+        } else {
+            assert_eq!(marked, 0);
+        }
     }
 }

@@ -11,8 +11,9 @@ use super::score::domain_candidates;
 use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
 use crate::domain::{Domain, DomainDoc, Registry, compile};
 use crate::eval::client::ClientConfig;
-use crate::eval::{self, RunConfig, Suite, Task};
-use crate::game::{Judge, parse_instances, rules_text};
+use crate::eval::{self, RunConfig, Suite, Task, protocol};
+use crate::game::{Judge, parse_instances};
+use crate::render::{RenderOptions, Renderer, Templates};
 use crate::score::parse_setting;
 
 #[derive(clap::Args, Debug)]
@@ -62,10 +63,16 @@ pub struct EvalArgs {
     /// Seed of the backoff jitter.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Stop when a knowledge book is missing (by default such instances are
-    /// played with a plain listing of their rules in place of the book).
+    /// Refuse to run when a knowledge book file is missing (by default a
+    /// missing book is rendered from the domain and the instance, as the
+    /// generator renders it).
     #[arg(long)]
     require_books: bool,
+    /// Directory of templates overriding the shipped ones by name (as for
+    /// `generate`): the platform prompt (`prompt.j2`) and books rendered
+    /// for missing files (`book.j2`).
+    #[arg(long, value_name = "DIR")]
+    templates_dir: Option<PathBuf>,
 }
 
 fn fail(message: String) -> io::Result<i32> {
@@ -150,6 +157,8 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
         .as_deref()
         .and_then(|s| globals.registry.load(s).ok())
         .map(|(d, _)| d.name);
+    let templates = Templates::resolve(args.templates_dir.as_deref()).map_err(|e| e.to_string())?;
+    let renderer = Renderer::new(&templates, RenderOptions::default());
     let mut suites = Vec::new();
     let mut missing_books: Vec<PathBuf> = Vec::new();
     for dir in sorted_entries(&args.data).map_err(|e| e.to_string())? {
@@ -207,16 +216,25 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                     .join(format!("seed={i}.txt"));
                 let book = match std::fs::read_to_string(&book_path) {
                     Ok(b) => b,
-                    Err(_) => {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
                         missing_books.push(book_path);
-                        rules_text(&domain, &instance)
+                        if args.require_books {
+                            continue;
+                        }
+                        eval::render_book(&renderer, &domain, &instance)
+                            .map_err(|e| format!("{}: {e}", file.display()))?
+                    }
+                    Err(e) => {
+                        return Err(format!("cannot read `{}`: {e}", book_path.display()));
                     }
                 };
+                let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)
+                    .map_err(|e| e.to_string())?;
                 let judge = Judge::new(&domain, &instance)
                     .map_err(|e| format!("{}: {e}", file.display()))?;
                 tasks.push(Task {
                     instance,
-                    book: Some(book),
+                    system_prompt,
                     judge,
                 });
             }
@@ -247,13 +265,13 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
         );
         if args.require_books {
             return Err(format!(
-                "{what}; generate the books with the dataset, or drop --require-books to play those \
-                 instances with a plain listing of their rules"
+                "{what}; generate the books with the dataset, or drop --require-books to render \
+                 the missing books from the domain"
             ));
         }
         eprintln!(
-            "warning: {what}; those instances are played with a plain listing of their rules \
-             in place of the book (--require-books stops instead)"
+            "note: {what}; rendered from the domain and the instances instead \
+             (--require-books refuses)"
         );
     }
     Ok(suites)

@@ -436,30 +436,67 @@ fn valid_truths(value: &Value) -> Vec<&str> {
 }
 
 /// `object` (one JSON object, already known to parse) with member `key`
-/// set to `value`: appended at the end, or replacing an existing member.
-/// The other members keep their exact text.
+/// set to `value`: appended at the end, or replacing an existing member
+/// (moved to the end). The other members keep their exact text, and the
+/// new member is written in the line's own style: the separators after a
+/// key and between members are copied from the line (`"k":v,"k2":...` as
+/// the main command writes, `"k": v, "k2": ...` as Python's `json.dumps`
+/// in KUMO's files), so relabelling a generated line reproduces it.
 fn set_member(object: &str, key: &str, value: &str) -> String {
     let body = object.trim();
     let inner = &body[1..body.len() - 1];
     let members = top_level_members(inner);
-    let encoded_key = Value::from(key).to_string();
-    let exists = members
+    let offset = |m: &str| m.as_ptr() as usize - inner.as_ptr() as usize;
+    let colon = members
+        .first()
+        .and_then(|m| key_separator(m))
+        .unwrap_or(": ");
+    let comma = match members.get(1) {
+        Some(m) => &inner[offset(m) - 1..offset(m) + m.len() - m.trim_start().len()],
+        None => ", ",
+    };
+    let mut kept = inner.to_string();
+    if let Some(i) = members
         .iter()
-        .any(|m| member_key(m).as_deref() == Some(key));
-    if !exists {
-        let sep = if inner.trim().is_empty() { "" } else { ", " };
-        return format!("{{{}{sep}{encoded_key}: {value}}}", inner.trim_end());
-    }
-    let mut out = String::from("{");
-    for m in members
-        .iter()
-        .filter(|m| member_key(m).as_deref() != Some(key))
+        .position(|m| member_key(m).as_deref() == Some(key))
     {
-        out.push_str(m.trim());
-        out.push_str(", ");
+        let m = members[i];
+        let (from, to) = if i > 0 {
+            // The comma before it, up to the member's end.
+            (offset(m) - 1, offset(m) + m.len())
+        } else if let Some(next) = members.get(1) {
+            // From the start up to the next member's text.
+            (0, offset(next) + next.len() - next.trim_start().len())
+        } else {
+            (0, inner.len())
+        };
+        kept.replace_range(from..to, "");
     }
-    out.push_str(&format!("{encoded_key}: {value}}}"));
-    out
+    let kept = kept.trim_end();
+    let sep = if kept.trim().is_empty() { "" } else { comma };
+    let encoded_key = Value::from(key).to_string();
+    format!("{{{kept}{sep}{encoded_key}{colon}{value}}}")
+}
+
+/// The text between a member's key and its value (`:` or `: `).
+fn key_separator(member: &str) -> Option<&str> {
+    let member = member.trim_start();
+    let mut escaped = false;
+    for (i, c) in member.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => {
+                let rest = &member[i + 1..];
+                let len = rest
+                    .find(|c: char| c != ':' && !c.is_whitespace())
+                    .unwrap_or(rest.len());
+                return Some(&rest[..len]);
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Splits an object's inside at its top-level commas.
@@ -567,12 +604,26 @@ mod tests {
     fn set_member_appends_or_replaces_keeping_other_text() {
         assert_eq!(
             set_member(r#"{"a": 1,"b":[1, {"c": ","}]}"#, "optimal", "2"),
-            r#"{"a": 1,"b":[1, {"c": ","}], "optimal": 2}"#
+            r#"{"a": 1,"b":[1, {"c": ","}],"optimal": 2}"#
         );
         assert_eq!(set_member("{}", "optimal", "2"), r#"{"optimal": 2}"#);
         assert_eq!(
             set_member(r#"{"optimal": {"x": 1}, "s": "q\"}"}"#, "optimal", "3"),
             r#"{"s": "q\"}", "optimal": 3}"#
+        );
+        // The main command's compact lines and KUMO's Python-style ones.
+        let ours = r#"{"seed":0,"valid_truth":"A","optimal":{"expected_steps":1.0}}"#;
+        assert_eq!(
+            set_member(ours, "optimal", r#"{"expected_steps":1.0}"#),
+            ours
+        );
+        assert_eq!(
+            set_member(r#"{"seed": 0, "valid_truth": "A"}"#, "optimal", "{}"),
+            r#"{"seed": 0, "valid_truth": "A", "optimal": {}}"#
+        );
+        assert_eq!(
+            set_member(r#"{"optimal":1,"seed":0}"#, "optimal", "2"),
+            r#"{"seed":0,"optimal":2}"#
         );
     }
 }

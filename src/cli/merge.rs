@@ -74,7 +74,9 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
 }
 
 /// The domain a dataset file was made from, as recorded in the
-/// `manifest.json` beside it.
+/// `manifest.json` beside it, with the recorded hash of the domain file
+/// (the compiled document has no file bytes; derived files such as the HF
+/// card name the file's hash, as an unsharded run does).
 fn dataset_domain(dataset: &std::path::Path) -> Result<Domain, String> {
     let manifest = dataset
         .parent()
@@ -87,7 +89,9 @@ fn dataset_domain(dataset: &std::path::Path) -> Result<Domain, String> {
         serde_json::from_str(&text).map_err(|e| format!("`{name}` is not JSON: {e}"))?;
     let doc: DomainDoc = serde_json::from_value(value["domain"]["document"].clone())
         .map_err(|e| format!("`{name}` has no readable `domain.document`: {e}"))?;
-    compile(&name, &doc)
-        .map(|(domain, _)| domain)
-        .map_err(|e| e.to_string())
+    let (mut domain, _) = compile(&name, &doc).map_err(|e| e.to_string())?;
+    if let Some(hash) = value["domain"]["hash"].as_str() {
+        domain.source_hash = hash.to_string();
+    }
+    Ok(domain)
 }

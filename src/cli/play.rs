@@ -13,8 +13,10 @@ use super::eval::dataset_domain;
 use super::{EXIT_INPUT, Globals, out};
 use crate::domain::Domain;
 use crate::eval::protocol::{parse_answer, py_repr};
-use crate::game::{Episode, Instance, Judge, ResultLine, Step, parse_instances, rules_text};
+use crate::eval::render_book;
+use crate::game::{Episode, Instance, Judge, ResultLine, Step, parse_instances};
 use crate::output::setting_name;
+use crate::render::{RenderOptions, Renderer, Templates};
 use crate::synth::{Dedup, Params, Stats, Synthesizer};
 
 #[derive(clap::Args, Debug)]
@@ -74,6 +76,10 @@ pub struct PlayArgs {
     /// `results/<player>/HumanAgent/<domain>/<setting>/eval_times=1.jsonl`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Directory of templates overriding the shipped ones by name (as for
+    /// `generate`); `book.j2` renders the book when there is no book file.
+    #[arg(long, value_name = "DIR")]
+    templates_dir: Option<PathBuf>,
 }
 
 /// The instance to play and where it comes from.
@@ -83,12 +89,18 @@ struct Source {
     /// Dataset directory name (results path) and setting.
     dataset: String,
     setting: String,
-    /// The book, or a note and the plain rule listing.
+    /// The knowledge book: the dataset's file, else rendered from the
+    /// domain as the generator renders it.
     book: String,
 }
 
 /// Instance `--line` of `--instances`.
-fn from_file(globals: &Globals, args: &PlayArgs, file: &Path) -> Result<Source, String> {
+fn from_file(
+    globals: &Globals,
+    args: &PlayArgs,
+    renderer: &Renderer,
+    file: &Path,
+) -> Result<Source, String> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     let mut instances = parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
@@ -112,13 +124,11 @@ fn from_file(globals: &Globals, args: &PlayArgs, file: &Path) -> Result<Source, 
         .join("knowledge_book")
         .join(&setting)
         .join(format!("seed={index}.txt"));
-    let book = std::fs::read_to_string(&book_path).unwrap_or_else(|_| {
-        format!(
-            "(no knowledge book at `{}`; the rules of this instance:)\n\n{}",
-            book_path.display(),
-            rules_text(&domain, &instance)
-        )
-    });
+    let book = match std::fs::read_to_string(&book_path) {
+        Ok(book) => book,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => render_book(renderer, &domain, &instance)?,
+        Err(e) => return Err(format!("cannot read `{}`: {e}", book_path.display())),
+    };
     let dataset = Some(name_of(Some(dir)))
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| domain.name.clone());
@@ -134,7 +144,7 @@ fn from_file(globals: &Globals, args: &PlayArgs, file: &Path) -> Result<Source, 
 /// Instance `--index` of the dataset `kumo-gen --domain D --truths N
 /// --actions N --valid V --seed S` would write (it depends on the
 /// instances before it, so those are generated too).
-fn generated(globals: &Globals, args: &PlayArgs) -> Result<Source, String> {
+fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, String> {
     let Some(spec) = &args.domain else {
         return Err("give --instances FILE, or --domain D to generate the instance".into());
     };
@@ -153,10 +163,7 @@ fn generated(globals: &Globals, args: &PlayArgs) -> Result<Source, String> {
     let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
         .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
     let instance = parsed.swap_remove(0);
-    let book = format!(
-        "(knowledge books are not rendered here yet; the rules of this instance:)\n\n{}",
-        rules_text(&domain, &instance)
-    );
+    let book = render_book(renderer, &domain, &instance)?;
     Ok(Source {
         instance,
         dataset: domain.name.clone(),
@@ -173,9 +180,17 @@ fn name_of(p: Option<&Path>) -> String {
 }
 
 pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
+    let templates = match Templates::resolve(args.templates_dir.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
-        Some(file) => from_file(globals, args, file),
-        None => generated(globals, args),
+        Some(file) => from_file(globals, args, &renderer, file),
+        None => generated(globals, args, &renderer),
     };
     let Source {
         instance,
@@ -210,8 +225,12 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         menu.push_str(&format!("  {:>2}. {t}\n", n_actions + i + 1));
     }
     out(&format!(
-        "{}: {}.\nPick one {} per round; name the {} when you are sure, in as few rounds as you can.\n\n{book}\n\n{menu}",
-        domain.title, domain.goal, domain.action_noun, domain.truth_noun
+        "{}: {}.\nPick one {} per round; name the {} when you are sure, in as few rounds as you can.\n\n{}\n\n{menu}",
+        domain.title,
+        domain.goal,
+        domain.action_noun,
+        domain.truth_noun,
+        book.trim_end()
     ))?;
 
     let mut episode = Episode::new(instance, &judge);

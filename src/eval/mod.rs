@@ -1,8 +1,9 @@
 //! Side tool `eval`: play models over an OpenAI-compatible chat API on a
 //! generated dataset, KUMO's VanillaAgent way, and write KUMO-format results.
 //!
-//! In: [`Suite`]s (one per domain and setting: the instances, their books,
-//! the domain to judge answers, the result file) and a [`RunConfig`].
+//! In: [`Suite`]s (one per domain and setting: the instances with their
+//! system prompts, the domain to judge answers, the result file) and a
+//! [`RunConfig`].
 //! Out: result lines appended to each suite's file, and a [`Summary`].
 //!
 //! - Protocol: [`protocol`] (messages, Python-style printing, parsing);
@@ -32,6 +33,7 @@ use serde_json::Value;
 
 use crate::domain::Domain;
 use crate::game::{Episode, Instance, Judge, ResultLine, Step, Trial};
+use crate::render::{OwnedTask, Renderer};
 use client::{CallError, Client, ClientConfig};
 
 /// KUMO's agent name, used in result paths.
@@ -40,8 +42,33 @@ pub const AGENT: &str = "VanillaAgent";
 /// One instance to play.
 pub struct Task {
     pub instance: Instance,
-    pub book: Option<String>,
+    /// The platform prompt with the book ([`protocol::system_prompt`]).
+    pub system_prompt: String,
     pub judge: Judge,
+}
+
+/// The knowledge book of an instance line rendered from its domain: the
+/// book the generator writes for it (`knowledge_book/<setting>/seed=<i>.txt`)
+/// with the same templates. For datasets whose book files are missing.
+pub fn render_book(
+    renderer: &Renderer,
+    domain: &Domain,
+    instance: &Instance,
+) -> Result<String, String> {
+    let line = serde_json::json!({
+        "truths": instance.truths,
+        "actions": instance.actions,
+        "observations": instance.observations,
+        "seed": instance.seed,
+        "valid_truth": instance.valid_truth,
+    });
+    let task = OwnedTask::from_json(domain, &line).map_err(|e| {
+        format!(
+            "cannot render the knowledge book of seed {} from domain `{}`: {e}",
+            instance.seed, domain.name
+        )
+    })?;
+    renderer.book(&task.view(domain)).map_err(|e| e.to_string())
 }
 
 /// The instances of one domain and setting, and where their results go.
@@ -159,8 +186,8 @@ fn play_instance(
     let instruction = protocol::instruction(instance);
     let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
     for _ in 0..config.trials {
-        let prompt = protocol::system_prompt(&suite.domain, instance, task.book.as_deref());
-        let mut conversation = protocol::Conversation::new(&config.client.model, prompt);
+        let mut conversation =
+            protocol::Conversation::new(&config.client.model, task.system_prompt.clone());
         let mut episode = Episode::new(instance, &task.judge);
         let mut observation: Option<(String, Value)> = None;
         for _ in 0..config.max_steps {

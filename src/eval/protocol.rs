@@ -1,7 +1,19 @@
 //! KUMO's VanillaAgent protocol, message for message
 //! (linhaowei1/kumo `agents/vanilla_agent.py`, `llm/base_llm.py`,
-//! `env/*_env.py` `get_system_prompt`).
+//! `env/*_env.py` `get_system_prompt`), with our platform prompt.
 //!
+//! - The system prompt is the rendering stage's platform prompt
+//!   (`templates/prompt.j2`) with the instance's knowledge book
+//!   ([`system_prompt`]); it plays the part of KUMO's `get_system_prompt`
+//!   (game description, initial state, guidebook) and is the system
+//!   message of our SFT records.
+//! - The per-round instruction and the observation message are KUMO's,
+//!   verbatim ([`instruction`], [`observation_message`]), not the
+//!   renderer's `turn.j2`/`observation.j2`: those reword the instruction
+//!   and print only the observed value, while KUMO's print Python lists and
+//!   an `{'action': ..., 'observation': ...}` dict. Keeping KUMO's text
+//!   keeps our numbers comparable with KUMO's published ones; the answer
+//!   format (`<ANSWER> ... </ANSWER>`) is the same in both.
 //! - The conversation starts with the system prompt (as a `user` message for
 //!   `o1-preview`, `o1-mini` and `gemma`/`claude` models).
 //! - First request: the system prompt and one user message, the per-round
@@ -21,6 +33,7 @@ use serde_json::{Value, json};
 
 use crate::domain::Domain;
 use crate::game::Instance;
+use crate::render::{Renderer, TemplateError};
 
 /// The answer in a reply, KUMO's way (`None` only for a missing reply).
 pub fn parse_answer(text: Option<&str>) -> Option<String> {
@@ -189,45 +202,22 @@ pub fn instruction(instance: &Instance) -> String {
     )
 }
 
-fn capitalized(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
-/// The platform (system) prompt: KUMO's game description for the domain's
-/// nouns, the initial state, and the knowledge book when there is one.
+/// The platform (system) prompt: the renderer's `prompt.j2` with the
+/// instance's truths and actions and its knowledge book.
 ///
-/// This is the one place the prompt is built; the rendering stage's
-/// templates replace it when they land.
-pub fn system_prompt(domain: &Domain, instance: &Instance, book: Option<&str>) -> String {
-    let (t, ts) = (&domain.truth_noun, &domain.truth_plural);
-    let (a, az) = (&domain.action_noun, &domain.action_plural);
-    let mut s = format!(
-        "\nThis game challenges you to identify a {t} based on {a} results. Each round, you'll see possible {ts} and available {az}. \
-         You need to rule out {ts} that don't fit the observed outcomes until only one plausible {t} remains. \
-         Your objective is to accurately identify the only one {t} in the fewest actions.\n\n\
-         How to Play:\n\n\
-         (1) View the list of possible {ts} and available {az}.\n\n\
-         (2) Select one {a} per round to see its outcome.\n\n\
-         (3) Use the outcomes to eliminate {ts} that don't match the observed results.\n\n\
-         (4) Repeat steps 2 and 3 until you can confidently identify the {t}.\n\n\
-         This is the initial state of the game:\n\n\
-         {}: {}\n\n\
-         {}: {}\n                \n",
-        capitalized(t),
-        py_list(&instance.truths),
-        capitalized(az),
-        py_list(&instance.actions),
-    );
-    if let Some(book) = book {
-        s.push_str(&format!(
-            "\n\nHere is a guidebook to introduce the {ts} and {az}:\n\n{book}"
-        ));
-    }
-    s
+/// This is the one place evaluation builds the prompt. For an instance of
+/// a generated dataset it is the system message of the instance's SFT
+/// record, byte for byte, so a model is evaluated on the prompt it may have
+/// been trained on.
+pub fn system_prompt(
+    renderer: &Renderer,
+    domain: &Domain,
+    instance: &Instance,
+    book: &str,
+) -> Result<String, TemplateError> {
+    let truths: Vec<&str> = instance.truths.iter().map(String::as_str).collect();
+    let actions: Vec<&str> = instance.actions.iter().map(String::as_str).collect();
+    renderer.prompt_for_names(domain, &truths, &actions, Some(book), "prose")
 }
 
 /// One agent's conversation, as KUMO's VanillaAgent keeps it.

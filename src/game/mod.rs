@@ -107,46 +107,6 @@ fn state_matches(kind: ActionKind, label: &StateLabel, value: &Value) -> bool {
     }
 }
 
-/// A plain listing of the instance's rules, one line per state, stated as
-/// exclusions (DESIGN.md "Rendering"): the stand-in for a knowledge book.
-pub fn rules_text(domain: &Domain, instance: &Instance) -> String {
-    let mut s = String::new();
-    for name in &instance.actions {
-        let Some(action) = domain.action_index(name).map(|i| &domain.actions[i]) else {
-            continue;
-        };
-        s.push_str(&format!("{name}:\n"));
-        for state in &action.states {
-            let label = match (&state.label, &action.unit) {
-                (StateLabel::Range { lo, hi }, Some(unit)) => {
-                    format!("a result in [{lo}, {hi}] {unit}")
-                }
-                (StateLabel::Range { lo, hi }, None) => format!("a result in [{lo}, {hi}]"),
-                (StateLabel::Named(n), _) => format!("`{n}`"),
-            };
-            let out: Vec<&str> = instance
-                .truths
-                .iter()
-                .filter(|t| {
-                    domain
-                        .truth_index(t)
-                        .is_some_and(|i| state.rules_out.contains(i))
-                })
-                .map(String::as_str)
-                .collect();
-            if out.is_empty() {
-                s.push_str(&format!("  observing {label} rules out nothing\n"));
-            } else {
-                s.push_str(&format!(
-                    "  observing {label} rules out {}\n",
-                    out.join(", ")
-                ));
-            }
-        }
-    }
-    s
-}
-
 /// What one reply led to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {

@@ -272,7 +272,18 @@ fn write_card(domain: &Domain, hf_dir: &Path) -> Result<(), OutputError> {
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| n.ends_with(".jsonl") && !n.starts_with('.'))
         .collect();
-    files.sort();
+    // Per setting, the instances first (the card's default config), then
+    // the SFT chat records.
+    files.sort_by(|a, b| {
+        let key = |f: &str| {
+            let stem = f.trim_end_matches(".jsonl");
+            match stem.strip_suffix("-sft") {
+                Some(setting) => (setting.to_string(), true),
+                None => (stem.to_string(), false),
+            }
+        };
+        key(a).cmp(&key(b))
+    });
     let mut configs = Vec::new();
     for file in &files {
         let stem = file.trim_end_matches(".jsonl");
@@ -318,8 +329,9 @@ fn write_card(domain: &Domain, hf_dir: &Path) -> Result<(), OutputError> {
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`.
 fn short_setting(setting: &str) -> String {
+    // `valid_truth_num=` first: it contains `truth_num=`.
     setting
+        .replace("+valid_truth_num=", "-v")
         .replace("truth_num=", "t")
         .replace("+action_num=", "-a")
-        .replace("+valid_truth_num=", "-v")
 }

@@ -189,14 +189,32 @@ impl<'t> Renderer<'t> {
         book_kind: &'static str,
     ) -> Result<String, TemplateError> {
         let d = task.domain;
+        let truths: Vec<&str> = task.truths.iter().map(|&t| d.truths[t].as_str()).collect();
+        let actions: Vec<&str> = task
+            .actions
+            .iter()
+            .map(|&a| d.actions[a].name.as_str())
+            .collect();
+        self.prompt_for_names(d, &truths, &actions, book, book_kind)
+    }
+
+    /// [`Renderer::prompt`] from the names of the instance's truths and
+    /// actions (instance order). The prompt needs nothing else of the
+    /// instance, so evaluation renders it for any instance line, KUMO's own
+    /// included, whose observations need not fit the domain's states; for
+    /// the same names and book the text is the same as `prompt`'s.
+    pub fn prompt_for_names(
+        &self,
+        domain: &Domain,
+        truths: &[&str],
+        actions: &[&str],
+        book: Option<&str>,
+        book_kind: &'static str,
+    ) -> Result<String, TemplateError> {
         let ctx = PromptCtx {
-            words: Words::of(d),
-            truths: task.truths.iter().map(|&t| d.truths[t].as_str()).collect(),
-            actions: task
-                .actions
-                .iter()
-                .map(|&a| d.actions[a].name.as_str())
-                .collect(),
+            words: Words::of(domain),
+            truths: truths.to_vec(),
+            actions: actions.to_vec(),
             book,
             book_kind: if book.is_some() { book_kind } else { "none" },
         };

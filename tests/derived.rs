@@ -1,0 +1,303 @@
+//! The derived artifacts of the main command, checked from the outside:
+//! knowledge books (re-checked here), SFT chat and step records (replayed
+//! here against the lines' golden trajectories), determinism across thread
+//! counts and shards + merge, the Hugging Face card, unlabelled lines.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{kumo_gen, root};
+use kumo_gen::domain::Domain;
+use kumo_gen::render::{OwnedTask, answer_tag, check_book, replay_sft};
+
+const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
+const TINY: &str = "tests/fixtures/ok/tiny.yaml";
+
+fn load(fixture: &str) -> Domain {
+    let text = std::fs::read_to_string(root().join(fixture)).unwrap();
+    Domain::from_yaml(fixture, &text).unwrap().0
+}
+
+/// `kumo-gen generate` of `fixture` into `out` with `truths`/`actions`.
+fn generate(
+    out: &Path,
+    fixture: &str,
+    truths: usize,
+    actions: usize,
+    n: usize,
+    extra: &[&str],
+) -> assert_cmd::assert::Assert {
+    kumo_gen()
+        .current_dir(root())
+        .args(["generate", "--domain", fixture])
+        .args(["--truths", &truths.to_string()])
+        .args(["--actions", &actions.to_string()])
+        .args(["-n", &n.to_string(), "--out"])
+        .arg(out)
+        .args(extra)
+        .assert()
+}
+
+fn setting(truths: usize, actions: usize) -> String {
+    format!("truth_num={truths}+action_num={actions}+valid_truth_num=1")
+}
+
+fn json_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every file under `dir` (relative path -> bytes), skipping `manifest.json`
+/// (it records timings) and anything `skip` says.
+fn tree(dir: &Path, skip: &dyn Fn(&str) -> bool) -> BTreeMap<String, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.push(path.strip_prefix(base).unwrap().to_path_buf());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files);
+    files
+        .into_iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| p != "manifest.json" && !skip(p))
+        .map(|p| {
+            let bytes = std::fs::read(dir.join(&p)).unwrap();
+            (p, bytes)
+        })
+        .collect()
+}
+
+/// Checks books and SFT records of a generated dataset against its lines;
+/// returns (labelled, unlabelled) line counts.
+fn check_derived(domain_dir: &Path, domain: &Domain, setting: &str) -> (usize, usize) {
+    let lines = json_lines(&domain_dir.join(format!("{setting}.jsonl")));
+    let books = domain_dir.join("knowledge_book").join(setting);
+    assert_eq!(
+        std::fs::read_dir(&books).unwrap().count(),
+        lines.len(),
+        "one book per line, nothing else"
+    );
+    let records = json_lines(&domain_dir.join("sft").join(format!("{setting}.jsonl")));
+    let steps = json_lines(
+        &domain_dir
+            .join("sft")
+            .join(format!("{setting}.steps.jsonl")),
+    );
+    let mut records = records.iter();
+    let mut steps = steps.iter();
+    let (mut labelled, mut unlabelled) = (0, 0);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["seed"], i as u64);
+        let task = OwnedTask::from_json(domain, line).unwrap();
+        let view = task.view(domain);
+        let book = std::fs::read_to_string(books.join(format!("seed={i}.txt")))
+            .unwrap_or_else(|e| panic!("book of seed {i}: {e}"));
+        let check = check_book(&book, &view);
+        assert!(check.is_ok(), "seed {i}: {:?}\n{book}", check.problems);
+
+        let optimal = &line["optimal"];
+        if optimal.get("unlabelled").is_some() {
+            assert!(optimal.get("golden_trajectory").is_none(), "{line}");
+            unlabelled += 1;
+            continue;
+        }
+        labelled += 1;
+        let record = records.next().expect("an SFT record per labelled line");
+        let valid = domain.truth_index(line["valid_truth"].as_str().unwrap());
+        assert_eq!(
+            replay_sft(&view, record).ok(),
+            valid,
+            "seed {i}: {record:#}"
+        );
+        let messages = record["messages"].as_array().unwrap();
+        // The system message carries the line's own book.
+        assert!(
+            messages[0]["content"]
+                .as_str()
+                .unwrap()
+                .contains(book.trim_end())
+        );
+        for m in messages {
+            let assistant = m["role"] == "assistant";
+            assert_eq!(m.get("weight").is_some(), assistant, "seed {i}: {m}");
+            if assistant {
+                assert_eq!(m["weight"], 1);
+            }
+        }
+        let said: Vec<&str> = messages
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
+        let golden: Vec<String> = optimal["golden_trajectory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| answer_tag(x.as_str().unwrap()))
+            .collect();
+        assert_eq!(said, golden, "seed {i}");
+        assert_eq!(
+            golden.last().unwrap(),
+            &answer_tag(line["valid_truth"].as_str().unwrap())
+        );
+        // One step record per assistant turn: the messages before it
+        // (without weights) and the turn.
+        for (k, turn) in messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m["role"] == "assistant")
+        {
+            let step = steps.next().expect("a step record per assistant turn");
+            assert_eq!(step["seed"], i as u64);
+            let prompt = step["prompt"].as_array().unwrap();
+            assert_eq!(prompt.len(), k);
+            for (p, m) in prompt.iter().zip(messages) {
+                assert_eq!(p["role"], m["role"]);
+                assert_eq!(p["content"], m["content"]);
+                assert!(p.get("weight").is_none());
+            }
+            assert_eq!(step["completion"][0]["content"], turn["content"]);
+        }
+    }
+    assert!(records.next().is_none(), "no SFT record without a label");
+    assert!(steps.next().is_none(), "no step record without a turn");
+    (labelled, unlabelled)
+}
+
+#[test]
+fn books_and_sft_records_follow_every_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The tiny domain has 4 distinct instances with all 4 truths.
+    for (fixture, name, truths, actions, n) in
+        [(CLINIC, "clinic", 4, 5, 30), (TINY, "tiny", 4, 3, 4)]
+    {
+        generate(tmp.path(), fixture, truths, actions, n, &[]).success();
+        let (labelled, unlabelled) = check_derived(
+            &tmp.path().join(name),
+            &load(fixture),
+            &setting(truths, actions),
+        );
+        assert_eq!((labelled, unlabelled), (n, 0), "{name}");
+    }
+}
+
+/// Books, SFT and HF files: the same bytes with 1 and 2 threads, and from
+/// two shards merged.
+#[test]
+fn derived_bytes_do_not_depend_on_threads_or_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |dir: &str, extra: &[&str]| {
+        generate(&tmp.path().join(dir), CLINIC, 4, 5, 40, extra).success();
+    };
+    run("one", &["--threads", "1", "--hf"]);
+    run("two", &["--threads", "2", "--hf"]);
+    run("shards", &["--shard", "0/2", "--hf"]);
+    run("shards", &["--shard", "1/2", "--hf"]);
+    kumo_gen()
+        .args(["merge", "--hf", "--out"])
+        .arg(tmp.path().join("shards"))
+        .assert()
+        .success();
+    let derived = |p: &str| {
+        !(p.starts_with("knowledge_book/") || p.starts_with("sft/") || p.starts_with("hf/"))
+    };
+    let one = tree(&tmp.path().join("one/clinic"), &derived);
+    assert!(one.keys().any(|p| p.starts_with("knowledge_book/")));
+    assert!(one.keys().any(|p| p.starts_with("sft/")));
+    assert!(one.keys().any(|p| p.starts_with("hf/")));
+    assert_eq!(
+        one.len(),
+        40 + 2 + 3,
+        "{:?}",
+        one.keys().collect::<Vec<_>>()
+    );
+    let two = tree(&tmp.path().join("two/clinic"), &derived);
+    assert!(one == two, "1 and 2 threads wrote different derived files");
+    let merged = tree(&tmp.path().join("shards/clinic"), &derived);
+    assert_eq!(
+        one.keys().collect::<Vec<_>>(),
+        merged.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &one {
+        assert!(
+            &merged[path] == bytes,
+            "shards + merge wrote a different `{path}`:\n{}\n---\n{}",
+            String::from_utf8_lossy(bytes),
+            String::from_utf8_lossy(&merged[path])
+        );
+    }
+}
+
+/// `--hf`: the card's `configs:` header lists data files that exist.
+#[test]
+fn hf_card_lists_existing_data_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(tmp.path(), TINY, 4, 3, 4, &["--hf"]).success();
+    let hf = tmp.path().join("tiny/hf");
+    let card = std::fs::read_to_string(hf.join("README.md")).unwrap();
+    let front = card
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(yaml, _)| yaml)
+        .expect("a YAML header between --- lines");
+    let header: Value = serde_saphyr::from_str(front).unwrap();
+    let configs = header["configs"].as_array().expect("`configs:` list");
+    let mut listed = Vec::new();
+    for config in configs {
+        assert!(config["config_name"].is_string(), "{config}");
+        for files in config["data_files"].as_array().unwrap() {
+            assert_eq!(files["split"], "train");
+            for path in files["path"].as_array().unwrap() {
+                listed.push(path.as_str().unwrap().to_string());
+            }
+        }
+    }
+    let s = setting(4, 3);
+    assert_eq!(
+        listed,
+        [format!("data/{s}.jsonl"), format!("data/{s}-sft.jsonl")]
+    );
+    // The instances are the default config.
+    assert_eq!(configs[0]["config_name"], "tiny-t4-a3-v1");
+    assert_eq!(configs[0]["default"], true);
+    assert_eq!(configs[1]["config_name"], "tiny-t4-a3-v1-sft");
+    for path in &listed {
+        let rows = json_lines(&hf.join(path));
+        assert_eq!(rows.len(), 4, "{path}");
+    }
+    // One type per column: observations are strings.
+    for row in json_lines(&hf.join(&listed[0])) {
+        for o in row["observations"].as_array().unwrap() {
+            assert!(o["observation"].is_string(), "{o}");
+        }
+    }
+}
+
+/// A line whose search ran out of budget keeps its book, has no SFT
+/// record, and says why.
+#[test]
+fn unlabelled_lines_get_a_book_and_no_sft_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(tmp.path(), CLINIC, 4, 5, 20, &["--search-budget", "1"]).success();
+    let dir = tmp.path().join("clinic");
+    let s = setting(4, 5);
+    let (labelled, unlabelled) = check_derived(&dir, &load(CLINIC), &s);
+    assert!(unlabelled > 0, "budget 1 leaves lines unlabelled");
+    assert_eq!(labelled + unlabelled, 20);
+    for line in json_lines(&dir.join(format!("{s}.jsonl"))) {
+        if let Some(why) = line["optimal"].get("unlabelled") {
+            assert_eq!(why, "budget exceeded");
+        }
+    }
+}
