@@ -119,6 +119,7 @@ impl RenderArgs {
         domain: &Domain,
         templates: &Templates,
         dataset: &std::path::Path,
+        labels: bool,
     ) -> Result<(), i32> {
         let renderer = Renderer::new(templates, self.options());
         let options = DerivedOptions { hf: self.hf };
@@ -137,6 +138,12 @@ impl RenderArgs {
                     },
                     s.seconds
                 );
+                if labels && s.unlabelled > 0 {
+                    eprintln!(
+                        "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget`\n  = help: raise `--search-budget` and re-run with `--force` to label them",
+                        s.unlabelled
+                    );
+                }
                 Ok(())
             }
             Err(e) => Err(report(&e)),
@@ -287,9 +294,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             eprintln!("{}", summary_line(&what, &summary));
             // Books and SFT follow the final file: after `merge` for shards.
             if args.shard.is_none() {
-                if let Err(code) =
-                    pool.install(|| args.render.derive(&domain, &templates, &summary.path))
-                {
+                if let Err(code) = pool.install(|| {
+                    args.render
+                        .derive(&domain, &templates, &summary.path, !args.no_labels)
+                }) {
                     return Ok(code);
                 }
             }

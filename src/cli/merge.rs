@@ -62,7 +62,8 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
                         return Ok(EXIT_INPUT);
                     }
                 };
-                if let Err(code) = pool.install(|| args.render.derive(&domain, &templates, &s.path))
+                if let Err(code) =
+                    pool.install(|| args.render.derive(&domain, &templates, &s.path, true))
                 {
                     return Ok(code);
                 }
