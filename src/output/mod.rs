@@ -318,25 +318,9 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
 
     let mut stats = Stats::default();
-    let mut synthesis_s = 0.0;
-    let mut write_s = 0.0;
-    let mut next = lines;
-    while next < job.n {
-        let end = (next + CHUNK).min(job.n);
-        let t = Instant::now();
-        let instances = synth.generate(next..end, &mut seen, &mut stats)?;
-        synthesis_s += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let bytes = render_lines(domain, &instances, job.labeler);
-        file.write_all(&bytes)
-            .map_err(|e| OutputError::io(&path, e))?;
-        write_s += t.elapsed().as_secs_f64();
-        next = end;
-        if let Some(progress) = job.progress {
-            progress(next);
-        }
-    }
-    file.sync_all().map_err(|e| OutputError::io(&path, e))?;
+    let (synthesis_s, write_s) = append_chunks(job, &mut file, &path, lines, job.n, |range| {
+        Ok(synth.generate(range, &mut seen, &mut stats)?)
+    })?;
     let total_s = start.elapsed().as_secs_f64();
     entry.status = Status::Complete;
     entry.counts = Counts::new(job.n, lines, &stats);
@@ -360,6 +344,39 @@ fn timings(synthesis_s: f64, write_s: f64, total_s: f64, made: u64) -> Timings {
         total_s,
         instances_per_s: made as f64 / total_s.max(1e-9),
     }
+}
+
+/// Appends lines `from..to` to `file` chunk by chunk: `make` produces a
+/// chunk's instances (line positions in, instances in line order out),
+/// which are labelled, rendered and written, then the file is synced.
+/// Returns the seconds spent making and writing.
+fn append_chunks(
+    job: &Job,
+    file: &mut std::fs::File,
+    path: &Path,
+    from: u64,
+    to: u64,
+    mut make: impl FnMut(std::ops::Range<u64>) -> Result<Vec<Instance>, OutputError>,
+) -> Result<(f64, f64), OutputError> {
+    let (mut synthesis_s, mut write_s) = (0.0, 0.0);
+    let mut next = from;
+    while next < to {
+        let end = (next + CHUNK).min(to);
+        let t = Instant::now();
+        let instances = make(next..end)?;
+        synthesis_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let bytes = render_lines(job.domain, &instances, job.labeler);
+        file.write_all(&bytes)
+            .map_err(|e| OutputError::io(path, e))?;
+        write_s += t.elapsed().as_secs_f64();
+        next = end;
+        if let Some(progress) = job.progress {
+            progress(next);
+        }
+    }
+    file.sync_all().map_err(|e| OutputError::io(path, e))?;
+    Ok((synthesis_s, write_s))
 }
 
 /// The lines of `instances`, labelled in parallel, in order.
@@ -435,33 +452,18 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
     manifest::write_json(&manifest_path, &manifest)?;
 
     let mut stats = Stats::default();
-    let (mut synthesis_s, mut write_s) = (0.0, 0.0);
-    let mut next = lines;
-    while next < total {
-        let end = (next + CHUNK).min(total);
-        let indices: Vec<u64> = (next..end).map(|j| shard.index + j * shard.count).collect();
-        let t = Instant::now();
+    let (synthesis_s, write_s) = append_chunks(job, &mut file, &path, lines, total, |range| {
+        let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
         let candidates = synth.candidates(&indices)?;
-        let instances: Vec<Instance> = candidates
+        Ok(candidates
             .into_iter()
             .map(|c| {
                 stats.add(&c.stats);
                 stats.instances += 1;
                 c.instance
             })
-            .collect();
-        synthesis_s += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let bytes = render_lines(domain, &instances, job.labeler);
-        file.write_all(&bytes)
-            .map_err(|e| OutputError::io(&path, e))?;
-        write_s += t.elapsed().as_secs_f64();
-        next = end;
-        if let Some(progress) = job.progress {
-            progress(next);
-        }
-    }
-    file.sync_all().map_err(|e| OutputError::io(&path, e))?;
+            .collect())
+    })?;
     let total_s = start.elapsed().as_secs_f64();
     manifest.status = Status::Complete;
     manifest.counts = Counts::new(total, lines, &stats);
