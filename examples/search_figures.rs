@@ -16,6 +16,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use kumo_gen::domain::{Domain, Registry};
+use kumo_gen::render::OwnedTask;
 use kumo_gen::search::{Problem, SearchBudget, Searcher};
 
 /// Runs per instance; the fastest counts.
@@ -108,31 +109,8 @@ fn main() {
             .lines()
             .map(|line| {
                 let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                let names = |f: &str| -> Vec<String> {
-                    v[f].as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_str().unwrap().to_string())
-                        .collect()
-                };
-                let truths: Vec<usize> = names("truths")
-                    .iter()
-                    .map(|t| domain.truth_index(t).unwrap())
-                    .collect();
-                let actions: Vec<usize> = names("actions")
-                    .iter()
-                    .map(|a| domain.action_index(a).unwrap())
-                    .collect();
-                let observed: Vec<usize> = actions
-                    .iter()
-                    .map(|&a| {
-                        let action = &domain.actions[a];
-                        match &v["observations"][&action.name] {
-                            serde_json::Value::String(s) => action.state_named(s).unwrap(),
-                            x => action.state_containing(x.as_f64().unwrap()).unwrap(),
-                        }
-                    })
-                    .collect();
+                let task = OwnedTask::from_json(&domain, &v).unwrap();
+                let (truths, actions, observed) = (task.truths, task.actions, task.observed);
                 time(&mut searcher, &domain, &truths, &actions, &observed, None)
             })
             .collect();
