@@ -51,7 +51,8 @@ impl Positions {
 /// Where diagnostics point: the file name, its text and positions if known.
 struct Context<'a> {
     file: &'a str,
-    source: Option<&'a str>,
+    /// The source's lines, for snippets (empty for in-memory documents).
+    lines: Vec<&'a str>,
     positions: Positions,
     diagnostics: Vec<Diagnostic>,
 }
@@ -59,7 +60,12 @@ struct Context<'a> {
 impl Context<'_> {
     fn locate(&self, d: Diagnostic) -> Diagnostic {
         match self.positions.0.get(&d.path) {
-            Some(&(line, column)) => d.at(line, column, self.source),
+            Some(&(line, column)) => {
+                let text = (line as usize)
+                    .checked_sub(1)
+                    .and_then(|i| self.lines.get(i));
+                d.at(line, column, text.copied())
+            }
             None => d,
         }
     }
@@ -125,7 +131,7 @@ pub fn load_bytes(file: &str, bytes: &[u8]) -> Result<(Domain, Vec<Diagnostic>),
 pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
     let mut cx = Context {
         file,
-        source: Some(text),
+        lines: text.lines().collect(),
         positions: Positions::default(),
         diagnostics: Vec::new(),
     };
@@ -152,7 +158,9 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
         Ok(root) => root,
         Err(e) => {
             let message = yaml_message(&e);
-            let help = if message.contains("budget") {
+            let help = if message.contains("duplicate mapping key") {
+                "a key (a state label, a field) may appear once in a mapping; rename or merge the two entries"
+            } else if message.contains("budget") {
                 "the document expands too far (aliases or node count over the loader's budget); write the domain out plainly"
             } else if message.contains("recursion") {
                 "the document nests too deeply; a domain needs only a few levels"
@@ -164,7 +172,7 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
             let mut d =
                 Diagnostic::error(file, "", format!("invalid YAML: {message}")).with_help(help);
             if let Some(loc) = e.location() {
-                d = d.at(loc.line() as u32, loc.column() as u32, Some(text));
+                d = d.at_in(loc.line() as u32, loc.column() as u32, text);
             }
             return Err(LoadError::Invalid(vec![d]));
         }
@@ -186,7 +194,7 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
 pub fn compile(file: &str, doc: &DomainDoc) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
     let mut cx = Context {
         file,
-        source: None,
+        lines: Vec::new(),
         positions: Positions::default(),
         diagnostics: Vec::new(),
     };
@@ -209,6 +217,10 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
         Some((position, rest)) if position.starts_with("line ") => rest,
         _ => message,
     };
+    // Advice about the parser's own options is not for domain authors.
+    let message = message
+        .split_once(", set DuplicateKeyPolicy")
+        .map_or(message, |(head, _)| head);
     message.chars().take(300).collect()
 }
 

@@ -59,17 +59,23 @@ impl Diagnostic {
         self
     }
 
-    /// Attaches a 1-based position (0 means unknown) and, when `source` is
-    /// given, the line's text for the snippet.
-    pub fn at(mut self, line: u32, column: u32, source: Option<&str>) -> Self {
+    /// Attaches a 1-based position (0 means unknown) and, when given, the
+    /// text of that line for the snippet.
+    pub fn at(mut self, line: u32, column: u32, line_text: Option<&str>) -> Self {
         if line > 0 {
             self.line = Some(line);
             self.column = (column > 0).then_some(column);
-            self.snippet = source
-                .and_then(|text| text.lines().nth(line as usize - 1))
-                .map(|l| l.chars().take(200).collect());
+            self.snippet = line_text.map(|l| l.chars().take(200).collect());
         }
         self
+    }
+
+    /// Like [`Diagnostic::at`], taking the line's text from the whole source.
+    pub fn at_in(self, line: u32, column: u32, source: &str) -> Self {
+        let text = (line as usize)
+            .checked_sub(1)
+            .and_then(|i| source.lines().nth(i));
+        self.at(line, column, text)
     }
 
     pub fn is_error(&self) -> bool {

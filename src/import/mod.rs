@@ -64,7 +64,7 @@ impl ImportError {
             d = d.with_help(help);
         }
         if let Some(pos) = pos {
-            d = d.at(pos.line, pos.column, Some(source));
+            d = d.at_in(pos.line, pos.column, source);
         }
         ImportError {
             diagnostic: Box::new(d),
