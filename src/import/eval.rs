@@ -134,7 +134,7 @@ impl Value {
             ValueKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ValueKind::Int(i) => i.to_string(),
             ValueKind::Float(f) => py_float_repr(*f),
-            ValueKind::Str(s) => py_str_repr(s),
+            ValueKind::Str(s) => crate::eval::protocol::py_str(s),
             ValueKind::List(v) => format!("[{}]", join_repr(v)),
             ValueKind::Tuple(v) if v.len() == 1 => format!("({},)", v[0].repr()),
             ValueKind::Tuple(v) => format!("({})", join_repr(v)),
@@ -153,33 +153,6 @@ impl Value {
 
 fn join_repr(v: &[Value]) -> String {
     v.iter().map(Value::repr).collect::<Vec<_>>().join(", ")
-}
-
-/// Python's `repr` of a string (close enough for messages).
-fn py_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::new();
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// Python's `repr(float)`: the shortest round-trip digits, fixed notation
