@@ -99,6 +99,19 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The summary of a file that was already complete.
+    fn up_to_date(path: PathBuf, lines: u64, start: Instant) -> Summary {
+        Summary {
+            path,
+            instances: lines,
+            resumed_from: lines,
+            stats: Stats::default(),
+            synthesis_s: 0.0,
+            total_s: start.elapsed().as_secs_f64(),
+            up_to_date: true,
+        }
+    }
+
     /// Instances made by this run per second of wall time.
     pub fn rate(&self) -> f64 {
         (self.instances - self.resumed_from) as f64 / self.total_s.max(1e-9)
@@ -271,15 +284,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
             .as_ref()
             .is_some_and(|e| e.status == Status::Complete)
     {
-        return Ok(Summary {
-            path,
-            instances: lines,
-            resumed_from: lines,
-            stats: Stats::default(),
-            synthesis_s: 0.0,
-            total_s: start.elapsed().as_secs_f64(),
-            up_to_date: true,
-        });
+        return Ok(Summary::up_to_date(path, lines, start));
     }
 
     // Keys of the lines already there: instance `lines` competes with them.
@@ -439,15 +444,7 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
             .as_ref()
             .is_some_and(|e| e.status == Status::Complete)
     {
-        return Ok(Summary {
-            path,
-            instances: lines,
-            resumed_from: lines,
-            stats: Stats::default(),
-            synthesis_s: 0.0,
-            total_s: start.elapsed().as_secs_f64(),
-            up_to_date: true,
-        });
+        return Ok(Summary::up_to_date(path, lines, start));
     }
     manifest::write_json(&manifest_path, &manifest)?;
 
