@@ -22,7 +22,7 @@ fn main() {
 
 struct Case {
     problem: Problem,
-    observed: Vec<usize>,
+    observed: Vec<Option<usize>>,
 }
 
 fn medical() -> Domain {
@@ -46,7 +46,7 @@ fn kumo_hard() -> Vec<Case> {
             let (truths, actions, observed) = (task.truths, task.actions, task.observed);
             Case {
                 problem: Problem::new(&domain, &truths, &actions).unwrap(),
-                observed,
+                observed: observed.into_iter().map(Some).collect(),
             }
         })
         .collect()
@@ -60,7 +60,7 @@ fn sampled(truths: usize, actions: usize, count: u64) -> Vec<Case> {
             assert!(s.truths.contains(&s.valid));
             Case {
                 problem: Problem::new(&domain, &s.truths, &s.actions).unwrap(),
-                observed: s.observed,
+                observed: s.observed.into_iter().map(Some).collect(),
             }
         })
         .collect()

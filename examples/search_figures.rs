@@ -54,6 +54,7 @@ fn time(
     valid: Option<usize>,
 ) -> Row {
     let problem = Problem::new(domain, truths, actions).expect("instance fits");
+    let observed: Vec<Option<usize>> = observed.iter().copied().map(Some).collect();
     // Best of REPEAT runs: the machine is shared, and the minimum is the
     // least disturbed measurement of the same deterministic work.
     let mut seconds = f64::INFINITY;
@@ -61,7 +62,7 @@ fn time(
     for _ in 0..REPEAT {
         let start = Instant::now();
         let l = searcher
-            .label(&problem, observed, SearchBudget::default())
+            .label(&problem, &observed, SearchBudget::default())
             .expect("within the default budget");
         seconds = seconds.min(start.elapsed().as_secs_f64());
         label = Some(l);

@@ -19,8 +19,8 @@ if [[ ! -d "$data" ]]; then
 fi
 bin="${KUMO_GEN:-}"
 if [[ -z "$bin" ]]; then
-    cargo build --quiet --bin kumo-gen
-    bin="$root/target/debug/kumo-gen"
+    cargo build --quiet --release --locked --bin kumo-gen
+    bin="$root/target/release/kumo-gen"
 fi
 
 table="domains/kumo-import.tsv"

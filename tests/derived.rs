@@ -140,12 +140,13 @@ fn check_derived(domain_dir: &Path, domain: &Domain, setting: &str) -> (usize, u
             .filter(|m| m["role"] == "assistant")
             .map(|m| m["content"].as_str().unwrap())
             .collect();
-        let golden: Vec<String> = optimal["golden_trajectory"]
+        let mut golden: Vec<String> = optimal["golden_trajectory"]
             .as_array()
             .unwrap()
             .iter()
             .map(|x| answer_tag(x.as_str().unwrap()))
             .collect();
+        golden.push(answer_tag(optimal["golden_answer"].as_str().unwrap()));
         assert_eq!(said, golden, "seed {i}");
         assert_eq!(
             golden.last().unwrap(),

@@ -124,7 +124,7 @@ fn golden(body: &Value) -> Answer {
         .map(|(_, v)| v)
         .expect("the book names the instance");
     let step = messages.iter().filter(|m| m["role"] == "assistant").count();
-    let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+    let golden = inst["optimal"]["golden_trajectory"].as_array().unwrap();
     let answer = golden
         .get(step)
         .and_then(Value::as_str)
@@ -202,7 +202,7 @@ fn golden_player_wins_with_the_golden_count_and_resume_skips() {
     got.sort_by_key(|l| l["seed"].as_u64());
     assert_eq!(got.len(), 3);
     for (line, inst) in got.iter().zip(instances()) {
-        let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+        let golden = inst["optimal"]["golden_trajectory"].as_array().unwrap();
         for t in line["trajectories"].as_array().unwrap() {
             assert_eq!(t["successful"], true);
             assert_eq!(t["parse_error"], false);

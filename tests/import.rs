@@ -2,7 +2,6 @@
 //! file, the shipped KUMO domains, bad-input fixtures with their rendered
 //! messages, the CLI, and robustness against mutated input.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use kumo_gen::domain::{DomainDoc, StatesDoc, compile, fnv1a_hex, load_bytes};
@@ -96,17 +95,9 @@ fn canon_label(s: &str) -> String {
 /// A state label and its sorted rule-outs.
 type CanonState = (String, Vec<String>);
 
-/// Truths and per-action states of the imported document, leaving out the
-/// states the importer reported adding.
+/// Truths and per-action states of the imported document (every state:
+/// the importer never adds one).
 fn canon_doc(imported: &Imported) -> Json {
-    let added: HashSet<(String, String)> = imported
-        .notes
-        .iter()
-        .filter_map(|n| match &n.kind {
-            NoteKind::AddedState { action, label } => Some((action.clone(), label.clone())),
-            _ => None,
-        })
-        .collect();
     let doc = &imported.doc;
     let mut truths = doc.truths.clone();
     truths.sort();
@@ -115,7 +106,6 @@ fn canon_doc(imported: &Imported) -> Json {
         let mut states: Vec<CanonState> = match &a.states {
             StatesDoc::Named(pairs) => pairs
                 .iter()
-                .filter(|(l, _)| !added.contains(&(a.name.clone(), l.clone())))
                 .map(|(l, r)| (canon_label(l), r.clone()))
                 .collect(),
             StatesDoc::Ranges(ranges) => ranges
@@ -328,7 +318,8 @@ fn quirks_are_mapped_and_noted() {
     let StatesDoc::Ranges(weigh) = states_of(doc, "Weigh") else {
         panic!("ranges expected")
     };
-    assert_eq!(weigh[0].range, [0.0, 10.0]);
+    // Inverted as in KUMO: no value lies in it.
+    assert_eq!(weigh[0].range, [10.0, 0.0]);
     assert_eq!(weigh[2].range, [20.5, 1000.0]);
     let StatesDoc::Named(count) = states_of(doc, "Count Facets") else {
         panic!("labels expected")
@@ -352,12 +343,9 @@ fn quirks_are_mapped_and_noted() {
         panic!("labels expected")
     };
     let labels: Vec<&str> = scan.iter().map(|(l, _)| l.as_str()).collect();
-    // Every state rules out `Alpha Stone`: a neutral state is added.
-    assert_eq!(
-        labels,
-        ["Positive", "[0.0, 0.5]", "Negative", "Inconclusive"]
-    );
-    assert!(scan[3].1.is_empty());
+    // Every state rules out `Alpha Stone`: kept as KUMO has it (the
+    // validator warns; no state is added).
+    assert_eq!(labels, ["Positive", "[0.0, 0.5]", "Negative"]);
 
     let kinds: Vec<NoteKind> = imported.notes.iter().map(|n| n.kind.clone()).collect();
     for kind in [
@@ -369,10 +357,6 @@ fn quirks_are_mapped_and_noted() {
         NoteKind::Labels,
         NoteKind::DuplicateRuleOut,
         NoteKind::UnknownTruth,
-        NoteKind::AddedState {
-            action: "Scan".into(),
-            label: "Inconclusive".into(),
-        },
     ] {
         assert!(
             kinds.contains(&kind),
@@ -383,11 +367,23 @@ fn quirks_are_mapped_and_noted() {
     let rendered: Vec<String> = imported.notes.iter().map(|n| n.to_string()).collect();
     assert!(
         rendered.contains(
-            &"9:9: actions[0] `Weigh`: range (10, 0) is inverted; swapped to [0, 10]".to_string()
+            &"9:9: actions[0] `Weigh`: range (10, 0) is inverted; kept as in KUMO, where no value lies in it (the state is never observed)".to_string()
         ),
         "{rendered:#?}"
     );
-    assert!(compile("quirks", doc).is_ok());
+    let (_, warnings) = compile("quirks", doc).unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.path == "actions[3].states" && w.message.contains("`Alpha Stone`")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.path == "actions[0].states[0].range" && w.message.contains("lo > hi")),
+        "{warnings:?}"
+    );
 }
 
 #[test]

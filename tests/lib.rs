@@ -2,6 +2,7 @@
 //! the only test binary).
 
 mod cli;
+mod conformance;
 mod common;
 mod derived;
 mod domain;

@@ -541,14 +541,17 @@ fn hf_rows_have_one_type_per_column() {
     let d = tiny();
     let task = fixed();
     let view = task.view(&d);
-    let row = hf_row(&view, &[0, 1], Some(1.5), "book");
+    let row = hf_row(&view, &[0, 1], Some("Switch"), Some(1.5), "book");
     for obs in row["observations"].as_array().unwrap() {
         assert!(obs["action"].is_string() && obs["observation"].is_string());
     }
     assert_eq!(row["observations"][1]["observation"], "7.25");
     assert_eq!(row["valid_truths"], json!(["Switch"]));
     assert_eq!(row["optimal_first_action"], "Continuity check");
-    let none = hf_row(&view, &[], None, "book");
+    assert_eq!(row["golden_actions"], 2);
+    assert_eq!(row["golden_trajectory"][0], "Continuity check");
+    assert_eq!(row["golden_answer"], "Switch");
+    let none = hf_row(&view, &[], None, None, "book");
     assert!(none["optimal_first_action"].is_null() && none["expected_steps"].is_null());
 
     let card = dataset_card(&Card {
@@ -790,7 +793,7 @@ fn hf_export_directory() {
         let view = task.view(&d);
         let out = renderer.render(&view, &golden).unwrap();
         let steps = (seed % 3 != 0).then_some(1.25 + seed as f64);
-        rows.push_str(&format!("{}\n", hf_row(&view, &golden, steps, &out.book)));
+        rows.push_str(&format!("{}\n", hf_row(&view, &golden, None, steps, &out.book)));
         sft.push_str(&out.sft);
         sft.push('\n');
     }

@@ -296,7 +296,7 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
         .join("results/script/HumanAgent/tiny/truth_num=4+action_num=3+valid_truth_num=1/eval_times=1.jsonl");
     for (k, line) in text.lines().enumerate() {
         let inst: Value = serde_json::from_str(line).unwrap();
-        let golden: Vec<&str> = inst["optimal"]["golden_actions"]
+        let golden: Vec<&str> = inst["optimal"]["golden_trajectory"]
             .as_array()
             .unwrap()
             .iter()
@@ -553,7 +553,7 @@ fn golden_player_scores_against_generated_labels() {
     for line in text.lines() {
         let inst: Value = serde_json::from_str(line).unwrap();
         let truth = inst["valid_truth"].clone();
-        let golden = inst["optimal"]["golden_actions"].as_array().unwrap();
+        let golden = inst["optimal"]["golden_trajectory"].as_array().unwrap();
         let mut taken: Vec<Value> = golden.clone();
         taken.push(truth.clone());
         taken.push(serde_json::json!({ "predicted_truth": truth }));

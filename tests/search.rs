@@ -19,7 +19,7 @@ fn medical() -> Domain {
 
 /// Resolves a KUMO instance line against `domain`: (truths, actions,
 /// observed states) as indices.
-fn resolve(domain: &Domain, line: &Value) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+fn resolve(domain: &Domain, line: &Value) -> (Vec<usize>, Vec<usize>, Vec<Option<usize>>) {
     let names = |field: &str| -> Vec<String> {
         line[field]
             .as_array()
@@ -41,8 +41,8 @@ fn resolve(domain: &Domain, line: &Value) -> (Vec<usize>, Vec<usize>, Vec<usize>
         .map(|&a| {
             let action = &domain.actions[a];
             match &line["observations"][&action.name] {
-                Value::String(label) => action.state_named(label).unwrap(),
-                Value::Number(v) => action.state_containing(v.as_f64().unwrap()).unwrap(),
+                Value::String(label) => Some(action.state_named(label).unwrap()),
+                Value::Number(v) => action.state_containing(v.as_f64().unwrap()),
                 other => panic!("observation {other}"),
             }
         })
@@ -56,7 +56,7 @@ fn replay(
     domain: &Domain,
     truths: &[usize],
     actions: &[usize],
-    observed: &[usize],
+    observed: &[Option<usize>],
     moves: &[Move],
 ) -> usize {
     let mut alive: Vec<usize> = truths.to_vec();
@@ -70,8 +70,10 @@ fn replay(
                     state, observed[action],
                     "trajectory shows the instance's observation"
                 );
-                let x = &domain.actions[actions[action]].states[state].rules_out;
-                alive.retain(|&t| !x.contains(t));
+                if let Some(state) = state {
+                    let x = &domain.actions[actions[action]].states[state].rules_out;
+                    alive.retain(|&t| !x.contains(t));
+                }
             }
             Move::Answer { truth } => {
                 let t = truths[truth];
@@ -184,11 +186,15 @@ fn label_command_adds_optimal_and_keeps_the_line() {
         let optimal = &v["optimal"];
         assert!(optimal["expected_steps"].as_f64().unwrap() >= 0.0);
         let trajectory = optimal["golden_trajectory"].as_array().unwrap();
-        assert_eq!(trajectory.last().unwrap(), &v["valid_truth"]);
+        assert_eq!(optimal["golden_answer"], v["valid_truth"]);
         assert_eq!(
-            optimal["golden_actions"].as_array().unwrap()[..],
-            trajectory[..trajectory.len() - 1]
+            optimal["golden_actions"].as_u64().unwrap() as usize,
+            trajectory.len()
         );
+        assert!(trajectory.iter().all(|a| v["actions"]
+            .as_array()
+            .unwrap()
+            .contains(a)));
     }
 }
 
@@ -354,7 +360,7 @@ proptest! {
         let all_truths: Vec<usize> = (0..truths).collect();
         let all_actions: Vec<usize> = (0..rules.len()).collect();
         let (want, first) = brute(&all_truths, &all_actions, &rules);
-        let observed = vec![0; rules.len()];
+        let observed = vec![Some(0); rules.len()];
         let label = Searcher::new().label(&problem, &observed, SearchBudget::UNLIMITED).unwrap();
         prop_assert!((label.expected_steps - want).abs() <= 1e-12, "{} vs {}", label.expected_steps, want);
         prop_assert_eq!(label.first_action, first);
@@ -367,12 +373,14 @@ proptest! {
         });
         prop_assert!(covered, "the strategy builds covered instances");
         let problem = Problem::from_rule_outs(truths, &rules).unwrap();
-        let label = Searcher::new().label(&problem, &observed, SearchBudget::UNLIMITED).unwrap();
+        let seen: Vec<Option<usize>> = observed.iter().copied().map(Some).collect();
+        let label = Searcher::new().label(&problem, &seen, SearchBudget::UNLIMITED).unwrap();
         prop_assert_eq!(label.answer(), Some(valid));
         let mut alive: Vec<usize> = (0..truths).collect();
         for m in &label.golden_trajectory {
             if let Move::Act { action, state } = *m {
-                prop_assert_eq!(state, observed[action]);
+                prop_assert_eq!(state, Some(observed[action]));
+                let state = observed[action];
                 alive.retain(|t| !rules[action][state].contains(t));
             }
         }
@@ -418,17 +426,17 @@ fn synthesized_hard_instances_get_labels_that_replay_to_the_valid_truth() {
     for instance in &instances {
         let optimal =
             kumo_gen::search::optimal_for_instance(&domain, instance, SearchBudget::default());
-        let trajectory = optimal["golden_trajectory"].as_array().unwrap();
         let valid = &domain.truths[instance.valid[0]];
         assert_eq!(
-            trajectory.last().unwrap(),
+            optimal["golden_answer"].as_str().unwrap(),
             valid,
             "instance {}",
             instance.index
         );
         // Same value from a fresh searcher: nothing leaks between searches.
         let problem = Problem::new(&domain, &instance.truths, &instance.actions).unwrap();
-        let observed: Vec<usize> = instance.observations.iter().map(|o| o.state).collect();
+        let observed: Vec<Option<usize>> =
+            instance.observations.iter().map(|o| Some(o.state)).collect();
         let label = Searcher::new()
             .label(&problem, &observed, SearchBudget::default())
             .unwrap();

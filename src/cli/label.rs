@@ -296,8 +296,9 @@ impl Job<'_> {
 struct Instance {
     truths: Vec<usize>,
     actions: Vec<usize>,
-    /// Observed state index per instance action.
-    observed: Vec<usize>,
+    /// Observed state index per instance action; `None` for a value that
+    /// lies in no range of its action (KUMO reads it as no state).
+    observed: Vec<Option<usize>>,
 }
 
 fn read_instance(domain: &Domain, value: &Value) -> Result<Instance, String> {
@@ -372,13 +373,22 @@ fn read_instance(domain: &Domain, value: &Value) -> Result<Instance, String> {
     })
 }
 
-/// The state an observation shows: a label names a state; a number falls
-/// in the first range that contains it (DESIGN.md), or names a state of a
-/// `str` action whose labels are numbers (imported `int`/`dict` keys); a
-/// pair `[lo, hi]` (KUMO's tuple keys) names the state with that range,
-/// whether kept numeric or imported as a `[lo, hi]` label.
-fn observed_state(action: &Action, seen: &Value) -> Option<usize> {
-    match seen {
+/// The state an observation shows, exactly as KUMO reads it: a label
+/// names a state; a number of a numeric action falls in the first range
+/// in state order with `lo <= value <= hi` (DESIGN.md), and in none when
+/// no range holds it (`Some(None)`: an inverted range such as KUMO's
+/// `(2, 1)` holds no value, so the observation rules nothing out); a
+/// number of a `str` action names a state whose label is that number
+/// (imported `int`/`dict` keys) or the first `[lo, hi]` label holding it;
+/// a pair `[lo, hi]` (KUMO's tuple keys) names the state with that range.
+/// `None`: the observation names no state at all.
+fn observed_state(action: &Action, seen: &Value) -> Option<Option<usize>> {
+    if let Value::Number(n) = seen
+        && action.kind.is_numeric()
+    {
+        return Some(action.state_containing(n.as_f64()?));
+    }
+    let found = match seen {
         Value::Array(pair) => {
             let [lo, hi] = pair.as_slice() else {
                 return None;
@@ -395,29 +405,20 @@ fn observed_state(action: &Action, seen: &Value) -> Option<usize> {
         }),
         Value::Number(n) => {
             let v = n.as_f64()?;
-            if action.kind.is_numeric() {
-                action.state_containing(v)
-            } else {
-                // Numeric labels (`1`), else the first `[lo, hi]` label
-                // containing the value (ranges imported as labels); KUMO
-                // also has inverted `[hi, lo]` labels, read as ranges last.
-                let in_label = |inverted: bool| {
-                    action.states.iter().position(|s| match &s.label {
-                        StateLabel::Named(label) => label_range(label).is_some_and(|(a, b)| {
-                            let (lo, hi) = if inverted { (b, a) } else { (a, b) };
-                            lo <= v && v <= hi
-                        }),
-                        StateLabel::Range { .. } => false,
-                    })
-                };
-                action
-                    .state_named(&n.to_string())
-                    .or_else(|| in_label(false))
-                    .or_else(|| in_label(true))
-            }
+            // Numeric labels (`1`), else the first `[lo, hi]` label
+            // holding the value (ranges of a `str` action, as labels).
+            action.state_named(&n.to_string()).or_else(|| {
+                action.states.iter().position(|s| match &s.label {
+                    StateLabel::Named(label) => {
+                        label_range(label).is_some_and(|(lo, hi)| lo <= v && v <= hi)
+                    }
+                    StateLabel::Range { .. } => false,
+                })
+            })
         }
         _ => None,
-    }
+    };
+    found.map(Some)
 }
 
 /// The range of a `[lo, hi]` label.

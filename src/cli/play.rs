@@ -289,11 +289,11 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     let optimal = match (&instance.optimal, instance.expected_steps()) {
         (Some(o), Some(e)) => format!(
             "optimal play: {} action(s) on this instance ({}), {e:.2} expected",
-            o.golden_actions.len(),
-            if o.golden_actions.is_empty() {
+            o.golden_trajectory.len(),
+            if o.golden_trajectory.is_empty() {
                 "the book alone decides".to_string()
             } else {
-                o.golden_actions.join(", ")
+                o.golden_trajectory.join(", ")
             }
         ),
         _ => "optimal play: not labelled for this instance".to_string(),

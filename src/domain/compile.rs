@@ -7,9 +7,10 @@
 //! 2. tree -> [`DomainDoc`] plus a table of positions by document path:
 //!    every shape problem (`type` missing, states of the wrong shape, ...);
 //! 3. [`DomainDoc`] -> [`Domain`]: the rules of DESIGN.md "Domain config"
-//!    (unknown or duplicate names, too few states, bad or overlapping
-//!    ranges, truths ruled out by every state of an action), positions
-//!    looked up by path.
+//!    (unknown or duplicate names, no states, ranges that are not finite;
+//!    warnings, as KUMO's published data has them, for overlapping or
+//!    inverted ranges, single-state actions and truths ruled out by every
+//!    state of an action), positions looked up by path.
 //!
 //! Documents built in memory (import, split) go through pass 3 only.
 
@@ -727,14 +728,20 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             continue;
         };
         let states = compile_states(cx, &path, action, kind, &doc.truths, &truth_index);
-        if states.len() < 2 {
+        if states.is_empty() {
             cx.error(
                 format!("{path}.states"),
+                format!("action `{}` has no states", action.name),
+                "list the outcomes of this action under `states:`",
+            );
+        } else if states.len() == 1 {
+            // KUMO's published data has one (wildlife); its labels must
+            // equal KUMO's, so the state is kept as written.
+            cx.warning(
+                format!("{path}.states"),
                 format!(
-                    "action `{}` has {} state{}; an action needs at least 2",
-                    action.name,
-                    states.len(),
-                    if states.len() == 1 { "" } else { "s" }
+                    "action `{}` has a single state, which tells no truth apart",
+                    action.name
                 ),
                 "add the other outcomes of this action",
             );
@@ -743,20 +750,30 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         for state in &states {
             related.union_with(&state.rules_out);
         }
-        // A truth ruled out by every state could never be valid (KUMO's check).
-        if states.len() >= 2 {
-            for t in related.iter() {
-                if states.iter().all(|s| s.rules_out.contains(t)) {
-                    cx.error(
-                        format!("{path}.states"),
-                        format!(
-                            "truth `{}` is ruled out by every state of action `{}`, so it could never be the answer",
-                            doc.truths[t], action.name
-                        ),
-                        "remove it from at least one state's rule-outs",
-                    );
-                }
-            }
+        // A truth ruled out by every state can never be valid together with
+        // this action: synthesis never pairs them (KUMO's data has such
+        // truths, and KUMO's search counts every state as written).
+        let always: Vec<&str> = related
+            .iter()
+            .filter(|&t| states.iter().all(|s| s.rules_out.contains(t)))
+            .map(|t| doc.truths[t].as_str())
+            .collect();
+        if !always.is_empty() {
+            let shown: Vec<String> = always.iter().take(5).map(|t| format!("`{t}`")).collect();
+            let more = match always.len() {
+                0..=5 => String::new(),
+                k => format!(" and {} more", k - 5),
+            };
+            cx.warning(
+                format!("{path}.states"),
+                format!(
+                    "every state of action `{}` rules out {}{more}, so an instance where {} valid never contains this action",
+                    action.name,
+                    shown.join(", "),
+                    if always.len() == 1 { "it is" } else { "one of them is" },
+                ),
+                "if some outcome is consistent with it, add that state or remove the truth from one state's rule-outs",
+            );
         }
         ruled_out_anywhere.union_with(&related);
         actions.push(Action {
@@ -886,10 +903,14 @@ fn compile_states(
                         "use finite numbers (no `.nan` or `.inf`)",
                     );
                 } else if lo > hi {
-                    cx.error(
+                    // KUMO reads a value as a state when `lo <= value <= hi`:
+                    // an inverted range holds none. Kept (KUMO's data has
+                    // them); the state counts in the search but is never
+                    // observed.
+                    cx.warning(
                         range_path,
-                        format!("range [{lo}, {hi}] has lo > hi"),
-                        &format!("write it as [{hi}, {lo}]"),
+                        format!("range [{lo}, {hi}] has lo > hi, so no value lies in it and this state is never observed"),
+                        &format!("write it as [{hi}, {lo}] if that is what you mean"),
                     );
                 } else if kind == ActionKind::Int && (lo.fract() != 0.0 || hi.fract() != 0.0) {
                     cx.error(
@@ -905,11 +926,16 @@ fn compile_states(
                     rules_out,
                 });
             }
-            // Interiors must not overlap; shared endpoints are fine.
+            // Overlapping interiors are allowed with a warning, as in KUMO:
+            // a value belongs to the first range in state order that holds
+            // it, and synthesis only emits values inside exactly one range.
             for i in 0..ranges.len() {
                 for j in 0..i {
                     let [a_lo, a_hi] = ranges[j].range;
                     let [b_lo, b_hi] = ranges[i].range;
+                    if a_lo > a_hi || b_lo > b_hi {
+                        continue; // an empty range overlaps nothing
+                    }
                     let overlap = if a_lo == a_hi || b_lo == b_hi {
                         // A point range overlaps when it lies strictly inside the other.
                         (a_lo == a_hi && b_lo < a_lo && a_lo < b_hi)
@@ -919,13 +945,14 @@ fn compile_states(
                         a_lo < b_hi && b_lo < a_hi
                     };
                     if overlap {
-                        cx.error(
+                        cx.warning(
                             format!("{path}.states[{i}].range"),
                             format!(
-                                "range [{b_lo}, {b_hi}] overlaps range [{a_lo}, {a_hi}] of `states[{j}]`"
+                                "range [{b_lo}, {b_hi}] overlaps range [{a_lo}, {a_hi}] of `states[{j}]`; a value in both reads as `states[{j}]`"
                             ),
-                            "ranges of one action may share endpoints but not interiors",
+                            "make the ranges share at most endpoints, unless first-match order is intended",
                         );
+                        break;
                     }
                 }
             }
@@ -1033,10 +1060,8 @@ actions:
     bad! {
         unknown_truth: OK.replace("neg: [B, C]", "neg: [B, D]") => "actions[0].states.neg[1]", Some(8), "unknown truth `D`";
         missing_type: OK.replace("    type: str\n", "") => "actions[0]", Some(4), "no `type`";
-        inverted_range: OK.replace("[1, 2]", "[3, 2]") => "actions[1].states[1].range", Some(15), "lo > hi";
-        overlapping_ranges: OK.replace("[1, 2]", "[0.5, 2]") => "actions[1].states[1].range", Some(15), "overlaps";
-        ruled_out_everywhere: OK.replace("pos: [A]", "pos: [B]") => "actions[0].states", Some(7), "ruled out by every state";
-        one_state: OK.replace("      neg: [B, C]\n", "") => "actions[0].states", Some(7), "at least 2";
+        no_states: OK.replace("      pos: [A]\n      neg: [B, C]", "      {}") => "actions[0].states", Some(7), "no states";
+        infinite_range: OK.replace("[1, 2]", "[1, .inf]") => "actions[1].states[1].range", Some(15), "not finite";
         duplicate_truth: OK.replace("[A, B, C]", "[A, B, A]") => "truths[2]", Some(2), "duplicate truth";
         bad_type: OK.replace("type: str", "type: text") => "actions[0].type", Some(5), "unknown action type";
         wrong_shape: OK.replace("      pos: [A]\n      neg: [B, C]", "      - [A]") => "actions[0].states", Some(7), "must be a mapping";
@@ -1048,8 +1073,43 @@ actions:
     fn reports_all_problems_at_once() {
         let text = OK
             .replace("neg: [B, C]", "neg: [B, D]")
-            .replace("[1, 2]", "[3, 2]");
+            .replace("[1, 2]", "[1, .nan]");
         assert_eq!(errors(&text).len(), 2);
+    }
+
+    /// Kept with a located warning, as KUMO's published data has them.
+    macro_rules! warns {
+        ($($name:ident: $text:expr => $path:expr, $line:expr, $needle:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let (_, found) = load_str("warn.yaml", &$text).unwrap();
+                assert!(
+                    found.iter().any(|d| !d.is_error() && d.path == $path && d.line == $line && d.message.contains($needle)),
+                    "no warning at `{}` line {:?} containing {:?} in:\n{}",
+                    $path, $line, $needle,
+                    found.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+                );
+            }
+        )*};
+    }
+
+    warns! {
+        inverted_range: OK.replace("[1, 2]", "[3, 2]") => "actions[1].states[1].range", Some(15), "lo > hi";
+        overlapping_ranges: OK.replace("[1, 2]", "[0.5, 2]") => "actions[1].states[1].range", Some(15), "overlaps";
+        ruled_out_everywhere: OK.replace("pos: [A]", "pos: [B]") => "actions[0].states", Some(7), "every state of action `Test` rules out `B`";
+        one_state: OK.replace("      neg: [B, C]\n", "") => "actions[0].states", Some(7), "single state";
+    }
+
+    #[test]
+    fn overlapping_ranges_read_first_match_and_inverted_ranges_hold_nothing() {
+        let text = OK.replace("[0, 1]", "[0, 1.5]").replace("[1, 2]", "[3, 2]");
+        let (domain, _) = load_str("w.yaml", &text).unwrap();
+        assert_eq!(domain.actions[1].state_containing(2.5), None);
+        assert_eq!(domain.actions[1].state_containing(1.2), Some(0));
+        let text = OK.replace("[1, 2]", "[0.5, 2]");
+        let (domain, _) = load_str("w.yaml", &text).unwrap();
+        assert_eq!(domain.actions[1].state_containing(0.7), Some(0));
+        assert_eq!(domain.actions[1].state_containing(1.7), Some(1));
     }
 
     #[test]

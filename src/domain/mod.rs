@@ -9,10 +9,13 @@
 //! Invariants of a compiled `Domain` (checked by [`compile`]):
 //! - names of truths, of actions and of the states of one action are
 //!   unique and non-empty;
-//! - every action has at least two states; no truth is ruled out by every
-//!   state of one action (it could never be valid);
-//! - range states have finite `lo <= hi`, and ranges of one action do not
-//!   overlap except at shared endpoints.
+//! - every action has at least one state (two unless the validator
+//!   warned); a truth ruled out by every state of an action is allowed
+//!   with a warning (synthesis never makes it valid with that action);
+//! - range bounds are finite. As in KUMO, a value reads as the first
+//!   range in state order with `lo <= value <= hi` ([`Action::state_containing`]):
+//!   an inverted range (`lo > hi`) holds no value and overlapping ranges
+//!   resolve by order (both warned about).
 //!
 //! Only this module and the writers touch the file system.
 

@@ -28,10 +28,15 @@ pub struct Optimal {
     pub expected_steps: Option<f64>,
     #[serde(default)]
     pub first_action: Option<String>,
+    /// Number of actions the golden trajectory takes before predicting.
     #[serde(default)]
-    pub golden_actions: Vec<String>,
+    pub golden_actions: Option<u64>,
+    /// The golden trajectory's actions, in order.
     #[serde(default)]
-    pub golden_trajectory: Value,
+    pub golden_trajectory: Vec<String>,
+    /// The truth the golden trajectory predicts.
+    #[serde(default)]
+    pub golden_answer: Option<String>,
 }
 
 impl Instance {

@@ -9,18 +9,19 @@
 //!
 //! The mapping (DESIGN.md "KUMO import"), each deviation noted:
 //! - `(lo, hi)` keys become ranges (`float`; `int` when the file says
-//!   `int`); inverted ranges are swapped; ranges that overlap or are not
-//!   finite are kept as `str` labels showing the range (`[0.0, 0.3]`, as
-//!   KUMO's own instances print such observations);
+//!   `int`), bounds exactly as written: an inverted range holds no value
+//!   and overlapping ranges resolve by state order, both as in KUMO's
+//!   `lo <= value <= hi` reading (noted; the validator warns); ranges that
+//!   are not finite are kept as `str` labels showing the range;
 //! - scalar keys (`int` actions like 1, 2, 3), `dict` actions and `str`
 //!   actions with range keys become `str` labels;
 //! - duplicate truths and actions keep their first occurrence; listed
 //!   actions without outcomes are dropped (they have no states); actions
 //!   with outcomes but missing from the list are appended;
 //! - rule-outs naming unknown truths are dropped (KUMO never samples
-//!   them); a truth ruled out by every state of an action, or an action
-//!   with a single state, gets an added state `Inconclusive` that rules out
-//!   nothing, so no state and no rule-out is lost;
+//!   them); a truth ruled out by every state of an action and an action
+//!   with a single state are kept as they are (the validator warns; no
+//!   state is ever added, so the search equals KUMO's);
 //! - truths no state rules out are kept (the validator warns).
 
 use std::collections::{HashMap, HashSet};
@@ -77,7 +78,10 @@ pub enum NoteKind {
     ActionWithoutStates,
     /// The action's `type` was missing or unknown.
     UnknownType,
+    /// A range with lo > hi, kept as KUMO has it (it holds no value).
     InvertedRange,
+    /// Ranges of one action overlap; kept, first match in state order.
+    OverlappingRanges,
     /// Keys were written as `str` labels (scalar keys, `dict` type,
     /// ranges in a `str` action, overlapping or infinite ranges).
     Labels,
@@ -88,11 +92,6 @@ pub enum NoteKind {
     DuplicateRuleOut,
     /// Rule-outs naming truths not in the truths list were dropped.
     UnknownTruth,
-    /// A state ruling out nothing was added to `action`.
-    AddedState {
-        action: String,
-        label: String,
-    },
     /// A truth no state rules out (kept; the validator warns).
     NeverRuledOut,
 }
@@ -116,9 +115,6 @@ impl fmt::Display for Note {
         f.write_str(&self.message)
     }
 }
-
-/// The label of the state added where a truth is ruled out by every state.
-const NEUTRAL_LABEL: &str = "Inconclusive";
 
 struct Ctx<'a> {
     file: &'a str,
@@ -955,23 +951,20 @@ fn map_action(
                 finite &= lo.is_finite() && hi.is_finite();
                 if lo > hi {
                     inverted.push((i, text.clone()));
-                    spans.push((*hi, *lo));
-                } else {
-                    spans.push((*lo, *hi));
                 }
+                spans.push((*lo, *hi));
             }
         }
-        let overlap = overlapping(&spans);
         if !finite {
             label_reason =
                 Some("a range bound is infinite, which a numeric state cannot hold".into());
-        } else if let Some((a, b)) = overlap {
-            label_reason = Some(format!(
-                "ranges {} and {} overlap, which numeric states may not",
-                key_text(&keys[a]),
-                key_text(&keys[b])
-            ));
         } else {
+            // Kept exactly as KUMO has them (DESIGN.md: numeric actions stay
+            // numeric): KUMO reads a value as the first state whose
+            // `lo <= value <= hi`, so an inverted range holds no value and
+            // overlapping ranges resolve by state order. The validator
+            // warns about both; synthesis only emits values that lie in
+            // exactly one range.
             for (i, text) in inverted {
                 let inner = text.trim_start_matches('[').trim_end_matches(']');
                 let (a, b) = inner.split_once(", ").unwrap_or((inner, inner));
@@ -979,7 +972,21 @@ fn map_action(
                     state_pairs[i].0.pos,
                     path.clone(),
                     NoteKind::InvertedRange,
-                    format!("range ({a}, {b}) is inverted; swapped to [{b}, {a}]"),
+                    format!(
+                        "range ({a}, {b}) is inverted; kept as in KUMO, where no value lies in it (the state is never observed)"
+                    ),
+                );
+            }
+            if let Some((a, b)) = overlapping(&spans) {
+                cx.note(
+                    state_pairs[b].0.pos,
+                    path.clone(),
+                    NoteKind::OverlappingRanges,
+                    format!(
+                        "ranges {} and {} overlap; kept as in KUMO, where a value belongs to the first range in state order that contains it",
+                        key_text(&keys[a]),
+                        key_text(&keys[b])
+                    ),
                 );
             }
             let integral = spans
@@ -1028,7 +1035,7 @@ fn map_action(
         ));
     }
 
-    let mut action = match ranges {
+    let action = match ranges {
         Some((spans, kind)) => ActionDoc {
             name: name.to_string(),
             kind: kind.to_string(),
@@ -1071,69 +1078,10 @@ fn map_action(
         }
     };
 
-    // Every truth must survive some state; every action needs two states.
-    let (count, impossible) = state_summary(&action.states);
-    if count < 2 || !impossible.is_empty() {
-        if let StatesDoc::Ranges(ranges) = &action.states {
-            let pairs: Vec<(String, Vec<String>)> = ranges
-                .iter()
-                .map(|r| {
-                    (
-                        format!(
-                            "[{}, {}]",
-                            py_float_repr(r.range[0]),
-                            py_float_repr(r.range[1])
-                        ),
-                        r.rules_out.clone(),
-                    )
-                })
-                .collect();
-            cx.note(
-                states.pos,
-                path.clone(),
-                NoteKind::Labels,
-                "a state must be added, which ranges cannot express; ranges kept as `str` labels",
-            );
-            action.kind = "str".to_string();
-            action.states = StatesDoc::Named(pairs);
-        }
-        if let StatesDoc::Named(pairs) = &mut action.states {
-            let mut label = NEUTRAL_LABEL.to_string();
-            let mut n = 2;
-            while pairs.iter().any(|(l, _)| *l == label) {
-                label = format!("{NEUTRAL_LABEL} ({n})");
-                n += 1;
-            }
-            let why = if count < 2 {
-                "the action has a single state, which tells nothing apart".to_string()
-            } else {
-                let shown: Vec<String> = impossible
-                    .iter()
-                    .take(5)
-                    .map(|t| format!("`{t}`"))
-                    .collect();
-                format!(
-                    "every state rules out {}{} (such truths could never be valid)",
-                    shown.join(", "),
-                    if impossible.len() > 5 {
-                        format!(" and {} more", impossible.len() - 5)
-                    } else {
-                        String::new()
-                    }
-                )
-            };
-            cx.note(
-                states.pos,
-                path.clone(),
-                NoteKind::AddedState {
-                    action: name.to_string(),
-                    label: label.clone(),
-                },
-                format!("{why}; added state `{label}` that rules out nothing"),
-            );
-            pairs.push((label, Vec::new()));
-        }
-    }
+    // A truth ruled out by every state of the action, or an action with a
+    // single state, is kept exactly as KUMO has it: the validator warns,
+    // and synthesis never makes such a truth valid together with the
+    // action (no observation of it would be consistent).
     Ok(Some(action))
 }
 
@@ -1230,32 +1178,6 @@ fn overlapping(spans: &[(f64, f64)]) -> Option<(usize, usize)> {
         }
     }
     None
-}
-
-/// Number of states and the truths every state rules out, in truth order
-/// of the first state.
-fn state_summary(states: &StatesDoc) -> (usize, Vec<String>) {
-    let sets: Vec<&Vec<String>> = match states {
-        StatesDoc::Named(p) => p.iter().map(|(_, r)| r).collect(),
-        StatesDoc::Ranges(r) => r.iter().map(|s| &s.rules_out).collect(),
-    };
-    let Some(first) = sets.first() else {
-        return (0, Vec::new());
-    };
-    let rest: Vec<HashSet<&str>> = sets[1..]
-        .iter()
-        .map(|s| s.iter().map(String::as_str).collect())
-        .collect();
-    let all: Vec<String> = if sets.len() < 2 {
-        Vec::new()
-    } else {
-        first
-            .iter()
-            .filter(|t| rest.iter().all(|s| s.contains(t.as_str())))
-            .cloned()
-            .collect()
-    };
-    (sets.len(), all)
 }
 
 /// Title case of a slug: `medical-ind` -> `Medical Ind`.

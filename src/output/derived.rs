@@ -248,12 +248,15 @@ fn derive_line(
         ));
     }
     let hf = with_hf.then(|| {
-        let expected = value
-            .get("optimal")
+        let optimal = value.get("optimal");
+        let expected = optimal
             .and_then(|o| o.get("expected_steps"))
             .and_then(Value::as_f64);
+        let answer = optimal
+            .and_then(|o| o.get("golden_answer"))
+            .and_then(Value::as_str);
         let golden = task.golden.as_deref().unwrap_or(&[]);
-        hf_row(&view, golden, expected, &book).to_string()
+        hf_row(&view, golden, answer, expected, &book).to_string()
     });
     Ok(Derived {
         seed,

@@ -13,7 +13,9 @@
 //! | `valid_truths` | list<string> |
 //! | `expected_steps` | float64 (null when unknown) |
 //! | `optimal_first_action` | string (null when no action is needed) |
-//! | `golden_actions` | list<string> |
+//! | `golden_actions` | int64 (actions before the prediction) |
+//! | `golden_trajectory` | list<string> (those actions, in order) |
+//! | `golden_answer` | string (the predicted truth; null when unknown) |
 //! | `knowledge_book` | string |
 //!
 //! The card ([`dataset_card`]) is a README.md with the YAML header the Hub
@@ -28,7 +30,13 @@ use super::task::TaskView;
 
 /// One HF row for an instance; `golden` as in SFT, `expected_steps` from
 /// the label.
-pub fn hf_row(task: &TaskView, golden: &[usize], expected_steps: Option<f64>, book: &str) -> Value {
+pub fn hf_row(
+    task: &TaskView,
+    golden: &[usize],
+    golden_answer: Option<&str>,
+    expected_steps: Option<f64>,
+    book: &str,
+) -> Value {
     let d = task.domain;
     let action_name = |pos: usize| d.actions[task.actions[pos]].name.as_str();
     json!({
@@ -41,7 +49,9 @@ pub fn hf_row(task: &TaskView, golden: &[usize], expected_steps: Option<f64>, bo
         "valid_truths": task.valid.iter().map(|&t| d.truths[t].as_str()).collect::<Vec<_>>(),
         "expected_steps": expected_steps.filter(|v| v.is_finite()),
         "optimal_first_action": golden.first().map(|&p| action_name(p)),
-        "golden_actions": golden.iter().map(|&p| action_name(p)).collect::<Vec<_>>(),
+        "golden_actions": golden.len(),
+        "golden_trajectory": golden.iter().map(|&p| action_name(p)).collect::<Vec<_>>(),
+        "golden_answer": golden_answer,
         "knowledge_book": book,
     })
 }
@@ -146,8 +156,10 @@ pub fn dataset_card(card: &Card) -> String {
          (numbers in shortest decimal form).\n\
          - `valid_truths` (list of string): the answer(s).\n\
          - `expected_steps` (float): expected number of actions under optimal play.\n\
-         - `optimal_first_action` (string or null), `golden_actions` (list of string): the \
-         optimal policy's first action and its actions on this instance.\n\
+         - `optimal_first_action` (string or null): the optimal policy's first action.\n\
+         - `golden_actions` (int), `golden_trajectory` (list of string), `golden_answer` \
+         (string): how many actions the optimal policy takes on this instance, which, and the \
+         truth it then names.\n\
          - `knowledge_book` (string): the rule-out book given to the player.\n\n\
          Configs ending in `-sft` hold chat transcripts (`messages`; assistant turns carry `weight: 1`).\n",
     );

@@ -105,7 +105,7 @@ pub struct OwnedTask {
     pub observed: Vec<usize>,
     pub values: Vec<Option<f64>>,
     pub seed: u64,
-    /// `optimal.golden_actions` as instance positions, when the line has it.
+    /// `optimal.golden_trajectory` as instance positions, when the line has it.
     pub golden: Option<Vec<usize>>,
 }
 
@@ -219,7 +219,7 @@ impl OwnedTask {
         }
         if let Some(golden) = line
             .get("optimal")
-            .and_then(|o| o.get("golden_actions"))
+            .and_then(|o| o.get("golden_trajectory"))
             .and_then(Value::as_array)
         {
             let positions = golden

@@ -2,7 +2,9 @@
 //!
 //! In: a [`Problem`] (one instance as bitmasks: its truths, its actions and
 //! every state's rule-out set, see [`problem`]), the observed state of each
-//! instance action, and a [`SearchBudget`]. Out: a [`Label`]: the expected
+//! instance action (`None` when the observation matches no state, as a
+//! value in none of the ranges does for KUMO: it rules nothing out), and a
+//! [`SearchBudget`]. Out: a [`Label`]: the expected
 //! number of steps `E` of the optimal player (KUMO's Algorithm 3, DESIGN.md
 //! "Optimal search"), its first action, and the golden trajectory that
 //! plays the optimal policy against the instance's observations.
@@ -89,8 +91,9 @@ pub enum SearchError {
 /// One step of a golden trajectory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Move {
-    /// Take instance action `action`; the instance shows its state `state`.
-    Act { action: usize, state: usize },
+    /// Take instance action `action`; the instance shows its state `state`
+    /// (`None`: the observation matches no state and rules nothing out).
+    Act { action: usize, state: Option<usize> },
     /// Name instance truth `truth` as the answer.
     Answer { truth: usize },
 }
@@ -161,7 +164,7 @@ impl Searcher {
     pub fn label(
         &mut self,
         problem: &Problem,
-        observed: &[usize],
+        observed: &[Option<usize>],
         budget: SearchBudget,
     ) -> Result<Label, SearchError> {
         check_observed(problem, observed)?;
@@ -183,7 +186,7 @@ impl Searcher {
 /// Labels one instance with a fresh memo; see [`Searcher::label`].
 pub fn label(
     problem: &Problem,
-    observed: &[usize],
+    observed: &[Option<usize>],
     budget: SearchBudget,
 ) -> Result<Label, SearchError> {
     Searcher::new().label(problem, observed, budget)
@@ -193,15 +196,17 @@ fn all<M: Mask>(n: usize) -> M {
     (0..n).fold(M::ZERO, |m, i| m | M::bit(i))
 }
 
-fn check_observed(problem: &Problem, observed: &[usize]) -> Result<(), SearchError> {
+fn check_observed(problem: &Problem, observed: &[Option<usize>]) -> Result<(), SearchError> {
     if observed.len() != problem.action_count() {
         return Err(SearchError::ObservationCount {
             expected: problem.action_count(),
             got: observed.len(),
         });
     }
-    for (action, &state) in observed.iter().enumerate() {
-        if state >= problem.states(action).len() {
+    for (action, state) in observed.iter().enumerate() {
+        if let Some(state) = *state
+            && state >= problem.states(action).len()
+        {
             return Err(SearchError::BadObservation { action, state });
         }
     }
@@ -219,7 +224,7 @@ fn root_value<M: Mask, K: memo::Key>(
 fn label_with<M: Mask, K: memo::Key>(
     mut solver: Solver<'_, M, K>,
     problem: &Problem,
-    observed: &[usize],
+    observed: &[Option<usize>],
 ) -> Result<Label, SearchError> {
     let mut truths: M = all(problem.truth_count());
     let mut actions: M = all(problem.action_count());
@@ -255,7 +260,9 @@ fn label_with<M: Mask, K: memo::Key>(
         let state = observed[action];
         golden_actions.push(action);
         golden_trajectory.push(Move::Act { action, state });
-        truths &= !solver.action_states(action)[state];
+        if let Some(state) = state {
+            truths &= !solver.action_states(action)[state];
+        }
         actions &= !M::bit(action);
     }
     Ok(Label {
@@ -268,10 +275,12 @@ fn label_with<M: Mask, K: memo::Key>(
 }
 
 /// The `optimal` object of an instance line (DESIGN.md "Outputs"):
-/// `expected_steps`, `first_action` (name or null), `golden_actions`
-/// (names of the actions taken, in order) and `golden_trajectory` (those
-/// actions followed by the predicted truth, so it ends on the answer).
-/// `truths` and `actions` are the instance's domain indices.
+/// `expected_steps`, `first_action` (name or null), `golden_actions` (the
+/// number of actions the golden trajectory takes before predicting),
+/// `golden_trajectory` (the names of those actions, in order) and
+/// `golden_answer` (the predicted truth; null only if the observations
+/// rule out every truth). `truths` and `actions` are the instance's domain
+/// indices.
 pub fn optimal_json(
     label: &Label,
     domain: &crate::domain::Domain,
@@ -279,26 +288,17 @@ pub fn optimal_json(
     actions: &[usize],
 ) -> serde_json::Value {
     let action_name = |a: usize| serde_json::Value::from(domain.actions[actions[a]].name.as_str());
-    let golden_actions: Vec<serde_json::Value> = label
+    let golden_trajectory: Vec<serde_json::Value> = label
         .golden_actions
         .iter()
         .map(|&a| action_name(a))
         .collect();
-    let golden_trajectory: Vec<serde_json::Value> = label
-        .golden_trajectory
-        .iter()
-        .map(|m| match *m {
-            Move::Act { action, .. } => action_name(action),
-            Move::Answer { truth } => {
-                serde_json::Value::from(domain.truths[truths[truth]].as_str())
-            }
-        })
-        .collect();
     serde_json::json!({
         "expected_steps": label.expected_steps,
         "first_action": label.first_action.map(action_name),
-        "golden_actions": golden_actions,
+        "golden_actions": golden_trajectory.len(),
         "golden_trajectory": golden_trajectory,
+        "golden_answer": label.answer().map(|t| domain.truths[truths[t]].as_str()),
     })
 }
 
@@ -327,7 +327,11 @@ pub fn optimal_for_instance(
     instance: &crate::synth::Instance,
     budget: SearchBudget,
 ) -> serde_json::Value {
-    let observed: Vec<usize> = instance.observations.iter().map(|o| o.state).collect();
+    let observed: Vec<Option<usize>> = instance
+        .observations
+        .iter()
+        .map(|o| Some(o.state))
+        .collect();
     let result = Problem::new(domain, &instance.truths, &instance.actions).and_then(|problem| {
         SEARCHER.with(|searcher| searcher.borrow_mut().label(&problem, &observed, budget))
     });
