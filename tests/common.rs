@@ -24,7 +24,10 @@ pub fn kumo_reference() -> Option<PathBuf> {
          (clone the shared folder next to it, or unset CI to skip these tests locally)",
         dir.display()
     );
-    eprintln!("skipping: {} is absent (set CI=true to make this an error)", dir.display());
+    eprintln!(
+        "skipping: {} is absent (set CI=true to make this an error)",
+        dir.display()
+    );
     None
 }
 

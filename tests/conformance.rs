@@ -62,7 +62,10 @@ fn kumo_outcomes(reference: &Path, file: &str, var: &str) -> HashMap<String, Kum
                 (key.kind.clone(), names)
             })
             .collect();
-        out.insert(name.as_str().unwrap().to_string(), KumoAction { kind, states });
+        out.insert(
+            name.as_str().unwrap().to_string(),
+            KumoAction { kind, states },
+        );
     }
     out
 }
@@ -90,7 +93,10 @@ impl Reference {
             .iter()
             .map(|a| a.states.iter().map(|(_, names)| mask(names)).collect())
             .collect();
-        let related = rules.iter().map(|s| s.iter().fold(0, |m, x| m | x)).collect();
+        let related = rules
+            .iter()
+            .map(|s| s.iter().fold(0, |m, x| m | x))
+            .collect();
         Reference {
             rules,
             related,
@@ -140,20 +146,23 @@ impl Reference {
 /// equal to it, or the first `float` range with `lo <= value <= hi`; none
 /// for other types (KUMO's search only reads `str` and `float`).
 fn kumo_reads(action: &KumoAction, seen: &Json) -> Option<usize> {
-    action.states.iter().position(|(key, _)| match (action.kind.as_str(), key, seen) {
-        ("str", ValueKind::Str(k), Json::String(s)) => k == s,
-        ("float", ValueKind::Tuple(pair), Json::Number(v)) => {
-            let (Some(lo), Some(hi)) = (
-                pair.first().and_then(|x| x.as_number()),
-                pair.get(1).and_then(|x| x.as_number()),
-            ) else {
-                return false;
-            };
-            let v = v.as_f64().unwrap();
-            lo <= v && v <= hi
-        }
-        _ => false,
-    })
+    action
+        .states
+        .iter()
+        .position(|(key, _)| match (action.kind.as_str(), key, seen) {
+            ("str", ValueKind::Str(k), Json::String(s)) => k == s,
+            ("float", ValueKind::Tuple(pair), Json::Number(v)) => {
+                let (Some(lo), Some(hi)) = (
+                    pair.first().and_then(|x| x.as_number()),
+                    pair.get(1).and_then(|x| x.as_number()),
+                ) else {
+                    return false;
+                };
+                let v = v.as_f64().unwrap();
+                lo <= v && v <= hi
+            }
+            _ => false,
+        })
 }
 
 /// (env, data file, outcomes variable, shipped domain) for every env with
@@ -239,7 +248,10 @@ fn label_equals_kumos_search_on_every_published_instance() {
                     let want = search.value(all_truths, all_actions);
                     let got = optimal["expected_steps"].as_f64().unwrap();
                     if (got - want).abs() > 1e-9 {
-                        wrong.push(format!("{env} {} seed {k}: {got} != {want}", setting.display()));
+                        wrong.push(format!(
+                            "{env} {} seed {k}: {got} != {want}",
+                            setting.display()
+                        ));
                     }
                 }
 
@@ -248,7 +260,8 @@ fn label_equals_kumos_search_on_every_published_instance() {
                 let mut alive = all_truths;
                 for name in optimal["golden_trajectory"].as_array().unwrap() {
                     let a = actions.iter().position(|x| x == name).unwrap();
-                    if let Some(s) = kumo_reads(kumo[a], &v["observations"][name.as_str().unwrap()]) {
+                    if let Some(s) = kumo_reads(kumo[a], &v["observations"][name.as_str().unwrap()])
+                    {
                         alive &= !search.rules[a][s];
                     }
                 }
@@ -266,7 +279,12 @@ fn label_equals_kumos_search_on_every_published_instance() {
             }
         }
     }
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
     assert_eq!(checked, 100 * 50 + 5 * 50);
 }
 
@@ -304,4 +322,134 @@ fn cloud_and_currency_regressions() {
     let currency = label("currency", "CurrencyEnv");
     assert_eq!(currency[0]["optimal"]["golden_answer"], "Rib Weave");
     assert_eq!(currency[0]["valid_truth"], "Rib Weave");
+}
+
+/// What KUMO's `Environment.evaluate_answer` makes of `answer` on an
+/// instance line: `Err` where Python would raise (a `float` action whose
+/// observation is not a number, or whose key is not a pair of numbers),
+/// else whether no observed state rules `answer` out. Every state is
+/// tested (KUMO does not stop at the first match), `str` by equality,
+/// `float` by `lo <= value <= hi`, other types never match.
+fn kumo_evaluate_answer(
+    outcomes: &HashMap<String, KumoAction>,
+    line: &Json,
+    answer: &str,
+) -> Result<bool, String> {
+    let mut ok = true;
+    for (action, seen) in line["observations"].as_object().unwrap() {
+        let info = &outcomes[action];
+        for (key, ruled_out) in &info.states {
+            let matches = match info.kind.as_str() {
+                "str" => matches!((key, seen), (ValueKind::Str(k), Json::String(s)) if k == s),
+                "float" => {
+                    let Json::Number(v) = seen else {
+                        return Err(format!(
+                            "TypeError: `{action}` observed {seen}, not a number"
+                        ));
+                    };
+                    let bound = |i: usize| match key {
+                        ValueKind::Tuple(p) | ValueKind::List(p) => {
+                            p.get(i).and_then(|x| x.as_number())
+                        }
+                        _ => None,
+                    };
+                    let (Some(lo), Some(hi)) = (bound(0), bound(1)) else {
+                        return Err(format!("TypeError: `{action}` has a non-range key"));
+                    };
+                    let v = v.as_f64().unwrap();
+                    lo <= v && v <= hi
+                }
+                _ => false,
+            };
+            if matches && ruled_out.iter().any(|t| t == answer) {
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// 50 generated instances of every shipped KUMO domain, read by KUMO's own
+/// answer check with KUMO's own data: no crash, the valid truth is never
+/// ruled out, and every other truth that KUMO's check can see ruled out
+/// (through `str` and `float` actions) is ruled out by the observation we
+/// chose, so KUMO and our line agree on every truth.
+#[test]
+fn kumos_answer_check_agrees_on_generated_instances_of_every_domain() {
+    use kumo_gen::domain::Registry;
+    use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
+    let Some(reference) = kumo_reference() else {
+        return;
+    };
+    let table = std::fs::read_to_string(root().join("domains/kumo-import.tsv")).unwrap();
+    let registry = Registry::new(None);
+    let mut domains = 0;
+    let mut problems = Vec::new();
+    for row in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("env\t"))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|r| r[2] != "-")
+    {
+        let (file, name, outcomes_var) = (row[1], row[2], row[5]);
+        let outcomes = kumo_outcomes(&reference, file, outcomes_var);
+        let (domain, _) = registry.load(name).unwrap();
+        let synth = Synthesizer::new(&domain, Params::new(4, 6, 1)).unwrap();
+        let instances = synth
+            .generate(0..50, &mut Dedup::default(), &mut Stats::default())
+            .unwrap();
+        for instance in &instances {
+            let line: Json =
+                serde_json::from_slice(&kumo_gen::output::record::render(&domain, instance, None))
+                    .unwrap();
+            let valid = line["valid_truth"].as_str().unwrap();
+            for truth in line["truths"].as_array().unwrap() {
+                let truth = truth.as_str().unwrap();
+                match kumo_evaluate_answer(&outcomes, &line, truth) {
+                    Err(e) => problems.push(format!("{name} seed {}: {e}", instance.index)),
+                    Ok(passes) if truth == valid && !passes => problems.push(format!(
+                        "{name} seed {}: KUMO rules out the valid truth `{valid}`",
+                        instance.index
+                    )),
+                    Ok(passes) if truth != valid && passes => {
+                        // KUMO's check cannot see rule-outs of actions whose
+                        // KUMO type is neither `str` nor `float` (`int`,
+                        // `dict`) or whose keys are not what the type says;
+                        // only those may leave an invalid truth standing.
+                        let seen_by_kumo = instance.actions.iter().any(|&a| {
+                            let action = &domain.actions[a];
+                            let info = &outcomes[&action.name];
+                            let visible = match info.kind.as_str() {
+                                "str" => info
+                                    .states
+                                    .iter()
+                                    .all(|(k, _)| matches!(k, ValueKind::Str(_))),
+                                "float" => true,
+                                _ => false,
+                            };
+                            let state = &action.states[instance.observations
+                                [instance.actions.iter().position(|&x| x == a).unwrap()]
+                            .state];
+                            visible && state.rules_out.contains(domain.truth_index(truth).unwrap())
+                        });
+                        if seen_by_kumo {
+                            problems.push(format!(
+                                "{name} seed {}: KUMO leaves `{truth}` standing though our observation rules it out",
+                                instance.index
+                            ));
+                        }
+                    }
+                    Ok(_) => {}
+                }
+            }
+        }
+        domains += 1;
+    }
+    assert_eq!(domains, 102);
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

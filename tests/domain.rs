@@ -124,3 +124,38 @@ proptest! {
         }
     }
 }
+
+/// Each warn fixture (`tests/fixtures/warn/domain`) loads — KUMO's
+/// published data has these shapes, and labels must equal KUMO's on it —
+/// with a located warning containing its `# expect: TEXT`.
+#[test]
+fn warn_fixtures_load_with_their_warning() {
+    let dir = root().join("tests/fixtures/warn/domain");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expect = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# expect: "))
+            .unwrap_or_else(|| panic!("{} lacks `# expect:`", path.display()));
+        let name = path.display().to_string();
+        let (_, warnings) = load_bytes(&name, text.as_bytes())
+            .unwrap_or_else(|e| panic!("{name} should load with a warning:\n{e}"));
+        let rendered: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+        assert!(
+            warnings.iter().all(|w| !w.is_error() && w.line.is_some()),
+            "{name}: located warnings only: {rendered:#?}"
+        );
+        assert!(
+            rendered
+                .iter()
+                .any(|r| r.contains(expect) && r.contains(&name)),
+            "{name}: expected {expect:?} in:\n{}",
+            rendered.join("\n")
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}

@@ -2,8 +2,8 @@
 //! the only test binary).
 
 mod cli;
-mod conformance;
 mod common;
+mod conformance;
 mod derived;
 mod domain;
 mod eval;

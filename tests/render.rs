@@ -38,11 +38,21 @@ fn random_task(d: &Domain, rng: &mut ChaCha8Rng, nt: usize, na: usize) -> (Owned
     let valid = truths[rng.random_range(0..nt)];
     let mut task = OwnedTask::default();
     for _attempt in 0..50 {
-        let mut actions: Vec<usize> = (0..d.actions.len()).collect();
+        // Actions with some state consistent with the valid truth (KUMO's
+        // data has actions whose every state rules a truth out).
+        let mut actions: Vec<usize> = (0..d.actions.len())
+            .filter(|&a| {
+                d.actions[a]
+                    .states
+                    .iter()
+                    .any(|s| !s.rules_out.contains(valid))
+            })
+            .collect();
         actions.shuffle(rng);
         actions.truncate(na);
         let mut observed = Vec::new();
         let mut values = Vec::new();
+        let mut kept = Vec::new();
         for &a in &actions {
             let action = &d.actions[a];
             // A value read back as state `s` (the first range containing
@@ -69,10 +79,14 @@ fn random_task(d: &Domain, rng: &mut ChaCha8Rng, nt: usize, na: usize) -> (Owned
                 .filter(|&s| !action.states[s].rules_out.contains(valid))
                 .filter_map(|s| value_of(s).map(|v| (s, v)))
                 .collect();
-            let (s, v) = ok[rng.random_range(0..ok.len())];
+            let Some(&(s, v)) = ok.get(rng.random_range(0..ok.len().max(1))) else {
+                continue;
+            };
+            kept.push(a);
             observed.push(s);
             values.push(v);
         }
+        let actions = kept;
         task = OwnedTask {
             truths: truths.clone(),
             valid: vec![valid],
@@ -793,7 +807,10 @@ fn hf_export_directory() {
         let view = task.view(&d);
         let out = renderer.render(&view, &golden).unwrap();
         let steps = (seed % 3 != 0).then_some(1.25 + seed as f64);
-        rows.push_str(&format!("{}\n", hf_row(&view, &golden, None, steps, &out.book)));
+        rows.push_str(&format!(
+            "{}\n",
+            hf_row(&view, &golden, None, steps, &out.book)
+        ));
         sft.push_str(&out.sft);
         sft.push('\n');
     }

@@ -191,10 +191,11 @@ fn label_command_adds_optimal_and_keeps_the_line() {
             optimal["golden_actions"].as_u64().unwrap() as usize,
             trajectory.len()
         );
-        assert!(trajectory.iter().all(|a| v["actions"]
-            .as_array()
-            .unwrap()
-            .contains(a)));
+        assert!(
+            trajectory
+                .iter()
+                .all(|a| v["actions"].as_array().unwrap().contains(a))
+        );
     }
 }
 
@@ -435,8 +436,11 @@ fn synthesized_hard_instances_get_labels_that_replay_to_the_valid_truth() {
         );
         // Same value from a fresh searcher: nothing leaks between searches.
         let problem = Problem::new(&domain, &instance.truths, &instance.actions).unwrap();
-        let observed: Vec<Option<usize>> =
-            instance.observations.iter().map(|o| Some(o.state)).collect();
+        let observed: Vec<Option<usize>> = instance
+            .observations
+            .iter()
+            .map(|o| Some(o.state))
+            .collect();
         let label = Searcher::new()
             .label(&problem, &observed, SearchBudget::default())
             .unwrap();

@@ -1061,7 +1061,7 @@ actions:
         unknown_truth: OK.replace("neg: [B, C]", "neg: [B, D]") => "actions[0].states.neg[1]", Some(8), "unknown truth `D`";
         missing_type: OK.replace("    type: str\n", "") => "actions[0]", Some(4), "no `type`";
         no_states: OK.replace("      pos: [A]\n      neg: [B, C]", "      {}") => "actions[0].states", Some(7), "no states";
-        infinite_range: OK.replace("[1, 2]", "[1, .inf]") => "actions[1].states[1].range", Some(15), "not finite";
+        infinite_range: OK.replace("[1, 2]", "[1, .inf]") => "", Some(15), "non-finite";
         duplicate_truth: OK.replace("[A, B, C]", "[A, B, A]") => "truths[2]", Some(2), "duplicate truth";
         bad_type: OK.replace("type: str", "type: text") => "actions[0].type", Some(5), "unknown action type";
         wrong_shape: OK.replace("      pos: [A]\n      neg: [B, C]", "      - [A]") => "actions[0].states", Some(7), "must be a mapping";
@@ -1073,7 +1073,7 @@ actions:
     fn reports_all_problems_at_once() {
         let text = OK
             .replace("neg: [B, C]", "neg: [B, D]")
-            .replace("[1, 2]", "[1, .nan]");
+            .replace("[A, B, C]", "[A, B, C, C]");
         assert_eq!(errors(&text).len(), 2);
     }
 
