@@ -244,9 +244,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             return Ok(EXIT_INPUT);
         }
     };
-    for w in &warnings {
-        eprintln!("{w}\n");
-    }
+    super::report_warnings(&domain, &warnings);
     let params = Params {
         truths: args.truths,
         actions: args.actions,

@@ -62,9 +62,7 @@ pub fn run(args: &LabelArgs) -> i32 {
 pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
     let domain = match registry.load(&args.domain) {
         Ok((domain, warnings)) => {
-            for w in &warnings {
-                eprintln!("{w}\n");
-            }
+            super::report_warnings(&domain, &warnings);
             domain
         }
         Err(e) => {

@@ -155,3 +155,24 @@ pub fn out(text: &str) -> io::Result<()> {
     stdout.write_all(text.as_bytes())?;
     stdout.flush()
 }
+
+/// Prints a loaded domain's validation warnings to stderr. A shipped
+/// domain's warnings are KUMO's published data, kept as KUMO has it: one
+/// line says how many and where to read them (`kumo-gen validate NAME`),
+/// instead of repeating them on every run; a user's file gets them all.
+pub fn report_warnings(domain: &crate::domain::Domain, warnings: &[crate::domain::Diagnostic]) {
+    let shipped = warnings.iter().all(|w| w.file.starts_with("<shipped>"));
+    if shipped && !warnings.is_empty() {
+        eprintln!(
+            "note: the shipped domain `{}` has {} validation warning{} (KUMO's published data, kept as is); `kumo-gen validate {}` lists them",
+            domain.name,
+            warnings.len(),
+            if warnings.len() == 1 { "" } else { "s" },
+            domain.name
+        );
+        return;
+    }
+    for w in warnings {
+        eprintln!("{w}\n");
+    }
+}
