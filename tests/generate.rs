@@ -271,9 +271,15 @@ fn an_interrupted_run_resumes_to_the_same_bytes() {
     generate(dir.path(), &[]).success();
     let path = dataset(dir.path());
     let full = std::fs::read(&path).unwrap();
-    // Cut mid-line, as a kill -9 during a write would.
+    // Cut mid-line, as a kill -9 during a write would (the manifest then
+    // still says "in_progress": a finished file cut short is damage).
+    let manifest_path = dir.path().join("clinic/manifest.json");
+    let finished = std::fs::read_to_string(&manifest_path).unwrap();
+    let interrupted = finished.replace("\"complete\"", "\"in_progress\"");
+    assert_ne!(finished, interrupted);
     for cut in [full.len() / 3 + 17, 5, full.len() - 1] {
         std::fs::write(&path, &full[..cut]).unwrap();
+        std::fs::write(&manifest_path, &interrupted).unwrap();
         generate(dir.path(), &[]).success();
         assert!(
             std::fs::read(&path).unwrap() == full,
@@ -287,6 +293,13 @@ fn an_interrupted_run_resumes_to_the_same_bytes() {
         .path()
         .join("clinic/shards/truth_num=3+action_num=3+valid_truth_num=1/shard-0-of-2.jsonl");
     let whole = std::fs::read(&shard).unwrap();
+    let shard_manifest = shard.with_file_name("shard-0-of-2.manifest.json");
+    let finished = std::fs::read_to_string(&shard_manifest).unwrap();
+    std::fs::write(
+        &shard_manifest,
+        finished.replace("\"complete\"", "\"in_progress\""),
+    )
+    .unwrap();
     std::fs::write(&shard, &whole[..whole.len() / 2 + 3]).unwrap();
     generate(shards.path(), &["--shard", "0/2"]).success();
     assert!(std::fs::read(&shard).unwrap() == whole);

@@ -11,5 +11,6 @@ mod generate;
 mod graph;
 mod import;
 mod render;
+mod robust;
 mod score;
 mod search;

@@ -123,7 +123,27 @@ impl RenderArgs {
     ) -> Result<(), i32> {
         let renderer = Renderer::new(templates, self.options());
         let options = DerivedOptions { hf: self.hf };
-        match derived::write_derived(domain, dataset, &renderer, options) {
+        let lines = std::fs::read(dataset)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
+            .unwrap_or(0);
+        let bar = progress_bar(lines, "books and SFT records");
+        let progress = |done: u64| {
+            if let Some(bar) = &bar {
+                bar.set_position(done);
+            }
+        };
+        let result = derived::write_derived(domain, dataset, &renderer, options, Some(&progress));
+        if let Some(bar) = &bar {
+            bar.finish_and_clear();
+        }
+        match result {
+            Ok(s) if s.up_to_date => {
+                eprintln!(
+                    "{}: {} knowledge books and the SFT records are up to date",
+                    domain.name, s.books
+                );
+                Ok(())
+            }
             Ok(s) => {
                 eprintln!(
                     "{}: {} knowledge books (all checked), {} SFT records ({} steps){} in {:.3} s",
@@ -187,14 +207,14 @@ pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
 }
 
 /// A progress bar on stderr when it is a terminal, else nothing.
-pub fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
+pub fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
     if !io::stderr().is_terminal() {
         return None;
     }
     let bar = indicatif::ProgressBar::new(len);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} instances, {elapsed} elapsed, about {eta} left",
-    ) {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{{bar:40}} {{pos}}/{{len}} {what}, {{elapsed}} elapsed, about {{eta}} left"
+    )) {
         bar.set_style(style);
     }
     Some(bar)
@@ -262,7 +282,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         Err(code) => return Ok(code),
     };
     let label = labeler(args.search_budget);
-    let bar = progress_bar(total);
+    let bar = progress_bar(total, "instances");
     let progress = |done: u64| {
         if let Some(bar) = &bar {
             bar.set_position(done);
@@ -291,14 +311,13 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             };
             eprintln!("{}", summary_line(&what, &summary));
             // Books and SFT follow the final file: after `merge` for shards.
-            if args.shard.is_none() {
-                if let Err(code) = pool.install(|| {
+            if args.shard.is_none()
+                && let Err(code) = pool.install(|| {
                     args.render
                         .derive(&domain, &templates, &summary.path, !args.no_labels)
                 }) {
                     return Ok(code);
                 }
-            }
             Ok(0)
         }
         Err(e) => Ok(report(&e)),

@@ -33,7 +33,7 @@ pub struct MergeArgs {
 
 /// Merges every shard group under `--out`; returns the exit code.
 pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
-    let bar = progress_bar(0);
+    let bar = progress_bar(0, "instances");
     let progress = |done: u64| {
         if let Some(bar) = &bar {
             bar.set_length(bar.length().unwrap_or(0).max(done));

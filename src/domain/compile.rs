@@ -988,11 +988,10 @@ pub fn plural(noun: &str) -> String {
     {
         return format!("{noun}es");
     }
-    if let Some(stem) = noun.strip_suffix('y') {
-        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
+    if let Some(stem) = noun.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
             return format!("{stem}ies");
         }
-    }
     format!("{noun}s")
 }
 

@@ -14,12 +14,17 @@
 //!   `hf/data/<setting>-sft.jsonl` and the dataset card `hf/README.md`
 //!   listing every setting found in `hf/data/`.
 //!
-//! Everything here is a pure function of the dataset file, so it is
-//! rebuilt whole after every run (resumed, extended or merged alike) and
-//! never needs resuming itself. Lines are read and rendered in chunks
-//! (memory flat in n), rendered in parallel and written in order. Every
-//! file goes to a temporary name first and is renamed into place; the
-//! book directory is swapped in whole.
+//! Everything here is a pure function of the dataset file and the
+//! renderer, so it is rebuilt whole when either changed (resumed, extended
+//! or merged alike) and never needs resuming itself: a stamp
+//! (`.<setting>.derived.json`: the dataset's digest and the renderer's
+//! signature) says when the files on disk are current, and then nothing is
+//! rewritten. Lines are read and rendered in chunks (memory flat in n),
+//! rendered in parallel and written in order, with progress per chunk.
+//! Every file goes to a temporary name first and is renamed into place;
+//! the book directory is swapped in whole. Temporary files a killed run
+//! left behind are removed first (the caller holds the dataset's lock, so
+//! no other run is writing them).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -53,6 +58,8 @@ pub struct DerivedSummary {
     /// Lines without labels (no SFT record).
     pub unlabelled: u64,
     pub seconds: f64,
+    /// The files on disk were current; nothing was rewritten.
+    pub up_to_date: bool,
 }
 
 /// One line's rendered artifacts.
@@ -111,13 +118,40 @@ fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
+/// Removes `.NAME.tmp*` files and directories beside `path`: leftovers of
+/// killed runs.
+fn remove_stale_temps(path: &Path) -> Result<(), OutputError> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Ok(());
+    };
+    let prefix = format!(".{}.tmp", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let stale = entry.path();
+        let removed = if stale.is_dir() {
+            std::fs::remove_dir_all(&stale)
+        } else {
+            std::fs::remove_file(&stale)
+        };
+        removed.map_err(|e| OutputError::io(&stale, e))?;
+    }
+    Ok(())
+}
+
 /// Renders and writes the books, SFT records (and the HF export) of the
-/// dataset file `dataset` of `domain`.
+/// dataset file `dataset` of `domain`, unless the files on disk are
+/// already current. `progress` is told the number of lines done.
 pub fn write_derived(
     domain: &Domain,
     dataset: &Path,
     renderer: &Renderer,
     options: DerivedOptions,
+    progress: Option<super::Progress>,
 ) -> Result<DerivedSummary, OutputError> {
     let start = Instant::now();
     let corrupt = |message: String| OutputError::Corrupt {
@@ -132,15 +166,61 @@ pub fn write_derived(
     let domain_dir = dataset.parent().unwrap_or(Path::new("."));
 
     let books_dir = domain_dir.join("knowledge_book").join(&setting);
-    let books_tmp = temp_name(&books_dir);
-    if books_tmp.exists() {
-        std::fs::remove_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
-    }
-    std::fs::create_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
     let sft_dir = domain_dir.join("sft");
-    let mut sft = Staged::create(sft_dir.join(format!("{setting}.jsonl")))?;
-    let mut steps = Staged::create(sft_dir.join(format!("{setting}.steps.jsonl")))?;
     let hf_dir = domain_dir.join("hf");
+    let outputs: Vec<PathBuf> = [
+        sft_dir.join(format!("{setting}.jsonl")),
+        sft_dir.join(format!("{setting}.steps.jsonl")),
+    ]
+    .into_iter()
+    .chain(
+        options
+            .hf
+            .then(|| {
+                [
+                    hf_dir.join("data").join(format!("{setting}.jsonl")),
+                    hf_dir.join("data").join(format!("{setting}-sft.jsonl")),
+                ]
+            })
+            .into_iter()
+            .flatten(),
+    )
+    .collect();
+
+    // Current already? The stamp names the dataset bytes and the renderer.
+    let stamp_path = domain_dir.join(format!(".{setting}.derived.json"));
+    let stamp = serde_json::json!({
+        "dataset": super::files::digest(dataset)?,
+        "renderer": renderer.signature(),
+        "hf": options.hf,
+    })
+    .to_string();
+    let current = books_dir.is_dir()
+        && outputs.iter().all(|p| p.is_file())
+        && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
+    if current {
+        let books = std::fs::read_dir(&books_dir)
+            .map_err(|e| OutputError::io(&books_dir, e))?
+            .count() as u64;
+        return Ok(DerivedSummary {
+            books,
+            seconds: start.elapsed().as_secs_f64(),
+            up_to_date: true,
+            ..DerivedSummary::default()
+        });
+    }
+    // Not current: a rebuild killed half way must not look current.
+    if stamp_path.exists() {
+        std::fs::remove_file(&stamp_path).map_err(|e| OutputError::io(&stamp_path, e))?;
+    }
+    for path in outputs.iter().chain([&books_dir]) {
+        remove_stale_temps(path)?;
+    }
+
+    let books_tmp = temp_name(&books_dir);
+    std::fs::create_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
+    let mut sft = Staged::create(outputs[0].clone())?;
+    let mut steps = Staged::create(outputs[1].clone())?;
     let mut hf = if options.hf {
         Some((
             Staged::create(hf_dir.join("data").join(format!("{setting}.jsonl")))?,
@@ -197,6 +277,9 @@ pub fn write_derived(
                 rows.line(row)?;
             }
         }
+        if let Some(progress) = progress {
+            progress(summary.books);
+        }
     }
 
     sft.commit()?;
@@ -210,6 +293,7 @@ pub fn write_derived(
         std::fs::remove_dir_all(&books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
     }
     std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+    super::files::write_atomic(&stamp_path, stamp.as_bytes())?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }

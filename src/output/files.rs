@@ -5,11 +5,97 @@
 //! which [`open_for_append`] cuts off before anything else is written.
 //! Small files (manifests, merged datasets) are written to a temp file in
 //! the same directory and renamed over the target.
+//!
+//! Concurrent runs: every dataset or shard file is owned by one run at a
+//! time through an advisory lock on a sidecar `.NAME.lock` file
+//! ([`FileLock::exclusive`]; a second run exits with a clear message),
+//! and every read-modify-write of a manifest holds the manifest's lock
+//! ([`FileLock::wait`]), so runs of different settings into one `--out`
+//! never lose each other's entries. The locks are released by the OS when
+//! a process dies, so a killed run never blocks the next one.
 
 use super::OutputError;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
+
+/// An advisory lock on `dir/.NAME.lock` for the file `dir/NAME`, held
+/// until dropped (clones share it).
+#[derive(Clone, Debug)]
+pub struct FileLock {
+    _file: std::sync::Arc<File>,
+}
+
+impl FileLock {
+    fn open(path: &Path) -> Result<File, OutputError> {
+        let lock = lock_path(path);
+        if let Some(dir) = lock.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+        }
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock)
+            .map_err(|e| OutputError::io(&lock, e))
+    }
+
+    /// Takes the lock of `path` or fails at once when another process
+    /// holds it: a dataset being written by another run.
+    pub fn exclusive(path: &Path) -> Result<FileLock, OutputError> {
+        let file = Self::open(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(FileLock {
+                _file: std::sync::Arc::new(file),
+            }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(OutputError::Busy {
+                path: path.to_path_buf(),
+            }),
+            Err(std::fs::TryLockError::Error(e)) => Err(OutputError::io(&lock_path(path), e)),
+        }
+    }
+
+    /// Takes the lock of `path`, waiting while another process holds it
+    /// (manifest updates take milliseconds).
+    pub fn wait(path: &Path) -> Result<FileLock, OutputError> {
+        let file = Self::open(path)?;
+        file.lock()
+            .map_err(|e| OutputError::io(&lock_path(path), e))?;
+        Ok(FileLock {
+            _file: std::sync::Arc::new(file),
+        })
+    }
+}
+
+/// `dir/.name.lock` beside `path`.
+pub fn lock_path(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.lock"))
+}
+
+/// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
+/// dataset's manifest entry records.
+pub fn digest(path: &Path) -> Result<String, OutputError> {
+    let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    loop {
+        let buf = reader.fill_buf().map_err(|e| OutputError::io(path, e))?;
+        if buf.is_empty() {
+            break;
+        }
+        for &b in buf {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
+    Ok(format!("{hash:016x}"))
+}
 
 /// Writes `bytes` to `path` through `path.tmp` and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
@@ -137,6 +223,23 @@ mod tests {
         let (_, lines) = open_for_append(&path, true).unwrap();
         assert_eq!(lines, 0);
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn a_held_lock_refuses_a_second_owner_until_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        let held = FileLock::exclusive(&path).unwrap();
+        assert!(matches!(
+            FileLock::exclusive(&path),
+            Err(OutputError::Busy { .. })
+        ));
+        drop(held);
+        assert!(FileLock::exclusive(&path).is_ok());
+        assert_eq!(
+            digest(&lock_path(&path)).unwrap(),
+            crate::domain::fnv1a_hex(b"")
+        );
     }
 
     #[test]

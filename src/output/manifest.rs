@@ -187,6 +187,10 @@ pub struct DatasetEntry {
     pub merged_shards: Option<u64>,
     pub counts: Counts,
     pub timings: Timings,
+    /// FNV-1a 64 of the finished file's bytes: a finished dataset edited
+    /// or appended to afterwards is detected, not reported up to date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 impl DatasetEntry {
@@ -228,6 +232,9 @@ pub struct ShardManifest {
     pub parameters: Parameters,
     pub counts: Counts,
     pub timings: Timings,
+    /// FNV-1a 64 of the finished shard file (see [`DatasetEntry::digest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 impl ShardManifest {
@@ -242,6 +249,7 @@ impl ShardManifest {
             merged_shards: None,
             counts: self.counts.clone(),
             timings: self.timings.clone(),
+            digest: self.digest.clone(),
         }
     }
 }
@@ -301,6 +309,9 @@ pub fn update_domain_manifest(
     setting: &str,
     entry: &DatasetEntry,
 ) -> Result<(), OutputError> {
+    // Runs of other settings update the same manifest: read, modify and
+    // write under its lock so no run's entry is lost.
+    let _lock = super::files::FileLock::wait(path)?;
     let mut manifest = read_domain_manifest(path)?;
     let json = |v: &dyn erased::ToJson| v.to_json();
     manifest.insert("generator".into(), json(&Generator::current()));

@@ -41,9 +41,16 @@
 //! An existing dataset is continued only when its manifest entry matches;
 //! a finished one of the same length is left alone ("up to date"). Any
 //! other existing file is an error unless `--force`, which starts over.
-//! Manifests are replaced atomically; runs of different settings of one
-//! domain at the same moment may race on `manifest.json` (the JSONL files
-//! are separate).
+//! Manifests are replaced atomically under their lock, so runs of other
+//! settings of one domain never lose each other's entries; a dataset or
+//! shard file is owned by one run at a time (a second run exits 1 with a
+//! clear message). A finished file's manifest entry records its digest:
+//! edited or appended lines are reported as damage.
+//!
+//! # Progress on disk
+//! Lines are labelled in parallel and written in index order as soon as
+//! every earlier line is written, synced at least every two seconds, so a
+//! kill keeps the finished prefix and the resume continues it.
 
 pub mod derived;
 pub mod files;
@@ -61,8 +68,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Instances drawn, admitted and written per step.
+/// Instances drawn and admitted per step. Their lines are labelled in
+/// parallel and written as soon as each prefix is complete.
 const CHUNK: u64 = 4096;
+
+/// Longest time written lines may wait for an fsync.
+const SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Computes the `optimal` object of a line (the search stage's labels).
 pub type Labeler<'a> = &'a (dyn Fn(&Domain, &Instance) -> serde_json::Value + Sync);
@@ -96,11 +107,14 @@ pub struct Summary {
     pub total_s: f64,
     /// The file was already complete; nothing was written.
     pub up_to_date: bool,
+    /// This run's hold on the file: kept while derived files are written
+    /// from it, released when the summary is dropped.
+    pub lock: Option<files::FileLock>,
 }
 
 impl Summary {
     /// The summary of a file that was already complete.
-    fn up_to_date(path: PathBuf, lines: u64, start: Instant) -> Summary {
+    fn up_to_date(path: PathBuf, lines: u64, start: Instant, lock: files::FileLock) -> Summary {
         Summary {
             path,
             instances: lines,
@@ -109,6 +123,7 @@ impl Summary {
             synthesis_s: 0.0,
             total_s: start.elapsed().as_secs_f64(),
             up_to_date: true,
+            lock: Some(lock),
         }
     }
 
@@ -131,6 +146,9 @@ pub enum OutputError {
         reason: String,
         help: String,
     },
+    /// Another run is writing the file (exit 1).
+    #[error("`{}` is being written by another kumo-gen run", path.display())]
+    Busy { path: PathBuf },
     /// An existing file is not what its manifest says (exit 1).
     #[error("`{}` is damaged: {message}", path.display())]
     Corrupt { path: PathBuf, message: String },
@@ -164,6 +182,9 @@ impl OutputError {
             OutputError::Corrupt { .. } => {
                 Some("pass `--force` to start over, or choose another `--out`".into())
             }
+            OutputError::Busy { .. } => Some(
+                "wait for that run to finish (re-running the same command then resumes or finds it up to date), or choose another `--out`".into(),
+            ),
             OutputError::Io { .. } => None,
         }
     }
@@ -262,6 +283,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, e))?;
     let setting = setting_name(&job.params);
     let path = dir.join(format!("{setting}.jsonl"));
+    let lock = files::FileLock::exclusive(&path)?;
     let manifest_path = dir.join("manifest.json");
     let parameters = Parameters::new(&job.params, job.n, job.labeler.is_some());
     let manifest = manifest::read_domain_manifest(&manifest_path);
@@ -274,6 +296,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         Err(e) => return Err(e),
     };
     let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
+    check_digest(&path, resume.as_ref())?;
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
     if lines > job.n {
         return Err(too_long(&path, lines, job.n));
@@ -284,7 +307,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
             .as_ref()
             .is_some_and(|e| e.status == Status::Complete)
     {
-        return Ok(Summary::up_to_date(path, lines, start));
+        return Ok(Summary::up_to_date(path, lines, start, lock));
     }
 
     // Keys of the lines already there: instance `lines` competes with them.
@@ -319,6 +342,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         merged_shards: None,
         counts: Counts::default(),
         timings: Timings::default(),
+        digest: None,
     };
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
 
@@ -330,6 +354,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     entry.status = Status::Complete;
     entry.counts = Counts::new(job.n, lines, &stats);
     entry.timings = timings(synthesis_s, write_s, total_s, job.n - lines);
+    entry.digest = Some(files::digest(&path)?);
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
     Ok(Summary {
         path,
@@ -339,7 +364,29 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         synthesis_s,
         total_s,
         up_to_date: false,
+        lock: Some(lock),
     })
+}
+
+/// A finished file must still hold the bytes its manifest entry digested:
+/// edited or appended lines are damage, never "up to date".
+fn check_digest(path: &Path, entry: Option<&DatasetEntry>) -> Result<(), OutputError> {
+    let Some(want) = entry
+        .filter(|e| e.status == Status::Complete)
+        .and_then(|e| e.digest.as_deref())
+    else {
+        return Ok(());
+    };
+    let got = files::digest(path)?;
+    if got != want {
+        return Err(OutputError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!(
+                "its content changed after it was finished (digest {got}, manifest says {want})"
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn timings(synthesis_s: f64, write_s: f64, total_s: f64, made: u64) -> Timings {
@@ -351,10 +398,14 @@ fn timings(synthesis_s: f64, write_s: f64, total_s: f64, made: u64) -> Timings {
     }
 }
 
-/// Appends lines `from..to` to `file` chunk by chunk: `make` produces a
-/// chunk's instances (line positions in, instances in line order out),
-/// which are labelled, rendered and written, then the file is synced.
-/// Returns the seconds spent making and writing.
+/// Appends lines `from..to` to `file`: `make` produces a chunk's
+/// instances (line positions in, instances in line order out); their
+/// lines are labelled in parallel and written in index order as soon as
+/// each prefix of the chunk is complete, so a run killed at any moment
+/// keeps every line finished before the kill that all earlier lines were
+/// also finished for. Written lines are synced at least every
+/// [`SYNC_EVERY`] and at the end; progress is reported per line.
+/// Returns the seconds spent making and labelling/writing.
 fn append_chunks(
     job: &Job,
     file: &mut std::fs::File,
@@ -365,38 +416,76 @@ fn append_chunks(
 ) -> Result<(f64, f64), OutputError> {
     let (mut synthesis_s, mut write_s) = (0.0, 0.0);
     let mut next = from;
+    let mut synced = Instant::now();
     while next < to {
         let end = (next + CHUNK).min(to);
         let t = Instant::now();
         let instances = make(next..end)?;
         synthesis_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let bytes = render_lines(job.domain, &instances, job.labeler);
-        file.write_all(&bytes)
-            .map_err(|e| OutputError::io(path, e))?;
+        write_in_order(job, &instances, |k, line| {
+            file.write_all(line).map_err(|e| OutputError::io(path, e))?;
+            if synced.elapsed() >= SYNC_EVERY {
+                file.sync_data().map_err(|e| OutputError::io(path, e))?;
+                synced = Instant::now();
+            }
+            if let Some(progress) = job.progress {
+                progress(next + k as u64 + 1);
+            }
+            Ok(())
+        })?;
         write_s += t.elapsed().as_secs_f64();
         next = end;
-        if let Some(progress) = job.progress {
-            progress(next);
-        }
     }
     file.sync_all().map_err(|e| OutputError::io(path, e))?;
     Ok((synthesis_s, write_s))
 }
 
-/// The lines of `instances`, labelled in parallel, in order.
-fn render_lines(domain: &Domain, instances: &[Instance], labeler: Option<Labeler>) -> Vec<u8> {
-    let lines: Vec<Vec<u8>> = instances
-        .par_iter()
-        .with_min_len(64)
-        .map(|instance| {
-            let optimal = labeler.map(|label| label(domain, instance));
-            let mut line = record::render(domain, instance, optimal.as_ref());
-            line.push(b'\n');
-            line
+/// Labels and renders `instances` on the current rayon pool while a
+/// writer thread hands each line to `write`, in order, as soon as it and
+/// all lines before it are done. The writer only waits and writes; it
+/// takes no worker from the pool.
+fn write_in_order(
+    job: &Job,
+    instances: &[Instance],
+    write: impl FnMut(usize, &[u8]) -> Result<(), OutputError> + Send,
+) -> Result<(), OutputError> {
+    let (domain, labeler) = (job.domain, job.labeler);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
+    let count = instances.len();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || {
+            let mut write = write;
+            let mut pending: Vec<Option<Vec<u8>>> = vec![None; count];
+            let mut done = 0;
+            for (k, line) in rx {
+                pending[k] = Some(line);
+                while let Some(line) = pending.get_mut(done).and_then(Option::take) {
+                    write(done, &line)?;
+                    done += 1;
+                }
+            }
+            Ok(())
+        });
+        instances
+            .par_iter()
+            .enumerate()
+            .with_min_len(1)
+            .for_each_with(tx, |tx, (k, instance)| {
+                let optimal = labeler.map(|label| label(domain, instance));
+                let mut line = record::render(domain, instance, optimal.as_ref());
+                line.push(b'\n');
+                // A closed receiver means writing failed; the writer's
+                // error is returned below.
+                let _ = tx.send((k, line));
+            });
+        writer.join().unwrap_or_else(|_| {
+            Err(OutputError::Io {
+                path: PathBuf::from("<writer>"),
+                source: std::io::Error::other("the writer thread panicked"),
+            })
         })
-        .collect();
-    lines.concat()
+    })
 }
 
 fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary, OutputError> {
@@ -412,6 +501,7 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
     }
+    let lock = files::FileLock::exclusive(&path)?;
     let parameters = Parameters::new(&job.params, job.n, job.labeler.is_some());
     let previous = match manifest::read_json::<ShardManifest>(&manifest_path) {
         Ok(m) => m,
@@ -420,6 +510,7 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
     };
     let entry = previous.as_ref().map(ShardManifest::entry);
     let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
+    check_digest(&path, resume.as_ref())?;
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
     let owned = |n: u64| (n + shard.count - 1 - shard.index) / shard.count;
     let total = owned(job.n);
@@ -438,13 +529,14 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
         parameters,
         counts: Counts::default(),
         timings: Timings::default(),
+        digest: None,
     };
     if lines == total
         && resume
             .as_ref()
             .is_some_and(|e| e.status == Status::Complete)
     {
-        return Ok(Summary::up_to_date(path, lines, start));
+        return Ok(Summary::up_to_date(path, lines, start, lock));
     }
     manifest::write_json(&manifest_path, &manifest)?;
 
@@ -465,6 +557,7 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
     manifest.status = Status::Complete;
     manifest.counts = Counts::new(total, lines, &stats);
     manifest.timings = timings(synthesis_s, write_s, total_s, total - lines);
+    manifest.digest = Some(files::digest(&path)?);
     manifest::write_json(&manifest_path, &manifest)?;
     Ok(Summary {
         path,
@@ -474,6 +567,7 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
         synthesis_s,
         total_s,
         up_to_date: false,
+        lock: Some(lock),
     })
 }
 
@@ -627,6 +721,8 @@ fn merge_group(
     let dir = domain_dir(out, &domain.name);
     let setting = setting_name(&params);
     let path = dir.join(format!("{setting}.jsonl"));
+    std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, e))?;
+    let lock = files::FileLock::exclusive(&path)?;
     let manifest_path = dir.join("manifest.json");
     if path.exists() && !force {
         let entry = manifest::read_domain_manifest(&manifest_path)
@@ -639,15 +735,8 @@ fn merge_group(
                 .conflict(&first.domain.hash, &first.parameters)
                 .is_none()
         {
-            return Ok(Summary {
-                path,
-                instances: n,
-                resumed_from: n,
-                stats: Stats::default(),
-                synthesis_s: 0.0,
-                total_s: start.elapsed().as_secs_f64(),
-                up_to_date: true,
-            });
+            check_digest(&path, Some(&entry))?;
+            return Ok(Summary::up_to_date(path, n, start, lock));
         }
         return Err(OutputError::Exists {
             path,
@@ -755,6 +844,7 @@ fn merge_group(
         merged_shards: Some(count),
         counts: Counts::new(n, 0, &stats),
         timings: timings(synthesis_s, total_s, total_s, n),
+        digest: Some(files::digest(&path)?),
     };
     let info = DomainInfo {
         name: domain.name.clone(),
@@ -770,5 +860,6 @@ fn merge_group(
         synthesis_s,
         total_s,
         up_to_date: false,
+        lock: Some(lock),
     })
 }

@@ -146,6 +146,17 @@ impl<'t> Renderer<'t> {
         Renderer { templates, options }
     }
 
+    /// What the rendered text depends on besides the instance: the
+    /// generator version, the templates and the options.
+    pub fn signature(&self) -> String {
+        format!(
+            "kumo-gen {} templates {} {:?}",
+            env!("CARGO_PKG_VERSION"),
+            self.templates.fingerprint(),
+            self.options
+        )
+    }
+
     /// The knowledge book: every action, every state, what it rules out.
     pub fn book(&self, task: &TaskView) -> Result<String, TemplateError> {
         let d = task.domain;

@@ -100,8 +100,8 @@ fn mentions(text: &str, name: &str) -> bool {
 fn aliases(name: &str) -> Vec<String> {
     let full = normalize(name);
     let mut out = vec![full.clone()];
-    if let (Some(open), Some(close)) = (full.find('('), full.rfind(')')) {
-        if open < close {
+    if let (Some(open), Some(close)) = (full.find('('), full.rfind(')'))
+        && open < close {
             let short = format!("{}{}", &full[..open], &full[close + 1..]);
             let short = short.trim().to_string();
             let inner = full[open + 1..close].trim().to_string();
@@ -111,7 +111,6 @@ fn aliases(name: &str) -> Vec<String> {
                 }
             }
         }
-    }
     out
 }
 

@@ -59,6 +59,9 @@ pub struct Templates {
     env: Environment<'static>,
     /// Where each template came from, by stem: `<shipped>` or a path.
     origins: Vec<(&'static str, String)>,
+    /// FNV-1a 64 of every template's name and text: derived files made
+    /// with other templates are stale.
+    fingerprint: String,
 }
 
 impl std::fmt::Debug for Templates {
@@ -139,9 +142,11 @@ impl Templates {
             out
         });
         let mut origins = Vec::new();
+        let mut all = Vec::new();
         for &name in TEMPLATE_NAMES {
             if let Some(pos) = overrides.iter().position(|(stem, ..)| stem == name) {
                 let (_, text, origin) = &overrides[pos];
+                all.extend_from_slice(format!("{name}\0{text}\0").as_bytes());
                 add(&mut env, name, text.clone(), origin)?;
                 origins.push((name, origin.clone()));
             } else {
@@ -150,13 +155,23 @@ impl Templates {
                     .find(|(stem, _)| *stem == name)
                     .map(|(_, text)| *text)
                     .ok_or_else(|| TemplateError::Missing(name.to_string()))?;
+                all.extend_from_slice(format!("{name}\0{text}\0").as_bytes());
                 add(&mut env, name, text.to_string(), "<shipped>")?;
                 origins.push((name, "<shipped>".to_string()));
             }
         }
-        let templates = Templates { env, origins };
+        let templates = Templates {
+            env,
+            origins,
+            fingerprint: crate::domain::fnv1a_hex(&all),
+        };
         super::book::probe(&templates)?;
         Ok(templates)
+    }
+
+    /// A digest of every template's text (changes when any template does).
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
     }
 
     /// Renders template `name` (a stem from [`TEMPLATE_NAMES`]).

@@ -251,7 +251,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         ordered: bool,
     ) -> Result<NodeResult, SearchError> {
         self.expansions += 1;
-        if self.expansions % CLOCK_EVERY == 0
+        if self.expansions.is_multiple_of(CLOCK_EVERY)
             && let Some(limit) = self.budget.max_time
             && self.started.elapsed() > limit
         {
