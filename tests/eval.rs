@@ -155,7 +155,7 @@ fn eval_cmd(base: &str, out: &Path, extra: &[&str]) -> assert_cmd::Command {
 }
 
 fn result_file(out: &Path) -> PathBuf {
-    out.join("scripted/VanillaAgent/tiny")
+    out.join("org--scripted/VanillaAgent/tiny")
         .join(SETTING)
         .join("eval_times=2.jsonl")
 }

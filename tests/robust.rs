@@ -191,3 +191,213 @@ fn damage_to_a_finished_dataset_is_detected_and_derived_files_are_rebuilt_only_w
     );
     assert!(generate(&["--force"]).status.success());
 }
+
+// ---- eval against a misbehaving server ----
+
+/// A chat-completions server on loopback that answers every request with
+/// `status`, `headers` and `body` after `delay`; counts requests.
+fn misbehave(
+    status: u16,
+    headers: &'static str,
+    body: String,
+    delay: Duration,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (body, seen) = (body.clone(), seen.clone());
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap();
+                    }
+                }
+                let mut request = vec![0; length];
+                let _ = reader.read_exact(&mut request);
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                std::thread::sleep(delay);
+                let mut stream = stream;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    (base, count)
+}
+
+fn eval(base: &str, out: &Path, model: &str, extra: &[&str]) -> Command {
+    let root = crate::common::root();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kumo-gen"));
+    cmd.args(["eval", "--api-base", base, "--model", model, "--data"])
+        .arg(root.join("tests/fixtures/eval"))
+        .arg("--domain")
+        .arg(root.join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(out)
+        .args(["--trials", "1", "--backoff-ms", "1"])
+        .args(extra)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("KUMO_API_KEY");
+    cmd
+}
+
+fn said(text: &str) -> String {
+    serde_json::json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": text}}],
+        "usage": {"total_tokens": 10}})
+    .to_string()
+}
+
+const RESULTS: &str =
+    "VanillaAgent/tiny/truth_num=4+action_num=3+valid_truth_num=1/eval_times=1.jsonl";
+
+#[test]
+fn a_200_that_is_not_a_completion_is_the_servers_fault_not_a_parse_error() {
+    for body in [
+        "<html><body>502 Bad Gateway</body></html>".to_string(),
+        r#"{"choices": [{"finish_rea"#.to_string(),
+        r#"{"object": "error", "message": "overloaded"}"#.to_string(),
+    ] {
+        let (base, count) = misbehave(200, "", body.clone(), Duration::ZERO);
+        let dir = tempfile::tempdir().unwrap();
+        let output = eval(&base, dir.path(), "m", &["--retries", "1"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{body}: {stdout}{stderr}");
+        assert!(stdout.contains("3 unfinished"), "{body}: {stdout}");
+        assert!(stderr.contains("retry 1/1"), "waits are logged: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("m").join(RESULTS)).unwrap(),
+            "",
+            "{body}: nothing is recorded as the model's"
+        );
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 6, "{body}");
+    }
+}
+
+#[test]
+fn an_unreachable_server_is_named_at_once() {
+    // A port nobody listens on: bind, read the port, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let output = eval(&format!("http://127.0.0.1:{port}/v1"), dir.path(), "m", &[])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot reach the server"), "{stderr}");
+}
+
+#[test]
+fn bad_api_bases_and_temperatures_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (base, extra, needle) in [
+        ("localhost:8001/v1", &[][..], "does not start with"),
+        ("http://h:99999/v1", &[][..], "bad port"),
+        (
+            "http://127.0.0.1:9/v1",
+            &["--temperature", "NaN"][..],
+            "--temperature",
+        ),
+    ] {
+        let output = eval(base, dir.path(), "m", extra).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{base} {extra:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+}
+
+#[test]
+fn results_paths_keep_organisations_apart_and_stay_inside_out() {
+    let (base, _) = misbehave(200, "", said("no idea"), Duration::ZERO);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    for model in ["orgA/llama-8b", "orgB/llama-8b", "../../evil", "/", "."] {
+        let output = eval(&base, &out, model, &[]).output().unwrap();
+        assert!(output.status.success(), "{model}");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "--",
+            "_.",
+            "_..--..--evil",
+            "orgA--llama-8b",
+            "orgB--llama-8b"
+        ]
+    );
+    let outside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(outside.len(), 1, "nothing written outside --out");
+
+    // Two runs appended to one file: score counts each seed once, warning.
+    let file = out.join("orgA--llama-8b").join(RESULTS);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}{text}")).unwrap();
+    let output = kumo_gen()
+        .arg("score")
+        .arg(out.join("orgA--llama-8b"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("was already scored").count(), 3, "{stderr}");
+    let rows: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(rows[0]["instances"], 3, "{rows}");
+}
+
+#[test]
+fn a_second_eval_on_the_same_results_file_is_refused() {
+    let (base, _) = misbehave(200, "", said("no idea"), Duration::from_millis(700));
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = eval(&base, dir.path(), "m", &["--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let file = dir.path().join("m").join(RESULTS);
+    let started = Instant::now();
+    while !file.exists() {
+        assert!(started.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = eval(&base, dir.path(), "m", &[]).output().unwrap();
+    first.wait().unwrap();
+    assert_ne!(second.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains("being written by another kumo-gen run"),
+        "{stderr}"
+    );
+    assert_eq!(lines(&file), 3, "every instance once");
+}

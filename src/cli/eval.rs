@@ -281,8 +281,19 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
         return fail("--trials, --max-steps and --concurrency must be at least 1".into());
     }
+    if args.concurrency > 1024 {
+        return fail("--concurrency is at most 1024 requests at a time".into());
+    }
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return fail("--timeout must be a positive number of seconds".into());
+    }
+    if let Some(t) = args.temperature
+        && !(t.is_finite() && (0.0..=2.0).contains(&t))
+    {
+        return fail(format!("--temperature {t} is not a number from 0 to 2"));
+    }
+    if let Err(e) = crate::eval::client::parse_api_base(&args.api_base) {
+        return fail(e);
     }
     let suites = match build_suites(globals, args) {
         Ok(s) => s,
@@ -321,6 +332,11 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
+    // Say at once when nobody listens, instead of retrying in silence.
+    if let Err(e) = crate::eval::client::check_reachable(&args.api_base, Duration::from_secs(10)) {
+        eprintln!("error: {e}");
+        return Ok(EXIT_OTHER);
+    }
     let summary = eval::run(&suites, &config, &progress)?;
     bar.finish_and_clear();
 

@@ -42,7 +42,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads (0: one per core). The output does not depend on it.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_threads)]
     pub threads: usize,
     /// Make only shard K of N (indices i with i % N == K, 0 <= K < N) into
     /// OUT/DOMAIN/shards/; `kumo-gen merge` joins them.
@@ -183,6 +183,26 @@ pub fn labeler(max_memo_entries: usize) -> impl Fn(&Domain, &Instance) -> serde_
     }
 }
 
+/// Most worker threads `--threads` accepts.
+pub const MAX_THREADS: usize = 1024;
+
+/// `--threads N`: 0 (one per core) to [`MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of threads"))?;
+    if n > MAX_THREADS {
+        return Err(format!(
+            "{n} threads is more than {MAX_THREADS}; use 0 for one per core"
+        ));
+    }
+    Ok(n)
+}
+
+/// Most shards `--shard K/N` accepts.
+pub const MAX_SHARDS: u64 = 1 << 20;
+
 fn parse_shard(text: &str) -> Result<ShardId, String> {
     let err = || format!("`{text}` is not K/N (e.g. `0/4`: the first of four shards)");
     let (k, n) = text.split_once('/').ok_or_else(err)?;
@@ -194,6 +214,9 @@ fn parse_shard(text: &str) -> Result<ShardId, String> {
         return Err(format!(
             "`{text}`: K must be below N (shards are numbered 0 to N-1)"
         ));
+    }
+    if count > MAX_SHARDS {
+        return Err(format!("`{text}`: at most {MAX_SHARDS} shards"));
     }
     Ok(ShardId { index, count })
 }
@@ -315,9 +338,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
                 && let Err(code) = pool.install(|| {
                     args.render
                         .derive(&domain, &templates, &summary.path, !args.no_labels)
-                }) {
-                    return Ok(code);
-                }
+                })
+            {
+                return Ok(code);
+            }
             Ok(0)
         }
         Err(e) => Ok(report(&e)),

@@ -40,7 +40,7 @@ pub struct LabelArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::generate::parse_threads)]
     pub threads: Option<usize>,
     /// Most memo entries one instance's search may store before it is
     /// marked unlabelled (the table takes 32-64 bytes per entry up to 64

@@ -18,7 +18,7 @@ pub struct MergeArgs {
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads for redrawing duplicates (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::generate::parse_threads)]
     pub threads: usize,
     /// Replace an existing dataset file.
     #[arg(long)]

@@ -310,7 +310,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     line.setting = Some(setting.clone());
     let path = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("results")
-            .join(&args.player)
+            .join(crate::eval::path_component(&args.player))
             .join("HumanAgent")
             .join(&dataset)
             .join(&setting)

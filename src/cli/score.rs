@@ -132,7 +132,12 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     for path in jsonl_files(&args.paths)? {
         let text = read(&path)?;
         match score::parse_result_file(&path, &text) {
-            Ok(f) => files.push(f),
+            Ok(f) => {
+                for w in &f.repeated {
+                    eprintln!("warning: {w}");
+                }
+                files.push(f);
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return Ok(EXIT_INPUT);

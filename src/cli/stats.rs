@@ -37,7 +37,12 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
     for path in jsonl_files(&args.paths)? {
         let text = std::fs::read_to_string(&path)?;
         match score::parse_result_file(&path, &text) {
-            Ok(f) => files.push(f),
+            Ok(f) => {
+                for w in &f.repeated {
+                    eprintln!("warning: {w}");
+                }
+                files.push(f);
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return Ok(EXIT_INPUT);

@@ -21,6 +21,9 @@ use super::document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
 use super::node::{Node, SNode};
 use super::{Action, ActionKind, Domain, State, StateLabel, TruthSet, fnv1a_hex};
 
+/// Longest domain name (it becomes a directory name).
+pub const MAX_NAME_LEN: usize = 64;
+
 /// Largest domain file accepted, in bytes.
 pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
 
@@ -655,6 +658,15 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             format!("the domain name `{}` is not a plain name", doc.name),
             "use letters, digits, `-` and `_` only (it becomes a directory name)",
         );
+    } else if doc.name.len() > MAX_NAME_LEN {
+        cx.error(
+            "name",
+            format!(
+                "the domain name is {} characters long; at most {MAX_NAME_LEN}",
+                doc.name.len()
+            ),
+            "use a shorter name (it becomes a directory name)",
+        );
     }
 
     // Truths: non-empty, unique.
@@ -912,6 +924,20 @@ fn compile_states(
                         format!("range [{lo}, {hi}] has lo > hi, so no value lies in it and this state is never observed"),
                         &format!("write it as [{hi}, {lo}] if that is what you mean"),
                     );
+                } else if !(hi - lo).is_finite() {
+                    cx.error(
+                        range_path,
+                        format!("range [{lo}, {hi}] is too wide: `hi - lo` overflows, so no value can be drawn from it"),
+                        "narrow the range (finite bounds whose difference is finite)",
+                    );
+                } else if kind == ActionKind::Int
+                    && lo.abs().max(hi.abs()) > 9_007_199_254_740_992.0
+                {
+                    cx.error(
+                        range_path,
+                        format!("range [{lo}, {hi}] of an `int` action goes beyond 2^53, where integers are no longer exact"),
+                        "keep `int` bounds within ±9007199254740992, or make the action `type: float`",
+                    );
                 } else if kind == ActionKind::Int && (lo.fract() != 0.0 || hi.fract() != 0.0) {
                     cx.error(
                         range_path,
@@ -989,9 +1015,10 @@ pub fn plural(noun: &str) -> String {
         return format!("{noun}es");
     }
     if let Some(stem) = noun.strip_suffix('y')
-        && !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
-            return format!("{stem}ies");
-        }
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
     format!("{noun}s")
 }
 
@@ -1059,6 +1086,9 @@ actions:
     bad! {
         unknown_truth: OK.replace("neg: [B, C]", "neg: [B, D]") => "actions[0].states.neg[1]", Some(8), "unknown truth `D`";
         missing_type: OK.replace("    type: str\n", "") => "actions[0]", Some(4), "no `type`";
+        long_name: OK.replace("name: tiny", &format!("name: {}", "x".repeat(300))) => "name", Some(1), "at most 64";
+        wide_float_range: OK.replace("[1, 2]", "[-1.0e308, 1.0e308]") => "actions[1].states[1].range", Some(15), "too wide";
+        huge_int_range: OK.replace("type: float", "type: int").replace("[1, 2]", "[1, 1.0e17]") => "actions[1].states[1].range", Some(15), "beyond 2^53";
         no_states: OK.replace("      pos: [A]\n      neg: [B, C]", "      {}") => "actions[0].states", Some(7), "no states";
         infinite_range: OK.replace("[1, 2]", "[1, .inf]") => "", Some(15), "non-finite";
         duplicate_truth: OK.replace("[A, B, C]", "[A, B, A]") => "truths[2]", Some(2), "duplicate truth";

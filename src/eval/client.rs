@@ -6,12 +6,20 @@
 //!   exponential backoff and jitter (`Retry-After` honoured when longer), up
 //!   to `retries` times; after that the call fails with [`CallError::Gave`]
 //!   and the runner leaves the instance unfinished, to be resumed later.
-//! - *reply* (a 200 whose `finish_reason` is not `stop`, a body that is
-//!   not a completion, or another 4xx such as a context overflow):
+//! - a 200 whose body is not a chat completion at all (truncated JSON, an
+//!   HTML error page, no `choices`) is the server's fault, not the
+//!   model's: handled as transport trouble (retried, then the instance is
+//!   left unfinished), never recorded as a parse error;
+//! - *reply* (a completion whose `finish_reason` is not `stop`, or another
+//!   4xx such as a context overflow):
 //!   KUMO's client tries 5 times in all and then hands the agent `None`,
 //!   which ends the trial as a parse error. Same here ([`Reply::text`] is
 //!   `None`, tokens 0).
 //! - 401/403/404 mean the key, the model or the URL is wrong: fatal.
+//!
+//! Every wait before a retry is logged on stderr with its reason;
+//! `Retry-After` is honoured up to [`MAX_RETRY_AFTER`] (a server asking
+//! for days is not waited for silently).
 //!
 //! ureq (rustls) rather than a hand-rolled HTTP/1.1: hosted APIs need TLS,
 //! and ureq is small, blocking (no async runtime) and has a global timeout.
@@ -24,6 +32,9 @@ use serde_json::{Value, json};
 
 /// KUMO's `call_llm(num_trials=5)`.
 const REPLY_ATTEMPTS: usize = 5;
+
+/// Longest `Retry-After` honoured.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// Client settings.
 #[derive(Clone, Debug)]
@@ -137,6 +148,13 @@ impl Client {
                         });
                     }
                     let delay = self.backoff(retried).max(retry_after.unwrap_or_default());
+                    eprintln!(
+                        "note: {}: {why}; retry {}/{} in {:.1} s",
+                        self.url(),
+                        retried + 1,
+                        self.config.retries,
+                        delay.as_secs_f64()
+                    );
                     std::thread::sleep(delay);
                     retried += 1;
                 }
@@ -178,7 +196,7 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| Duration::from_secs_f64(s.min(300.0)));
+            .map(|s| Duration::from_secs_f64(s.min(MAX_RETRY_AFTER.as_secs_f64())));
         let text = match response.body_mut().read_to_string() {
             Ok(t) => t,
             Err(e) => {
@@ -206,6 +224,66 @@ impl Client {
     }
 }
 
+/// Checks `--api-base`: an `http://` or `https://` URL with a host; returns
+/// the host and port to connect to.
+pub fn parse_api_base(api_base: &str) -> Result<(String, u16), String> {
+    let bad = |why: &str| {
+        format!("--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`")
+    };
+    let (rest, default_port) = if let Some(rest) = api_base.strip_prefix("http://") {
+        (rest, 80)
+    } else if let Some(rest) = api_base.strip_prefix("https://") {
+        (rest, 443)
+    } else {
+        return Err(bad("does not start with `http://` or `https://`"));
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
+    if authority.is_empty() || authority.chars().any(char::is_whitespace) {
+        return Err(bad("has no host"));
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (host, after) = v6.split_once(']').ok_or_else(|| bad("has a bad host"))?;
+        match after.strip_prefix(':') {
+            Some(port) => (host, port.parse().map_err(|_| bad("has a bad port"))?),
+            None if after.is_empty() => (host, default_port),
+            None => return Err(bad("has a bad host")),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, port.parse().map_err(|_| bad("has a bad port"))?),
+            None => (authority, default_port),
+        }
+    };
+    if host.is_empty() {
+        return Err(bad("has no host"));
+    }
+    Ok((host.to_string(), port))
+}
+
+/// Whether the server of `api_base` accepts connections, within `within`:
+/// a run against an unreachable server says so at once instead of
+/// spending its retries in silence.
+pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), String> {
+    use std::net::{TcpStream, ToSocketAddrs};
+    let (host, port) = parse_api_base(api_base)?;
+    let addrs: Vec<_> = (host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve `{host}` of --api-base `{api_base}`: {e}"))?
+        .collect();
+    let mut last = None;
+    for addr in &addrs {
+        match TcpStream::connect_timeout(addr, within) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(format!(
+        "cannot reach the server of --api-base `{api_base}` ({host}:{port}): {}; is it running?",
+        last.map_or_else(|| "no address".to_string(), |e| e.to_string())
+    ))
+}
+
 fn transport_message(e: &ureq::Error) -> String {
     match e {
         ureq::Error::Timeout(_) => "request timed out".into(),
@@ -214,11 +292,26 @@ fn transport_message(e: &ureq::Error) -> String {
 }
 
 /// Reads a chat completion: KUMO accepts only `finish_reason == "stop"`.
+/// A body that is no completion at all is the server's fault (retried as
+/// transport trouble), not the model's.
 fn parse_completion(body: &str) -> Attempt {
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        return Attempt::Reply;
+    let not_completion = |what: &str| {
+        let shown: String = body.chars().take(80).collect();
+        Attempt::Transport {
+            why: format!("HTTP 200 but {what} (body starts {shown:?})"),
+            retry_after: None,
+        }
     };
-    let choice = &v["choices"][0];
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return not_completion("the body is not JSON");
+    };
+    let Some(choice) = v
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .filter(|c| c.is_object())
+    else {
+        return not_completion("the body has no `choices`");
+    };
     if choice["finish_reason"] != "stop" {
         return Attempt::Reply;
     }
@@ -266,6 +359,31 @@ mod tests {
     }
 
     #[test]
+    fn api_bases_are_checked() {
+        assert_eq!(
+            parse_api_base("http://localhost:8001/v1").unwrap(),
+            ("localhost".to_string(), 8001)
+        );
+        assert_eq!(
+            parse_api_base("https://api.example.com/v1").unwrap(),
+            ("api.example.com".to_string(), 443)
+        );
+        assert_eq!(
+            parse_api_base("http://[::1]:9/v1").unwrap(),
+            ("::1".to_string(), 9)
+        );
+        for bad in [
+            "localhost:8001/v1",
+            "ftp://x/v1",
+            "http:///v1",
+            "http://h:99999/v1",
+            "http://h:x/v1",
+        ] {
+            assert!(parse_api_base(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn reads_completions_like_kumo() {
         let ok = r#"{"choices": [{"finish_reason": "stop", "message": {"content": "hi"}}], "usage": {"total_tokens": 12}}"#;
         assert!(
@@ -273,7 +391,18 @@ mod tests {
         );
         let length = r#"{"choices": [{"finish_reason": "length", "message": {"content": "hi"}}]}"#;
         assert!(matches!(parse_completion(length), Attempt::Reply));
-        assert!(matches!(parse_completion("<html>"), Attempt::Reply));
+        assert!(matches!(
+            parse_completion("<html>"),
+            Attempt::Transport { .. }
+        ));
+        assert!(matches!(
+            parse_completion(r#"{"choices": [{"finish_rea"#),
+            Attempt::Transport { .. }
+        ));
+        assert!(matches!(
+            parse_completion(r#"{"object": "error"}"#),
+            Attempt::Transport { .. }
+        ));
         let null = r#"{"choices": [{"finish_reason": "stop", "message": {"content": null}}]}"#;
         assert!(matches!(
             parse_completion(null),

@@ -111,8 +111,32 @@ pub struct Summary {
     pub fatal: Option<String>,
 }
 
-/// The result file of a suite: `<out>/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`
-/// (the model's last path component, as KUMO's `main.py`).
+/// A model or player name as one directory name inside `--out`: `/`
+/// becomes `--` (`orgA/llama-8b` -> `orgA--llama-8b`, so two organisations'
+/// models of one name never share a file, unlike KUMO's last path
+/// component), other characters outside `[A-Za-z0-9._-]` become `_`, and
+/// a leading `.` gets a `_` before it, so `..`, `.` and hidden names can
+/// never leave or hide in `--out`.
+pub fn path_component(name: &str) -> String {
+    let mut out: String = name
+        .replace('/', "--")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.starts_with('.') {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// The result file of a suite: `<out>/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`,
+/// the model as [`path_component`] writes it.
 pub fn result_path(
     out: &Path,
     model: &str,
@@ -120,8 +144,7 @@ pub fn result_path(
     setting: &str,
     trials: usize,
 ) -> PathBuf {
-    let model = model.rsplit('/').next().unwrap_or(model);
-    out.join(model)
+    out.join(path_component(model))
         .join(AGENT)
         .join(domain_dir)
         .join(setting)
@@ -129,7 +152,9 @@ pub fn result_path(
 }
 
 /// Opens a result file for appending after cutting off a trailing partial
-/// line; returns the seeds already written.
+/// line; returns the seeds already written. The file stays locked while
+/// the returned handle is open: a second run on the same results file
+/// fails at once instead of writing every instance twice.
 pub fn open_results(path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -139,6 +164,19 @@ pub fn open_results(path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
         .append(true)
         .create(true)
         .open(path)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "{} is being written by another kumo-gen run; wait for it to finish (a re-run then resumes) or choose another --out",
+                    path.display()
+                ),
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+    }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);

@@ -264,9 +264,10 @@ pub fn split(domain: &Domain, options: &SplitOptions) -> Result<Split, SplitErro
         }
     }
     if let Some(halves) = unbalanced
-        && best.as_ref().is_none_or(|b| Score::of(&halves) >= b.0) {
-            return finish(domain, options, SplitMethod::Components, None, None, halves);
-        }
+        && best.as_ref().is_none_or(|b| Score::of(&halves) >= b.0)
+    {
+        return finish(domain, options, SplitMethod::Components, None, None, halves);
+    }
     if let Some((_, halves, gamma, q, assignment)) = best {
         let mut split = finish(
             domain,

@@ -233,6 +233,7 @@ pub fn write_derived(
     let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
     let mut summary = DerivedSummary::default();
+    let mut line_number = 0u64;
     loop {
         let mut chunk: Vec<String> = Vec::with_capacity(CHUNK);
         while chunk.len() < CHUNK {
@@ -243,19 +244,27 @@ pub fn write_derived(
             if read == 0 {
                 break;
             }
-            if !line.trim().is_empty() {
-                chunk.push(line);
-            }
+            chunk.push(line);
         }
         if chunk.is_empty() {
             break;
         }
-        let derived: Vec<Derived> = chunk
+        let first_line = line_number;
+        line_number += chunk.len() as u64;
+        let derived: Vec<Option<Derived>> = chunk
             .par_iter()
-            .map(|line| derive_line(domain, renderer, line, options.hf))
+            .enumerate()
+            .map(|(k, line)| {
+                if line.trim().is_empty() {
+                    return Ok(None);
+                }
+                derive_line(domain, renderer, line, options.hf)
+                    .map(Some)
+                    .map_err(|e| format!("line {}: {e}", first_line + k as u64 + 1))
+            })
             .collect::<Result<_, String>>()
             .map_err(&corrupt)?;
-        for d in &derived {
+        for d in derived.iter().flatten() {
             let path = books_tmp.join(format!("seed={}.txt", d.seed));
             std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
             summary.books += 1;

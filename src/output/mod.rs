@@ -512,7 +512,14 @@ fn write_shard(job: &Job, synth: &Synthesizer, shard: ShardId) -> Result<Summary
     let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
     check_digest(&path, resume.as_ref())?;
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
-    let owned = |n: u64| (n + shard.count - 1 - shard.index) / shard.count;
+    // Indices i < n with i % count == index (no overflow for any count).
+    let owned = |n: u64| {
+        if shard.index >= n {
+            0
+        } else {
+            (n - 1 - shard.index) / shard.count + 1
+        }
+    };
     let total = owned(job.n);
     if lines > total {
         return Err(too_long(&path, lines, job.n));

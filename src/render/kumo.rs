@@ -101,16 +101,17 @@ fn aliases(name: &str) -> Vec<String> {
     let full = normalize(name);
     let mut out = vec![full.clone()];
     if let (Some(open), Some(close)) = (full.find('('), full.rfind(')'))
-        && open < close {
-            let short = format!("{}{}", &full[..open], &full[close + 1..]);
-            let short = short.trim().to_string();
-            let inner = full[open + 1..close].trim().to_string();
-            for alias in [short, inner] {
-                if alias.len() >= 2 && !out.contains(&alias) {
-                    out.push(alias);
-                }
+        && open < close
+    {
+        let short = format!("{}{}", &full[..open], &full[close + 1..]);
+        let short = short.trim().to_string();
+        let inner = full[open + 1..close].trim().to_string();
+        for alias in [short, inner] {
+            if alias.len() >= 2 && !out.contains(&alias) {
+                out.push(alias);
             }
         }
+    }
     out
 }
 

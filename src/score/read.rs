@@ -42,6 +42,9 @@ pub struct ResultFile {
     pub path: String,
     pub key: GroupKey,
     pub lines: Vec<LineFacts>,
+    /// Lines left out because their seed was already scored (two runs
+    /// appended to one file): `file:line: ...` warnings.
+    pub repeated: Vec<String>,
 }
 
 /// A result line that cannot be read.
@@ -59,6 +62,8 @@ pub struct ReadError {
 pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadError> {
     let file = path.display().to_string();
     let mut lines = Vec::new();
+    let mut repeated = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut first: Option<Value> = None;
     for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
@@ -84,6 +89,16 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
             s.as_u64()
                 .or_else(|| s.as_str().and_then(|s| s.parse().ok()))
         });
+        if let Some(s) = seed
+            && !seen.insert(s)
+        {
+            // Counting it twice would weigh the instance double.
+            repeated.push(format!(
+                "{file}:{}: seed {s} was already scored earlier in the file; this line is left out",
+                i + 1
+            ));
+            continue;
+        }
         lines.push(LineFacts { seed, trials });
         if first.is_none() {
             first = Some(value);
@@ -110,6 +125,7 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
         path: file,
         key,
         lines,
+        repeated,
     })
 }
 
