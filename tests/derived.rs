@@ -36,6 +36,7 @@ fn generate(
         .args(["--actions", &actions.to_string()])
         .args(["-n", &n.to_string(), "--out"])
         .arg(out)
+        .arg("--steps")
         .args(extra)
         .assert()
 }
@@ -206,7 +207,7 @@ fn derived_bytes_do_not_depend_on_threads_or_shards() {
     run("shards", &["--shard", "0/2", "--hf"]);
     run("shards", &["--shard", "1/2", "--hf"]);
     kumo_gen()
-        .args(["merge", "--hf", "--out"])
+        .args(["merge", "--hf", "--steps", "--out"])
         .arg(tmp.path().join("shards"))
         .assert()
         .success();

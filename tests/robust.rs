@@ -401,3 +401,47 @@ fn a_second_eval_on_the_same_results_file_is_refused() {
     );
     assert_eq!(lines(&file), 3, "every instance once");
 }
+
+#[test]
+fn derived_files_are_lean_by_default_and_follow_the_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let run = |extra: &[&str]| {
+        let output = kumo_gen()
+            .args([
+                "--domain",
+                "medical",
+                "--truths",
+                "6",
+                "--actions",
+                "8",
+                "-n",
+                "30",
+            ])
+            .arg("--out")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+    };
+    let domain = out.join("medical");
+    let setting = "truth_num=6+action_num=8+valid_truth_num=1";
+    let books = domain.join("knowledge_book").join(setting);
+    let sft = domain.join("sft").join(format!("{setting}.jsonl"));
+    let steps = domain.join("sft").join(format!("{setting}.steps.jsonl"));
+
+    run(&[]);
+    assert!(books.is_dir() && sft.is_file());
+    assert!(!steps.exists(), "the per-step file is opt-in");
+
+    run(&["--steps"]);
+    assert!(steps.is_file());
+
+    run(&["--books", "none", "--no-sft"]);
+    assert!(!books.exists() && !sft.exists() && !steps.exists());
+
+    run(&[]);
+    assert_eq!(std::fs::read_dir(&books).unwrap().count(), 30);
+    assert!(sft.is_file() && !steps.exists());
+}

@@ -84,7 +84,31 @@ pub struct RenderArgs {
     /// Also write a Hugging Face export (OUT/DOMAIN/hf/ with a dataset card).
     #[arg(long)]
     pub hf: bool,
+    /// Knowledge-book files: `auto` writes them up to 100 000 instances and
+    /// not beyond (eval and play render a missing book from the domain);
+    /// every book is checked either way.
+    #[arg(long, value_enum, default_value_t = BooksArg::Auto)]
+    pub books: BooksArg,
+    /// Write no SFT records.
+    #[arg(long)]
+    pub no_sft: bool,
+    /// Also write the per-step prompt/completion file
+    /// (`sft/<setting>.steps.jsonl`; it repeats the history per step, so it
+    /// is about 5x the chat records).
+    #[arg(long)]
+    pub steps: bool,
 }
+
+/// `--books` values.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BooksArg {
+    Auto,
+    Files,
+    None,
+}
+
+/// Above this many instances `--books auto` writes no book files.
+pub const AUTO_BOOKS_LIMIT: u64 = 100_000;
 
 /// `--sft-book` values.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,10 +146,25 @@ impl RenderArgs {
         labels: bool,
     ) -> Result<(), i32> {
         let renderer = Renderer::new(templates, self.options());
-        let options = DerivedOptions { hf: self.hf };
         let lines = std::fs::read(dataset)
             .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
             .unwrap_or(0);
+        let books = match self.books {
+            BooksArg::Files => true,
+            BooksArg::None => false,
+            BooksArg::Auto => lines <= AUTO_BOOKS_LIMIT,
+        };
+        if self.books == BooksArg::Auto && !books {
+            eprintln!(
+                "note: {lines} instances: no knowledge-book files above {AUTO_BOOKS_LIMIT} (every book is still checked; eval and play render them from the domain); `--books files` writes them"
+            );
+        }
+        let options = DerivedOptions {
+            books,
+            sft: !self.no_sft,
+            steps: self.steps && !self.no_sft,
+            hf: self.hf,
+        };
         let bar = progress_bar(lines, "books and SFT records");
         let progress = |done: u64| {
             if let Some(bar) = &bar {
@@ -139,16 +178,17 @@ impl RenderArgs {
         match result {
             Ok(s) if s.up_to_date => {
                 eprintln!(
-                    "{}: {} knowledge books and the SFT records are up to date",
-                    domain.name, s.books
+                    "{}: books and SFT records are up to date (nothing rewritten)",
+                    domain.name
                 );
                 Ok(())
             }
             Ok(s) => {
                 eprintln!(
-                    "{}: {} knowledge books (all checked), {} SFT records ({} steps){} in {:.3} s",
+                    "{}: {} knowledge books (all checked{}), {} SFT records ({} steps){} in {:.3} s",
                     domain.name,
                     s.books,
+                    if options.books { "" } else { "; not written" },
                     s.sft_records,
                     s.sft_steps,
                     if s.unlabelled > 0 {

@@ -4,15 +4,19 @@
 //! In: the domain, the complete dataset file
 //! `OUT/<domain>/<setting>.jsonl` (its lines carry the `optimal` labels),
 //! a [`Renderer`]. Out, under `OUT/<domain>/`:
-//! - `knowledge_book/<setting>/seed=<i>.txt`, one book per line, each
-//!   verified by [`check_book`] before it is written (a failing book is a
-//!   bug and stops the run);
-//! - `sft/<setting>.jsonl` (chat records) and `sft/<setting>.steps.jsonl`
-//!   (one prompt/completion record per assistant turn), for every labelled
-//!   line (an unlabelled line has no golden trajectory to follow);
+//! - with `books`: `knowledge_book/<setting>/seed=<i>.txt`, one book per
+//!   line; every book is verified by [`check_book`] whether written or not
+//!   (a failing book is a bug and stops the run);
+//! - with `sft`: `sft/<setting>.jsonl` (chat records), and with `steps`
+//!   also `sft/<setting>.steps.jsonl` (one prompt/completion record per
+//!   assistant turn, repeating the history: large, so opt-in), for every
+//!   labelled line (an unlabelled line has no golden trajectory to follow);
 //! - with `hf`: `hf/data/<setting>.jsonl` (one type per column),
 //!   `hf/data/<setting>-sft.jsonl` and the dataset card `hf/README.md`
 //!   listing every setting found in `hf/data/`.
+//!
+//! Files of this setting that the options do not ask for are removed, so
+//! what is on disk always follows the current dataset.
 //!
 //! Everything here is a pure function of the dataset file and the
 //! renderer, so it is rebuilt whole when either changed (resumed, extended
@@ -42,11 +46,31 @@ use crate::render::{OwnedTask, Renderer, check_book};
 /// Lines rendered per parallel chunk.
 const CHUNK: usize = 1024;
 
-/// What to derive besides books and SFT.
-#[derive(Clone, Copy, Debug, Default)]
+/// Which derived files to write. Books are always rendered and checked
+/// (the check is the proof that the dataset's lines are sound); `books`
+/// only decides whether they are written as files.
+#[derive(Clone, Copy, Debug)]
 pub struct DerivedOptions {
-    /// Also write the Hugging Face export.
+    /// `knowledge_book/<setting>/seed=<i>.txt`.
+    pub books: bool,
+    /// `sft/<setting>.jsonl` (chat records).
+    pub sft: bool,
+    /// `sft/<setting>.steps.jsonl` (one prompt/completion record per
+    /// assistant turn; it repeats the history, so it is large).
+    pub steps: bool,
+    /// The Hugging Face export.
     pub hf: bool,
+}
+
+impl Default for DerivedOptions {
+    fn default() -> Self {
+        DerivedOptions {
+            books: true,
+            sft: true,
+            steps: false,
+            hf: false,
+        }
+    }
 }
 
 /// Counts of what was written.
@@ -168,40 +192,39 @@ pub fn write_derived(
     let books_dir = domain_dir.join("knowledge_book").join(&setting);
     let sft_dir = domain_dir.join("sft");
     let hf_dir = domain_dir.join("hf");
-    let outputs: Vec<PathBuf> = [
-        sft_dir.join(format!("{setting}.jsonl")),
-        sft_dir.join(format!("{setting}.steps.jsonl")),
-    ]
-    .into_iter()
-    .chain(
-        options
-            .hf
-            .then(|| {
-                [
-                    hf_dir.join("data").join(format!("{setting}.jsonl")),
-                    hf_dir.join("data").join(format!("{setting}-sft.jsonl")),
-                ]
-            })
-            .into_iter()
-            .flatten(),
-    )
-    .collect();
+    let sft_path = sft_dir.join(format!("{setting}.jsonl"));
+    let steps_path = sft_dir.join(format!("{setting}.steps.jsonl"));
+    let hf_rows_path = hf_dir.join("data").join(format!("{setting}.jsonl"));
+    let hf_sft_path = hf_dir.join("data").join(format!("{setting}-sft.jsonl"));
+    // (file, wanted): files not wanted are removed, so what is on disk is
+    // always derived from the current dataset.
+    let files = [
+        (&sft_path, options.sft),
+        (&steps_path, options.sft && options.steps),
+        (&hf_rows_path, options.hf),
+        (&hf_sft_path, options.hf && options.sft),
+    ];
 
-    // Current already? The stamp names the dataset bytes and the renderer.
+    // Current already? The stamp names the dataset bytes, the renderer and
+    // the options.
     let stamp_path = domain_dir.join(format!(".{setting}.derived.json"));
     let stamp = serde_json::json!({
         "dataset": super::files::digest(dataset)?,
         "renderer": renderer.signature(),
-        "hf": options.hf,
+        "options": format!("{options:?}"),
     })
     .to_string();
-    let current = books_dir.is_dir()
-        && outputs.iter().all(|p| p.is_file())
+    let current = books_dir.is_dir() == options.books
+        && files.iter().all(|(p, wanted)| p.is_file() == *wanted)
         && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
     if current {
-        let books = std::fs::read_dir(&books_dir)
-            .map_err(|e| OutputError::io(&books_dir, e))?
-            .count() as u64;
+        let books = if options.books {
+            std::fs::read_dir(&books_dir)
+                .map_err(|e| OutputError::io(&books_dir, e))?
+                .count() as u64
+        } else {
+            0
+        };
         return Ok(DerivedSummary {
             books,
             seconds: start.elapsed().as_secs_f64(),
@@ -210,25 +233,39 @@ pub fn write_derived(
         });
     }
     // Not current: a rebuild killed half way must not look current.
-    if stamp_path.exists() {
-        std::fs::remove_file(&stamp_path).map_err(|e| OutputError::io(&stamp_path, e))?;
-    }
-    for path in outputs.iter().chain([&books_dir]) {
+    let remove = |path: &Path| -> Result<(), OutputError> {
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(path)
+        } else if path.exists() {
+            std::fs::remove_file(path)
+        } else {
+            Ok(())
+        };
+        removed.map_err(|e| OutputError::io(path, e))
+    };
+    remove(&stamp_path)?;
+    for (path, wanted) in files {
         remove_stale_temps(path)?;
+        if !wanted {
+            remove(path)?;
+        }
+    }
+    remove_stale_temps(&books_dir)?;
+    if !options.books {
+        remove(&books_dir)?;
     }
 
     let books_tmp = temp_name(&books_dir);
-    std::fs::create_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
-    let mut sft = Staged::create(outputs[0].clone())?;
-    let mut steps = Staged::create(outputs[1].clone())?;
-    let mut hf = if options.hf {
-        Some((
-            Staged::create(hf_dir.join("data").join(format!("{setting}.jsonl")))?,
-            Staged::create(hf_dir.join("data").join(format!("{setting}-sft.jsonl")))?,
-        ))
-    } else {
-        None
+    if options.books {
+        std::fs::create_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
+    }
+    let stage = |path: &PathBuf, wanted: bool| -> Result<Option<Staged>, OutputError> {
+        wanted.then(|| Staged::create(path.clone())).transpose()
     };
+    let mut sft = stage(files[0].0, files[0].1)?;
+    let mut steps = stage(files[1].0, files[1].1)?;
+    let mut hf_rows = stage(files[2].0, files[2].1)?;
+    let mut hf_sft = stage(files[3].0, files[3].1)?;
 
     let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
@@ -265,24 +302,30 @@ pub fn write_derived(
             .collect::<Result<_, String>>()
             .map_err(&corrupt)?;
         for d in derived.iter().flatten() {
-            let path = books_tmp.join(format!("seed={}.txt", d.seed));
-            std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
+            if options.books {
+                let path = books_tmp.join(format!("seed={}.txt", d.seed));
+                std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
+            }
             summary.books += 1;
             match &d.sft {
                 Some((record, step_lines)) => {
-                    sft.line(record)?;
-                    for s in step_lines {
-                        steps.line(s)?;
+                    if let Some(sft) = &mut sft {
+                        sft.line(record)?;
+                    }
+                    if let Some(steps) = &mut steps {
+                        for s in step_lines {
+                            steps.line(s)?;
+                        }
                     }
                     summary.sft_records += 1;
                     summary.sft_steps += step_lines.len() as u64;
-                    if let Some((_, hf_sft)) = &mut hf {
+                    if let Some(hf_sft) = &mut hf_sft {
                         hf_sft.line(record)?;
                     }
                 }
                 None => summary.unlabelled += 1,
             }
-            if let (Some((rows, _)), Some(row)) = (&mut hf, &d.hf) {
+            if let (Some(rows), Some(row)) = (&mut hf_rows, &d.hf) {
                 rows.line(row)?;
             }
         }
@@ -291,17 +334,18 @@ pub fn write_derived(
         }
     }
 
-    sft.commit()?;
-    steps.commit()?;
-    if let Some((rows, hf_sft)) = hf {
-        rows.commit()?;
-        hf_sft.commit()?;
+    for staged in [sft, steps, hf_rows, hf_sft].into_iter().flatten() {
+        staged.commit()?;
+    }
+    if options.hf {
         write_card(domain, &hf_dir)?;
     }
-    if books_dir.exists() {
-        std::fs::remove_dir_all(&books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+    if options.books {
+        if books_dir.exists() {
+            std::fs::remove_dir_all(&books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+        }
+        std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
     }
-    std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
     super::files::write_atomic(&stamp_path, stamp.as_bytes())?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
