@@ -2,9 +2,10 @@
 //! independent formula, known structure, determinism, split invariants on
 //! every shipped domain, and the `graph` / `split` commands.
 
+use kumo_gen::domain::structure_signature;
 use kumo_gen::domain::{ActionDoc, Domain, DomainDoc, Registry, ShippedDomain, StatesDoc, compile};
 use kumo_gen::graph::split::{SplitError, SplitMethod, SplitOptions, split};
-use kumo_gen::graph::{DomainGraph, Louvain, structure_signature};
+use kumo_gen::graph::{DomainGraph, Louvain};
 use proptest::prelude::*;
 
 use crate::common::{kumo_gen, root};

@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::score::domain_candidates;
 use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
-use crate::domain::{Domain, DomainDoc, Registry, compile};
+use crate::domain::Domain;
 use crate::eval::client::ClientConfig;
 use crate::eval::{self, RunConfig, Suite, Task, protocol};
 use crate::game::{Judge, parse_instances};
@@ -88,45 +87,6 @@ fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-/// The domain to judge a dataset directory with: `--domain` when it names
-/// a domain, else the domain in `manifest.json`, else a known domain of the
-/// directory's name.
-pub(crate) fn dataset_domain(
-    registry: &Registry,
-    spec: Option<&str>,
-    dir: &Path,
-) -> Result<Domain, String> {
-    if let Some(spec) = spec
-        && let Ok((d, _)) = registry.load(spec)
-    {
-        return Ok(d);
-    }
-    let manifest = dir.join("manifest.json");
-    if let Ok(text) = std::fs::read_to_string(&manifest)
-        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-        && let Some(doc) = v.pointer("/domain/document").or_else(|| v.get("domain"))
-        && let Ok(doc) = serde_json::from_value::<DomainDoc>(doc.clone())
-    {
-        return compile(&manifest.display().to_string(), &doc)
-            .map(|(d, _)| d)
-            .map_err(|e| e.to_string());
-    }
-    let name = dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    domain_candidates(&name)
-        .iter()
-        .find_map(|c| registry.load(c).ok())
-        .map(|(d, _)| d)
-        .ok_or_else(|| {
-            format!(
-                "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
-                dir.display()
-            )
-        })
-}
-
 fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
     if !args.data.is_dir() {
         return Err(format!("`{}` is not a directory", args.data.display()));
@@ -173,9 +133,9 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
         // directory has (KUMO's `MedicalEnv` holds domain `medical`).
         if let Some(want) = &args.domain
             && *want != dir_name
-            && !spec_domain
-                .as_ref()
-                .is_some_and(|d| domain_candidates(&dir_name).contains(d))
+            && !spec_domain.as_ref().is_some_and(|d| {
+                *d == dir_name || crate::domain::kumo_env_domain(&dir_name) == Some(d.as_str())
+            })
         {
             continue;
         }
@@ -196,11 +156,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 continue;
             }
             if domain.is_none() {
-                domain = Some(dataset_domain(
-                    &globals.registry,
-                    args.domain.as_deref(),
-                    &dir,
-                )?);
+                domain = Some(globals.registry.for_dataset(args.domain.as_deref(), &dir)?);
             }
             let domain = domain.clone().expect("set above");
             let text = std::fs::read_to_string(&file)

@@ -9,7 +9,6 @@
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
-use super::eval::dataset_domain;
 use super::{EXIT_INPUT, Globals, out};
 use crate::domain::Domain;
 use crate::eval::protocol::{parse_answer, py_repr};
@@ -115,7 +114,7 @@ fn from_file(
     let index = args.line - 1;
     let instance = instances.swap_remove(index);
     let dir = file.parent().unwrap_or(Path::new("."));
-    let domain = dataset_domain(&globals.registry, args.domain.as_deref(), dir)?;
+    let domain = globals.registry.for_dataset(args.domain.as_deref(), dir)?;
     let setting = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

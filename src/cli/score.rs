@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::eval::dataset_domain;
 use super::{EXIT_INPUT, Globals, out};
 use crate::game::parse_instances;
 use crate::score::{self, InstanceSet, OracleEntry, Sources, parse_setting};
@@ -116,17 +115,6 @@ pub(crate) fn load_instance_sets(paths: &[PathBuf]) -> Result<Vec<InstanceSet>, 
     Ok(sets)
 }
 
-/// KUMO env names (`MedicalEnv`) to our domain names (`medical`).
-pub(crate) fn domain_candidates(name: &str) -> Vec<String> {
-    let mut c = vec![name.to_string()];
-    let stem = name.strip_suffix("Env").unwrap_or(name);
-    let lower = stem.to_lowercase();
-    if lower != name {
-        c.push(lower);
-    }
-    c
-}
-
 pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     let mut files = Vec::new();
     for path in jsonl_files(&args.paths)? {
@@ -192,17 +180,14 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     } else if !sources.instance_sets.is_empty() {
         for n in &names {
             // A known domain of that name, else the dataset's manifest.
-            let found = domain_candidates(n)
-                .iter()
-                .find_map(|c| globals.registry.load(c).ok().map(|(d, _)| d))
-                .or_else(|| {
-                    sources
-                        .instance_sets
-                        .iter()
-                        .filter(|s| s.domain == *n)
-                        .find_map(|s| s.dir.as_deref())
-                        .and_then(|dir| dataset_domain(&globals.registry, None, dir).ok())
-                });
+            let found = globals.registry.load(n).ok().map(|(d, _)| d).or_else(|| {
+                sources
+                    .instance_sets
+                    .iter()
+                    .filter(|s| s.domain == *n)
+                    .find_map(|s| s.dir.as_deref())
+                    .and_then(|dir| globals.registry.for_dataset(None, dir).ok())
+            });
             match found {
                 Some(d) => {
                     sources.domains.insert(n.clone(), d);

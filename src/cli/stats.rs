@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
 
-use super::score::{domain_candidates, jsonl_files, load_instance_sets};
+use super::score::{jsonl_files, load_instance_sets};
 use super::{EXIT_INPUT, Globals, out};
 use crate::domain::Domain;
 use crate::game::Judge;
@@ -64,14 +64,8 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
     let mut skipped = 0usize;
     for file in &files {
         let domain = domains.entry(file.key.domain.clone()).or_insert_with(|| {
-            let specs = match &args.domain {
-                Some(d) => vec![d.clone()],
-                None => domain_candidates(&file.key.domain),
-            };
-            specs
-                .iter()
-                .find_map(|s| globals.registry.load(s).ok())
-                .map(|(d, _)| d)
+            let spec = args.domain.as_deref().unwrap_or(&file.key.domain);
+            globals.registry.load(spec).ok().map(|(d, _)| d)
         });
         let Some(domain) = domain.as_ref() else {
             eprintln!(

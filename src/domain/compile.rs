@@ -1000,13 +1000,17 @@ fn compile_states(
     states
 }
 
-/// A simple English plural for domain nouns (`disease` -> `diseases`,
-/// `species` stays, `family` -> `families`).
+/// The one English plural of domain nouns, for validation, import and
+/// rendering alike (`disease` -> `diseases`, `species` stays, `family` ->
+/// `families`, `diagnosis` -> `diagnoses`); the last word of a phrase.
 pub fn plural(noun: &str) -> String {
     let lower = noun.to_ascii_lowercase();
     let last_word = lower.rsplit(' ').next().unwrap_or("");
     if last_word.ends_with("species") || last_word.ends_with("series") {
         return noun.to_string();
+    }
+    if last_word.ends_with("sis") {
+        return format!("{}es", &noun[..noun.len() - 2]);
     }
     if ["s", "x", "z", "ch", "sh"]
         .iter()
@@ -1189,5 +1193,8 @@ actions:
         assert_eq!(plural("family"), "families");
         assert_eq!(plural("diagnostic test"), "diagnostic tests");
         assert_eq!(plural("match"), "matches");
+        assert_eq!(plural("diagnosis"), "diagnoses");
+        assert_eq!(plural("plant species"), "plant species");
+        assert_eq!(plural("day"), "days");
     }
 }

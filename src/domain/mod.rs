@@ -24,12 +24,14 @@ mod diagnostic;
 mod document;
 mod node;
 mod registry;
+mod structure;
 mod truthset;
 
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
 pub use diagnostic::{Diagnostic, LoadError, Severity};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
-pub use registry::{DomainSource, Registry, ShippedDomain};
+pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};
+pub use structure::{StructureSignature, structure_signature};
 pub use truthset::TruthSet;
 
 /// The kind of values an action's observation takes.

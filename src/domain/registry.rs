@@ -159,6 +159,11 @@ impl Registry {
         if let Some(shipped) = ShippedDomain::all().find(|d| d.name == spec) {
             return Ok(DomainSource::Shipped(shipped));
         }
+        // KUMO's env names (`MedicalEnv`, `ArtStyleEnv`), accepted wherever
+        // a domain name is: the user directory first, as for names.
+        if let Some(name) = kumo_env_domain(spec) {
+            return self.resolve(name);
+        }
         let names: Vec<String> = self.all()?.into_iter().map(|(n, _)| n).collect();
         let close: Vec<&String> = names
             .iter()
@@ -187,4 +192,54 @@ impl Registry {
     pub fn load(&self, spec: &str) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
         self.resolve(spec)?.load()
     }
+
+    /// The domain of a dataset directory (`OUT/<domain>/` or KUMO's
+    /// `env/<Env>/`): `spec` when given (an error if it does not load),
+    /// else the domain recorded in the directory's `manifest.json`, else
+    /// the directory's name as a domain or KUMO env name.
+    pub fn for_dataset(&self, spec: Option<&str>, dir: &Path) -> Result<Domain, String> {
+        if let Some(spec) = spec {
+            return self.load(spec).map(|(d, _)| d).map_err(|e| e.to_string());
+        }
+        let manifest = dir.join("manifest.json");
+        if let Ok(text) = std::fs::read_to_string(&manifest)
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+            && let Some(doc) = v.pointer("/domain/document").or_else(|| v.get("domain"))
+            && let Ok(doc) = serde_json::from_value::<super::DomainDoc>(doc.clone())
+        {
+            return super::compile(&manifest.display().to_string(), &doc)
+                .map(|(d, _)| d)
+                .map_err(|e| e.to_string());
+        }
+        let name = dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.load(&name).map(|(d, _)| d).map_err(|_| {
+            format!(
+                "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
+                dir.display()
+            )
+        })
+    }
+}
+
+/// The shipped domain of a KUMO env name, from `domains/kumo-import.tsv`
+/// (an env whose name column is `-` reads the data file of another env,
+/// whose domain serves both).
+pub fn kumo_env_domain(env: &str) -> Option<&'static str> {
+    const TABLE: &str = include_str!("../../domains/kumo-import.tsv");
+    let rows: Vec<Vec<&'static str>> = TABLE
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("env\t"))
+        .map(|l| l.split('\t').collect())
+        .filter(|r: &Vec<&str>| r.len() > 2)
+        .collect();
+    let row = rows.iter().find(|r| r[0] == env)?;
+    if row[2] != "-" {
+        return Some(row[2]);
+    }
+    rows.iter()
+        .find(|r| r[1] == row[1] && r[2] != "-")
+        .map(|r| r[2])
 }

@@ -1,11 +1,11 @@
 //! Side tool: the domain graph, its connected components and Louvain
-//! communities, splits into in-domain / out-of-domain sub-domains, and the
-//! per-instance structure signature.
+//! communities, and splits into in-domain / out-of-domain sub-domains (the
+//! per-instance structure signature is domain arithmetic:
+//! `crate::domain::structure_signature`).
 //!
 //! In: a compiled [`Domain`]. Out: a [`DomainGraph`] (petgraph), a
 //! [`Partition`] of its truths, a [`split::Split`] (two domain documents
-//! and a report), a [`StructureSignature`]. No file-system access: the CLI
-//! renders and writes.
+//! and a report). No file-system access: the CLI renders and writes.
 //!
 //! **Co-occurrence.** Truths are the nodes, one per truth, node index =
 //! truth index in file order. Two truths *co-occur* in an action when both
@@ -176,64 +176,6 @@ pub fn order_groups(groups: &mut [Vec<usize>]) {
     });
 }
 
-/// Sorted degree sequences of an instance's truth–action bipartite graph:
-/// an edge joins truth `t` and action `a` of the instance when `t` is
-/// related to `a` (some state of `a` rules `t` out). Both sequences are
-/// sorted descending. Two instances with the same signature have
-/// bipartite graphs that cannot be told apart by degrees alone; the stats
-/// command tabulates correctness against it (the paper's chi-square study).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-pub struct StructureSignature {
-    /// For each truth of the instance, how many of its actions relate to it.
-    pub truth_degrees: Vec<usize>,
-    /// For each action of the instance, how many of its truths it relates to.
-    pub action_degrees: Vec<usize>,
-}
-
-impl StructureSignature {
-    /// A compact, stable key such as `t3,2,1|a2,2,2`, for tables.
-    pub fn key(&self) -> String {
-        let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-        format!(
-            "t{}|a{}",
-            join(&self.truth_degrees),
-            join(&self.action_degrees)
-        )
-    }
-}
-
-/// The structure signature of an instance given by the indices of its
-/// truths and actions in `domain` (out-of-range indices are ignored).
-pub fn structure_signature(
-    domain: &Domain,
-    truths: &[usize],
-    actions: &[usize],
-) -> StructureSignature {
-    let actions: Vec<&crate::domain::Action> = actions
-        .iter()
-        .filter_map(|&a| domain.actions.get(a))
-        .collect();
-    let truths: Vec<usize> = truths
-        .iter()
-        .copied()
-        .filter(|&t| t < domain.truths.len())
-        .collect();
-    let mut truth_degrees: Vec<usize> = truths
-        .iter()
-        .map(|&t| actions.iter().filter(|a| a.related.contains(t)).count())
-        .collect();
-    let mut action_degrees: Vec<usize> = actions
-        .iter()
-        .map(|a| truths.iter().filter(|&&t| a.related.contains(t)).count())
-        .collect();
-    truth_degrees.sort_unstable_by(|a, b| b.cmp(a));
-    action_degrees.sort_unstable_by(|a, b| b.cmp(a));
-    StructureSignature {
-        truth_degrees,
-        action_degrees,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,17 +195,5 @@ mod tests {
         assert_eq!(g.edges(), vec![(0, 1, 2)]);
         assert_eq!(g.components(), vec![vec![0, 1], vec![2], vec![3], vec![4]]);
         assert_eq!(g.degrees(), vec![2, 2, 0, 0, 0]);
-    }
-
-    #[test]
-    fn signature_counts_related_pairs() {
-        let d = tiny();
-        let s = structure_signature(&d, &[0, 1, 3], &[0, 2]);
-        assert_eq!(s.truth_degrees, vec![1, 1, 1]);
-        assert_eq!(s.action_degrees, vec![2, 1]);
-        assert_eq!(s.key(), "t1,1,1|a2,1");
-        let s = structure_signature(&d, &[0, 2], &[0, 1, 2]);
-        assert_eq!(s.truth_degrees, vec![2, 0]);
-        assert_eq!(s.action_degrees, vec![1, 1, 0]);
     }
 }

@@ -29,7 +29,7 @@ use std::fmt;
 
 use super::eval::{Module, Value, ValueKind, py_float_repr};
 use super::{ImportError, Pos};
-use crate::domain::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
+use crate::domain::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc, plural};
 
 /// Metadata and variable names the Python file does not carry.
 #[derive(Clone, Debug, Default)]
@@ -1237,29 +1237,6 @@ pub fn singular(plural: &str) -> String {
         last.to_string()
     };
     format!("{head}{word}")
-}
-
-/// English plural of a noun phrase (last word), best effort.
-pub fn plural(singular: &str) -> String {
-    let lower = singular.to_lowercase();
-    if let Some(stem) = singular.strip_suffix("sis") {
-        return format!("{stem}ses");
-    }
-    let ends_consonant_y = lower.ends_with('y')
-        && !matches!(
-            lower.chars().rev().nth(1),
-            Some('a' | 'e' | 'i' | 'o' | 'u')
-        );
-    if ends_consonant_y {
-        return format!("{}ies", &singular[..singular.len() - 1]);
-    }
-    if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|s| lower.ends_with(s))
-    {
-        return format!("{singular}es");
-    }
-    format!("{singular}s")
 }
 
 /// `medical_ind_data.py` -> `medical-ind`.

@@ -90,7 +90,7 @@ impl Serialize for Record<'_> {
         // The instance's structure signature (sorted degree sequences of its
         // truth-action graph), for `kumo-gen stats`.
         let signature =
-            crate::graph::structure_signature(domain, &instance.truths, &instance.actions);
+            crate::domain::structure_signature(domain, &instance.truths, &instance.actions);
         map.serialize_entry("structure", &signature)?;
         if let Some(optimal) = self.optimal {
             map.serialize_entry("optimal", optimal)?;

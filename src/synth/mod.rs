@@ -17,8 +17,9 @@
 //!    sequential counter, every invalid truth covered), solved by varisat
 //!    with a randomised variable order and phase. UNSAT is data: the draw
 //!    resamples, boundedly, and then names the infeasible parameter.
-//! 3. [`assemble`]: fill to exactly N_action actions, sample numeric
-//!    values, apply the shortcut guard.
+//! 3. [`assemble`]: fill to exactly N_action actions, apply the shortcut
+//!    guard, take numeric values from [`values`] (which also decides, once
+//!    per domain, which range states can be observed at all).
 //! 4. [`dedup`]: canonical keys, resolved in index order.
 //!
 //! Determinism: instance `i` draws only from its own `ChaCha8Rng`, seeded
@@ -42,6 +43,7 @@ pub mod cnf;
 pub mod dedup;
 pub mod fixture;
 pub mod sample;
+pub mod values;
 
 use crate::domain::Domain;
 use rand::SeedableRng;
@@ -207,7 +209,8 @@ impl<'d> Synthesizer<'d> {
     /// tables. Fails on parameters the domain can never satisfy.
     pub fn new(domain: &'d Domain, params: Params) -> Result<Self, SynthError> {
         check_params(domain, &params)?;
-        let tables = sample::Tables::new(domain, params.decimals);
+        let mut tables = sample::Tables::new(domain, params.decimals);
+        values::mark_observable(&mut tables);
         let base_seed = base_seed(&domain.name, &params);
         Ok(Synthesizer {
             domain,

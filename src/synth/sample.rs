@@ -89,7 +89,8 @@ pub struct Tables {
     pub ruled_by: Vec<u32>,
     /// Whether some value (for numeric states) or the label (for named
     /// states) can be observed: a numeric state whose every rounded value
-    /// lies in another range of its action cannot be.
+    /// lies in another range of its action cannot be. Filled by
+    /// [`super::values::mark_observable`] (empty after [`Tables::new`]).
     pub observable: Vec<bool>,
     /// Range of each flat state, for numeric actions.
     pub ranges: Vec<Option<NumericState>>,
@@ -132,7 +133,7 @@ impl Tables {
         }
         ruled_by_first.push(ruled_by.len() as u32);
         let kinds: Vec<ActionKind> = domain.actions.iter().map(|a| a.kind).collect();
-        let mut tables = Tables {
+        Tables {
             truth_count: domain.truths.len(),
             action_first,
             state_action,
@@ -142,13 +143,7 @@ impl Tables {
             ranges,
             kinds,
             scale,
-        };
-        tables.observable = (0..tables.state_action.len())
-            .map(|s| {
-                tables.ranges[s].is_none() || super::assemble::first_value(&tables, s).is_some()
-            })
-            .collect();
-        tables
+        }
     }
 
     pub fn action_count(&self) -> usize {
