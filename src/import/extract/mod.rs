@@ -1,0 +1,463 @@
+//! Mapping an evaluated KUMO data file onto the domain document.
+//!
+//! In: the evaluated [`Module`] and [`ImportOptions`]. Out: a
+//! [`DomainDoc`] and one [`Note`] per change. The truths, actions and
+//! outcomes variables are taken from the options or found by shape: the
+//! outcomes variable is a dict of dicts with `states`, the actions
+//! variable the list of strings naming most of its keys, the truths
+//! variable the list of strings most named by its rule-outs.
+//!
+//! The mapping (DESIGN.md "KUMO import"), each deviation noted:
+//! - `(lo, hi)` keys become ranges (`float`; `int` when the file says
+//!   `int`), bounds exactly as written: an inverted range holds no value
+//!   and overlapping ranges resolve by state order, both as in KUMO's
+//!   `lo <= value <= hi` reading (noted; the validator warns); ranges that
+//!   are not finite are kept as `str` labels showing the range;
+//! - scalar keys (`int` actions like 1, 2, 3), `dict` actions and `str`
+//!   actions with range keys become `str` labels;
+//! - duplicate truths and actions keep their first occurrence; listed
+//!   actions without outcomes are dropped (they have no states); actions
+//!   with outcomes but missing from the list are appended;
+//! - rule-outs naming unknown truths are dropped (KUMO never samples
+//!   them); a truth ruled out by every state of an action and an action
+//!   with a single state are kept as they are (the validator warns; no
+//!   state is ever added, so the search equals KUMO's);
+//! - truths no state rules out are kept (the validator warns).
+
+//!
+//! Files: this one (the types, the driver [`extract`] and the metadata),
+//! [`variables`] (finding the truths, actions and outcomes variables),
+//! [`action`] (one outcomes entry -> one [`ActionDoc`]) and [`names`]
+//! (nouns, titles and default names from variable and file names).
+
+mod action;
+mod names;
+mod variables;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use super::eval::{Module, ValueKind};
+use super::{ImportError, Pos};
+use crate::domain::{ActionDoc, DomainDoc, StatesDoc, plural};
+
+use action::map_action;
+pub use names::{default_name, singular};
+use names::{title_case, words_of};
+use variables::{find_actions, find_outcomes, find_truths, string_elements};
+
+/// Metadata and variable names the Python file does not carry.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// Domain name; default: the file stem without `_data`, e.g. `medical`.
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub truth_noun: Option<String>,
+    pub truth_plural: Option<String>,
+    pub action_noun: Option<String>,
+    pub action_plural: Option<String>,
+    pub goal: Option<String>,
+    /// Names of the variables holding truths, actions and outcomes;
+    /// found by shape when absent.
+    pub truths_var: Option<String>,
+    pub actions_var: Option<String>,
+    pub outcomes_var: Option<String>,
+}
+
+/// An imported domain with the notes on what the import changed.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub doc: DomainDoc,
+    pub notes: Vec<Note>,
+    /// The variables used, as (truths, actions, outcomes); `actions` is
+    /// `None` when the outcomes' keys served as the action list.
+    pub variables: (String, Option<String>, String),
+}
+
+/// What kind of change a note reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A dict display repeats a key (Python keeps the last value).
+    DuplicateKey,
+    /// A set display repeats an element (Python keeps one).
+    DuplicateElement,
+    DuplicateTruth,
+    EmptyTruth,
+    DuplicateAction,
+    /// A listed action without outcomes was dropped.
+    ActionWithoutOutcomes,
+    /// An action with outcomes but not in the action list was appended.
+    UnlistedAction,
+    /// No action list was found; the outcomes' keys are the actions.
+    NoActionList,
+    ActionWithoutStates,
+    /// The action's `type` was missing or unknown.
+    UnknownType,
+    /// A range with lo > hi, kept as KUMO has it (it holds no value).
+    InvertedRange,
+    /// Ranges of one action overlap; kept, first match in state order.
+    OverlappingRanges,
+    /// Keys were written as `str` labels (scalar keys, `dict` type,
+    /// ranges in a `str` action, overlapping or infinite ranges).
+    Labels,
+    /// Ranges of an `int` action with fractional bounds became `float`.
+    FloatRanges,
+    DuplicateLabel,
+    EmptyLabel,
+    DuplicateRuleOut,
+    /// Rule-outs naming truths not in the truths list were dropped.
+    UnknownTruth,
+    /// A truth no state rules out (kept; the validator warns).
+    NeverRuledOut,
+}
+
+/// One change the import made, located in the Python file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub pos: Pos,
+    /// Where in the output, e.g. ``actions[3] `Sky Mapping` ``.
+    pub path: String,
+    pub message: String,
+    pub kind: NoteKind,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.pos)?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    source: &'a str,
+    notes: Vec<Note>,
+}
+
+impl Ctx<'_> {
+    fn note(
+        &mut self,
+        pos: Pos,
+        path: impl Into<String>,
+        kind: NoteKind,
+        message: impl Into<String>,
+    ) {
+        self.notes.push(Note {
+            pos,
+            path: path.into(),
+            message: message.into(),
+            kind,
+        });
+    }
+
+    fn error(
+        &self,
+        pos: Pos,
+        path: &str,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> ImportError {
+        ImportError::new(
+            self.file,
+            self.source,
+            Some(pos),
+            path,
+            message,
+            Some(help.into()),
+        )
+    }
+}
+
+/// Builds the document from an evaluated module.
+pub fn extract(
+    file: &str,
+    source: &str,
+    module: &Module,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let mut cx = Ctx {
+        file,
+        source,
+        notes: Vec::new(),
+    };
+    for d in &module.duplicates {
+        if d.dict_key {
+            cx.note(
+                d.repeat,
+                "",
+                NoteKind::DuplicateKey,
+                format!(
+                    "dict key `{}` repeats the key at line {}; as in Python, this later value replaces the earlier one",
+                    d.repr, d.first.line
+                ),
+            );
+        } else {
+            cx.note(
+                d.repeat,
+                "",
+                NoteKind::DuplicateElement,
+                format!(
+                    "set element `{}` repeats the one at line {}; kept once",
+                    d.repr, d.first.line
+                ),
+            );
+        }
+    }
+
+    let outcomes = find_outcomes(&cx, module, options)?;
+    let ValueKind::Dict(outcome_pairs) = &outcomes.value.kind else {
+        return Err(cx.error(
+            outcomes.value.pos,
+            &outcomes.name,
+            format!("`{}` must be a dict of actions, not a `{}`", outcomes.name, outcomes.value.type_name()),
+            "point `--outcomes-var` at the dict mapping action names to `{'type': ..., 'states': ...}`",
+        ));
+    };
+    let mut outcome_of: HashMap<&str, usize> = HashMap::new();
+    for (i, (k, _)) in outcome_pairs.iter().enumerate() {
+        let Some(name) = k.as_str() else {
+            return Err(cx.error(
+                k.pos,
+                &outcomes.name,
+                format!("action names must be strings, found `{}`", k.repr()),
+                format!("make every key of `{}` an action name", outcomes.name),
+            ));
+        };
+        outcome_of.insert(name, i);
+    }
+    let outcome_names: Vec<&str> = outcome_pairs
+        .iter()
+        .filter_map(|(k, _)| k.as_str())
+        .collect();
+
+    let actions_binding = find_actions(&cx, module, options, &outcomes.name, &outcome_names)?;
+    let truths_binding = find_truths(
+        &cx,
+        module,
+        options,
+        &outcomes.name,
+        actions_binding.map(|b| b.name.as_str()),
+        outcome_pairs,
+    )?;
+
+    // Truths.
+    let truth_values = string_elements(&cx, truths_binding, "truths")?;
+    let mut truths: Vec<String> = Vec::new();
+    let mut truth_index: HashMap<String, usize> = HashMap::new();
+    let mut truth_pos: Vec<Pos> = Vec::new();
+    for (i, (name, pos)) in truth_values.iter().enumerate() {
+        let path = format!("{}[{i}]", truths_binding.name);
+        if name.trim().is_empty() {
+            cx.note(
+                *pos,
+                path,
+                NoteKind::EmptyTruth,
+                "an empty truth name was dropped",
+            );
+            continue;
+        }
+        if let Some(&first) = truth_index.get(name.as_str()) {
+            cx.note(
+                *pos,
+                path,
+                NoteKind::DuplicateTruth,
+                format!(
+                    "truth `{name}` is listed again (first at line {}); kept once",
+                    truth_pos[first].line
+                ),
+            );
+            continue;
+        }
+        truth_index.insert(name.clone(), truths.len());
+        truths.push(name.clone());
+        truth_pos.push(*pos);
+    }
+
+    // The action list, then actions with outcomes the list lacks.
+    let mut order: Vec<(usize, Pos)> = Vec::new();
+    let mut listed: HashSet<usize> = HashSet::new();
+    match actions_binding {
+        Some(binding) => {
+            let names = string_elements(&cx, binding, "actions")?;
+            let mut seen: HashMap<&str, Pos> = HashMap::new();
+            for (i, (name, pos)) in names.iter().enumerate() {
+                let path = format!("{}[{i}]", binding.name);
+                if let Some(first) = seen.get(name.as_str()) {
+                    cx.note(
+                        *pos,
+                        path,
+                        NoteKind::DuplicateAction,
+                        format!(
+                            "action `{name}` is listed again (first at line {}); kept once",
+                            first.line
+                        ),
+                    );
+                    continue;
+                }
+                seen.insert(name, *pos);
+                match outcome_of.get(name.as_str()) {
+                    Some(&k) => {
+                        order.push((k, *pos));
+                        listed.insert(k);
+                    }
+                    None => cx.note(
+                        *pos,
+                        path,
+                        NoteKind::ActionWithoutOutcomes,
+                        format!(
+                            "action `{name}` has no entry in `{}`, so it has no states; dropped",
+                            outcomes.name
+                        ),
+                    ),
+                }
+            }
+            for (k, (key, _)) in outcome_pairs.iter().enumerate() {
+                if !listed.contains(&k) {
+                    cx.note(
+                        key.pos,
+                        format!("{}[{}]", outcomes.name, key.repr()),
+                        NoteKind::UnlistedAction,
+                        format!(
+                            "action `{}` has outcomes but is not in `{}`; appended to the actions",
+                            key.as_str().unwrap_or_default(),
+                            binding.name
+                        ),
+                    );
+                    order.push((k, key.pos));
+                }
+            }
+        }
+        None => {
+            cx.note(
+                outcomes.value.pos,
+                outcomes.name.clone(),
+                NoteKind::NoActionList,
+                format!(
+                    "no list of action names found; the keys of `{}` are the actions",
+                    outcomes.name
+                ),
+            );
+            order = outcome_pairs
+                .iter()
+                .enumerate()
+                .map(|(k, (key, _))| (k, key.pos))
+                .collect();
+        }
+    }
+
+    let mut actions: Vec<ActionDoc> = Vec::new();
+    for (k, _) in &order {
+        let (key, entry) = &outcome_pairs[*k];
+        let name = key.as_str().unwrap_or_default().to_string();
+        let index = actions.len();
+        if let Some(action) = map_action(
+            &mut cx,
+            &outcomes.name,
+            index,
+            &name,
+            key,
+            entry,
+            (&truths, &truth_index),
+        )? {
+            actions.push(action);
+        }
+    }
+
+    // Truths no state rules out.
+    let mut ruled: HashSet<&str> = HashSet::new();
+    for a in &actions {
+        match &a.states {
+            StatesDoc::Named(pairs) => pairs
+                .iter()
+                .for_each(|(_, r)| ruled.extend(r.iter().map(String::as_str))),
+            StatesDoc::Ranges(ranges) => ranges
+                .iter()
+                .for_each(|s| ruled.extend(s.rules_out.iter().map(String::as_str))),
+        }
+    }
+    let mut never = Vec::new();
+    for (i, t) in truths.iter().enumerate() {
+        if !ruled.contains(t.as_str()) {
+            never.push((i, t.clone()));
+        }
+    }
+    for (i, t) in never {
+        cx.note(
+            truth_pos[i],
+            format!("truths[{i}] `{t}`"),
+            NoteKind::NeverRuledOut,
+            "no state rules this truth out; kept (it can only be told apart by elimination)",
+        );
+    }
+
+    let doc = metadata(
+        file,
+        options,
+        &truths_binding.name,
+        actions_binding.map(|b| b.name.as_str()),
+        truths,
+        actions,
+    );
+    cx.notes.sort_by_key(|n| n.pos);
+    Ok(Imported {
+        doc,
+        notes: cx.notes,
+        variables: (
+            truths_binding.name.clone(),
+            actions_binding.map(|b| b.name.clone()),
+            outcomes.name.clone(),
+        ),
+    })
+}
+
+fn metadata(
+    file: &str,
+    options: &ImportOptions,
+    truths_var: &str,
+    actions_var: Option<&str>,
+    truths: Vec<String>,
+    actions: Vec<ActionDoc>,
+) -> DomainDoc {
+    let name = options.name.clone().unwrap_or_else(|| default_name(file));
+    let noun_from = |var: Option<&str>, generic: &str| match var {
+        Some(v) if !v.eq_ignore_ascii_case(&format!("{generic}s")) && !v.is_empty() => {
+            singular(&words_of(v))
+        }
+        _ => generic.to_string(),
+    };
+    let truth_noun = options
+        .truth_noun
+        .clone()
+        .unwrap_or_else(|| noun_from(Some(truths_var), "truth"));
+    let action_noun = options
+        .action_noun
+        .clone()
+        .unwrap_or_else(|| noun_from(actions_var, "action"));
+    let truth_plural = options
+        .truth_plural
+        .clone()
+        .unwrap_or_else(|| plural(&truth_noun));
+    let action_plural = options
+        .action_plural
+        .clone()
+        .unwrap_or_else(|| plural(&action_noun));
+    let goal = options
+        .goal
+        .clone()
+        .unwrap_or_else(|| format!("identify the {truth_noun}"));
+    let title = options.title.clone().unwrap_or_else(|| title_case(&name));
+    DomainDoc {
+        name,
+        title: Some(title),
+        truth_noun: Some(truth_noun),
+        truth_plural: Some(truth_plural),
+        action_noun: Some(action_noun),
+        action_plural: Some(action_plural),
+        goal: Some(goal),
+        truths,
+        actions,
+    }
+}
