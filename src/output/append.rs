@@ -1,0 +1,111 @@
+//! Appending lines to a dataset or shard file: instances are drawn a
+//! chunk at a time, labelled in parallel, and each line is written in
+//! index order as soon as it and every line before it are done, synced at
+//! least every [`SYNC_EVERY`]. A kill therefore keeps the finished prefix,
+//! which a re-run continues.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::{Job, OutputError, record};
+use crate::synth::Instance;
+
+/// Instances drawn and admitted per step. Their lines are labelled in
+/// parallel and written as soon as each prefix is complete.
+pub(super) const CHUNK: u64 = 4096;
+
+/// Longest time written lines may wait for an fsync.
+const SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Appends lines `from..to` to `file`: `make` produces a chunk's
+/// instances (line positions in, instances in line order out); their
+/// lines are labelled in parallel and written in index order as soon as
+/// each prefix of the chunk is complete, so a run killed at any moment
+/// keeps every line finished before the kill that all earlier lines were
+/// also finished for. Written lines are synced at least every
+/// [`SYNC_EVERY`] and at the end; progress is reported per line.
+/// Returns the seconds spent making and labelling/writing.
+pub(super) fn append_chunks(
+    job: &Job,
+    file: &mut std::fs::File,
+    path: &Path,
+    from: u64,
+    to: u64,
+    mut make: impl FnMut(std::ops::Range<u64>) -> Result<Vec<Instance>, OutputError>,
+) -> Result<(f64, f64), OutputError> {
+    let (mut synthesis_s, mut write_s) = (0.0, 0.0);
+    let mut next = from;
+    let mut synced = Instant::now();
+    while next < to {
+        let end = (next + CHUNK).min(to);
+        let t = Instant::now();
+        let instances = make(next..end)?;
+        synthesis_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        write_in_order(job, &instances, |k, line| {
+            file.write_all(line).map_err(|e| OutputError::io(path, e))?;
+            if synced.elapsed() >= SYNC_EVERY {
+                file.sync_data().map_err(|e| OutputError::io(path, e))?;
+                synced = Instant::now();
+            }
+            if let Some(progress) = job.progress {
+                progress(next + k as u64 + 1);
+            }
+            Ok(())
+        })?;
+        write_s += t.elapsed().as_secs_f64();
+        next = end;
+    }
+    file.sync_all().map_err(|e| OutputError::io(path, e))?;
+    Ok((synthesis_s, write_s))
+}
+
+/// Labels and renders `instances` on the current rayon pool while a
+/// writer thread hands each line to `write`, in order, as soon as it and
+/// all lines before it are done. The writer only waits and writes; it
+/// takes no worker from the pool.
+pub(super) fn write_in_order(
+    job: &Job,
+    instances: &[Instance],
+    write: impl FnMut(usize, &[u8]) -> Result<(), OutputError> + Send,
+) -> Result<(), OutputError> {
+    let (domain, labeler) = (job.domain, job.labeler);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
+    let count = instances.len();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || {
+            let mut write = write;
+            let mut pending: Vec<Option<Vec<u8>>> = vec![None; count];
+            let mut done = 0;
+            for (k, line) in rx {
+                pending[k] = Some(line);
+                while let Some(line) = pending.get_mut(done).and_then(Option::take) {
+                    write(done, &line)?;
+                    done += 1;
+                }
+            }
+            Ok(())
+        });
+        instances
+            .par_iter()
+            .enumerate()
+            .with_min_len(1)
+            .for_each_with(tx, |tx, (k, instance)| {
+                let optimal = labeler.map(|label| label(domain, instance));
+                let mut line = record::render(domain, instance, optimal.as_ref());
+                line.push(b'\n');
+                // A closed receiver means writing failed; the writer's
+                // error is returned below.
+                let _ = tx.send((k, line));
+            });
+        writer.join().unwrap_or_else(|_| {
+            Err(OutputError::Io {
+                path: PathBuf::from("<writer>"),
+                source: std::io::Error::other("the writer thread panicked"),
+            })
+        })
+    })
+}

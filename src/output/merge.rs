@@ -1,0 +1,325 @@
+//! `kumo-gen merge`: joins every complete shard group under `--out` into
+//! exactly the file the unsharded run writes. Shard files are read
+//! round-robin (index order); a line whose key is new is copied verbatim,
+//! a taken key replays stream `i` (first draw, then retries) as the
+//! unsharded run does.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Status};
+use super::{
+    Labeler, OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name,
+    timings,
+};
+use crate::synth::{Dedup, Stats, Synthesizer};
+
+/// The shard groups under `out`: one directory per (domain, setting).
+pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    let mut groups = Vec::new();
+    let read = |dir: &Path| -> Result<Vec<PathBuf>, OutputError> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| OutputError::io(dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        entries.sort();
+        Ok(entries)
+    };
+    if !out.is_dir() {
+        return Ok(groups);
+    }
+    for domain in read(out)? {
+        let shards = domain.join("shards");
+        if shards.is_dir() {
+            groups.extend(read(&shards)?);
+        }
+    }
+    Ok(groups)
+}
+
+/// Merges every complete shard group under `out` into its dataset file
+/// (`kumo-gen merge`). Returns one summary per dataset.
+pub fn merge(
+    out: &Path,
+    force: bool,
+    labeler: Option<Labeler>,
+    progress: Option<Progress>,
+) -> Result<Vec<Summary>, OutputError> {
+    let groups = shard_groups(out)?;
+    if groups.is_empty() {
+        return Err(OutputError::Shards {
+            message: format!("no shards under `{}`", out.display()),
+            help: "run `kumo-gen generate --shard K/N --out DIR ...` for every K first".into(),
+        });
+    }
+    groups
+        .iter()
+        .map(|group| merge_group(out, group, force, labeler, progress))
+        .collect()
+}
+
+/// The manifests of a shard group (sorted by shard index, one per shard)
+/// and their paths, after checking that every shard of the group is there,
+/// finished, and made by this generator with the same parameters and
+/// domain.
+fn complete_group(group: &Path) -> Result<(Vec<ShardManifest>, Vec<PathBuf>), OutputError> {
+    let mut manifests: Vec<ShardManifest> = Vec::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(group)
+        .map_err(|e| OutputError::io(group, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with(".manifest.json"))
+        })
+        .collect();
+    names.sort();
+    for path in &names {
+        if let Some(m) = manifest::read_json::<ShardManifest>(path)? {
+            manifests.push(m);
+        }
+    }
+    let shards_error = |message: String| OutputError::Shards {
+        message,
+        help: "run the missing shards with the same command and `--shard K/N`, then merge again"
+            .into(),
+    };
+    let Some(first) = manifests.first().cloned() else {
+        return Err(shards_error(format!(
+            "no shard manifests in `{}`",
+            group.display()
+        )));
+    };
+    let count = first.shard.count;
+    manifests.retain(|m| m.shard.count == count);
+    manifests.sort_by_key(|m| m.shard.index);
+    manifests.dedup_by_key(|m| m.shard.index);
+    let missing: Vec<String> = (0..count)
+        .filter(|k| !manifests.iter().any(|m| m.shard.index == *k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(shards_error(format!(
+            "`{}`: shards {} are missing",
+            group.display(),
+            missing.join(", ")
+        )));
+    }
+    for m in &manifests {
+        if m.status != Status::Complete {
+            return Err(shards_error(format!(
+                "`{}`: shard {}/{count} is not finished",
+                group.display(),
+                m.shard.index
+            )));
+        }
+        if m.parameters != first.parameters
+            || m.domain.hash != first.domain.hash
+            || m.generator != first.generator
+        {
+            return Err(shards_error(format!(
+                "`{}`: shard {}/{count} was made with other parameters or another domain than shard 0/{count}",
+                group.display(),
+                m.shard.index
+            )));
+        }
+    }
+    if first.generator.version != manifest::VERSION {
+        return Err(shards_error(format!(
+            "`{}`: shards were made by kumo-gen {}, this is {}",
+            group.display(),
+            first.generator.version,
+            manifest::VERSION
+        )));
+    }
+    Ok((manifests, names))
+}
+
+pub(super) fn merge_group(
+    out: &Path,
+    group: &Path,
+    force: bool,
+    labeler: Option<Labeler>,
+    progress: Option<Progress>,
+) -> Result<Summary, OutputError> {
+    let start = Instant::now();
+    let (manifests, names) = complete_group(group)?;
+    let first = manifests[0].clone();
+    let count = first.shard.count;
+    let shards_error = |message: String| OutputError::Shards {
+        message,
+        help: "run the missing shards with the same command and `--shard K/N`, then merge again"
+            .into(),
+    };
+    // Merged lines are labelled exactly when the shards' lines are.
+    let labeler = if first.parameters.labels {
+        match labeler {
+            Some(labeler) => Some(labeler),
+            None => {
+                return Err(shards_error(format!(
+                    "`{}`: shards were made with labels, this merge has no labeler",
+                    group.display()
+                )));
+            }
+        }
+    } else {
+        None
+    };
+
+    let (domain, _) =
+        crate::domain::compile(&names[0].display().to_string(), &first.domain.document).map_err(
+            |e| OutputError::Corrupt {
+                path: names[0].clone(),
+                message: format!("its domain does not compile: {e}"),
+            },
+        )?;
+    let params = first.parameters.params();
+    let synth = Synthesizer::new(&domain, params.clone())?;
+    let n = first.parameters.n;
+
+    let dir = domain_dir(out, &domain.name);
+    let setting = setting_name(&params);
+    let path = dir.join(format!("{setting}.jsonl"));
+    std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, e))?;
+    let lock = files::FileLock::exclusive(&path)?;
+    let manifest_path = dir.join("manifest.json");
+    if path.exists() && !force {
+        let entry = manifest::read_domain_manifest(&manifest_path)
+            .ok()
+            .and_then(|m| manifest::dataset_entry(&m, &setting));
+        if let Some(entry) = entry
+            && entry.status == Status::Complete
+            && entry.parameters == first.parameters
+            && entry
+                .conflict(&first.domain.hash, &first.parameters)
+                .is_none()
+        {
+            check_digest(&path, Some(&entry))?;
+            return Ok(Summary::up_to_date(path, n, start, lock));
+        }
+        return Err(OutputError::Exists {
+            path,
+            reason: "a dataset is already there".into(),
+            help: "pass `--force` to replace it with the merged shards".into(),
+        });
+    }
+
+    let mut readers = Vec::new();
+    let mut stats = Stats::default();
+    for m in &manifests {
+        let shard_path = group.join(&m.file);
+        let file = std::fs::File::open(&shard_path).map_err(|e| OutputError::io(&shard_path, e))?;
+        readers.push((shard_path, BufReader::with_capacity(1 << 20, file)));
+        stats.add(&Stats {
+            instances: 0,
+            resamples: m.counts.resamples,
+            unsat: m.counts.unsat_samples,
+            sat_calls: m.counts.sat_calls,
+            duplicates: 0,
+        });
+    }
+    let tmp = files::temp_path(&path);
+    let tmp_file = std::fs::File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp_file);
+    let index = record::NameIndex::new(&domain);
+    let mut seen = Dedup::new();
+    let mut line = Vec::new();
+    for i in 0..n {
+        let (shard_path, reader) = &mut readers[(i % count) as usize];
+        line.clear();
+        reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| OutputError::io(shard_path, e))?;
+        if line.pop() != Some(b'\n') {
+            return Err(OutputError::Corrupt {
+                path: shard_path.clone(),
+                message: format!("instance {i} is missing"),
+            });
+        }
+        let corrupt = |message: String| OutputError::Corrupt {
+            path: shard_path.clone(),
+            message,
+        };
+        let (seed, key) = record::read_key(&domain, &index, &line)
+            .map_err(|m| corrupt(format!("instance {i}: {m}")))?;
+        if seed != i {
+            return Err(corrupt(format!("expected instance {i}, found seed {seed}")));
+        }
+        let io = |e| OutputError::io(&tmp, e);
+        if seen.insert(key.clone()) {
+            writer.write_all(&line).map_err(io)?;
+        } else {
+            let mut candidate = synth.candidate(i)?;
+            if candidate.key != key {
+                return Err(corrupt(format!(
+                    "instance {i} is not the first draw of its stream"
+                )));
+            }
+            // The shard counted the first draw; add the retries.
+            let first_draw = candidate.stats;
+            synth.admit(&mut candidate, &mut seen)?;
+            let after = candidate.stats;
+            stats.duplicates += after.duplicates;
+            stats.resamples += after.resamples - first_draw.resamples;
+            stats.unsat += after.unsat - first_draw.unsat;
+            stats.sat_calls += after.sat_calls - first_draw.sat_calls;
+            let optimal = labeler.map(|label| label(&domain, &candidate.instance));
+            let bytes = record::render(&domain, &candidate.instance, optimal.as_ref());
+            writer.write_all(&bytes).map_err(io)?;
+        }
+        writer.write_all(b"\n").map_err(io)?;
+        if let Some(progress) = progress
+            && (i + 1) % super::append::CHUNK == 0
+        {
+            progress(i + 1);
+        }
+    }
+    for (shard_path, reader) in &mut readers {
+        let mut rest = Vec::new();
+        reader
+            .read_until(b'\n', &mut rest)
+            .map_err(|e| OutputError::io(shard_path, e))?;
+        if !rest.is_empty() {
+            return Err(OutputError::Corrupt {
+                path: shard_path.clone(),
+                message: format!("it holds more lines than `-n {n}` gives it"),
+            });
+        }
+    }
+    let file = writer
+        .into_inner()
+        .map_err(|e| OutputError::io(&tmp, e.into_error()))?;
+    file.sync_all().map_err(|e| OutputError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| OutputError::io(&path, e))?;
+    stats.instances = n;
+    let total_s = start.elapsed().as_secs_f64();
+    let synthesis_s: f64 = manifests.iter().map(|m| m.timings.synthesis_s).sum();
+    let entry = DatasetEntry {
+        file: format!("{setting}.jsonl"),
+        status: Status::Complete,
+        generator_version: manifest::VERSION.into(),
+        domain_hash: first.domain.hash.clone(),
+        parameters: first.parameters.clone(),
+        merged_shards: Some(count),
+        counts: Counts::new(n, 0, &stats),
+        timings: timings(synthesis_s, total_s, total_s, n),
+        digest: Some(files::digest(&path)?),
+    };
+    let info = DomainInfo {
+        name: domain.name.clone(),
+        hash: first.domain.hash.clone(),
+        document: first.domain.document.clone(),
+    };
+    manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
+    Ok(Summary {
+        path,
+        instances: n,
+        resumed_from: 0,
+        stats,
+        synthesis_s,
+        total_s,
+        up_to_date: false,
+        lock: Some(lock),
+    })
+}
