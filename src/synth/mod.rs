@@ -22,6 +22,11 @@
 //!    per domain, which range states can be observed at all).
 //! 4. [`dedup`]: canonical keys, resolved in index order.
 //!
+//! Beside them: `params` (the setting, defaults, counters) and `checks`
+//! (the request checked up front, the infeasibility error naming the
+//! parameter to change, and [`Instance::check`] of the three KUMO
+//! constraints).
+//!
 //! Determinism: instance `i` draws only from its own `ChaCha8Rng`, seeded
 //! with `seed_from_u64` of a stable FNV-1a hash of (seed, domain name,
 //! N_truth, N_action, N_valid) and put on stream `i` ([`instance_rng`]).
@@ -39,9 +44,11 @@
 //! merged by replaying this rule (see `crate::output`).
 
 pub mod assemble;
+mod checks;
 pub mod cnf;
 pub mod dedup;
 pub mod fixture;
+mod params;
 pub mod sample;
 pub mod values;
 
@@ -50,49 +57,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+pub use checks::{ErrorKind, SynthError};
+use checks::{check_params, distinct_bound, infeasible};
 pub use dedup::{Dedup, Key};
-
-/// The parameters of one setting. `n` is not among them: instance `i`
-/// does not depend on how many instances are asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Params {
-    /// N_truth: truths per instance.
-    pub truths: usize,
-    /// N_action: actions per instance.
-    pub actions: usize,
-    /// N_valid: valid truths per instance (>= 1, < N_truth).
-    pub valid: usize,
-    /// The dataset seed (`--seed`).
-    pub seed: u64,
-    /// Turn the shortcut guard off (paper behaviour).
-    pub allow_shortcuts: bool,
-    /// Decimals of sampled float values.
-    pub decimals: u32,
-}
-
-/// The default `--seed`.
-pub const DEFAULT_SEED: u64 = 0;
-/// The default number of decimals of float observations.
-pub const DEFAULT_DECIMALS: u32 = 2;
-/// Samples one draw may take (UNSAT, too few usable actions, shortcut)
-/// before the request is declared infeasible.
-pub const MAX_SAMPLES: u32 = 2000;
-/// Draws one index may take to find a key not seen before.
-pub const MAX_DUPLICATE_RETRIES: u32 = 1000;
-
-impl Params {
-    /// A setting with the default seed, guard and precision.
-    pub fn new(truths: usize, actions: usize, valid: usize) -> Params {
-        Params {
-            truths,
-            actions,
-            valid,
-            seed: DEFAULT_SEED,
-            allow_shortcuts: false,
-            decimals: DEFAULT_DECIMALS,
-        }
-    }
-}
+pub use params::{
+    DEFAULT_DECIMALS, DEFAULT_SEED, MAX_DUPLICATE_RETRIES, MAX_SAMPLES, Params, Stats,
+};
 
 /// One observation of an instance action.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,71 +88,6 @@ pub struct Instance {
     pub actions: Vec<usize>,
     /// One observation per entry of `actions`.
     pub observations: Vec<Observation>,
-}
-
-/// Counters of the work done, summed in index order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Instances produced.
-    pub instances: u64,
-    /// Samples thrown away and drawn again (any reason).
-    pub resamples: u64,
-    /// Samples proven UNSAT (by the solver or the coverage pre-check).
-    pub unsat: u64,
-    /// SAT calls made.
-    pub sat_calls: u64,
-    /// Draws rejected because their key was already taken.
-    pub duplicates: u64,
-}
-
-impl Stats {
-    pub fn add(&mut self, other: &Stats) {
-        self.instances += other.instances;
-        self.resamples += other.resamples;
-        self.unsat += other.unsat;
-        self.sat_calls += other.sat_calls;
-        self.duplicates += other.duplicates;
-    }
-}
-
-/// Which part of a request failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// A parameter is out of range for the domain (checked up front).
-    Invalid,
-    /// The bounded search found no instance for these parameters.
-    Infeasible,
-    /// Fewer distinct instances exist than asked for.
-    TooFewDistinct,
-}
-
-/// A request the domain cannot satisfy. All are exit code 1.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct SynthError {
-    pub kind: ErrorKind,
-    /// The flag to change, e.g. `--actions`.
-    pub parameter: &'static str,
-    /// What is wrong (lowercase, names in backticks).
-    pub message: String,
-    /// How to fix it.
-    pub help: String,
-}
-
-impl SynthError {
-    fn new(
-        kind: ErrorKind,
-        parameter: &'static str,
-        message: String,
-        help: impl Into<String>,
-    ) -> Self {
-        SynthError {
-            kind,
-            parameter,
-            message,
-            help: help.into(),
-        }
-    }
 }
 
 /// A draw of one index before dedup: the instance, the stream it came from
@@ -397,269 +302,6 @@ pub fn base_seed(domain_name: &str, params: &Params) -> u64 {
         bytes.extend_from_slice(&(value as u64).to_le_bytes());
     }
     crate::domain::fnv1a(&bytes)
-}
-
-fn check_params(domain: &Domain, params: &Params) -> Result<(), SynthError> {
-    let name = &domain.name;
-    let (nt, na) = (domain.truths.len(), domain.actions.len());
-    let invalid = |parameter, message: String, help: String| {
-        Err(SynthError::new(
-            ErrorKind::Invalid,
-            parameter,
-            message,
-            help,
-        ))
-    };
-    if params.truths < 2 {
-        return invalid(
-            "--truths",
-            format!(
-                "`--truths {}` is too few: an instance needs a valid truth and at least one invalid truth",
-                params.truths
-            ),
-            "use `--truths 2` or more".into(),
-        );
-    }
-    if params.truths > nt {
-        return invalid(
-            "--truths",
-            format!(
-                "`--truths {}` is more than the {nt} truths of domain `{name}`",
-                params.truths
-            ),
-            format!("use `--truths {nt}` or fewer"),
-        );
-    }
-    if params.actions == 0 {
-        return invalid(
-            "--actions",
-            "`--actions 0` leaves nothing to rule truths out".into(),
-            "use `--actions 1` or more".into(),
-        );
-    }
-    if params.actions > na {
-        return invalid(
-            "--actions",
-            format!(
-                "`--actions {}` is more than the {na} actions of domain `{name}`",
-                params.actions
-            ),
-            format!("use `--actions {na}` or fewer"),
-        );
-    }
-    if params.valid == 0 {
-        return invalid(
-            "--valid",
-            "`--valid 0`: an instance needs at least one valid truth".into(),
-            "use `--valid 1`".into(),
-        );
-    }
-    if params.valid >= params.truths {
-        return invalid(
-            "--valid",
-            format!(
-                "`--valid {}` must be less than `--truths {}`: at least one truth must be invalid",
-                params.valid, params.truths
-            ),
-            format!(
-                "use `--valid {}` or fewer, or raise `--truths`",
-                params.truths - 1
-            ),
-        );
-    }
-    if params.decimals > 12 {
-        return invalid(
-            "--decimals",
-            format!(
-                "`--decimals {}` is more precision than a float observation carries",
-                params.decimals
-            ),
-            "use `--decimals 12` or fewer".into(),
-        );
-    }
-    Ok(())
-}
-
-/// log-space upper bound on distinct canonical keys: truth subsets times
-/// valid choices times action subsets times state choices.
-fn distinct_bound(domain: &Domain, params: &Params) -> f64 {
-    fn ln_choose(n: usize, k: usize) -> f64 {
-        (0..k)
-            .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
-            .sum()
-    }
-    let max_states = domain
-        .actions
-        .iter()
-        .map(|a| a.states.len())
-        .max()
-        .unwrap_or(1);
-    let ln = ln_choose(domain.truths.len(), params.truths)
-        + ln_choose(params.truths, params.valid)
-        + ln_choose(domain.actions.len(), params.actions)
-        + params.actions as f64 * (max_states as f64).ln();
-    if ln > 700.0 {
-        f64::INFINITY
-    } else {
-        ln.exp().round()
-    }
-}
-
-fn infeasible(domain: &Domain, params: &Params, failures: &sample::Failures) -> SynthError {
-    use sample::Failure::*;
-    let (t, a, v) = (params.truths, params.actions, params.valid);
-    let name = &domain.name;
-    let (parameter, message, help) = match failures.dominant() {
-        Unsat => (
-            "--actions",
-            format!(
-                "no sample of {t} truths of domain `{name}` could be ruled out with at most `--actions {a}` actions ({MAX_SAMPLES} samples tried, {} UNSAT)",
-                failures.unsat + failures.uncoverable
-            ),
-            "raise `--actions` or lower `--truths`".to_string(),
-        ),
-        Uncoverable => (
-            "--truths",
-            format!(
-                "in {MAX_SAMPLES} samples of {t} truths of domain `{name}`, no state could rule out every invalid truth without ruling out a valid one"
-            ),
-            if v > 1 {
-                "lower `--valid` or `--truths`".to_string()
-            } else {
-                "lower `--truths`".to_string()
-            },
-        ),
-        TooFewActions => (
-            "--valid",
-            format!(
-                "with `--valid {v}` too few actions of domain `{name}` have a state that rules out no valid truth to fill `--actions {a}`"
-            ),
-            "lower `--valid` or `--actions`".to_string(),
-        ),
-        Shortcut => (
-            "--allow-shortcuts",
-            format!(
-                "in {MAX_SAMPLES} samples of domain `{name}` with {t} truths and {a} actions, a valid truth was always unrelated to every instance action (the book alone would name it)"
-            ),
-            "pass `--allow-shortcuts`, or raise `--actions`".to_string(),
-        ),
-    };
-    SynthError::new(ErrorKind::Infeasible, parameter, message, help)
-}
-
-impl Instance {
-    /// Checks the instance against its domain and setting: sizes, distinct
-    /// truths and actions, the three KUMO constraints (no observation rules
-    /// out a valid truth; every invalid truth is ruled out; one observation
-    /// per action), numeric values that read as their state, and the
-    /// shortcut guard unless `params.allow_shortcuts`. Returns the first
-    /// violation.
-    pub fn check(&self, domain: &Domain, params: &Params) -> Result<(), String> {
-        let distinct = |v: &[usize]| {
-            let mut sorted = v.to_vec();
-            sorted.sort_unstable();
-            sorted.windows(2).all(|w| w[0] != w[1])
-        };
-        if self.truths.len() != params.truths || !distinct(&self.truths) {
-            return Err(format!(
-                "expected {} distinct truths: {:?}",
-                params.truths, self.truths
-            ));
-        }
-        if self.truths.iter().any(|&t| t >= domain.truths.len()) {
-            return Err("truth index out of range".into());
-        }
-        if self.valid.len() != params.valid
-            || !distinct(&self.valid)
-            || self.valid.iter().any(|v| !self.truths.contains(v))
-        {
-            return Err(format!(
-                "expected {} distinct valid truths among the truths",
-                params.valid
-            ));
-        }
-        if self.actions.len() != params.actions
-            || !distinct(&self.actions)
-            || self.observations.len() != self.actions.len()
-        {
-            return Err(format!(
-                "expected {} distinct actions, one observation each",
-                params.actions
-            ));
-        }
-        let mut ruled_out = vec![false; domain.truths.len()];
-        for (&a, o) in self.actions.iter().zip(&self.observations) {
-            let action = domain.actions.get(a).ok_or("action index out of range")?;
-            let state = action
-                .states
-                .get(o.state)
-                .ok_or("state index out of range")?;
-            for t in state.rules_out.iter() {
-                ruled_out[t] = true;
-            }
-            match (action.kind.is_numeric(), o.value) {
-                (false, None) => {}
-                (true, Some(value)) => {
-                    let reads = action
-                        .states
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| {
-                            s.label
-                                .range()
-                                .is_some_and(|(lo, hi)| lo <= value && value <= hi)
-                        })
-                        .map(|(i, _)| i)
-                        .collect::<Vec<_>>();
-                    if reads != [o.state] {
-                        return Err(format!(
-                            "value {value} of `{}` reads as states {reads:?}, not {}",
-                            action.name, o.state
-                        ));
-                    }
-                    if action.kind == crate::domain::ActionKind::Int && value.fract() != 0.0 {
-                        return Err(format!(
-                            "value {value} of int action `{}` is not integral",
-                            action.name
-                        ));
-                    }
-                }
-                _ => {
-                    return Err(format!(
-                        "observation of `{}` has the wrong value kind",
-                        action.name
-                    ));
-                }
-            }
-        }
-        for &t in &self.truths {
-            let valid = self.valid.contains(&t);
-            if valid && ruled_out[t] {
-                return Err(format!("valid truth `{}` is ruled out", domain.truths[t]));
-            }
-            if !valid && !ruled_out[t] {
-                return Err(format!(
-                    "invalid truth `{}` is not ruled out",
-                    domain.truths[t]
-                ));
-            }
-        }
-        if !params.allow_shortcuts {
-            for &v in &self.valid {
-                if !self
-                    .actions
-                    .iter()
-                    .any(|&a| domain.actions[a].related.contains(v))
-                {
-                    return Err(format!(
-                        "valid truth `{}` is related to no instance action (shortcut)",
-                        domain.truths[v]
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
