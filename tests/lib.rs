@@ -10,6 +10,7 @@ mod eval;
 mod generate;
 mod graph;
 mod import;
+mod regression;
 mod render;
 mod robust;
 mod score;
