@@ -214,19 +214,27 @@ fn derived_bytes_do_not_depend_on_threads_or_shards() {
     let derived = |p: &str| {
         !(p.starts_with("knowledge_book/") || p.starts_with("sft/") || p.starts_with("hf/"))
     };
-    let one = tree(&tmp.path().join("one/clinic"), &derived);
+    // The domain's folder and the export shared by the whole `--out`.
+    let trees = |dir: &str| {
+        let mut all = tree(&tmp.path().join(dir).join("clinic"), &derived);
+        for (path, bytes) in tree(&tmp.path().join(dir).join("hf"), &|p| p.starts_with('.')) {
+            all.insert(format!("hf/{path}"), bytes);
+        }
+        all
+    };
+    let one = trees("one");
     assert!(one.keys().any(|p| p.starts_with("knowledge_book/")));
     assert!(one.keys().any(|p| p.starts_with("sft/")));
-    assert!(one.keys().any(|p| p.starts_with("hf/")));
+    assert!(one.keys().any(|p| p.starts_with("hf/data/clinic/")));
     assert_eq!(
         one.len(),
         40 + 2 + 3,
         "{:?}",
         one.keys().collect::<Vec<_>>()
     );
-    let two = tree(&tmp.path().join("two/clinic"), &derived);
+    let two = trees("two");
     assert!(one == two, "1 and 2 threads wrote different derived files");
-    let merged = tree(&tmp.path().join("shards/clinic"), &derived);
+    let merged = trees("shards");
     assert_eq!(
         one.keys().collect::<Vec<_>>(),
         merged.keys().collect::<Vec<_>>()
@@ -241,12 +249,15 @@ fn derived_bytes_do_not_depend_on_threads_or_shards() {
     }
 }
 
-/// `--hf`: the card's `configs:` header lists data files that exist.
+/// `--hf`: one export under `OUT/hf/` for every domain and setting; the
+/// card's `configs:` header lists data files that exist, and nothing in
+/// the export points outside it.
 #[test]
 fn hf_card_lists_existing_data_files() {
     let tmp = tempfile::tempdir().unwrap();
     generate(tmp.path(), TINY, 4, 3, 4, &["--hf"]).success();
-    let hf = tmp.path().join("tiny/hf");
+    generate(tmp.path(), CLINIC, 4, 5, 3, &["--hf"]).success();
+    let hf = tmp.path().join("hf");
     let card = std::fs::read_to_string(hf.join("README.md")).unwrap();
     let front = card
         .strip_prefix("---\n")
@@ -265,18 +276,46 @@ fn hf_card_lists_existing_data_files() {
             }
         }
     }
-    let s = setting(4, 3);
+    let (s, c) = (setting(4, 3), setting(4, 5));
     assert_eq!(
         listed,
-        [format!("data/{s}.jsonl"), format!("data/{s}-sft.jsonl")]
+        [
+            format!("data/clinic/{c}.jsonl"),
+            format!("data/clinic/{c}-sft.jsonl"),
+            format!("data/tiny/{s}.jsonl"),
+            format!("data/tiny/{s}-sft.jsonl"),
+        ]
     );
-    // The instances are the default config.
-    assert_eq!(configs[0]["config_name"], "tiny-t4-a3-v1");
+    // The first instances are the default config.
+    assert_eq!(configs[0]["config_name"], "clinic-t4-a5-v1");
     assert_eq!(configs[0]["default"], true);
-    assert_eq!(configs[1]["config_name"], "tiny-t4-a3-v1-sft");
-    for path in &listed {
+    assert_eq!(configs[1]["config_name"], "clinic-t4-a5-v1-sft");
+    assert_eq!(configs[2]["config_name"], "tiny-t4-a3-v1");
+    assert!(!card.contains("../"), "the card points outside the export");
+    for (path, n, domain) in listed
+        .iter()
+        .zip([3, 3, 4, 4])
+        .zip(["clinic", "clinic", "tiny", "tiny"])
+        .map(|((p, n), d)| (p, n, d))
+    {
         let rows = json_lines(&hf.join(path));
-        assert_eq!(rows.len(), 4, "{path}");
+        assert_eq!(rows.len(), n, "{path}");
+        for row in &rows {
+            assert_eq!(row["domain"], domain);
+            let id = row["id"].as_str().unwrap();
+            assert!(
+                id.starts_with(&format!("{domain}/")) && id.ends_with(&format!("/{}", row["seed"])),
+                "{id}"
+            );
+        }
+        if path.ends_with("-sft.jsonl") {
+            for row in &rows {
+                for m in row["messages"].as_array().unwrap() {
+                    assert!(m["weight"] == 0 || m["weight"] == 1, "{m}");
+                    assert_eq!(m["weight"] == 1, m["role"] == "assistant", "{m}");
+                }
+            }
+        }
     }
     // One type per column: observations are strings.
     for row in json_lines(&hf.join(&listed[0])) {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use kumo_gen::domain::{Domain, ShippedDomain};
-use kumo_gen::render::hf::{Card, CardConfig, config_name, dataset_card, hf_row};
+use kumo_gen::render::hf::{Card, CardConfig, config_name, dataset_card, hf_row, hf_sft_row};
 use kumo_gen::render::{
     BookProblem, OwnedTask, RenderOptions, Renderer, SftBook, TemplateError, Templates, check_book,
     check_kumo_book, replay_sft,
@@ -555,7 +555,12 @@ fn hf_rows_have_one_type_per_column() {
     let d = tiny();
     let task = fixed();
     let view = task.view(&d);
-    let row = hf_row(&view, &[0, 1], Some("Switch"), Some(1.5), "book");
+    let row = hf_row(&view, "s", &[0, 1], Some("Switch"), Some(1.5), "book");
+    assert_eq!(row["id"], "tiny/s/7");
+    assert_eq!(
+        (row["domain"].as_str(), row["setting"].as_str()),
+        (Some("tiny"), Some("s"))
+    );
     for obs in row["observations"].as_array().unwrap() {
         assert!(obs["action"].is_string() && obs["observation"].is_string());
     }
@@ -565,7 +570,7 @@ fn hf_rows_have_one_type_per_column() {
     assert_eq!(row["golden_actions"], 2);
     assert_eq!(row["golden_trajectory"][0], "Continuity check");
     assert_eq!(row["golden_answer"], "Switch");
-    let none = hf_row(&view, &[], None, None, "book");
+    let none = hf_row(&view, "s", &[], None, None, "book");
     assert!(none["optimal_first_action"].is_null() && none["expected_steps"].is_null());
 
     let card = dataset_card(&Card {
@@ -809,10 +814,13 @@ fn hf_export_directory() {
         let steps = (seed % 3 != 0).then_some(1.25 + seed as f64);
         rows.push_str(&format!(
             "{}\n",
-            hf_row(&view, &golden, None, steps, &out.book)
+            hf_row(&view, setting, &golden, None, steps, &out.book)
         ));
-        sft.push_str(&out.sft);
-        sft.push('\n');
+        let record: serde_json::Value = serde_json::from_str(&out.sft).unwrap();
+        let sft_row = hf_sft_row("tiny", setting, seed, &record);
+        let messages = sft_row["messages"].as_array().unwrap();
+        assert!(messages.iter().all(|m| m["weight"].is_u64()));
+        sft.push_str(&format!("{sft_row}\n"));
     }
     let data = dir.join("data/tiny");
     std::fs::create_dir_all(&data).unwrap();

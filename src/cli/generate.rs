@@ -81,7 +81,7 @@ pub struct RenderArgs {
     /// observation ruled out.
     #[arg(long)]
     pub sft_rationale: bool,
-    /// Also write a Hugging Face export (OUT/DOMAIN/hf/ with a dataset card).
+    /// Also write the Hugging Face export (OUT/hf/, shared by every domain of OUT, with a dataset card).
     #[arg(long)]
     pub hf: bool,
     /// Knowledge-book files: `auto` writes them up to 100 000 instances and

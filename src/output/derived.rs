@@ -11,9 +11,10 @@
 //!   also `sft/<setting>.steps.jsonl` (one prompt/completion record per
 //!   assistant turn, repeating the history: large, so opt-in), for every
 //!   labelled line (an unlabelled line has no golden trajectory to follow);
-//! - with `hf`: `hf/data/<setting>.jsonl` (one type per column),
-//!   `hf/data/<setting>-sft.jsonl` and the dataset card `hf/README.md`
-//!   listing every setting found in `hf/data/`.
+//! - with `hf`, under `OUT/hf/` (one export for every domain and setting
+//!   written into this `--out`): `data/<domain>/<setting>.jsonl` (one type
+//!   per column), `data/<domain>/<setting>-sft.jsonl` and the dataset card
+//!   `README.md` listing every file found under `data/` as a config.
 //!
 //! Files of this setting that the options do not ask for are removed, so
 //! what is on disk always follows the current dataset.
@@ -40,7 +41,7 @@ use serde_json::Value;
 
 use super::OutputError;
 use crate::domain::Domain;
-use crate::render::hf::{Card, CardConfig, dataset_card, hf_row};
+use crate::render::hf::{Card, CardConfig, dataset_card, hf_row, hf_sft_row};
 use crate::render::{OwnedTask, Renderer, check_book};
 
 /// Lines rendered per parallel chunk.
@@ -91,7 +92,8 @@ struct Derived {
     seed: u64,
     book: String,
     sft: Option<(String, Vec<String>)>,
-    hf: Option<String>,
+    /// The HF instance row and the HF SFT row (empty when unlabelled).
+    hf: Option<(String, String)>,
 }
 
 /// A file written under a temporary name and renamed into place on
@@ -191,11 +193,13 @@ pub fn write_derived(
 
     let books_dir = domain_dir.join("knowledge_book").join(&setting);
     let sft_dir = domain_dir.join("sft");
-    let hf_dir = domain_dir.join("hf");
+    // The export is shared by every domain of this `--out`.
+    let hf_dir = domain_dir.parent().unwrap_or(Path::new(".")).join("hf");
+    let hf_data = hf_dir.join("data").join(&domain.name);
     let sft_path = sft_dir.join(format!("{setting}.jsonl"));
     let steps_path = sft_dir.join(format!("{setting}.steps.jsonl"));
-    let hf_rows_path = hf_dir.join("data").join(format!("{setting}.jsonl"));
-    let hf_sft_path = hf_dir.join("data").join(format!("{setting}-sft.jsonl"));
+    let hf_rows_path = hf_data.join(format!("{setting}.jsonl"));
+    let hf_sft_path = hf_data.join(format!("{setting}-sft.jsonl"));
     // (file, wanted): files not wanted are removed, so what is on disk is
     // always derived from the current dataset.
     let files = [
@@ -295,9 +299,14 @@ pub fn write_derived(
                 if line.trim().is_empty() {
                     return Ok(None);
                 }
-                derive_line(domain, renderer, line, options.hf)
-                    .map(Some)
-                    .map_err(|e| format!("line {}: {e}", first_line + k as u64 + 1))
+                derive_line(
+                    domain,
+                    renderer,
+                    line,
+                    options.hf.then_some(setting.as_str()),
+                )
+                .map(Some)
+                .map_err(|e| format!("line {}: {e}", first_line + k as u64 + 1))
             })
             .collect::<Result<_, String>>()
             .map_err(&corrupt)?;
@@ -319,13 +328,13 @@ pub fn write_derived(
                     }
                     summary.sft_records += 1;
                     summary.sft_steps += step_lines.len() as u64;
-                    if let Some(hf_sft) = &mut hf_sft {
-                        hf_sft.line(record)?;
+                    if let (Some(hf_sft), Some((_, row))) = (&mut hf_sft, &d.hf) {
+                        hf_sft.line(row)?;
                     }
                 }
                 None => summary.unlabelled += 1,
             }
-            if let (Some(rows), Some(row)) = (&mut hf_rows, &d.hf) {
+            if let (Some(rows), Some((row, _))) = (&mut hf_rows, &d.hf) {
                 rows.line(row)?;
             }
         }
@@ -337,8 +346,10 @@ pub fn write_derived(
     for staged in [sft, steps, hf_rows, hf_sft].into_iter().flatten() {
         staged.commit()?;
     }
-    if options.hf {
-        write_card(domain, &hf_dir)?;
+    // The card lists every data file, whatever this run wrote: written
+    // whenever a data file of this setting appeared or went away.
+    if options.hf || hf_dir.join("README.md").exists() {
+        write_card(&hf_dir)?;
     }
     if options.books {
         if books_dir.exists() {
@@ -356,7 +367,7 @@ fn derive_line(
     domain: &Domain,
     renderer: &Renderer,
     line: &str,
-    with_hf: bool,
+    hf_setting: Option<&str>,
 ) -> Result<Derived, String> {
     let value: Value =
         serde_json::from_str(line).map_err(|e| format!("a line is not JSON: {e}"))?;
@@ -384,7 +395,7 @@ fn derive_line(
             problems.join("; ")
         ));
     }
-    let hf = with_hf.then(|| {
+    let hf = hf_setting.map(|setting| {
         let optimal = value.get("optimal");
         let expected = optimal
             .and_then(|o| o.get("expected_steps"))
@@ -393,7 +404,12 @@ fn derive_line(
             .and_then(|o| o.get("golden_answer"))
             .and_then(Value::as_str);
         let golden = task.golden.as_deref().unwrap_or(&[]);
-        hf_row(&view, golden, answer, expected, &book).to_string()
+        let row = hf_row(&view, setting, golden, answer, expected, &book).to_string();
+        let sft_row = sft
+            .as_ref()
+            .and_then(|(record, _)| serde_json::from_str::<Value>(record).ok())
+            .map(|record| hf_sft_row(&domain.name, setting, seed, &record).to_string());
+        (row, sft_row.unwrap_or_default())
     });
     Ok(Derived {
         seed,
@@ -403,63 +419,95 @@ fn derive_line(
     })
 }
 
-/// Writes `hf/README.md` for every setting found in `hf/data/`.
-fn write_card(domain: &Domain, hf_dir: &Path) -> Result<(), OutputError> {
+/// Writes `OUT/hf/README.md` listing every data file under `OUT/hf/data/`
+/// (`<domain>/<setting>.jsonl`, `<domain>/<setting>-sft.jsonl`), so one
+/// export holds every domain and setting. The card depends only on the
+/// files present, never on which run wrote it last; a lock keeps two runs
+/// (other domains into one `--out`) from interleaving their cards.
+fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
+    let card_path = hf_dir.join("README.md");
+    let _lock = super::files::FileLock::wait(&card_path)?;
     let data = hf_dir.join("data");
-    let mut files: Vec<String> = std::fs::read_dir(&data)
-        .map_err(|e| OutputError::io(&data, e))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".jsonl") && !n.starts_with('.'))
-        .collect();
-    // Per setting, the instances first (the card's default config), then
-    // the SFT chat records.
-    files.sort_by(|a, b| {
-        let key = |f: &str| {
-            let stem = f.trim_end_matches(".jsonl");
+    let list = |dir: &Path| -> Result<Vec<String>, OutputError> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|e| OutputError::io(dir, e))?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        Ok(names)
+    };
+    let mut configs = Vec::new();
+    let mut domains = Vec::new();
+    let domain_dirs = if data.is_dir() {
+        list(&data)?
+    } else {
+        Vec::new()
+    };
+    for domain in domain_dirs {
+        let dir = data.join(&domain);
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files: Vec<String> = list(&dir)?
+            .into_iter()
+            .filter(|n| n.ends_with(".jsonl"))
+            .collect();
+        // Per setting, the instances first, then the SFT chat records.
+        files.sort_by_key(|f| {
+            let stem = f.trim_end_matches(".jsonl").to_string();
             match stem.strip_suffix("-sft") {
                 Some(setting) => (setting.to_string(), true),
-                None => (stem.to_string(), false),
+                None => (stem, false),
             }
-        };
-        key(a).cmp(&key(b))
-    });
-    let mut configs = Vec::new();
-    for file in &files {
-        let stem = file.trim_end_matches(".jsonl");
-        let (setting, kind) = match stem.strip_suffix("-sft") {
-            Some(setting) => (setting, "sft chat"),
-            None => (stem, "instances"),
-        };
-        let rows = std::fs::read(data.join(file))
-            .map_err(|e| OutputError::io(&data.join(file), e))?
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64;
-        let suffix = if kind == "instances" { "" } else { "-sft" };
-        configs.push(CardConfig {
-            name: format!("{}-{}{suffix}", domain.name, short_setting(setting)),
-            kind: kind.to_string(),
-            files: vec![format!("data/{file}")],
-            rows,
         });
+        if files.is_empty() {
+            continue;
+        }
+        for file in &files {
+            let stem = file.trim_end_matches(".jsonl");
+            let (setting, kind, suffix) = match stem.strip_suffix("-sft") {
+                Some(setting) => (setting, "sft chat", "-sft"),
+                None => (stem, "instances", ""),
+            };
+            let path = dir.join(file);
+            let rows = std::fs::read(&path)
+                .map_err(|e| OutputError::io(&path, e))?
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            configs.push(CardConfig {
+                name: format!("{domain}-{}{suffix}", short_setting(setting)),
+                kind: kind.to_string(),
+                files: vec![format!("data/{domain}/{file}")],
+                rows,
+            });
+        }
+        domains.push(domain);
     }
+    if configs.is_empty() {
+        let removed = std::fs::remove_file(&card_path);
+        return match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(OutputError::io(&card_path, e))
+            }
+            _ => Ok(()),
+        };
+    }
+    let pretty_name = match domains.as_slice() {
+        [one] => format!("KUMO-style tasks: {one}"),
+        many => format!("KUMO-style tasks: {} domains", many.len()),
+    };
     let card = Card {
-        pretty_name: format!("KUMO-style tasks: {}", domain.title),
+        pretty_name,
         license: "apache-2.0".into(),
         generator: format!("kumo-gen {}", env!("CARGO_PKG_VERSION")),
         configs,
-        parameters: vec![
-            ("domain".into(), domain.name.clone()),
-            ("domain_hash".into(), domain.source_hash.clone()),
-            (
-                "settings".into(),
-                "see `../manifest.json` for every setting's parameters and seed".into(),
-            ),
-        ],
-        domains: vec![(domain.name.clone(), domain.title.clone())],
+        parameters: Vec::new(),
+        domains: domains.into_iter().map(|d| (d, String::new())).collect(),
     };
-    let mut staged = Staged::create(hf_dir.join("README.md"))?;
+    let mut staged = Staged::create(card_path)?;
     staged
         .writer
         .write_all(dataset_card(&card).as_bytes())

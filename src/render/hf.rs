@@ -7,6 +7,8 @@
 //!
 //! | column | type |
 //! | --- | --- |
+//! | `id` | string (`<domain>/<setting>/<seed>`, stable across runs) |
+//! | `domain`, `setting` | string |
 //! | `seed` | int64 |
 //! | `truths`, `actions` | list<string> |
 //! | `observations` | list<struct<action: string, observation: string>> (instance action order; numbers as text) |
@@ -18,9 +20,16 @@
 //! | `golden_answer` | string (the predicted truth; null when unknown) |
 //! | `knowledge_book` | string |
 //!
+//! SFT rows ([`hf_sft_row`]) carry the same `id`, `domain`, `setting`,
+//! `seed` and `messages`, every turn the same struct
+//! `{role, content, weight}` (`weight` 1 on assistant turns, 0 elsewhere),
+//! so Arrow reads one type per column.
+//!
 //! The card ([`dataset_card`]) is a README.md with the YAML header the Hub
 //! reads: `license`, `pretty_name`, `tags`, and `configs:` with one config
-//! per (domain, setting) and its data files.
+//! per (domain, setting) and its data files; then a usage snippet, the
+//! columns, the license and the citation. One export (`OUT/hf/`) holds
+//! every domain and setting written into one `--out`.
 
 use std::fmt::Write as _;
 
@@ -32,6 +41,7 @@ use super::task::TaskView;
 /// the label.
 pub fn hf_row(
     task: &TaskView,
+    setting: &str,
     golden: &[usize],
     golden_answer: Option<&str>,
     expected_steps: Option<f64>,
@@ -40,6 +50,9 @@ pub fn hf_row(
     let d = task.domain;
     let action_name = |pos: usize| d.actions[task.actions[pos]].name.as_str();
     json!({
+        "id": row_id(&d.name, setting, task.seed),
+        "domain": d.name,
+        "setting": setting,
         "seed": task.seed,
         "truths": task.truths.iter().map(|&t| d.truths[t].as_str()).collect::<Vec<_>>(),
         "actions": (0..task.actions.len()).map(action_name).collect::<Vec<_>>(),
@@ -53,6 +66,37 @@ pub fn hf_row(
         "golden_trajectory": golden.iter().map(|&p| action_name(p)).collect::<Vec<_>>(),
         "golden_answer": golden_answer,
         "knowledge_book": book,
+    })
+}
+
+/// The stable id of a row: `medical/truth_num=12+action_num=16+valid_truth_num=1/7`.
+pub fn row_id(domain: &str, setting: &str, seed: u64) -> String {
+    format!("{domain}/{setting}/{seed}")
+}
+
+/// The HF row of an SFT record (`{"messages": [...]}` as written to
+/// `sft/`): `id`, `domain`, `setting`, `seed`, and `messages` with
+/// `weight` on every turn (0 where the record has none).
+pub fn hf_sft_row(domain: &str, setting: &str, seed: u64, record: &Value) -> Value {
+    let messages: Vec<Value> = record["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .map(|m| {
+            json!({
+                "role": m["role"],
+                "content": m["content"],
+                "weight": m.get("weight").and_then(Value::as_u64).unwrap_or(0),
+            })
+        })
+        .collect();
+    json!({
+        "id": row_id(domain, setting, seed),
+        "domain": domain,
+        "setting": setting,
+        "seed": seed,
+        "messages": messages,
     })
 }
 
@@ -141,15 +185,33 @@ pub fn dataset_card(card: &Card) -> String {
     if !card.domains.is_empty() {
         out.push_str("\n## Domains\n\n");
         for (name, title) in &card.domains {
-            let _ = writeln!(out, "- `{name}`: {title}");
+            if title.is_empty() {
+                let _ = writeln!(out, "- `{name}`");
+            } else {
+                let _ = writeln!(out, "- `{name}`: {title}");
+            }
         }
     }
-    out.push_str("\n## Generation parameters\n\n");
-    for (key, value) in &card.parameters {
-        let _ = writeln!(out, "- `{key}`: {value}");
+    if !card.parameters.is_empty() {
+        out.push_str("\n## Generation parameters\n\n");
+        for (key, value) in &card.parameters {
+            let _ = writeln!(out, "- `{key}`: {value}");
+        }
     }
+    let first = card.configs.first().map_or("CONFIG", |c| c.name.as_str());
+    let _ = write!(
+        out,
+        "\n## Usage\n\n```python\nfrom datasets import load_dataset\n\n\
+         tasks = load_dataset(\"path/to/this/folder\", \"{first}\", split=\"train\")\n\
+         print(tasks[0][\"truths\"], tasks[0][\"expected_steps\"])\n```\n\n\
+         Each config is one (domain, setting); configs ending in `-sft` hold the chat \
+         transcripts for fine-tuning (train on turns with `weight` 1).\n"
+    );
     out.push_str(
         "\n## Columns (instance configs)\n\n\
+         - `id` (string): `<domain>/<setting>/<seed>`, stable for the same generator, domain \
+         file, parameters and seed.\n\
+         - `domain`, `setting` (string): the domain and KUMO's setting name.\n\
          - `seed` (int): instance index within its setting.\n\
          - `truths`, `actions` (list of string): the candidates and the available actions.\n\
          - `observations` (list of {action, observation}): the outcome each action shows, as text \
@@ -161,8 +223,21 @@ pub fn dataset_card(card: &Card) -> String {
          (string): how many actions the optimal policy takes on this instance, which, and the \
          truth it then names.\n\
          - `knowledge_book` (string): the rule-out book given to the player.\n\n\
-         Configs ending in `-sft` hold chat transcripts (`messages`; assistant turns carry `weight: 1`).\n",
+         Configs ending in `-sft` hold chat transcripts: `id`, `domain`, `setting`, `seed` and \
+         `messages` (a list of {role, content, weight}; `weight` is 1 on assistant turns and 0 \
+         on the others).\n",
     );
-    let _ = writeln!(out, "\n## License\n\n`{}`", card.license);
+    let _ = writeln!(
+        out,
+        "\n## License\n\n`{}`. Domains imported from KUMO keep KUMO's license \
+         (Apache-2.0, github.com/linhaowei1/kumo).",
+        card.license
+    );
+    out.push_str(
+        "\n## Citation\n\n```bibtex\n@article{lin2025kumo,\n  \
+         title={Generative Evaluation of Complex Reasoning in Large Language Models},\n  \
+         author={Lin, Haowei and others},\n  journal={arXiv preprint arXiv:2504.02810},\n  \
+         year={2025}\n}\n```\n",
+    );
     out
 }
