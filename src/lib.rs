@@ -20,6 +20,9 @@
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness) and
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol).
+//!
+//! [`pipeline`] runs the stages in memory for embedders (the Python
+//! package in `python/`): dataset lines and eval's tasks without files.
 pub mod cli;
 pub mod domain;
 pub mod eval;
@@ -27,6 +30,7 @@ pub mod game;
 pub mod graph;
 pub mod import;
 pub mod output;
+pub mod pipeline;
 pub mod render;
 pub mod score;
 pub mod search;

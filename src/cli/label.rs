@@ -178,10 +178,11 @@ struct Summary {
 
 /// What labelling one line gave: the output line, whether it carries an
 /// `unlabelled` marker, and a warning (naming the line) to print in order.
-struct Outcome {
-    text: String,
-    unlabelled: bool,
-    warning: Option<String>,
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub text: String,
+    pub unlabelled: bool,
+    pub warning: Option<String>,
 }
 
 struct Job<'a> {
@@ -251,43 +252,56 @@ impl Job<'_> {
     /// Labels one line; errors name the file and line.
     fn line(&self, searcher: &mut Searcher, number: usize, text: &str) -> Result<Outcome, String> {
         let at = format!("{}:{number}", self.source);
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| format!("{at}: not a JSON instance line: {e}"))?;
-        let instance = read_instance(self.domain, &value).map_err(|e| format!("{at}: {e}"))?;
-        let problem = Problem::new(self.domain, &instance.truths, &instance.actions)
-            .map_err(|e| format!("{at}: {e}"))?;
-        let (optimal, warning) = match searcher.label(&problem, &instance.observed, self.budget) {
-            Ok(label) => {
-                let warning = label.answer().and_then(|t| {
-                    let answer = &self.domain.truths[instance.truths[t]];
-                    let valid = valid_truths(&value);
-                    (!valid.is_empty() && !valid.contains(&answer.as_str())).then(|| {
-                        format!(
-                            "{at}: the golden trajectory ends on `{answer}`, which is not a valid truth; \
-                             the instance's observations do not single out its valid truth"
-                        )
-                    })
-                });
-                (
-                    optimal_json(&label, self.domain, &instance.truths, &instance.actions),
-                    warning,
-                )
-            }
-            Err(e @ SearchError::BudgetExceeded { .. }) => {
-                return Ok(Outcome {
-                    text: set_member(text, "optimal", &unlabelled_json(&e).to_string()),
-                    unlabelled: true,
-                    warning: Some(format!("{at}: unlabelled: {e}")),
-                });
-            }
-            Err(e) => return Err(format!("{at}: {e}")),
-        };
-        Ok(Outcome {
-            text: set_member(text, "optimal", &optimal.to_string()),
-            unlabelled: false,
-            warning,
-        })
+        label_line(self.domain, self.budget, searcher, &at, text)
     }
+}
+
+/// Labels one instance line exactly as `kumo-gen label` does (for
+/// embedders that hold lines in memory); `at` names the line in errors
+/// and warnings.
+pub fn label_line(
+    domain: &Domain,
+    budget: SearchBudget,
+    searcher: &mut Searcher,
+    at: &str,
+    text: &str,
+) -> Result<Outcome, String> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("{at}: not a JSON instance line: {e}"))?;
+    let instance = read_instance(domain, &value).map_err(|e| format!("{at}: {e}"))?;
+    let problem = Problem::new(domain, &instance.truths, &instance.actions)
+        .map_err(|e| format!("{at}: {e}"))?;
+    let (optimal, warning) = match searcher.label(&problem, &instance.observed, budget) {
+        Ok(label) => {
+            let warning = label.answer().and_then(|t| {
+                let answer = &domain.truths[instance.truths[t]];
+                let valid = valid_truths(&value);
+                (!valid.is_empty() && !valid.contains(&answer.as_str())).then(|| {
+                    format!(
+                        "{at}: the golden trajectory ends on `{answer}`, which is not a valid truth; \
+                         the instance's observations do not single out its valid truth"
+                    )
+                })
+            });
+            (
+                optimal_json(&label, domain, &instance.truths, &instance.actions),
+                warning,
+            )
+        }
+        Err(e @ SearchError::BudgetExceeded { .. }) => {
+            return Ok(Outcome {
+                text: set_member(text, "optimal", &unlabelled_json(&e).to_string()),
+                unlabelled: true,
+                warning: Some(format!("{at}: unlabelled: {e}")),
+            });
+        }
+        Err(e) => return Err(format!("{at}: {e}")),
+    };
+    Ok(Outcome {
+        text: set_member(text, "optimal", &optimal.to_string()),
+        unlabelled: false,
+        warning,
+    })
 }
 
 /// An instance line resolved against its domain.

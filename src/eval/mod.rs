@@ -7,7 +7,8 @@
 //! Out: result lines appended to each suite's file, and a [`Summary`].
 //!
 //! - Protocol: [`protocol`] (messages, Python-style printing, parsing);
-//!   trial rules and counting: [`crate::game::Episode`].
+//!   trial rules and counting: [`crate::game::Episode`]; one trial driven
+//!   reply by reply (for RL environments): [`session`].
 //! - Concurrency: `concurrency` worker threads take whole instances (all K
 //!   trials) from a shared queue; one writer thread appends lines in
 //!   completion order (the scorer does not depend on line order).
@@ -21,6 +22,7 @@
 
 pub mod client;
 pub mod protocol;
+pub mod session;
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};

@@ -1,0 +1,270 @@
+//! One trial of `eval`, driven one reply at a time: for environments that
+//! hand the model's replies in (RL loops, the Python `kumo_gen.Env`)
+//! instead of calling an API.
+//!
+//! In: a [`Task`] (instance, system prompt, judge), the model name (it
+//! decides the system message's role, as in eval) and the reply limit
+//! (eval's `--max-steps`). Out: the request eval would send next
+//! ([`Session::request`]), what each reply led to ([`Step`]), and the
+//! trial in KUMO's result format ([`Session::trial`]).
+//!
+//! The pieces are eval's own, in eval's order: [`Conversation::request`]
+//! builds each request, [`Conversation::reply`] records the reply,
+//! [`protocol::parse_answer`] reads it, [`Episode::respond`] applies the
+//! rules and counts actions KUMO's way (every reply one entry, a
+//! prediction a second, an unusable reply ends the trial as a parse error,
+//! the reply limit ends it unsuccessful). A session is eval's trial loop
+//! with the API call replaced by [`Session::respond`]; the same replies
+//! give the same trial.
+//!
+//! An [`Episode`] borrows its instance and judge, so a session keeps the
+//! replies and replays them into a fresh episode when it needs one (at
+//! most `max_steps` replies, each replayed in microseconds).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Task;
+use super::protocol::{self, Conversation};
+use crate::game::{Episode, Step, Trial};
+
+/// One reply as the episode saw it.
+#[derive(Clone, Debug)]
+struct Reply {
+    answer: Option<String>,
+    text: Option<String>,
+    tokens: u64,
+}
+
+/// A trial in progress.
+#[derive(Clone)]
+pub struct Session {
+    task: Arc<Task>,
+    conversation: Conversation,
+    instruction: String,
+    max_steps: usize,
+    replies: Vec<Reply>,
+    /// The request the next reply answers; `None` once the trial is over.
+    request: Option<Vec<Value>>,
+    last: Option<Step>,
+}
+
+/// [`Session::respond`] after the trial ended.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the trial is over; start a new one")]
+pub struct Finished;
+
+impl Session {
+    /// Starts a trial: the first request is ready (none when `max_steps`
+    /// is 0).
+    pub fn new(task: Arc<Task>, model: &str, max_steps: usize) -> Session {
+        let instruction = protocol::instruction(&task.instance);
+        let mut conversation = Conversation::new(model, task.system_prompt.clone());
+        let request = (max_steps > 0).then(|| conversation.request(None, &instruction));
+        Session {
+            task,
+            conversation,
+            instruction,
+            max_steps,
+            replies: Vec::new(),
+            request,
+            last: None,
+        }
+    }
+
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    /// The messages eval sends for the next reply; `None` once the trial
+    /// is over.
+    pub fn request(&self) -> Option<&[Value]> {
+        self.request.as_deref()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.request.is_none()
+    }
+
+    /// Replies recorded so far.
+    pub fn replies(&self) -> usize {
+        self.replies.len()
+    }
+
+    /// What the last reply led to.
+    pub fn last_step(&self) -> Option<&Step> {
+        self.last.as_ref()
+    }
+
+    /// Records the model's reply (`None`: the call gave no text) with the
+    /// tokens it cost, and returns what it led to. After an observation
+    /// the next request is ready unless the reply limit is reached.
+    pub fn respond(&mut self, text: Option<&str>, tokens: u64) -> Result<Step, Finished> {
+        if self.request.take().is_none() {
+            return Err(Finished);
+        }
+        self.conversation.reply(text);
+        let answer = protocol::parse_answer(text);
+        let step = {
+            let mut episode = self.replay();
+            episode.respond(answer.as_deref(), text.map(str::to_string), tokens)
+        };
+        self.replies.push(Reply {
+            answer,
+            text: text.map(str::to_string),
+            tokens,
+        });
+        if let Step::Observation { action, value } = &step
+            && self.replies.len() < self.max_steps
+        {
+            self.request = Some(
+                self.conversation
+                    .request(Some((action, value)), &self.instruction),
+            );
+        }
+        self.last = Some(step.clone());
+        Ok(step)
+    }
+
+    /// The trial so far in KUMO's result format (final once
+    /// [`Session::is_finished`]).
+    pub fn trial(&self) -> Trial {
+        self.replay().into_trial()
+    }
+
+    /// Whether the trial named a truth no observation rules out.
+    pub fn successful(&self) -> bool {
+        matches!(
+            self.last,
+            Some(Step::Predicted {
+                successful: true,
+                ..
+            })
+        )
+    }
+
+    /// KUMO's action count so far: one per reply, plus one for a
+    /// prediction.
+    pub fn action_count(&self) -> usize {
+        self.replies.len() + usize::from(matches!(self.last, Some(Step::Predicted { .. })))
+    }
+
+    fn replay(&self) -> Episode<'_> {
+        let mut episode = Episode::new(&self.task.instance, &self.task.judge);
+        for r in &self.replies {
+            episode.respond(r.answer.as_deref(), r.text.clone(), r.tokens);
+        }
+        episode
+    }
+}
+
+/// The reward of a finished trial: 0 unless it succeeded; on success
+/// `(1 - w) + w * min(1, (E + 2) / n)`, where `w` is `efficiency` (0 to 1;
+/// 0 rewards success alone), `n` the trial's KUMO action count and `E + 2`
+/// the count of optimal play (`E` = the instance's exact `expected_steps`
+/// actions, then the predicting reply and its `predicted_truth` entry:
+/// the relative action count's baseline in `score`). A trial as short as
+/// optimal play or shorter earns 1; one twice as long, `1 - w / 2`.
+/// Without `E` (an unlabelled instance) a success earns 1.
+pub fn reward(
+    successful: bool,
+    action_count: usize,
+    expected_steps: Option<f64>,
+    efficiency: f64,
+) -> f64 {
+    if !successful {
+        return 0.0;
+    }
+    let w = efficiency.clamp(0.0, 1.0);
+    match expected_steps {
+        Some(e) if w > 0.0 && action_count > 0 && e.is_finite() => {
+            (1.0 - w) + w * ((e + 2.0) / action_count as f64).min(1.0)
+        }
+        _ => 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Judge, parse_instances};
+
+    fn task() -> Arc<Task> {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/ok/tiny.yaml"
+        ))
+        .unwrap();
+        let domain = crate::domain::Domain::from_yaml("tiny.yaml", &text)
+            .unwrap()
+            .0;
+        let line = r#"{"truths": ["Fuse", "Relay", "Switch", "Lamp"],
+            "actions": ["Continuity check", "Voltage"],
+            "observations": {"Continuity check": "closed", "Voltage": 3.5},
+            "seed": 0, "valid_truth": "Lamp"}"#;
+        let instance = parse_instances(&line.replace('\n', " ")).unwrap().remove(0);
+        let judge = Judge::new(&domain, &instance).unwrap();
+        Arc::new(Task {
+            instance,
+            system_prompt: "SYS".into(),
+            judge,
+        })
+    }
+
+    #[test]
+    fn a_session_is_evals_trial_loop() {
+        let mut s = Session::new(task(), "gpt-4o", 50);
+        let first = s.request().unwrap().to_vec();
+        assert_eq!(first.len(), 2);
+        assert_eq!(first[0]["role"], "system");
+        let step = s.respond(Some("<ANSWER> Voltage </ANSWER>"), 3).unwrap();
+        assert!(matches!(step, Step::Observation { .. }));
+        let second = s.request().unwrap();
+        assert_eq!(second[1]["content"], "Begin the game.");
+        assert!(second[3]["content"].as_str().unwrap().starts_with(
+            "Observation from previous action: {'action': 'Voltage', 'observation': 3.5}\n\n"
+        ));
+        let step = s.respond(Some("<ANSWER> Lamp </ANSWER>"), 4).unwrap();
+        assert_eq!(
+            step,
+            Step::Predicted {
+                truth: "Lamp".into(),
+                successful: true
+            }
+        );
+        assert!(s.is_finished() && s.successful());
+        assert_eq!(s.action_count(), 3);
+        let trial = s.trial();
+        assert_eq!(trial.actions.len(), 3);
+        assert_eq!(trial.consumed_tokens, 7);
+        assert_eq!(s.respond(Some("again"), 0), Err(Finished));
+    }
+
+    #[test]
+    fn parse_errors_and_the_reply_limit_end_the_trial() {
+        let mut s = Session::new(task(), "gpt-4o", 50);
+        assert_eq!(s.respond(Some("no idea"), 0).unwrap(), Step::ParseError);
+        assert!(s.is_finished() && !s.successful());
+        assert!(s.trial().parse_error);
+
+        let mut s = Session::new(task(), "gpt-4o", 2);
+        s.respond(Some("<ANSWER> Voltage </ANSWER>"), 0).unwrap();
+        s.respond(Some("<ANSWER> Voltage </ANSWER>"), 0).unwrap();
+        assert!(s.is_finished());
+        let trial = s.trial();
+        assert!(!trial.successful && !trial.parse_error);
+        assert_eq!(s.action_count(), 2);
+        assert!(Session::new(task(), "gpt-4o", 0).is_finished());
+    }
+
+    #[test]
+    fn reward_formula() {
+        assert_eq!(reward(false, 3, Some(1.0), 0.5), 0.0);
+        assert_eq!(reward(true, 30, Some(1.0), 0.0), 1.0);
+        assert_eq!(reward(true, 3, Some(1.0), 0.5), 1.0);
+        assert_eq!(reward(true, 6, Some(1.0), 0.5), 0.75);
+        assert_eq!(reward(true, 2, Some(1.5), 1.0), 1.0);
+        assert_eq!(reward(true, 6, None, 1.0), 1.0);
+    }
+}

@@ -1,0 +1,115 @@
+//! The pipeline in memory, for embedders (the Python package in
+//! `python/`): what the main command and `eval` compute, without files.
+//!
+//! In: a compiled [`Domain`] and the [`Params`] of one setting. Out:
+//! instance lines exactly as `kumo-gen generate` writes them into
+//! `<setting>.jsonl` (without the newline) by [`generate_lines`], and the
+//! playable [`Task`] of a line exactly as `kumo-gen eval` builds it by
+//! [`task`].
+//!
+//! Same code, same bytes: instances come from [`Synthesizer::generate`]
+//! over `0..n` (the dedup-in-index-order rule every writer replays, so
+//! the result does not depend on the writers' chunking or the thread
+//! count), labels from [`crate::search::optimal_for_instance`] under the
+//! memo budget of `--search-budget`, lines from
+//! [`crate::output::record::render`]; a task's book is
+//! [`crate::eval::render_book`] (the generator's book of that line), its
+//! system prompt [`crate::eval::protocol::system_prompt`] and its judge
+//! [`Judge`]. Nothing here touches the file system.
+
+use rayon::prelude::*;
+
+use crate::domain::Domain;
+use crate::eval::{Task, protocol, render_book};
+use crate::game::{self, Judge};
+use crate::output::record::render;
+use crate::render::Renderer;
+use crate::search::{SearchBudget, optimal_for_instance};
+use crate::synth::{Dedup, Params, Stats, SynthError, Synthesizer};
+
+/// Instances `0..n` of a setting as the lines of its dataset file, with
+/// `optimal` labels when `labels` gives the search budget (`None`: as
+/// `--no-labels`). Labels are computed in parallel on the current rayon
+/// pool; the lines are in index order.
+pub fn generate_lines(
+    domain: &Domain,
+    params: Params,
+    n: u64,
+    labels: Option<SearchBudget>,
+) -> Result<Vec<String>, SynthError> {
+    let synth = Synthesizer::new(domain, params)?;
+    synth.check_count(n)?;
+    let mut stats = Stats::default();
+    let instances = synth.generate(0..n, &mut Dedup::new(), &mut stats)?;
+    Ok(instances
+        .par_iter()
+        .with_min_len(1)
+        .map(|instance| {
+            let optimal = labels.map(|budget| optimal_for_instance(domain, instance, budget));
+            // serde_json writes UTF-8.
+            String::from_utf8_lossy(&render(domain, instance, optimal.as_ref())).into_owned()
+        })
+        .collect())
+}
+
+/// The task `kumo-gen eval` plays for an instance line of `domain` whose
+/// book file is missing (the book rendered from the domain, which is the
+/// book the generator writes for the line): the instance, the system
+/// prompt with the book, and the judge.
+pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, String> {
+    let instance: game::Instance =
+        serde_json::from_str(line).map_err(|e| format!("not an instance line: {e}"))?;
+    let book = render_book(renderer, domain, &instance)?;
+    let system_prompt =
+        protocol::system_prompt(renderer, domain, &instance, &book).map_err(|e| e.to_string())?;
+    let judge = Judge::new(domain, &instance)?;
+    Ok(Task {
+        instance,
+        system_prompt,
+        judge,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::{Job, generate};
+
+    #[test]
+    fn lines_equal_the_written_dataset() {
+        let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
+        let params = Params::new(4, 6, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let label = crate::cli::generate::labeler(SearchBudget::DEFAULT_MAX_MEMO_ENTRIES);
+        let job = Job {
+            domain: &domain,
+            params: params.clone(),
+            n: 30,
+            out: dir.path().to_path_buf(),
+            shard: None,
+            force: false,
+            labeler: Some(&label),
+            progress: None,
+        };
+        let summary = generate(&job).unwrap();
+        let written = std::fs::read_to_string(&summary.path).unwrap();
+        let lines = generate_lines(&domain, params, 30, Some(SearchBudget::default())).unwrap();
+        let mut joined = lines.join("\n");
+        joined.push('\n');
+        assert_eq!(joined, written);
+    }
+
+    #[test]
+    fn tasks_judge_the_valid_truth_right() {
+        let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
+        let templates = crate::render::Templates::resolve(None).unwrap();
+        let renderer = Renderer::new(&templates, crate::render::RenderOptions::default());
+        for line in generate_lines(&domain, Params::new(4, 6, 1), 5, None).unwrap() {
+            let task = task(&renderer, &domain, &line).unwrap();
+            let valid = task.instance.valid_truths();
+            assert!(task.judge.evaluate(&valid[0]));
+            assert!(task.system_prompt.contains(&valid[0]));
+        }
+        assert!(task(&renderer, &domain, "{}").is_err());
+    }
+}
