@@ -1,0 +1,54 @@
+"""kumo-gen for Python: KUMO-style interactive reasoning tasks with exact
+optimal labels, generated in-process by the Rust library.
+
+    import kumo_gen
+    tasks = kumo_gen.generate("medical", truths=4, actions=6, n=100, seed=0)
+    data = kumo_gen.create_dataset("medical", size=100, seed=0)
+    env = kumo_gen.Env("medical", truths=4, actions=6, seed=0, n=100)
+
+- `domains()`, `load_domain(name_or_path_or_dict)`;
+- `generate(...)` -> task dicts equal to `kumo-gen generate`'s JSONL lines
+  (`dumps(task)` is the line, byte for byte; `generate_lines(...)` the
+  lines themselves); `label(domain, lines_or_dicts)` as `kumo-gen label`;
+- `create_dataset(...)` / `score_answer(answer, entry)`: reasoning-gym
+  style items (`question`, `answer`, `metadata`);
+- `Env`: the multi-turn game with `kumo-gen eval`'s protocol
+  (`reset(index)`, `step(reply)`);
+- `kumo_gen.verifiers.load_environment(...)`: a `verifiers` MultiTurnEnv.
+"""
+
+from ._api import (
+    DEFAULT_SEARCH_BUDGET,
+    Domain,
+    domains,
+    dumps,
+    generate,
+    generate_lines,
+    label,
+    load_domain,
+    parse_answer,
+    setting_name,
+)
+from ._native import Session, Task, __version__
+from .dataset import KumoDataset, create_dataset, score_answer
+from .env import Env
+
+__all__ = [
+    "DEFAULT_SEARCH_BUDGET",
+    "Domain",
+    "Env",
+    "KumoDataset",
+    "Session",
+    "Task",
+    "__version__",
+    "create_dataset",
+    "domains",
+    "dumps",
+    "generate",
+    "generate_lines",
+    "label",
+    "load_domain",
+    "parse_answer",
+    "score_answer",
+    "setting_name",
+]

@@ -1,0 +1,148 @@
+"""Domains, generation and labels: thin wrappers over `kumo_gen._native`.
+
+Every function here calls the Rust library in-process; the dicts returned
+are the JSON lines `kumo-gen generate` / `kumo-gen label` write, parsed
+with `json.loads` (key order kept).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+from . import _native
+from ._native import Domain
+
+DomainLike = Union[str, "os.PathLike[str]", Domain, Dict[str, Any]]
+
+#: The default memo budget of one instance's optimal search (`--search-budget`).
+DEFAULT_SEARCH_BUDGET: int = _native.DEFAULT_SEARCH_BUDGET
+
+
+def domains(domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> List[str]:
+    """Names of the known domains, sorted (`kumo-gen domains`): the shipped
+    ones, and those in `domains_dir` (which override them by name)."""
+    return _native.domain_names(_path(domains_dir))
+
+
+def load_domain(
+    name_or_path: DomainLike,
+    domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> Domain:
+    """Loads and validates a domain: a shipped or `domains_dir` name, a path
+    to a `.yaml` file, or a domain document as a dict (the YAML format's
+    fields). Returns a `Domain` with `name`, `title`, `truths`, `actions`,
+    `warnings`, and `document()` for the document as a dict. Invalid
+    domains raise `ValueError` listing every problem."""
+    if isinstance(name_or_path, Domain):
+        return name_or_path
+    if isinstance(name_or_path, dict):
+        # JSON is YAML: the document compiles as if read from a file.
+        text = json.dumps(name_or_path, ensure_ascii=False)
+        return _native.load_domain_text("<dict>", text)
+    return _native.load_domain(os.fspath(name_or_path), _path(domains_dir))
+
+
+def _path(p: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
+    return None if p is None else os.fspath(p)
+
+
+def setting_name(truths: int, actions: int, valid: int = 1) -> str:
+    """The setting's file stem, as in `generated/<domain>/<setting>.jsonl`."""
+    return f"truth_num={truths}+action_num={actions}+valid_truth_num={valid}"
+
+
+def generate_lines(
+    domain: DomainLike,
+    truths: int = 4,
+    actions: int = 6,
+    n: int = 50,
+    seed: int = 0,
+    valid: int = 1,
+    *,
+    decimals: int = 2,
+    allow_shortcuts: bool = False,
+    labels: bool = True,
+    search_budget: int = DEFAULT_SEARCH_BUDGET,
+    threads: int = 0,
+    domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> List[str]:
+    """The lines of `kumo-gen generate --domain D --truths T --actions A -n N
+    --seed S --valid V ...`'s dataset file, byte for byte (without the
+    newlines). `labels=False` is `--no-labels`; `threads=0` uses every
+    core (the output does not depend on it)."""
+    d = load_domain(domain, domains_dir)
+    return _native.generate_lines(
+        d,
+        truths,
+        actions,
+        n,
+        seed=seed,
+        valid=valid,
+        decimals=decimals,
+        allow_shortcuts=allow_shortcuts,
+        labels=labels,
+        search_budget=search_budget,
+        threads=threads,
+    )
+
+
+def generate(
+    domain: DomainLike,
+    truths: int = 4,
+    actions: int = 6,
+    n: int = 50,
+    seed: int = 0,
+    valid: int = 1,
+    **options: Any,
+) -> List[Dict[str, Any]]:
+    """Instances `0..n-1` of a setting as task dicts: KUMO's `truths`,
+    `actions`, `observations`, `seed`, `valid_truth`, then `structure` and
+    `optimal` (`expected_steps`, `first_action`, `golden_actions`,
+    `golden_trajectory`, `golden_answer`). The same instances, in the same
+    order, as the CLI with the same parameters; `dumps(task)` is the CLI's
+    line. Options as for `generate_lines`."""
+    return [json.loads(line) for line in generate_lines(domain, truths, actions, n, seed, valid, **options)]
+
+
+def dumps(task: Dict[str, Any]) -> str:
+    """A task dict as the CLI writes its line (compact, key order kept,
+    numbers in serde_json's shortest form). `json.dumps(task,
+    separators=(",", ":"), ensure_ascii=False)` gives the same bytes except
+    for floats Python writes with an exponent (below 1e-4 or from 1e16)."""
+    return _native.canonical_json(task)
+
+
+def label(
+    domain: DomainLike,
+    lines_or_dicts: Iterable[Union[str, Dict[str, Any]]],
+    *,
+    search_budget: int = DEFAULT_SEARCH_BUDGET,
+    threads: int = 0,
+    domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> List[Union[str, Dict[str, Any]]]:
+    """Adds optimal-search labels to KUMO-format instances (KUMO's published
+    ones too), as `kumo-gen label` does: each instance gets `optimal` set
+    (added at the end, or replaced). Strings in give strings out (the
+    labelled line), dicts give dicts. A search over `search_budget` gives
+    `"optimal": {"unlabelled": "budget exceeded", ...}` and a warning; a
+    malformed instance raises `ValueError` naming it."""
+    d = load_domain(domain, domains_dir)
+    items = list(lines_or_dicts)
+    texts = [item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in items]
+    results = _native.label_lines(d, texts, search_budget=search_budget, threads=threads)
+    out: List[Union[str, Dict[str, Any]]] = []
+    for item, (text, _unlabelled, warning) in zip(items, results):
+        if warning:
+            warnings.warn(warning, stacklevel=2)
+        out.append(text if isinstance(item, str) else json.loads(text))
+    return out
+
+
+def parse_answer(text: Optional[str]) -> Optional[str]:
+    """The answer in a reply, exactly as `kumo-gen eval` (and KUMO) read it:
+    the text after the last `<ANSWER>`, before the next `</ANSWER>`,
+    stripped, a `${name}` unwrapped. `None` only for `None`."""
+    return _native.parse_answer(text)

@@ -1,0 +1,160 @@
+"""The multi-turn game as an environment: `Env(domain, truths, actions, seed)`.
+
+`reset(index)` returns the first request `kumo-gen eval` sends for
+instance `index` (the system message, then the per-round instruction);
+`step(reply)` feeds the model's reply and returns `(observation, reward,
+done, info)`. The game runs in Rust (`kumo_gen::eval::session`): eval's
+answer parser, KUMO's observation wording and per-round instruction,
+KUMO's action counting (every reply is one action, a prediction adds
+one; a reply that names neither an action nor a truth of the instance
+ends the episode as a parse error; `max_steps` replies end it
+unsuccessful). The same replies give the same trial as `kumo-gen eval`.
+
+`observation` is the next user message (KUMO's `Observation from previous
+action: {...}` followed by the instruction), or `""` when the episode is
+over. For the exact request eval would send next (KUMO keeps a history in
+which the first user turn reads "Begin the game." and earlier
+observations lack the instruction), use `messages()`.
+
+Reward: 0.0 on every step but the last; on the last, `success` (1.0 when
+the named truth is one no observation rules out, else 0.0), scaled by an
+optional efficiency term with weight `efficiency` = w in [0, 1]:
+
+    reward = success * ((1 - w) + w * min(1, (E + 2) / n))
+
+where n is the episode's KUMO action count and E + 2 that of optimal
+play (E = the instance's exact `optimal.expected_steps` actions, then the
+predicting reply and its `predicted_truth` entry). With w = 0 (default)
+the reward is success alone; an episode twice as long as optimal play
+earns 1 - w/2.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+from . import _native
+from ._api import DomainLike, generate_lines, load_domain
+
+Message = Dict[str, Any]
+
+
+class Env:
+    """KUMO's game on generated (or given) instances of one domain."""
+
+    def __init__(
+        self,
+        domain: DomainLike,
+        truths: int = 4,
+        actions: int = 6,
+        seed: int = 0,
+        n: int = 100,
+        *,
+        valid: int = 1,
+        tasks: Optional[Iterable[Union[str, Dict[str, Any]]]] = None,
+        model: str = "",
+        max_steps: int = 50,
+        efficiency: float = 0.0,
+        templates_dir: Optional[str] = None,
+        domains_dir: Optional[str] = None,
+        **options: Any,
+    ) -> None:
+        """Instances `0..n-1` of the setting (as `kumo_gen.generate`), or
+        `tasks`: instance lines or dicts (a dataset file's lines, KUMO's
+        published instances, ...). `model` is the model name eval would be
+        given (`gemma`, `claude` and `o1` models get the system prompt as a
+        user message, as in KUMO); `max_steps` is eval's `--max-steps`."""
+        if not 0.0 <= efficiency <= 1.0:
+            raise ValueError(f"efficiency must be from 0 to 1, not {efficiency}")
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.domain = load_domain(domain, domains_dir)
+        if tasks is None:
+            self._lines = generate_lines(self.domain, truths, actions, n, seed, valid, **options)
+        else:
+            self._lines = [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in tasks]
+        self.model = model
+        self.max_steps = max_steps
+        self.efficiency = efficiency
+        self._templates_dir = templates_dir
+        self._tasks: Dict[int, Any] = {}
+        self._session: Optional[Any] = None
+        self._index: Optional[int] = None
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def instance(self, index: int) -> Dict[str, Any]:
+        """Instance `index` as a task dict (with `optimal` when labelled)."""
+        return json.loads(self._lines[index])
+
+    def task(self, index: int) -> Any:
+        """The native task of instance `index` (`system_prompt`,
+        `instruction`, `judge(answer)`)."""
+        task = self._tasks.get(index)
+        if task is None:
+            task = _native.Task(self.domain, self._lines[index], self._templates_dir)
+            self._tasks[index] = task
+        return task
+
+    def reset(self, index: Optional[int] = None) -> List[Message]:
+        """Starts an episode on instance `index` (default: the next one,
+        cycling) and returns its first messages: system, then the first
+        user message."""
+        if index is None:
+            index = 0 if self._index is None else (self._index + 1) % len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"index {index} is out of range for {len(self)} instances")
+        self._index = index
+        self._session = _native.Session(self.task(index), self.model, self.max_steps)
+        return self._session.request()
+
+    @property
+    def index(self) -> Optional[int]:
+        return self._index
+
+    @property
+    def done(self) -> bool:
+        return self._session is None or self._session.finished
+
+    def messages(self) -> Optional[List[Message]]:
+        """The exact request `kumo-gen eval` sends for the next reply
+        (`None` once the episode is over)."""
+        return None if self._session is None else self._session.request()
+
+    def step(self, text: Optional[str], tokens: int = 0) -> Tuple[str, float, bool, Dict[str, Any]]:
+        """Feeds one reply (`None`: the model gave no text). Returns the next
+        user message (`""` once done), the reward, whether the episode is
+        over, and `info`: what the reply led to (`kind` = `observation`
+        with `action`/`observation`, `prediction` with `truth`/`successful`,
+        or `parse_error`), `action_count` (KUMO's), `replies`,
+        `successful`, `expected_steps`, `index`, and when done `trial`
+        (KUMO's result record of the episode) and `truncated` (the reply
+        limit ended it)."""
+        session = self._session
+        if session is None:
+            raise RuntimeError("call reset() before step()")
+        if session.finished:
+            raise RuntimeError("the episode is over; call reset()")
+        info: Dict[str, Any] = session.respond(text, tokens)
+        done = session.finished
+        task = self.task(self._index)  # type: ignore[arg-type]
+        info.update(
+            index=self._index,
+            action_count=session.action_count,
+            replies=session.replies,
+            successful=session.successful,
+            expected_steps=task.expected_steps,
+        )
+        if done:
+            info["trial"] = session.trial()
+            info["truncated"] = info["kind"] == "observation"
+            reward = _native.reward(session.successful, session.action_count, task.expected_steps, self.efficiency)
+            return "", reward, True, info
+        request = session.request()
+        return request[-1]["content"], 0.0, False, info
+
+    def trial(self) -> Optional[Dict[str, Any]]:
+        """The current episode in KUMO's result format."""
+        return None if self._session is None else self._session.trial()

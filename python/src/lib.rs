@@ -1,0 +1,544 @@
+//! `kumo_gen._native`: the `kumo-gen` library called in-process from
+//! Python. The pure-Python package `kumo_gen` (beside this crate) builds
+//! the user-facing API on these functions; nothing here re-implements a
+//! stage:
+//!
+//! - domains: [`kumo_gen::domain::Registry`] (shipped domains, a
+//!   `--domains-dir`, paths) and [`kumo_gen::domain::Domain::from_yaml`];
+//! - generation: [`kumo_gen::pipeline::generate_lines`] (the dataset lines
+//!   `kumo-gen generate` writes, byte for byte);
+//! - labels: [`kumo_gen::cli::label::label_line`] (`kumo-gen label`);
+//! - play: [`kumo_gen::pipeline::task`] and
+//!   [`kumo_gen::eval::session::Session`] (`kumo-gen eval`'s prompt,
+//!   parser, observation wording and KUMO's action counting), judged by
+//!   [`kumo_gen::game::Judge`].
+//!
+//! Long work (generation, labelling) runs with the interpreter detached,
+//! on a rayon pool of `threads` workers (0: one per core).
+
+use std::sync::{Arc, OnceLock};
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use kumo_gen::domain::{Domain, Registry};
+use kumo_gen::eval::Task;
+use kumo_gen::eval::protocol;
+use kumo_gen::eval::session::{self, Session};
+use kumo_gen::game::{self, Judge, Step};
+use kumo_gen::render::{RenderOptions, Renderer, Templates};
+use kumo_gen::search::{SearchBudget, Searcher};
+use kumo_gen::synth::{Params, SynthError};
+
+fn value_error(message: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(message.to_string())
+}
+
+fn synth_error(e: SynthError) -> PyErr {
+    value_error(format!("{e}\n  = help: {}", e.help))
+}
+
+/// A JSON value as Python objects (dicts keep their key order).
+fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+            }
+        }
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
+}
+
+/// The shipped templates, loaded once.
+fn shipped_templates() -> PyResult<&'static Templates> {
+    static SHIPPED: OnceLock<Result<Templates, String>> = OnceLock::new();
+    SHIPPED
+        .get_or_init(|| Templates::resolve(None).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| PyRuntimeError::new_err(e.clone()))
+}
+
+/// A compiled domain (`kumo_gen.load_domain`).
+#[pyclass(frozen, module = "kumo_gen._native", name = "Domain")]
+struct PyDomain {
+    inner: Arc<Domain>,
+    warnings: Vec<String>,
+}
+
+impl PyDomain {
+    fn new(domain: Domain, warnings: Vec<String>) -> Self {
+        PyDomain {
+            inner: Arc::new(domain),
+            warnings,
+        }
+    }
+}
+
+#[pymethods]
+impl PyDomain {
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    #[getter]
+    fn title(&self) -> String {
+        self.inner.title.clone()
+    }
+
+    #[getter]
+    fn truth_noun(&self) -> String {
+        self.inner.truth_noun.clone()
+    }
+
+    #[getter]
+    fn action_noun(&self) -> String {
+        self.inner.action_noun.clone()
+    }
+
+    #[getter]
+    fn goal(&self) -> String {
+        self.inner.goal.clone()
+    }
+
+    /// Truth names, in the file's order.
+    #[getter]
+    fn truths(&self) -> Vec<String> {
+        self.inner.truths.clone()
+    }
+
+    /// Action names, in the file's order.
+    #[getter]
+    fn actions(&self) -> Vec<String> {
+        self.inner.actions.iter().map(|a| a.name.clone()).collect()
+    }
+
+    /// Hash of the domain's source text (as in `manifest.json`).
+    #[getter]
+    fn source_hash(&self) -> String {
+        self.inner.source_hash.clone()
+    }
+
+    /// Validation warnings (not errors), rendered.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    /// The domain document as a dict (the fields of `domains/*.yaml`).
+    fn document<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::to_value(&self.inner.document).map_err(value_error)?;
+        to_py(py, &value)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<kumo_gen.Domain {:?}: {} truths, {} actions>",
+            self.inner.name,
+            self.inner.truths.len(),
+            self.inner.actions.len()
+        )
+    }
+}
+
+/// Names of the known domains, sorted (`kumo-gen domains`).
+#[pyfunction]
+#[pyo3(signature = (domains_dir=None))]
+fn domain_names(domains_dir: Option<std::path::PathBuf>) -> PyResult<Vec<String>> {
+    let all = Registry::new(domains_dir).all().map_err(value_error)?;
+    Ok(all.into_iter().map(|(name, _)| name).collect())
+}
+
+/// Loads a domain by name or path, as every command's `--domain` does.
+#[pyfunction]
+#[pyo3(signature = (spec, domains_dir=None))]
+fn load_domain(spec: &str, domains_dir: Option<std::path::PathBuf>) -> PyResult<PyDomain> {
+    let (domain, warnings) = Registry::new(domains_dir)
+        .load(spec)
+        .map_err(value_error)?;
+    Ok(PyDomain::new(
+        domain,
+        warnings.iter().map(ToString::to_string).collect(),
+    ))
+}
+
+/// Compiles a domain from YAML (or JSON) text; `file` names it in errors.
+#[pyfunction]
+fn load_domain_text(file: &str, text: &str) -> PyResult<PyDomain> {
+    let (domain, warnings) = Domain::from_yaml(file, text).map_err(value_error)?;
+    Ok(PyDomain::new(
+        domain,
+        warnings.iter().map(ToString::to_string).collect(),
+    ))
+}
+
+/// Dataset lines of instances `0..n` of a setting, as `kumo-gen generate`
+/// writes them (no newline).
+#[pyfunction]
+#[pyo3(signature = (domain, truths, actions, n, seed=0, valid=1, decimals=2,
+    allow_shortcuts=false, labels=true, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
+    threads=0))]
+#[allow(clippy::too_many_arguments)]
+fn generate_lines(
+    py: Python<'_>,
+    domain: &PyDomain,
+    truths: usize,
+    actions: usize,
+    n: u64,
+    seed: u64,
+    valid: usize,
+    decimals: u32,
+    allow_shortcuts: bool,
+    labels: bool,
+    search_budget: usize,
+    threads: usize,
+) -> PyResult<Vec<String>> {
+    if search_budget == 0 {
+        return Err(value_error("`search_budget` must be at least 1"));
+    }
+    let params = Params {
+        truths,
+        actions,
+        valid,
+        seed,
+        allow_shortcuts,
+        decimals,
+    };
+    let budget = labels.then_some(SearchBudget {
+        max_memo_entries: search_budget,
+        max_time: None,
+    });
+    let domain = Arc::clone(&domain.inner);
+    let pool = pool(threads)?;
+    py.detach(move || {
+        pool.install(|| kumo_gen::pipeline::generate_lines(&domain, params, n, budget))
+    })
+    .map_err(synth_error)
+}
+
+/// Labels instance lines as `kumo-gen label` does: per line, the line with
+/// `optimal` set, whether the search ran over budget, and a warning.
+#[pyfunction]
+#[pyo3(signature = (domain, lines, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, threads=0))]
+fn label_lines(
+    py: Python<'_>,
+    domain: &PyDomain,
+    lines: Vec<String>,
+    search_budget: usize,
+    threads: usize,
+) -> PyResult<Vec<(String, bool, Option<String>)>> {
+    if search_budget == 0 {
+        return Err(value_error("`search_budget` must be at least 1"));
+    }
+    let budget = SearchBudget {
+        max_memo_entries: search_budget,
+        max_time: None,
+    };
+    let domain = Arc::clone(&domain.inner);
+    let pool = pool(threads)?;
+    let results: Vec<Result<kumo_gen::cli::label::Outcome, String>> = py.detach(move || {
+        pool.install(|| {
+            lines
+                .par_iter()
+                .enumerate()
+                .map_init(Searcher::new, |searcher, (i, line)| {
+                    let at = format!("line {}", i + 1);
+                    kumo_gen::cli::label::label_line(&domain, budget, searcher, &at, line)
+                })
+                .collect()
+        })
+    });
+    let errors: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err().cloned())
+        .collect();
+    if !errors.is_empty() {
+        return Err(value_error(errors.join("\n")));
+    }
+    Ok(results
+        .into_iter()
+        .flatten()
+        .map(|o| (o.text, o.unlabelled, o.warning))
+        .collect())
+}
+
+/// A Python value (dicts, lists, tuples, str, int, float, bool, None) as
+/// JSON, converted exactly (no text round trip: serde_json's default float
+/// parser is not correctly rounded for 17-digit numbers).
+fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        if let Ok(v) = i.extract::<i64>() {
+            return Ok(Value::from(v));
+        }
+        return Ok(Value::from(i.extract::<u64>()?));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| value_error(format!("{v} is not a JSON number")));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = serde_json::Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key = k
+                .cast::<PyString>()
+                .map_err(|_| value_error("JSON object keys must be strings"))?
+                .to_cow()?
+                .to_string();
+            map.insert(key, from_py(&v)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l.iter().map(|v| from_py(&v)).collect::<PyResult<_>>().map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t.iter().map(|v| from_py(&v)).collect::<PyResult<_>>().map(Value::Array);
+    }
+    Err(value_error(format!(
+        "cannot write a `{}` as JSON",
+        obj.get_type().name()?
+    )))
+}
+
+/// A task dict as the writers write its line (compact, key order kept,
+/// numbers in serde_json's shortest form).
+#[pyfunction]
+fn canonical_json(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    serde_json::to_string(&from_py(obj)?).map_err(value_error)
+}
+
+/// The answer in a reply, as eval reads it (`None` for no reply).
+#[pyfunction]
+#[pyo3(signature = (text))]
+fn parse_answer(text: Option<&str>) -> Option<String> {
+    protocol::parse_answer(text)
+}
+
+/// Whether `answer` is a truth of the instance line that none of its
+/// observations rules out (KUMO's `evaluate_answer`).
+#[pyfunction]
+fn judge(domain: &PyDomain, line: &str, answer: &str) -> PyResult<bool> {
+    let instance: game::Instance = serde_json::from_str(line)
+        .map_err(|e| value_error(format!("not an instance line: {e}")))?;
+    let judge = Judge::new(&domain.inner, &instance).map_err(value_error)?;
+    Ok(judge.evaluate(answer))
+}
+
+/// The reward of a finished trial ([`session::reward`]).
+#[pyfunction]
+#[pyo3(signature = (successful, action_count, expected_steps, efficiency=0.0))]
+fn reward(
+    successful: bool,
+    action_count: usize,
+    expected_steps: Option<f64>,
+    efficiency: f64,
+) -> f64 {
+    session::reward(successful, action_count, expected_steps, efficiency)
+}
+
+/// One instance as `kumo-gen eval` plays it: the instance line, the
+/// system prompt (platform prompt + knowledge book) and the judge.
+#[pyclass(frozen, module = "kumo_gen._native", name = "Task")]
+struct PyTask {
+    inner: Arc<Task>,
+    line: String,
+}
+
+#[pymethods]
+impl PyTask {
+    #[new]
+    #[pyo3(signature = (domain, line, templates_dir=None))]
+    fn new(
+        domain: &PyDomain,
+        line: String,
+        templates_dir: Option<std::path::PathBuf>,
+    ) -> PyResult<Self> {
+        let loaded;
+        let templates = match templates_dir {
+            None => shipped_templates()?,
+            Some(dir) => {
+                loaded = Templates::resolve(Some(&dir)).map_err(value_error)?;
+                &loaded
+            }
+        };
+        let renderer = Renderer::new(templates, RenderOptions::default());
+        let task = kumo_gen::pipeline::task(&renderer, &domain.inner, &line).map_err(value_error)?;
+        Ok(PyTask {
+            inner: Arc::new(task),
+            line,
+        })
+    }
+
+    /// The instance line the task was made from.
+    #[getter]
+    fn line(&self) -> String {
+        self.line.clone()
+    }
+
+    /// eval's system message: the platform prompt with the knowledge book.
+    #[getter]
+    fn system_prompt(&self) -> String {
+        self.inner.system_prompt.clone()
+    }
+
+    /// eval's per-round instruction (KUMO's wording).
+    #[getter]
+    fn instruction(&self) -> String {
+        protocol::instruction(&self.inner.instance)
+    }
+
+    /// The optimal expected number of actions, when the line is labelled.
+    #[getter]
+    fn expected_steps(&self) -> Option<f64> {
+        self.inner.instance.expected_steps()
+    }
+
+    /// Whether `answer` names a truth no observation rules out.
+    fn judge(&self, answer: &str) -> bool {
+        self.inner.judge.evaluate(answer)
+    }
+}
+
+/// One trial of eval's protocol, driven one reply at a time.
+#[pyclass(module = "kumo_gen._native", name = "Session")]
+struct PySession {
+    inner: Session,
+}
+
+#[pymethods]
+impl PySession {
+    #[new]
+    #[pyo3(signature = (task, model="", max_steps=50))]
+    fn new(task: &PyTask, model: &str, max_steps: usize) -> Self {
+        PySession {
+            inner: Session::new(Arc::clone(&task.inner), model, max_steps),
+        }
+    }
+
+    /// The messages eval sends for the next reply (`None` once over).
+    fn request<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.inner
+            .request()
+            .map(|messages| to_py(py, &Value::Array(messages.to_vec())))
+            .transpose()
+    }
+
+    /// Records a reply (`None`: the model gave no text) and returns what it
+    /// led to: `{"kind": "observation", "action", "observation"}`,
+    /// `{"kind": "prediction", "truth", "successful"}` or
+    /// `{"kind": "parse_error"}`.
+    #[pyo3(signature = (text, tokens=0))]
+    fn respond<'py>(
+        &mut self,
+        py: Python<'py>,
+        text: Option<&str>,
+        tokens: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let step = self
+            .inner
+            .respond(text, tokens)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let value = match step {
+            Step::Observation { action, value } => {
+                serde_json::json!({"kind": "observation", "action": action, "observation": value})
+            }
+            Step::Predicted { truth, successful } => {
+                serde_json::json!({"kind": "prediction", "truth": truth, "successful": successful})
+            }
+            Step::ParseError => serde_json::json!({"kind": "parse_error"}),
+        };
+        to_py(py, &value)
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+
+    #[getter]
+    fn successful(&self) -> bool {
+        self.inner.successful()
+    }
+
+    /// KUMO's action count: one per reply, one more for a prediction.
+    #[getter]
+    fn action_count(&self) -> usize {
+        self.inner.action_count()
+    }
+
+    #[getter]
+    fn replies(&self) -> usize {
+        self.inner.replies()
+    }
+
+    /// The trial in KUMO's result format.
+    fn trial<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::to_value(self.inner.trial()).map_err(value_error)?;
+        to_py(py, &value)
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULT_SEARCH_BUDGET", SearchBudget::DEFAULT_MAX_MEMO_ENTRIES)?;
+    m.add_class::<PyDomain>()?;
+    m.add_class::<PyTask>()?;
+    m.add_class::<PySession>()?;
+    m.add_function(wrap_pyfunction!(domain_names, m)?)?;
+    m.add_function(wrap_pyfunction!(load_domain, m)?)?;
+    m.add_function(wrap_pyfunction!(load_domain_text, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(label_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_json, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(judge, m)?)?;
+    m.add_function(wrap_pyfunction!(reward, m)?)?;
+    Ok(())
+}
