@@ -27,8 +27,8 @@ metrics (weight 0): `kumo_success`, `kumo_action_count` (KUMO's count),
 `score`'s relative action count; 0 when unlabelled).
 
 Dataset rows: `prompt` (eval's first request for a system-role model),
-`answer` (the golden answer), `info` (`line`: the instance line,
-`index`), `task` (`kumo/<domain>`).
+`answer` (the golden answer), `info` (`line`: the instance line, `index`,
+`domain`).
 """
 
 from __future__ import annotations
@@ -199,8 +199,7 @@ def _rows(domain: Any, lines: List[str], templates_dir: Optional[str]) -> List[D
             {
                 "prompt": first,
                 "answer": answer,
-                "info": {"line": line, "index": i},
-                "task": f"kumo/{domain.name}",
+                "info": {"line": line, "index": i, "domain": domain.name},
             }
         )
     return rows

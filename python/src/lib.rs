@@ -52,10 +52,7 @@ fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
             } else if let Some(u) = n.as_u64() {
                 u.into_pyobject(py)?.into_any()
             } else {
-                n.as_f64()
-                    .unwrap_or(f64::NAN)
-                    .into_pyobject(py)?
-                    .into_any()
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
             }
         }
         Value::String(s) => s.into_pyobject(py)?.into_any(),
@@ -187,9 +184,7 @@ fn domain_names(domains_dir: Option<std::path::PathBuf>) -> PyResult<Vec<String>
 #[pyfunction]
 #[pyo3(signature = (spec, domains_dir=None))]
 fn load_domain(spec: &str, domains_dir: Option<std::path::PathBuf>) -> PyResult<PyDomain> {
-    let (domain, warnings) = Registry::new(domains_dir)
-        .load(spec)
-        .map_err(value_error)?;
+    let (domain, warnings) = Registry::new(domains_dir).load(spec).map_err(value_error)?;
     Ok(PyDomain::new(
         domain,
         warnings.iter().map(ToString::to_string).collect(),
@@ -335,10 +330,18 @@ fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::Object(map));
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l.iter().map(|v| from_py(&v)).collect::<PyResult<_>>().map(Value::Array);
+        return l
+            .iter()
+            .map(|v| from_py(&v))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t.iter().map(|v| from_py(&v)).collect::<PyResult<_>>().map(Value::Array);
+        return t
+            .iter()
+            .map(|v| from_py(&v))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
     }
     Err(value_error(format!(
         "cannot write a `{}` as JSON",
@@ -408,7 +411,8 @@ impl PyTask {
             }
         };
         let renderer = Renderer::new(templates, RenderOptions::default());
-        let task = kumo_gen::pipeline::task(&renderer, &domain.inner, &line).map_err(value_error)?;
+        let task =
+            kumo_gen::pipeline::task(&renderer, &domain.inner, &line).map_err(value_error)?;
         Ok(PyTask {
             inner: Arc::new(task),
             line,
@@ -527,7 +531,10 @@ impl PySession {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("DEFAULT_SEARCH_BUDGET", SearchBudget::DEFAULT_MAX_MEMO_ENTRIES)?;
+    m.add(
+        "DEFAULT_SEARCH_BUDGET",
+        SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
+    )?;
     m.add_class::<PyDomain>()?;
     m.add_class::<PyTask>()?;
     m.add_class::<PySession>()?;

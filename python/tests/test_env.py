@@ -5,16 +5,13 @@ requests, trials, successes and action counts."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
 import kumo_gen
-from conftest import TOKENS_PER_REPLY, ScriptedServer, script
-
-DOMAIN, TRUTHS, ACTIONS, N, SEED, MAX_STEPS = "medical", 4, 6, 12, 0, 6
+from conftest import ACTIONS, DOMAIN, MAX_STEPS, N, SEED, TOKENS_PER_REPLY, TRUTHS, script
 
 
 def play(env: kumo_gen.Env, index: int) -> Dict[str, Any]:
@@ -34,32 +31,6 @@ def play(env: kumo_gen.Env, index: int) -> Dict[str, Any]:
         else:
             assert observation == "" and env.messages() is None
     return {"requests": requests, "info": info, "reward": reward}
-
-
-@pytest.fixture(scope="module")
-def eval_run(run_cli, tmp_path_factory) -> Dict[str, Any]:
-    """`kumo-gen generate` + `kumo-gen eval` with the scripted player."""
-    root = tmp_path_factory.mktemp("eval")
-    data, results = root / "data", root / "results"
-    run_cli("generate", "--domain", DOMAIN, "--truths", TRUTHS, "--actions", ACTIONS, "-n", N, "--seed", SEED, "--out", data)
-    setting = kumo_gen.setting_name(TRUTHS, ACTIONS)
-    lines = (data / DOMAIN / f"{setting}.jsonl").read_text().splitlines()
-    env = kumo_gen.Env(DOMAIN, TRUTHS, ACTIONS, seed=SEED, n=N, model="scripted", max_steps=MAX_STEPS)
-    instances = [json.loads(line) for line in lines]
-    prompts = {env.task(i).system_prompt: i for i in range(N)}
-    with ScriptedServer(prompts, instances) as server:
-        run_cli(
-            "eval", "--api-base", server.url, "--model", "scripted", "--data", data, "--domain", DOMAIN,
-            "--trials", 1, "--concurrency", 1, "--max-steps", MAX_STEPS, "--out", results, "--retries", 0,
-            env={**os.environ, "KUMO_API_KEY": "test"},
-        )
-    assert not server.unknown, f"eval sent system prompts the Env does not have: {server.unknown[:1]}"
-    out = results / "scripted" / "VanillaAgent" / DOMAIN / setting / "eval_times=1.jsonl"
-    by_seed = {}
-    for line in out.read_text().splitlines():
-        record = json.loads(line)
-        by_seed[record["seed"]] = record["trajectories"][0]
-    return {"lines": lines, "env": env, "requests": server.requests, "trials": by_seed, "data": data}
 
 
 def test_env_instances_are_the_cli_dataset(eval_run) -> None:
