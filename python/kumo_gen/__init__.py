@@ -14,8 +14,12 @@ optimal labels, generated in-process by the Rust library.
   style items (`question`, `answer`, `metadata`);
 - `Env`: the multi-turn game with `kumo-gen eval`'s protocol
   (`reset(index)`, `step(reply)`);
-- `kumo_gen.verifiers.load_environment(...)`: a `verifiers` MultiTurnEnv.
+- `kumo_gen.verifiers.load_environment(...)`: a `verifiers` MultiTurnEnv
+  (also `kumo_gen.load_environment`, so `vf.load_environment("kumo-gen")`
+  and `vf-eval kumo-gen` find it).
 """
+
+from typing import Any
 
 from ._api import (
     DEFAULT_SEARCH_BUDGET,
@@ -33,6 +37,15 @@ from ._native import Session, Task, __version__
 from .dataset import KumoDataset, create_dataset, score_answer
 from .env import Env
 
+
+def load_environment(**kwargs: Any) -> Any:
+    """The verifiers entry point (`vf.load_environment("kumo-gen", ...)`):
+    `kumo_gen.verifiers.load_environment(**kwargs)`."""
+    from .verifiers import load_environment as load
+
+    return load(**kwargs)
+
+
 __all__ = [
     "DEFAULT_SEARCH_BUDGET",
     "Domain",
@@ -48,6 +61,7 @@ __all__ = [
     "generate_lines",
     "label",
     "load_domain",
+    "load_environment",
     "parse_answer",
     "score_answer",
     "setting_name",

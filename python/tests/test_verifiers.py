@@ -64,3 +64,14 @@ def test_verifiers_evaluation_equals_eval(eval_run, exact_history: bool, monkeyp
                 assert got[-1] == want[-1]
             for earlier, later in zip(sent, sent[1:]):
                 assert later[: len(earlier)] == earlier
+
+
+def test_verifiers_finds_the_environment_by_id() -> None:
+    vf = _require_verifiers()
+    env = vf.load_environment("kumo-gen", domain="mineral-lab", truths=4, actions=6, n=3, eval_n=2)
+    assert isinstance(env, vf.MultiTurnEnv)
+    assert len(env.get_dataset()) == 3 and len(env.get_eval_dataset()) == 2
+    row = env.get_dataset()[0]
+    line = row["info"]["line"]
+    assert kumo_gen.dumps(json.loads(line)) == kumo_gen.generate_lines("mineral-lab", 4, 6, 3)[0]
+    assert row["prompt"][0]["content"] == kumo_gen.Task(kumo_gen.load_domain("mineral-lab"), line).system_prompt
