@@ -1,0 +1,60 @@
+"""The HF export (`kumo-gen --hf`): `datasets.load_dataset` reads every
+config of a multi-domain export, with the types the card documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import datasets
+
+
+def test_load_dataset_reads_every_config(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    out = tmp_path / "out"
+    run_cli("--domain", "medical", "--truths", "5", "--actions", "6", "-n", "12", "--out", out, "--hf")
+    run_cli("--domain", "cloud", "--truths", "4", "--actions", "5", "-n", "7", "--out", out, "--hf")
+    run_cli("--domain", "medical", "--truths", "4", "--actions", "5", "-n", "3", "--out", out, "--hf")
+    export = out / "hf"
+    names = datasets.get_dataset_config_names(str(export))
+    assert sorted(names) == [
+        "cloud-t4-a5-v1",
+        "cloud-t4-a5-v1-sft",
+        "medical-t4-a5-v1",
+        "medical-t4-a5-v1-sft",
+        "medical-t5-a6-v1",
+        "medical-t5-a6-v1-sft",
+    ]
+    # The default config loads without naming one.
+    default = datasets.load_dataset(str(export), split="train")
+    assert len(default) == 7
+    rows = {"cloud-t4-a5-v1": 7, "medical-t4-a5-v1": 3, "medical-t5-a6-v1": 12}
+    for name in names:
+        data = datasets.load_dataset(str(export), name, split="train")
+        base = name.removesuffix("-sft")
+        assert len(data) == rows[base], name
+        domain = base.split("-t")[0]
+        assert set(data["domain"]) == {domain}
+        ids = data["id"]
+        assert len(set(ids)) == len(ids) and all(i.startswith(domain + "/") for i in ids)
+        if name.endswith("-sft"):
+            message = data.features["messages"].feature
+            assert {k: v.dtype for k, v in message.items()} == {
+                "role": "string",
+                "content": "string",
+                "weight": "int64",
+            }
+            for row in data:
+                assert all(m["weight"] == (m["role"] == "assistant") for m in row["messages"])
+        else:
+            assert data.features["expected_steps"].dtype == "float64"
+            assert data.features["golden_actions"].dtype == "int64"
+            for row in data:
+                assert row["golden_actions"] == len(row["golden_trajectory"])
+                assert row["golden_answer"] in row["valid_truths"]
+    # The card names only files inside the export.
+    card = (export / "README.md").read_text()
+    assert "../" not in card
+    for line in card.splitlines():
+        if line.strip().startswith("- \"data/"):
+            assert (export / json.loads(line.strip()[2:])).is_file(), line
