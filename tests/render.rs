@@ -7,8 +7,8 @@ use std::path::Path;
 use kumo_gen::domain::{Domain, ShippedDomain};
 use kumo_gen::render::hf::{Card, CardConfig, config_name, dataset_card, hf_row, hf_sft_row};
 use kumo_gen::render::{
-    BookProblem, OwnedTask, RenderOptions, Renderer, SftBook, TemplateError, Templates, check_book,
-    check_kumo_book, replay_sft,
+    BookProblem, Claim, OwnedTask, RenderOptions, Renderer, SftBook, TemplateError, Templates,
+    check_book, check_kumo_book, replay_sft,
 };
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -261,11 +261,8 @@ fn checker_rejects_corrupted_books() {
         ),
         "a confirmation",
     );
-    assert!(
-        problems
-            .iter()
-            .any(|p| matches!(p, BookProblem::Unverified { truth, .. } if truth == "Fuse"))
-    );
+    assert!(problems.iter().any(|p| matches!(p,
+        BookProblem::Unverified { claim: Claim::Rule { action }, .. } if action == "Continuity check")));
     // An invented rule-out, as an extra truth and as an extra line.
     fails(
         book.replace(
@@ -290,11 +287,90 @@ fn checker_rejects_corrupted_books() {
         "a false `nothing`",
     );
     assert!(matches!(problems[..], [BookProblem::False { .. }]));
-    // Prose that names a truth.
-    fails(
-        book.replace("## Index", "Most often it is the Lamp.\n\n## Index"),
-        "prose naming a truth",
+    // A confirmation as another item of a list of rules, or of the index.
+    let problems = fails(
+        book.replace(
+            rule,
+            &format!("{rule}\n- A closed circuit confirms Switch."),
+        ),
+        "a confirmation in a rule list",
     );
+    assert!(matches!(
+        problems[..],
+        [BookProblem::Unverified {
+            claim: Claim::ListItem,
+            ..
+        }]
+    ));
+    let index = lines_with(&book, "Lamp is ruled out by")[0].to_string();
+    fails(
+        book.replace(&index, &format!("{index}\n\n* It is most likely Switch.")),
+        "a confirmation in the index",
+    );
+    // A rule in prose, outside any list.
+    let problems = fails(
+        book.replace(
+            "## Index",
+            "Continuity check: observing `open` rules out Lamp and Fuse.\n\n## Index",
+        ),
+        "a rule in prose",
+    );
+    assert!(matches!(
+        problems[..],
+        [BookProblem::Unverified {
+            claim: Claim::Rule { .. },
+            ..
+        }]
+    ));
+    // A falsified index entry, instead of the true one and beside it.
+    let problems = fails(
+        book.replace(&index, "- Lamp is ruled out by: Continuity check `closed`."),
+        "a falsified index entry",
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| matches!(p, BookProblem::MissingIndex { .. }))
+    );
+    assert!(problems.iter().any(|p| matches!(p,
+        BookProblem::Unverified { claim: Claim::Index { truth }, .. } if truth == "Lamp")));
+    let problems = fails(
+        book.replace(
+            &index,
+            &format!("{index}\nLamp is ruled out by: Voltage from 0 to 5 V."),
+        ),
+        "a second, false index entry",
+    );
+    assert!(matches!(
+        problems[..],
+        [BookProblem::Unverified {
+            claim: Claim::Index { .. },
+            ..
+        }]
+    ));
+    let problems = fails(
+        book.replace(
+            &index,
+            &format!("{index}\n- Lamp is ruled out by no outcome in this book."),
+        ),
+        "a false `ruled out by no outcome`",
+    );
+    assert!(matches!(problems[..], [BookProblem::False { .. }]));
+    // A second list of truths.
+    let problems = fails(
+        book.replace(
+            "## Index",
+            "The candidate faults are: Fuse and Lamp.\n\n## Index",
+        ),
+        "a wrong list of truths",
+    );
+    assert!(matches!(
+        problems[..],
+        [BookProblem::Unverified {
+            claim: Claim::TruthList,
+            ..
+        }]
+    ));
     // A wrong range or unit.
     fails(
         book.replace("from 0 to 5 V", "from 0 to 6 V"),
@@ -748,10 +824,17 @@ actions:
         "{:?}",
         check_book(&book, &view)
     );
-    let bad = book.replace("### Lamp tester", "### Lamp tester (the Lamp is likely)");
+    // A heading is prose, not a claim; a rule in a rule's form is one.
+    let heading = book.replace("### Lamp tester", "### Lamp tester (for a Lamp or a Fuse)");
+    assert!(check_book(&heading, &view).is_ok());
+    let bad = book.replace(
+        "### Lamp tester\n",
+        "### Lamp tester\n\nLamp tester: observing `lit` confirms Lamp.\n",
+    );
+    assert_ne!(bad, book);
     let check = check_book(&bad, &view);
     assert!(
-        matches!(&check.problems[..], [BookProblem::Unverified { truth, .. }] if truth == "Lamp"),
+        matches!(&check.problems[..], [BookProblem::Unverified { claim: Claim::Rule { action }, .. }] if action == "Lamp tester"),
         "{check:?}"
     );
 }

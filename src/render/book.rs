@@ -9,7 +9,8 @@
 //!   `rules_out` [names], `sentence`}]}]. `sentence`s are the canonical
 //!   sentences of [`super::vocab`]; the book checker requires each on a
 //!   line of its own (a leading `- ` is allowed) and rejects any other line
-//!   that names a truth.
+//!   in their forms, and any other item of a list that holds them (see
+//!   [`super::check_book`]).
 //! - `symbolic.j2`: `actions` as above.
 //! - `prompt.j2`: `truths`, `actions` (names), `book` (text or none),
 //!   `book_kind` (`prose`, `symbolic` or `none`).

@@ -1,32 +1,62 @@
 //! The book checker: proves that a rendered knowledge book states every
-//! rule-out fact of its instance and no false one, without parsing prose.
+//! rule-out fact of its instance and claims nothing false. It checks what
+//! the book *claims*, in the forms the canonical sentences have; it does
+//! not search prose for truth names.
 //!
 //! From the domain and the instance alone it re-derives every fact
 //! (action, state, ruled-out truth) and renders, with [`super::vocab`],
 //! the canonical sentence of every (action, state) — which names exactly
 //! the instance truths that state rules out, or says it rules out nothing
 //! — the index sentence of every truth and the sentence listing the
-//! truths. Then, comparing whole lines (trimmed, a leading `- `/`* `
-//! bullet dropped):
+//! truths. Lines are compared whole (trimmed; a leading `- `/`* ` bullet
+//! may be dropped).
 //!
-//! 1. every canonical sentence must be a line of the book, so every fact is
+//! A line is a *claim* when it has one of these forms:
+//! - a rule: it begins like a rule sentence of a domain action,
+//!   `ACTION: observing ` or `ACTION: a value `;
+//! - an index entry: it begins `TRUTH is ruled out by` for a domain truth;
+//! - the truth list: it begins `The candidate PLURAL are:`;
+//! - an item of a *claim list*: a list (lines with a `- `/`* ` bullet,
+//!   blank lines between them allowed) that holds a canonical sentence is
+//!   the structured part of the book, so every item of it is a claim.
+//!
+//! The checks:
+//! 1. every canonical sentence is a line of the book, so every fact is
 //!    stated, as an exclusion;
-//! 2. no line may be the false twin of a canonical sentence (an
+//! 2. every claim is a canonical sentence of the instance. A false twin (an
 //!    (action, state) that rules something out said to rule out nothing, a
-//!    truth that something rules out said to be ruled out by nothing);
-//! 3. every other line must name no instance truth (action names are
-//!    masked first, as `COVID-19 PCR Test` names the truth `COVID-19`), so
-//!    a confirmation, an invented rule-out or a rewording of a rule cannot
-//!    hide in the prose around the canonical sentences.
+//!    truth that something rules out said to be ruled out by nothing) is
+//!    reported as [`BookProblem::False`]; any other claim that is not
+//!    canonical — a wrong rule-out or range, a confirmation, an invented
+//!    action, state or truth, a falsified index entry — as
+//!    [`BookProblem::Unverified`].
 //!
-//! Truth names are matched case-sensitively at word boundaries.
+//! Every other line is prose (headings, the goal, the note on a numeric
+//! action's unit): it states no fact the checker could verify, and truth
+//! names in it are not claims. A truth called `A`, `Index` or `rules out`,
+//! or a goal, title, unit, noun or action name that contains a truth's
+//! name, therefore never fails a correct book. Domain validation keeps the
+//! forms unambiguous enough for this: names carry no line breaks or other
+//! control characters, no surrounding whitespace.
 
 use std::collections::HashSet;
-
 use std::fmt;
 
 use super::task::TaskView;
 use super::vocab;
+
+/// What a line in claim form claims to be (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// A rule of the domain action `action`.
+    Rule { action: String },
+    /// The index entry of the domain truth `truth`.
+    Index { truth: String },
+    /// The list of candidate truths.
+    TruthList,
+    /// An item of a list that holds canonical sentences.
+    ListItem,
+}
 
 /// One way a book fails its instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,11 +75,12 @@ pub enum BookProblem {
     MissingTruthList { expected: String },
     /// A line is the false twin of a canonical sentence.
     False { line: usize, text: String },
-    /// A line that is not a canonical sentence names a truth.
+    /// A claim (a line in claim form) that is not a canonical sentence of
+    /// the instance.
     Unverified {
         line: usize,
         text: String,
-        truth: String,
+        claim: Claim,
     },
 }
 
@@ -91,10 +122,23 @@ impl fmt::Display for BookProblem {
                 )
             }
             BookProblem::False { line, text } => write!(f, "line {line} is false: `{text}`"),
-            BookProblem::Unverified { line, text, truth } => write!(
-                f,
-                "line {line} names `{truth}` but is not a canonical rule-out sentence: `{text}`"
-            ),
+            BookProblem::Unverified { line, text, claim } => {
+                write!(f, "line {line} ")?;
+                match claim {
+                    Claim::Rule { action } => {
+                        write!(f, "states a rule of `{action}` that the instance lacks")?
+                    }
+                    Claim::Index { truth } => {
+                        write!(f, "is an index entry of `{truth}` that the instance lacks")?
+                    }
+                    Claim::TruthList => write!(f, "lists candidates other than the instance's")?,
+                    Claim::ListItem => write!(
+                        f,
+                        "is in a list of rules but is none of the instance's sentences"
+                    )?,
+                }
+                write!(f, ": `{text}`")
+            }
         }
     }
 }
@@ -115,24 +159,36 @@ impl BookCheck {
     }
 }
 
-/// A line as compared: trimmed, without a leading list bullet.
-fn normalize(line: &str) -> &str {
-    let line = line.trim();
+/// A trimmed line without its list bullet, if it has one.
+fn unbullet(line: &str) -> Option<&str> {
     line.strip_prefix("- ")
         .or_else(|| line.strip_prefix("* "))
-        .unwrap_or(line)
-        .trim_start()
+        .map(str::trim_start)
 }
 
-/// Offsets where `name` occurs in `text` with no letter, digit or `_` on
-/// either side.
-fn word_matches<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = usize> + 't {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    text.match_indices(name)
-        .filter(move |(i, m)| {
-            !word(text[..*i].chars().next_back()) && !word(text[i + m.len()..].chars().next())
-        })
-        .map(|(i, _)| i)
+/// The claim form of `line` (trimmed, bullet dropped), if it has one.
+fn claim_form(line: &str, task: &TaskView) -> Option<Claim> {
+    let d = task.domain;
+    for marker in [": observing ", ": a value "] {
+        for (at, _) in line.match_indices(marker) {
+            if let Some(a) = d.action_index(&line[..at]) {
+                return Some(Claim::Rule {
+                    action: d.actions[a].name.clone(),
+                });
+            }
+        }
+    }
+    for (at, _) in line.match_indices(" is ruled out by") {
+        if let Some(t) = d.truth_index(&line[..at]) {
+            return Some(Claim::Index {
+                truth: d.truths[t].clone(),
+            });
+        }
+    }
+    line.strip_prefix("The candidate ")
+        .and_then(|rest| rest.strip_prefix(d.truth_plural.as_str()))
+        .is_some_and(|rest| rest.starts_with(" are:"))
+        .then_some(Claim::TruthList)
 }
 
 /// A fast multiplicative hash for the line sets, eight bytes a step: the
@@ -167,8 +223,13 @@ impl std::hash::Hasher for FnvHasher {
 /// Checks `text` against the instance (see the module docs).
 pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
     let d = task.domain;
-    let lines: Vec<&str> = text.lines().map(normalize).collect();
-    let present: HashSet<&str, Fnv> = lines.iter().copied().collect();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // Each line as written and without its bullet.
+    let present: HashSet<&str, Fnv> = lines
+        .iter()
+        .flat_map(|&line| [Some(line), unbullet(line)])
+        .flatten()
+        .collect();
     let mut check = BookCheck::default();
     let mut canonical: Vec<String> = Vec::new();
     let mut false_twins: Vec<String> = Vec::new();
@@ -222,55 +283,61 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
 
     let canonical: HashSet<&str, Fnv> = canonical.iter().map(String::as_str).collect();
     let false_twins: HashSet<&str, Fnv> = false_twins.iter().map(String::as_str).collect();
-    // The other lines, joined, so each name is searched for once per book.
-    let mut rest = String::new();
-    let mut starts: Vec<(usize, usize)> = Vec::new(); // (offset in `rest`, line index)
+    let is_canonical = |line: &str| {
+        canonical.contains(line) || unbullet(line).is_some_and(|l| canonical.contains(l))
+    };
+
+    // The claim lists: runs of list items (blank lines between them
+    // allowed) that hold a canonical sentence; `(first, last)` line indices.
+    let mut claim_lists: Vec<(usize, usize)> = Vec::new();
+    let mut run: Option<(usize, usize, bool)> = None; // (first, last, holds a canonical sentence)
     for (i, &line) in lines.iter().enumerate() {
-        if line.is_empty() || canonical.contains(line) {
+        if line.is_empty() {
             continue;
         }
-        if false_twins.contains(line) {
+        if unbullet(line).is_some() {
+            let holds = is_canonical(line);
+            run = Some(match run {
+                Some((first, _, any)) => (first, i, any || holds),
+                None => (i, i, holds),
+            });
+        } else if let Some((first, last, any)) = run.take() {
+            if any {
+                claim_lists.push((first, last));
+            }
+        }
+    }
+    if let Some((first, last, true)) = run {
+        claim_lists.push((first, last));
+    }
+    let in_claim_list = |i: usize| {
+        let k = claim_lists.partition_point(|&(first, _)| first <= i);
+        k > 0 && i <= claim_lists[k - 1].1
+    };
+
+    for (i, &line) in lines.iter().enumerate() {
+        if line.is_empty() || is_canonical(line) {
+            continue;
+        }
+        let bare = unbullet(line).unwrap_or(line);
+        if false_twins.contains(bare) || false_twins.contains(line) {
             check.problems.push(BookProblem::False {
                 line: i + 1,
                 text: line.to_string(),
             });
             continue;
         }
-        starts.push((rest.len(), i));
-        rest.push_str(line);
-        rest.push('\n');
-    }
-    // A truth named inside an action name (`COVID-19 PCR Test`) does not
-    // count: each hit is checked against the action names on its line.
-    let action_names: Vec<&str> = task
-        .actions
-        .iter()
-        .map(|&a| d.actions[a].name.as_str())
-        .collect();
-    let mut flagged: Vec<(usize, usize)> = Vec::new(); // (line index, truth)
-    for &t in task.truths {
-        let name = d.truths[t].as_str();
-        for at in word_matches(&rest, name) {
-            let k = starts.partition_point(|&(offset, _)| offset <= at) - 1;
-            let (start, line) = starts[k];
-            let text = &rest[start..start + lines[line].len()];
-            let (from, to) = (at - start, at - start + name.len());
-            let inside_action = action_names.iter().any(|a| {
-                text.match_indices(a)
-                    .any(|(i, m)| i <= from && to <= i + m.len())
-            });
-            if !inside_action && !flagged.iter().any(|&(l, _)| l == line) {
-                flagged.push((line, t));
-            }
-        }
-    }
-    flagged.sort_unstable();
-    for (line, t) in flagged {
-        check.problems.push(BookProblem::Unverified {
-            line: line + 1,
-            text: lines[line].to_string(),
-            truth: d.truths[t].clone(),
+        let claim = claim_form(bare, task).or_else(|| {
+            let item = unbullet(line).is_some() && in_claim_list(i);
+            item.then_some(Claim::ListItem)
         });
+        if let Some(claim) = claim {
+            check.problems.push(BookProblem::Unverified {
+                line: i + 1,
+                text: line.to_string(),
+                claim,
+            });
+        }
     }
     check
 }
@@ -280,18 +347,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn word_boundaries() {
-        let names = |text, name| word_matches(text, name).next().is_some();
-        assert!(names("rules out Lamp.", "Lamp"));
-        assert!(!names("Lamps are fine", "Lamp"));
-        assert!(!names("a Lamp_2", "Lamp"));
-        assert!(names("COVID-19, and", "COVID-19"));
-        assert!(!names("lamp", "Lamp"));
-        assert_eq!(
-            word_matches("Lamp x Lamp", "Lamp").collect::<Vec<_>>(),
-            vec![0, 7]
-        );
-        assert_eq!(normalize("  - Volts: a value"), "Volts: a value");
-        assert_eq!(normalize("* x"), "x");
+    fn bullets() {
+        assert_eq!(unbullet("- Volts: a value"), Some("Volts: a value"));
+        assert_eq!(unbullet("*   x"), Some("x"));
+        assert_eq!(unbullet("-x"), None);
+        assert_eq!(unbullet("---"), None);
     }
 }

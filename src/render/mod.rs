@@ -15,8 +15,10 @@
 //!   the platform prompt and the SFT records of an instance.
 //! - [`vocab`]: the canonical sentences. A book states each rule-out as
 //!   one canonical sentence per (action, state); the book checker
-//!   ([`check_book`]) re-derives them from the domain and the instance and
-//!   parses nothing from prose.
+//!   ([`check_book`]) re-derives them from the domain and the instance,
+//!   requires each, and requires every line in the form of a claim (a
+//!   rule, an index entry, the truth list, an item of a list of rules) to
+//!   be one of them; prose is not a claim.
 //! - [`check_kumo_book`]: a conservative co-occurrence heuristic for KUMO's
 //!   own LLM-written books.
 //! - [`hf`]: Hugging Face export rows (one type per column) and the dataset
@@ -39,7 +41,7 @@ mod templates;
 pub mod vocab;
 
 pub use book::Renderer;
-pub use check::{BookCheck, BookProblem, check_book};
+pub use check::{BookCheck, BookProblem, Claim, check_book};
 pub use kumo::{KumoBookCheck, check_kumo_book};
 pub use sft::{RenderOptions, Rendered, SftBook, answer_tag, replay_sft};
 pub use task::{OwnedTask, TaskError, TaskView};

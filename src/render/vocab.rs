@@ -8,7 +8,8 @@
 //! one *index sentence* naming every outcome that rules it out. The book
 //! templates print these sentences (each on its own line); the checker
 //! ([`super::check_book`]) builds them again from the domain and the
-//! instance and looks them up, so it never parses prose.
+//! instance and looks them up, so it never parses prose (it also rejects
+//! any other line in their forms).
 //!
 //! Wording uses the domain's vocabulary (truth plural) and the units of
 //! numeric actions. Numbers print in shortest round-trip form.
