@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use predicates::prelude::PredicateBooleanExt;
 use serde_json::Value;
 
 use crate::common::{kumo_gen, root};
@@ -341,4 +342,52 @@ fn unlabelled_lines_get_a_book_and_no_sft_record() {
             assert_eq!(why, "budget exceeded");
         }
     }
+}
+
+/// A user's `book.j2` whose books fail their check is that template's
+/// fault: exit 1 naming the template, and the dataset is not called
+/// damaged.
+#[test]
+fn a_user_book_template_that_fails_its_check_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let templates = tmp.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    let shipped = std::fs::read_to_string(root().join("templates/book.j2")).unwrap();
+    let bad = shipped.replace(
+        "- {{ state.sentence }}\n",
+        "- {{ state.sentence }}\n- {{ action.name }}: observing it confirms the answer.\n",
+    );
+    assert_ne!(bad, shipped);
+    std::fs::write(templates.join("book.j2"), bad).unwrap();
+    let templates = templates.display().to_string();
+    generate(
+        &tmp.path().join("out"),
+        TINY,
+        4,
+        3,
+        3,
+        &["--templates-dir", &templates],
+    )
+    .code(1)
+    .stderr(predicates::str::contains("book.j2"))
+    .stderr(predicates::str::contains("fails its check"))
+    .stderr(predicates::str::contains("confirms the answer"))
+    .stderr(predicates::str::contains("damaged").not());
+}
+
+/// An internal error (a book rendered by the shipped templates that fails
+/// its check) exits 2 and does not blame the data.
+#[test]
+fn internal_errors_exit_2_and_blame_no_data() {
+    use kumo_gen::output::OutputError;
+    let e = OutputError::Internal {
+        message: "seed 3: the knowledge book rendered by the shipped template fails its check: x"
+            .into(),
+    };
+    assert!(!e.is_input());
+    assert_eq!(kumo_gen::cli::generate::report(&e), 2);
+    let text = format!("{e} {}", e.help().unwrap());
+    assert!(text.starts_with("internal error: "), "{text}");
+    assert!(text.contains("bug in kumo-gen"), "{text}");
+    assert!(!text.contains("damaged"), "{text}");
 }

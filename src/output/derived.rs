@@ -6,7 +6,9 @@
 //! a [`Renderer`]. Out, under `OUT/<domain>/`:
 //! - with `books`: `knowledge_book/<setting>/seed=<i>.txt`, one book per
 //!   line; every book is verified by [`check_book`] whether written or not
-//!   (a failing book is a bug and stops the run);
+//!   (a failing book stops the run: with the shipped templates it is a bug
+//!   in kumo-gen, [`OutputError::Internal`], never blamed on the dataset;
+//!   with a user's `book.j2` it is that template's, [`OutputError::Template`]);
 //! - with `sft`: `sft/<setting>.jsonl` (chat records), and with `steps`
 //!   also `sft/<setting>.steps.jsonl` (one prompt/completion record per
 //!   assistant turn, repeating the history: large, so opt-in), for every
@@ -42,7 +44,7 @@ use serde_json::Value;
 use super::OutputError;
 use crate::domain::Domain;
 use crate::render::hf::{Card, CardConfig, dataset_card, hf_row, hf_sft_row};
-use crate::render::{OwnedTask, Renderer, check_book};
+use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 
 /// Lines rendered per parallel chunk.
 const CHUNK: usize = 1024;
@@ -94,6 +96,16 @@ struct Derived {
     sft: Option<(String, Vec<String>)>,
     /// The HF instance row and the HF SFT row (empty when unlabelled).
     hf: Option<(String, String)>,
+}
+
+/// Why one line could not be derived.
+enum LineError {
+    /// The line is not an instance of the domain: the dataset's fault.
+    Corrupt(String),
+    /// A user's template failed (message, help).
+    Template(String, String),
+    /// Our own rendering failed or produced a book that fails its check.
+    Bug(String),
 }
 
 /// A file written under a temporary name and renamed into place on
@@ -299,17 +311,28 @@ pub fn write_derived(
                 if line.trim().is_empty() {
                     return Ok(None);
                 }
-                derive_line(
-                    domain,
-                    renderer,
-                    line,
-                    options.hf.then_some(setting.as_str()),
-                )
-                .map(Some)
-                .map_err(|e| format!("line {}: {e}", first_line + k as u64 + 1))
+                let hf_setting = options.hf.then_some(setting.as_str());
+                derive_line(domain, renderer, line, hf_setting)
+                    .map(Some)
+                    .map_err(|e| (first_line + k as u64 + 1, e))
             })
-            .collect::<Result<_, String>>()
-            .map_err(&corrupt)?;
+            .collect::<Result<_, (u64, LineError)>>()
+            .map_err(|(line, e)| match e {
+                LineError::Corrupt(message) => corrupt(format!("line {line}: {message}")),
+                LineError::Template(message, help) => OutputError::Template {
+                    message: format!(
+                        "{message} (deriving line {line} of `{}`)",
+                        dataset.display()
+                    ),
+                    help,
+                },
+                LineError::Bug(message) => OutputError::Internal {
+                    message: format!(
+                        "{message} (deriving line {line} of `{}`)",
+                        dataset.display()
+                    ),
+                },
+            })?;
         for d in derived.iter().flatten() {
             if options.books {
                 let path = books_tmp.join(format!("seed={}.txt", d.seed));
@@ -362,38 +385,61 @@ pub fn write_derived(
     Ok(summary)
 }
 
-/// Renders one dataset line; an error names the line's problem.
+/// Renders one dataset line; an error names the line's problem and whose
+/// it is.
 fn derive_line(
     domain: &Domain,
     renderer: &Renderer,
     line: &str,
     hf_setting: Option<&str>,
-) -> Result<Derived, String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| format!("a line is not JSON: {e}"))?;
-    let task = OwnedTask::from_json(domain, &value).map_err(|e| e.to_string())?;
+) -> Result<Derived, LineError> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| LineError::Corrupt(format!("a line is not JSON: {e}")))?;
+    let task =
+        OwnedTask::from_json(domain, &value).map_err(|e| LineError::Corrupt(e.to_string()))?;
     let view = task.view(domain);
     let seed = task.seed;
-    let fail = |what: &str, e: &dyn std::fmt::Display| format!("seed {seed}: {what}: {e}");
+    let render_error = |e: TemplateError| {
+        if e.is_user_template() {
+            LineError::Template(
+                format!("seed {seed}: {e}"),
+                "fix the template, or drop it from `--templates-dir` to use the shipped one".into(),
+            )
+        } else {
+            LineError::Bug(format!("seed {seed}: rendering failed: {e}"))
+        }
+    };
     let (book, sft) = match &task.golden {
         Some(golden) => {
-            let out = renderer
-                .render(&view, golden)
-                .map_err(|e| fail("rendering", &e))?;
+            let out = renderer.render(&view, golden).map_err(render_error)?;
             (out.book, Some((out.sft, out.steps)))
         }
-        None => (
-            renderer.book(&view).map_err(|e| fail("rendering", &e))?,
-            None,
-        ),
+        None => (renderer.book(&view).map_err(render_error)?, None),
     };
     let check = check_book(&book, &view);
     if !check.is_ok() {
-        let problems: Vec<String> = check.problems.iter().map(|p| p.to_string()).collect();
-        return Err(format!(
-            "seed {seed}: BUG: the rendered knowledge book fails its check ({}); please report it",
-            problems.join("; ")
-        ));
+        const SHOWN: usize = 3;
+        let mut problems: Vec<String> = check
+            .problems
+            .iter()
+            .take(SHOWN)
+            .map(|p| p.to_string())
+            .collect();
+        if check.problems.len() > SHOWN {
+            problems.push(format!("and {} more", check.problems.len() - SHOWN));
+        }
+        let problems = problems.join("; ");
+        return Err(match renderer.templates.user_origin("book") {
+            Some(origin) => LineError::Template(
+                format!(
+                    "seed {seed}: the knowledge book rendered by `{origin}` fails its check: {problems}"
+                ),
+                "print each `sentence` on a line of its own and state no other rule, index entry or list of candidates (see the comment atop the shipped `book.j2`)".into(),
+            ),
+            None => LineError::Bug(format!(
+                "seed {seed}: the knowledge book rendered by the shipped template fails its check: {problems}"
+            )),
+        });
     }
     let hf = hf_setting.map(|setting| {
         let optimal = value.get("optimal");

@@ -153,6 +153,14 @@ pub enum OutputError {
     /// Shards are missing or disagree (exit 1).
     #[error("{message}")]
     Shards { message: String, help: String },
+    /// A user's template (`--templates-dir`) fails on an instance: it does
+    /// not render, or renders a book that fails its check (exit 1).
+    #[error("{message}")]
+    Template { message: String, help: String },
+    /// A bug in kumo-gen, such as a book rendered by the shipped templates
+    /// that fails its check; the data is not at fault (exit 2).
+    #[error("internal error: {message}")]
+    Internal { message: String },
     /// Reading or writing failed (exit 2).
     #[error("cannot write `{}`: {source}", path.display())]
     Io {
@@ -174,9 +182,14 @@ impl OutputError {
     pub fn help(&self) -> Option<String> {
         match self {
             OutputError::Synth(e) => Some(e.help.clone()),
-            OutputError::Exists { help, .. } | OutputError::Shards { help, .. } => {
-                Some(help.clone())
-            }
+            OutputError::Exists { help, .. }
+            | OutputError::Shards { help, .. }
+            | OutputError::Template { help, .. } => Some(help.clone()),
+            OutputError::Internal { .. } => Some(
+                "this is a bug in kumo-gen, not a problem with the domain or the dataset; \
+                 please report it with the domain file and the command line"
+                    .into(),
+            ),
             OutputError::Corrupt { .. } => {
                 Some("pass `--force` to start over, or choose another `--out`".into())
             }
@@ -187,9 +200,10 @@ impl OutputError {
         }
     }
 
-    /// Whether this is the user's request (exit 1) rather than I/O (exit 2).
+    /// Whether this is the user's request (exit 1) rather than I/O or an
+    /// internal error (exit 2).
     pub fn is_input(&self) -> bool {
-        !matches!(self, OutputError::Io { .. })
+        !matches!(self, OutputError::Io { .. } | OutputError::Internal { .. })
     }
 }
 

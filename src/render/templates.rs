@@ -26,6 +26,9 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "rationale",
 ];
 
+/// The origin of a shipped template in errors.
+const SHIPPED_ORIGIN: &str = "<shipped>";
+
 static SHIPPED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shipped_templates.rs"));
 
 /// A problem loading or rendering templates.
@@ -156,8 +159,8 @@ impl Templates {
                     .map(|(_, text)| *text)
                     .ok_or_else(|| TemplateError::Missing(name.to_string()))?;
                 all.extend_from_slice(format!("{name}\0{text}\0").as_bytes());
-                add(&mut env, name, text.to_string(), "<shipped>")?;
-                origins.push((name, "<shipped>".to_string()));
+                add(&mut env, name, text.to_string(), SHIPPED_ORIGIN)?;
+                origins.push((name, SHIPPED_ORIGIN.to_string()));
             }
         }
         let templates = Templates {
@@ -172,6 +175,16 @@ impl Templates {
     /// A digest of every template's text (changes when any template does).
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
+    }
+
+    /// Where template `name` came from: `None` for the shipped one, else
+    /// the user's file.
+    pub fn user_origin(&self, name: &str) -> Option<&str> {
+        self.origins
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, o)| o.as_str())
+            .filter(|o| *o != SHIPPED_ORIGIN)
     }
 
     /// Renders template `name` (a stem from [`TEMPLATE_NAMES`]).
@@ -194,6 +207,18 @@ impl Templates {
                 .unwrap_or_default(),
             detail: describe(e),
         }
+    }
+}
+
+impl TemplateError {
+    /// Whether the error comes from a user's template (an override
+    /// directory) rather than from the shipped set.
+    pub fn is_user_template(&self) -> bool {
+        matches!(self, TemplateError::Template { origin, .. } if origin != SHIPPED_ORIGIN)
+            || matches!(
+                self,
+                TemplateError::Io { .. } | TemplateError::Unknown { .. }
+            )
     }
 }
 
