@@ -76,7 +76,9 @@ impl Context<'_> {
 
     fn error(&mut self, path: impl Into<String>, message: impl Into<String>, help: &str) {
         let d = Diagnostic::error(self.file, path, message).with_help(help);
-        let d = self.locate(d);
+        let mut d = self.locate(d);
+        // A path holds state labels: print their invisible characters.
+        d.path = super::names::shown(&d.path);
         self.diagnostics.push(d);
     }
 
@@ -667,6 +669,12 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             ),
             "use a shorter name (it becomes a directory name)",
         );
+    }
+
+    // Names a player reads and types (see `names`): printable, tag-free,
+    // told apart by a reader.
+    for p in super::names::check(&doc) {
+        cx.error(p.path, p.message, &p.help);
     }
 
     // Truths: non-empty, unique.

@@ -22,6 +22,7 @@
 mod compile;
 mod diagnostic;
 mod document;
+mod names;
 mod node;
 mod registry;
 mod structure;
