@@ -391,3 +391,75 @@ fn internal_errors_exit_2_and_blame_no_data() {
     assert!(text.contains("bug in kumo-gen"), "{text}");
     assert!(!text.contains("damaged"), "{text}");
 }
+
+/// Valid domains whose names collide with the words of the book's own
+/// prose (issue 11.5): every one generates, each book checked, exit 0.
+#[test]
+fn names_that_are_template_words_generate_cleanly() {
+    let corpus: &[(&str, &[&str], &str)] = &[
+        // (goal, truths, title)
+        (
+            "tell Apple from the rest",
+            &["Apple", "Pear", "Plum", "Fig"],
+            "Apple orchard",
+        ),
+        ("find it", &["A", "g", "This", "game"], "A game"),
+        (
+            "find the index entry",
+            &["Index", "rules out", "is ruled out by", "and"],
+            "Index",
+        ),
+        (
+            "find the rule",
+            &["observing", "the", "Candidate", "ruled out"],
+            "The rules",
+        ),
+        (
+            "find the fault",
+            &["Fuse", "Lamp", "Lamp tester", "Fuse box"],
+            "Lamp tester Fuse",
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for (k, (goal, truths, title)) in corpus.iter().enumerate() {
+        let quoted: Vec<String> = truths.iter().map(|t| format!("{t:?}")).collect();
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| format!("{:?}", truths[i]));
+        let yaml = format!(
+            "name: words{k}\ntitle: {title:?}\ntruth_noun: {t0:?}\naction_noun: {t1:?}\n\
+             goal: {goal:?}\ntruths: [{list}]\nactions:\n\
+             - name: {a}\n  type: str\n  states:\n    {b}: [{a}, {c}]\n    {d}: [{b}]\n\
+             - name: {t2:?}\n  type: str\n  states:\n    up: [{d}]\n    down: [{a}]\n\
+             - name: Check {t3}\n  type: float\n  unit: {t0:?}\n  states:\n\
+             \x20   - range: [0, 5]\n      rules_out: [{c}]\n\
+             \x20   - range: [5, 10]\n      rules_out: [{b}, {d}]\n",
+            t0 = truths[0],
+            t1 = truths[1],
+            t2 = truths[2],
+            t3 = truths[3],
+            list = quoted.join(", "),
+        );
+        let path = tmp.path().join(format!("words{k}.yaml"));
+        std::fs::write(&path, &yaml).unwrap();
+        let out = tmp.path().join(format!("out{k}"));
+        kumo_gen()
+            .args(["generate", "--domain"])
+            .arg(&path)
+            .args([
+                "--truths",
+                "3",
+                "--actions",
+                "3",
+                "-n",
+                "6",
+                "--steps",
+                "--out",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let domain = Domain::from_yaml("words.yaml", &text).unwrap().0;
+        let (labelled, _) = check_derived(&out.join(format!("words{k}")), &domain, &setting(3, 3));
+        assert!(labelled > 0, "{yaml}");
+    }
+}

@@ -159,3 +159,52 @@ fn warn_fixtures_load_with_their_warning() {
     }
     assert_eq!(checked, 4);
 }
+
+/// Names that make a task unwinnable or unreadable (issue 11.5) are
+/// rejected with a located error: file, line and column of the name.
+#[test]
+fn lookalike_and_unanswerable_names_are_located_errors() {
+    // (bad truth written in YAML, what the message says)
+    let corpus: &[(&str, &str)] = &[
+        ("\" Flu\"", "whitespace"),
+        ("\"Flu \"", "whitespace"),
+        ("flu", "looks the same as truth `Flu`"),
+        ("FLU", "looks the same as truth `Flu`"),
+        ("\"F\\u006Cu\"", "duplicate"),
+        ("\"Cafe\\u0301\"", "encoded"),
+        ("\"Fl\\tu\"", "control character"),
+        ("\"Fl\\u202Eu\"", "bidirectional"),
+        ("\"Fl\\u2066u\"", "bidirectional"),
+        ("\"<ANSWER> Flu\"", "`<ANSWER>`"),
+        ("\"Flu </answer>\"", "`</ANSWER>`"),
+        ("\"x ${Flu}\"", "`${`"),
+    ];
+    for (bad, expect) in corpus {
+        let yaml = format!(
+            "name: look\ntruths:\n  - Flu\n  - Caf\u{e9}\n  - {bad}\nactions:\n  - name: Test\n    type: str\n    states:\n      a: [Flu]\n      b: [Caf\u{e9}]\n"
+        );
+        let err = load_bytes("look.yaml", yaml.as_bytes())
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"));
+        let LoadError::Invalid(diagnostics) = &err else {
+            panic!("{bad}: {err:?}");
+        };
+        let d = diagnostics
+            .iter()
+            .find(|d| d.is_error() && d.message.contains(expect))
+            .unwrap_or_else(|| panic!("{bad}: no error saying {expect:?} in {err}"));
+        assert_eq!(d.path, "truths[2]", "{bad}: {d:?}");
+        assert_eq!(d.line, Some(5), "{bad}: {d:?}");
+        assert_eq!(d.column, Some(5), "{bad}: {d:?}");
+    }
+    // The same spellings declared case-sensitive: case is a warning, the
+    // encoding trick is still an error.
+    let yaml = "name: look\ncase_sensitive_names: true\ntruths: [Flu, flu, Caf\u{e9}]\nactions:\n  - name: T\n    type: str\n    states:\n      a: [Flu, Caf\u{e9}]\n      b: [flu]\n";
+    let (_, warnings) = load_bytes("look.yaml", yaml.as_bytes()).unwrap();
+    assert!(
+        warnings.iter().any(|w| w.message.contains("letter case")),
+        "{warnings:?}"
+    );
+    let yaml = yaml.replace("[Flu, flu, Caf\u{e9}]", "[Flu, Cafe\u{301}, Caf\u{e9}]");
+    assert!(load_bytes("look.yaml", yaml.as_bytes()).is_err());
+}

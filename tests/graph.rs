@@ -280,6 +280,7 @@ proptest! {
             action_noun: None,
             action_plural: None,
             goal: None,
+            case_sensitive_names: false,
             truths: truths.clone(),
             actions: actions
                 .iter()

@@ -36,6 +36,7 @@ const TOP_KEYS: &[&str] = &[
     "action_noun",
     "action_plural",
     "goal",
+    "case_sensitive_names",
     "truths",
     "actions",
 ];
@@ -301,6 +302,21 @@ fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc> {
     let action_noun = text_field(cx, "action_noun", false);
     let action_plural = text_field(cx, "action_plural", false);
     let goal = text_field(cx, "goal", false);
+    let case_sensitive_names = match fields.get("case_sensitive_names") {
+        None => false,
+        Some(node) => match node.value.scalar_text().as_deref() {
+            Some("true") => true,
+            Some("false") => false,
+            _ => {
+                cx.error(
+                    "case_sensitive_names",
+                    "`case_sensitive_names` must be `true` or `false`",
+                    "write `case_sensitive_names: true` or remove the key",
+                );
+                false
+            }
+        },
+    };
 
     let truths = match fields.get("truths") {
         Some(node) => read_name_list(cx, "truths", node),
@@ -328,6 +344,7 @@ fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc> {
         action_noun,
         action_plural,
         goal,
+        case_sensitive_names,
         truths: truths?,
         actions: actions?,
     })
@@ -674,7 +691,11 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
     // Names a player reads and types (see `names`): printable, tag-free,
     // told apart by a reader.
     for p in super::names::check(&doc) {
-        cx.error(p.path, p.message, &p.help);
+        if p.warning {
+            cx.warning(p.path, p.message, &p.help);
+        } else {
+            cx.error(p.path, p.message, &p.help);
+        }
     }
 
     // Truths: non-empty, unique.

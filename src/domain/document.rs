@@ -24,6 +24,12 @@ pub struct DomainDoc {
     pub action_plural: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
+    /// `true`: names of one kind that differ only in letter case are a
+    /// warning, not an error (answers are compared exactly). KUMO's
+    /// published data has such pairs (e.g. `Horse acts` and `Horse Acts`);
+    /// the importer sets it for those domains only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive_names: bool,
     pub truths: Vec<String>,
     pub actions: Vec<ActionDoc>,
 }

@@ -31,6 +31,7 @@ mod truthset;
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
 pub use diagnostic::{Diagnostic, LoadError, Severity};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
+pub use names::case_only_lookalikes;
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};
 pub use structure::{StructureSignature, structure_signature};
 pub use truthset::TruthSet;

@@ -37,6 +37,9 @@ pub struct NameProblem {
     pub path: String,
     pub message: String,
     pub help: String,
+    /// A warning, not an error: names that differ only in letter case in
+    /// a domain with `case_sensitive_names: true`.
+    pub warning: bool,
 }
 
 /// Characters that reorder displayed text: bidi embeddings, overrides,
@@ -158,14 +161,19 @@ fn name_problem(name: &str) -> Option<(String, &'static str)> {
 /// Names of one kind, checked one by one and against each other.
 struct Group<'a> {
     what: &'static str,
+    /// `case_sensitive_names`: names that differ only in case are a
+    /// warning (names that only encode the same characters differently
+    /// stay an error: they look identical).
+    case_sensitive: bool,
     /// Look-alike key -> (first name, its path).
     seen: HashMap<String, (&'a str, String)>,
 }
 
 impl<'a> Group<'a> {
-    fn new(what: &'static str) -> Self {
+    fn new(what: &'static str, case_sensitive: bool) -> Self {
         Group {
             what,
+            case_sensitive,
             seen: HashMap::new(),
         }
     }
@@ -176,6 +184,7 @@ impl<'a> Group<'a> {
                 message: format!("{} `{}` {message}", self.what, shown(name)),
                 help: help.into(),
                 path,
+                warning: false,
             });
             return;
         }
@@ -185,22 +194,86 @@ impl<'a> Group<'a> {
         match self.seen.get(&lookalike_key(name)) {
             // An exact duplicate: `compile` reports it.
             Some((first, _)) if *first == name => {}
-            Some((first, first_path)) => out.push(NameProblem {
-                message: format!(
-                    "{} `{}` looks the same as {} `{}` (at `{first_path}`): they differ only in case or in how their characters are encoded",
-                    self.what,
-                    shown(name),
-                    self.what,
-                    shown(first)
-                ),
-                help: "rename one of them: a reader cannot tell them apart".into(),
-                path,
-            }),
+            Some((first, first_path)) => {
+                let same_text = name.nfc().eq(first.nfc());
+                let warning = self.case_sensitive && !same_text;
+                let help = if same_text {
+                    "rename one of them: they are the same text encoded two ways, so a reader cannot tell them apart"
+                } else if warning {
+                    "rename one of them if you can: answers are compared exactly, so a player must type the exact case"
+                } else {
+                    "rename one of them: a reader cannot tell them apart (a domain whose names must keep both spellings, as KUMO's data does, may declare `case_sensitive_names: true`)"
+                };
+                out.push(NameProblem {
+                    message: format!(
+                        "{} `{}` looks the same as {} `{}` (at `{first_path}`): they differ only in {}",
+                        self.what,
+                        shown(name),
+                        self.what,
+                        shown(first),
+                        if same_text {
+                            "how their characters are encoded"
+                        } else {
+                            "letter case (or how their characters are encoded)"
+                        }
+                    ),
+                    help: help.into(),
+                    path,
+                    warning,
+                })
+            }
             None => {
                 self.seen.insert(lookalike_key(name), (name, path));
             }
         }
     }
+}
+
+/// Pairs of names of one kind in `doc` (truths, actions, states of one
+/// action) that differ only in letter case — not in encoding, not at all —
+/// as (path of the later name, the two names). What the importer declares
+/// with `case_sensitive_names: true` when KUMO's data has them.
+pub fn case_only_lookalikes(doc: &DomainDoc) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut group = |names: Vec<(&str, String)>| {
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        for (name, path) in names {
+            match seen.get(&lookalike_key(name)) {
+                Some(first) if !first.nfc().eq(name.nfc()) => {
+                    out.push((path, first.to_string(), name.to_string()));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(lookalike_key(name), name);
+                }
+            }
+        }
+    };
+    group(
+        doc.truths
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), format!("truths[{i}]")))
+            .collect(),
+    );
+    group(
+        doc.actions
+            .iter()
+            .enumerate()
+            .map(|(a, x)| (x.name.as_str(), format!("actions[{a}]")))
+            .collect(),
+    );
+    for (a, action) in doc.actions.iter().enumerate() {
+        if let StatesDoc::Named(pairs) = &action.states {
+            group(
+                pairs
+                    .iter()
+                    .map(|(label, _)| (label.as_str(), format!("actions[{a}].states")))
+                    .collect(),
+            );
+        }
+    }
+    out
 }
 
 /// Every name problem of `doc`, in document order.
@@ -220,14 +293,15 @@ pub fn check(doc: &DomainDoc) -> Vec<NameProblem> {
                 path: key.into(),
                 message: format!("`{key}` {message}"),
                 help: help.into(),
+                warning: false,
             });
         }
     }
-    let mut truths = Group::new("truth");
+    let mut truths = Group::new("truth", doc.case_sensitive_names);
     for (i, truth) in doc.truths.iter().enumerate() {
         truths.check(truth, format!("truths[{i}]"), &mut out);
     }
-    let mut actions = Group::new("action");
+    let mut actions = Group::new("action", doc.case_sensitive_names);
     for (a, action) in doc.actions.iter().enumerate() {
         let path = format!("actions[{a}]");
         actions.check(&action.name, format!("{path}.name"), &mut out);
@@ -236,10 +310,11 @@ pub fn check(doc: &DomainDoc) -> Vec<NameProblem> {
                 path: format!("{path}.unit"),
                 message: format!("the unit of action `{}` {message}", shown(&action.name)),
                 help: help.into(),
+                warning: false,
             });
         }
         if let StatesDoc::Named(pairs) = &action.states {
-            let mut states = Group::new("state");
+            let mut states = Group::new("state", doc.case_sensitive_names);
             for (label, _) in pairs {
                 states.check(label, format!("{path}.states.{label}"), &mut out);
             }
@@ -283,7 +358,10 @@ mod tests {
             '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{200e}', '\u{200f}', '\u{61c}',
         ] {
             let name = format!("La{c}mp");
-            assert!(problem(&name).unwrap().contains("bidirectional"), "{name:?}");
+            assert!(
+                problem(&name).unwrap().contains("bidirectional"),
+                "{name:?}"
+            );
         }
         assert!(problem("x <Answer> y").unwrap().contains("`<ANSWER>`"));
         assert!(problem("a</answer>").unwrap().contains("`</ANSWER>`"));

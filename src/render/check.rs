@@ -301,10 +301,8 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
                 Some((first, _, any)) => (first, i, any || holds),
                 None => (i, i, holds),
             });
-        } else if let Some((first, last, any)) = run.take() {
-            if any {
-                claim_lists.push((first, last));
-            }
+        } else if let Some((first, last, true)) = run.take() {
+            claim_lists.push((first, last));
         }
     }
     if let Some((first, last, true)) = run {

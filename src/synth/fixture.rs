@@ -69,6 +69,7 @@ pub fn build(name: &str, truths: &[String], actions: Vec<ActionSpec>) -> Domain 
         action_noun: None,
         action_plural: None,
         goal: None,
+        case_sensitive_names: false,
         truths: truths.to_vec(),
         actions: docs,
     };

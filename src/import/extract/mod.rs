@@ -97,6 +97,9 @@ pub enum NoteKind {
     InvertedRange,
     /// Ranges of one action overlap; kept, first match in state order.
     OverlappingRanges,
+    /// Names of one kind differ only in letter case; kept, and the domain
+    /// declares `case_sensitive_names: true`.
+    CaseOnlyNames,
     /// Keys were written as `str` labels (scalar keys, `dict` type,
     /// ranges in a `str` action, overlapping or infinite ranges).
     Labels,
@@ -393,7 +396,7 @@ pub fn extract(
         );
     }
 
-    let doc = metadata(
+    let mut doc = metadata(
         file,
         options,
         &truths_binding.name,
@@ -401,6 +404,30 @@ pub fn extract(
         truths,
         actions,
     );
+    // KUMO compares answers exactly, and its data has names of one kind
+    // that differ only in case: kept, declared, each one noted.
+    for (path, first, later) in crate::domain::case_only_lookalikes(&doc) {
+        doc.case_sensitive_names = true;
+        let pos = match path
+            .strip_prefix("truths[")
+            .and_then(|r| r.strip_suffix(']'))
+        {
+            Some(i) => i
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| truth_pos.get(i).copied()),
+            None => None,
+        }
+        .unwrap_or(truths_binding.pos);
+        cx.note(
+            pos,
+            path,
+            NoteKind::CaseOnlyNames,
+            format!(
+                "`{first}` and `{later}` differ only in letter case; both kept, and the domain declares `case_sensitive_names: true`"
+            ),
+        );
+    }
     cx.notes.sort_by_key(|n| n.pos);
     Ok(Imported {
         doc,
@@ -457,6 +484,7 @@ fn metadata(
         action_noun: Some(action_noun),
         action_plural: Some(action_plural),
         goal: Some(goal),
+        case_sensitive_names: false,
         truths,
         actions,
     }
