@@ -23,6 +23,8 @@
 //!
 //! [`pipeline`] runs the stages in memory for embedders (the Python
 //! package in `python/`): dataset lines and eval's tasks without files.
+//! [`python_repr`] prints values as KUMO's Python does (used by the
+//! importer, the game messages and `play`).
 pub mod cli;
 pub mod domain;
 pub mod eval;
@@ -31,6 +33,7 @@ pub mod graph;
 pub mod import;
 pub mod output;
 pub mod pipeline;
+pub mod python_repr;
 pub mod render;
 pub mod score;
 pub mod search;

@@ -154,8 +154,9 @@ fn check_derived(domain_dir: &Path, domain: &Domain, setting: &str) -> (usize, u
             golden.last().unwrap(),
             &answer_tag(line["valid_truth"].as_str().unwrap())
         );
-        // One step record per assistant turn: the messages before it
-        // (without weights) and the turn.
+        // One step record per assistant turn: `eval`'s request of that
+        // round (the history KUMO keeps: `Begin the game.` first, earlier
+        // observations without the instruction) and the turn.
         for (k, turn) in messages
             .iter()
             .enumerate()
@@ -165,10 +166,26 @@ fn check_derived(domain_dir: &Path, domain: &Domain, setting: &str) -> (usize, u
             assert_eq!(step["seed"], i as u64);
             let prompt = step["prompt"].as_array().unwrap();
             assert_eq!(prompt.len(), k);
-            for (p, m) in prompt.iter().zip(messages) {
+            assert_eq!(prompt[0], messages[0]);
+            for (j, (p, m)) in prompt.iter().zip(messages).enumerate().skip(1) {
                 assert_eq!(p["role"], m["role"]);
-                assert_eq!(p["content"], m["content"]);
                 assert!(p.get("weight").is_none());
+                let (p, m) = (
+                    p["content"].as_str().unwrap(),
+                    m["content"].as_str().unwrap(),
+                );
+                if j + 1 == k {
+                    assert_eq!(p, m, "the request's last message is the chat's user turn");
+                } else if j == 1 {
+                    assert_eq!(p, "Begin the game.");
+                } else if m.starts_with("Observation") {
+                    assert!(
+                        m.starts_with(&format!("{p}\n\nAt this round")),
+                        "{p:?} / {m:?}"
+                    );
+                } else {
+                    assert_eq!(p, m);
+                }
             }
             assert_eq!(step["completion"][0]["content"], turn["content"]);
         }

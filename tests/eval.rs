@@ -619,3 +619,113 @@ fn generated_dataset_domain_from_manifest() {
     assert_eq!(rows[0]["success_from"], "checked");
     assert_eq!(rows[0]["parse_error_rate"], 1.0);
 }
+
+/// One task format for training and evaluation (issue 11.4): on generated
+/// datasets of three shipped domains (string, float and int observations),
+/// a player replying with the SFT record's assistant turns receives from
+/// `kumo-gen eval` exactly the SFT messages: every request equals the
+/// step record of its round, and its last user message is the chat
+/// record's user turn of that round, byte for byte.
+#[test]
+fn sft_records_are_the_messages_eval_sends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut records: Vec<(Value, Vec<Value>)> = Vec::new();
+    for (domain, truths, actions) in [("medical", 5, 6), ("cloud", 4, 6), ("fish", 5, 14)] {
+        kumo_gen()
+            .args(["generate", "--domain", domain, "-n", "6", "--steps"])
+            .args([
+                "--truths",
+                &truths.to_string(),
+                "--actions",
+                &actions.to_string(),
+            ])
+            .arg("--out")
+            .arg(&data)
+            .assert()
+            .success();
+        let setting = format!("truth_num={truths}+action_num={actions}+valid_truth_num=1");
+        let sft = data.join(domain).join("sft");
+        let chats = lines(&sft.join(format!("{setting}.jsonl")));
+        let steps = lines(&sft.join(format!("{setting}.steps.jsonl")));
+        assert_eq!(chats.len(), 6, "{domain}");
+        let mut steps = steps.into_iter().peekable();
+        for chat in chats {
+            let turns = chat["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] == "assistant")
+                .count();
+            let mine: Vec<Value> = (0..turns).map(|_| steps.next().unwrap()).collect();
+            records.push((chat, mine));
+        }
+        assert!(steps.next().is_none());
+    }
+    // Observations of all three kinds were shown: 'label', 1.25 and 7.
+    let mut kinds = std::collections::BTreeSet::new();
+    for (chat, _) in &records {
+        for m in chat["messages"].as_array().unwrap() {
+            let text = m["content"].as_str().unwrap();
+            let Some(rest) = text.split("'observation': ").nth(1) else {
+                continue;
+            };
+            let value = rest.split('}').next().unwrap();
+            kinds.insert(if value.starts_with(['\'', '"']) {
+                "str"
+            } else if value.contains('.') {
+                "float"
+            } else {
+                "int"
+            });
+        }
+    }
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    let table = Arc::new(records);
+    let replies = table.clone();
+    let server = serve(Arc::new(move |body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let (chat, _) = replies
+            .iter()
+            .find(|(chat, _)| chat["messages"][0]["content"] == messages[0]["content"])
+            .expect("the system prompt is an SFT record's system message");
+        let round = messages.iter().filter(|m| m["role"] == "assistant").count();
+        let reply = chat["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .nth(round)
+            .expect("no request after the final answer");
+        completion(reply["content"].as_str().unwrap())
+    }));
+    kumo_gen()
+        .args(["eval", "--api-base", &server.base, "--model", "m"])
+        .args(["--trials", "1", "--backoff-ms", "1", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("18 played"));
+    let requests = server.requests.lock().unwrap();
+    let total_steps: usize = table.iter().map(|(_, steps)| steps.len()).sum();
+    assert_eq!(requests.len(), total_steps, "one request per SFT step");
+    for (_, body) in requests.iter() {
+        let messages = body["messages"].as_array().unwrap();
+        let (chat, steps) = table
+            .iter()
+            .find(|(chat, _)| chat["messages"][0]["content"] == messages[0]["content"])
+            .unwrap();
+        let round = messages.iter().filter(|m| m["role"] == "assistant").count();
+        // The whole request is the step record's prompt.
+        assert_eq!(&steps[round]["prompt"], &body["messages"], "round {round}");
+        // Its user text is the chat record's user turn of that round.
+        let user = &chat["messages"][2 * round + 1];
+        assert_eq!(user["role"], "user");
+        let last = messages.last().unwrap();
+        assert_eq!(last["role"], "user");
+        assert_eq!(user["content"], last["content"], "round {round}");
+        assert_eq!(chat["messages"][0]["content"], messages[0]["content"]);
+    }
+}

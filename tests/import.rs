@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use kumo_gen::domain::{DomainDoc, StatesDoc, compile, fnv1a_hex, load_bytes};
 use kumo_gen::import::{
     ImportOptions, Imported, NoteKind, Value, ValueKind, evaluate_python, import_python,
-    py_float_repr,
 };
+use kumo_gen::python_repr::py_float as py_float_repr;
 use predicates::prelude::PredicateBooleanExt;
 use proptest::prelude::*;
 use serde_json::{Value as Json, json};

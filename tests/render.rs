@@ -470,17 +470,17 @@ fn sft_transcripts_replay_to_the_valid_truth() {
                     let step: Value = serde_json::from_str(step).unwrap();
                     assert_eq!(step["seed"], json!(task.seed));
                     assert_eq!(step["step"], json!(k));
+                    // The request `eval` sends that round: it ends with
+                    // the chat's user turn of the round.
+                    let prompt = step["prompt"].as_array().unwrap();
+                    assert_eq!(prompt[0], messages[0]);
                     assert_eq!(
-                        step["prompt"],
-                        messages[..2 + 2 * k]
-                            .iter()
-                            .map(|m| {
-                                let mut m = m.clone();
-                                m.as_object_mut().unwrap().remove("weight");
-                                m
-                            })
-                            .collect::<Value>()
+                        prompt.last().unwrap()["content"],
+                        messages[1 + 2 * k]["content"]
                     );
+                    if k > 0 {
+                        assert_eq!(prompt[1]["content"], "Begin the game.");
+                    }
                     assert_eq!(step["completion"][0]["content"], assistants[k]["content"]);
                     assert_eq!(step["prompt"].as_array().unwrap().len(), 2 + 2 * k);
                 }
@@ -588,28 +588,28 @@ fn strict_templates_reject_typos() {
     );
     assert!(err.contains("undefined"), "{err}");
     // A syntax error names the line.
-    let err = override_error("observation", "ok\n{% if %}\n");
+    let err = override_error("rationale", "ok\n{% if %}\n");
     assert!(err.contains("line 2") || err.contains(":2"), "{err}");
     // A good override is used.
     let templates = Templates::from_overrides(vec![(
-        "observation".into(),
-        "Result of {{ action }}: {{ observation }}".into(),
+        "prompt".into(),
+        "Find {{ truths | join(\"/\") }}.".into(),
         "mine".into(),
     )])
     .unwrap();
     let d = tiny();
     let task = fixed();
     let text = Renderer::new(&templates, RenderOptions::default())
-        .observation(&task.view(&d), 1)
+        .prompt(&task.view(&d), None, "none")
         .unwrap();
-    assert_eq!(text, "Result of Voltage: 7.25");
+    assert_eq!(text, "Find Fuse/Relay/Switch/Lamp.");
 }
 
 #[test]
 fn templates_dir_overrides_by_name_and_rejects_unknown_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
-        dir.path().join("turn.j2"),
+        dir.path().join("prompt.j2"),
         "Choose. {{ actions | join(\"|\") }}",
     )
     .unwrap();
@@ -618,9 +618,14 @@ fn templates_dir_overrides_by_name_and_rejects_unknown_files() {
     let d = tiny();
     let task = fixed();
     let text = Renderer::new(&templates, RenderOptions::default())
-        .instruction(&task.view(&d))
+        .prompt(&task.view(&d), None, "none")
         .unwrap();
     assert_eq!(text, "Choose. Continuity check|Voltage|Clicks");
+    // Templates that no longer exist are refused by name, not ignored.
+    std::fs::write(dir.path().join("turn.j2"), "x").unwrap();
+    let err = Templates::load_dir(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("unknown template `turn.j2`"), "{err}");
+    std::fs::remove_file(dir.path().join("turn.j2")).unwrap();
     std::fs::write(dir.path().join("boook.j2"), "x").unwrap();
     let err = Templates::load_dir(dir.path()).unwrap_err().to_string();
     assert!(err.contains("unknown template `boook.j2`"), "{err}");

@@ -434,7 +434,7 @@ impl PyTask {
     /// eval's per-round instruction (KUMO's wording).
     #[getter]
     fn instruction(&self) -> String {
-        protocol::instruction(&self.inner.instance)
+        protocol::instruction(&self.inner.instance.actions, &self.inner.instance.truths)
     }
 
     /// The optimal expected number of actions, when the line is labelled.

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 
 use super::{EXIT_INPUT, Globals, out};
 use crate::domain::Domain;
-use crate::eval::protocol::{parse_answer, py_repr};
 use crate::eval::render_book;
 use crate::game::{Episode, Instance, Judge, ResultLine, Step, parse_instances};
 use crate::output::setting_name;
+use crate::python_repr::py_repr;
+use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::synth::{Dedup, Params, Stats, Synthesizer};
 

@@ -223,7 +223,7 @@ fn play_instance(
     retried: &mut u64,
 ) -> Result<ResultLine, CallError> {
     let instance = &task.instance;
-    let instruction = protocol::instruction(instance);
+    let instruction = protocol::instruction(&instance.actions, &instance.truths);
     let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
     for _ in 0..config.trials {
         let mut conversation =

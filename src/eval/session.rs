@@ -59,7 +59,7 @@ impl Session {
     /// Starts a trial: the first request is ready (none when `max_steps`
     /// is 0).
     pub fn new(task: Arc<Task>, model: &str, max_steps: usize) -> Session {
-        let instruction = protocol::instruction(&task.instance);
+        let instruction = protocol::instruction(&task.instance.actions, &task.instance.truths);
         let mut conversation = Conversation::new(model, task.system_prompt.clone());
         let request = (max_steps > 0).then(|| conversation.request(None, &instruction));
         Session {

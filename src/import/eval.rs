@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::Pos;
 use super::parser::{Clause, CmpOp, Expr, ExprKind, Stmt, Target};
+use crate::python_repr::{py_float, py_str};
 
 /// Deepest value nesting accepted (names can nest values built earlier).
 pub const MAX_VALUE_DEPTH: u32 = 100;
@@ -133,8 +134,8 @@ impl Value {
             ValueKind::None => "None".into(),
             ValueKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ValueKind::Int(i) => i.to_string(),
-            ValueKind::Float(f) => py_float_repr(*f),
-            ValueKind::Str(s) => crate::eval::protocol::py_str(s),
+            ValueKind::Float(f) => py_float(*f),
+            ValueKind::Str(s) => py_str(s),
             ValueKind::List(v) => format!("[{}]", join_repr(v)),
             ValueKind::Tuple(v) if v.len() == 1 => format!("({},)", v[0].repr()),
             ValueKind::Tuple(v) => format!("({})", join_repr(v)),
@@ -153,55 +154,6 @@ impl Value {
 
 fn join_repr(v: &[Value]) -> String {
     v.iter().map(Value::repr).collect::<Vec<_>>().join(", ")
-}
-
-/// Python's `repr(float)`: the shortest round-trip digits, fixed notation
-/// for exponents in [-4, 16), scientific (`1e-05`, `1.5e+16`) otherwise.
-pub fn py_float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let digits = if digits.trim_end_matches('0').is_empty() {
-        "0".to_string()
-    } else {
-        digits.trim_end_matches('0').to_string()
-    };
-    if (-4..16).contains(&exp) {
-        if exp >= 0 {
-            let int_len = exp as usize + 1;
-            let (int_part, frac) = if digits.len() > int_len {
-                (digits[..int_len].to_string(), digits[int_len..].to_string())
-            } else {
-                (
-                    format!("{digits}{}", "0".repeat(int_len - digits.len())),
-                    "0".to_string(),
-                )
-            };
-            format!("{sign}{int_part}.{frac}")
-        } else {
-            format!("{sign}0.{}{digits}", "0".repeat((-exp - 1) as usize))
-        }
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{first}{dot}e{esign}{:02}", exp.abs())
-    }
 }
 
 /// Hashable identity of a value under Python equality.
@@ -806,7 +758,7 @@ mod tests {
             (f64::INFINITY, "inf"),
         ];
         for (f, want) in table {
-            assert_eq!(py_float_repr(f), want, "{f}");
+            assert_eq!(py_float(f), want, "{f}");
         }
     }
 

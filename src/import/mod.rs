@@ -26,7 +26,7 @@ use std::fmt;
 
 use crate::domain::Diagnostic;
 
-pub use eval::{Module, Value, ValueKind, py_float_repr};
+pub use eval::{Module, Value, ValueKind};
 pub use extract::{ImportOptions, Imported, Note, NoteKind};
 
 /// A 1-based line and column (in characters) in the Python file.

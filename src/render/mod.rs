@@ -21,6 +21,9 @@
 //!   be one of them; prose is not a claim.
 //! - [`check_kumo_book`]: a conservative co-occurrence heuristic for KUMO's
 //!   own LLM-written books.
+//! - [`protocol`]: KUMO's game messages (round instruction, observation
+//!   message, answer tag and parser, the conversation KUMO keeps): the SFT
+//!   records and `kumo-gen eval` both take their text from it.
 //! - [`hf`]: Hugging Face export rows (one type per column) and the dataset
 //!   card.
 //!
@@ -35,6 +38,7 @@ mod book;
 mod check;
 pub mod hf;
 mod kumo;
+pub mod protocol;
 mod sft;
 mod task;
 mod templates;
@@ -43,6 +47,7 @@ pub mod vocab;
 pub use book::Renderer;
 pub use check::{BookCheck, BookProblem, Claim, check_book};
 pub use kumo::{KumoBookCheck, check_kumo_book};
-pub use sft::{RenderOptions, Rendered, SftBook, answer_tag, replay_sft};
+pub use protocol::answer_tag;
+pub use sft::{RenderOptions, Rendered, SftBook, replay_sft};
 pub use task::{OwnedTask, TaskError, TaskView};
 pub use templates::{TEMPLATE_NAMES, TemplateError, Templates};

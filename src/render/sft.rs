@@ -1,14 +1,23 @@
 //! SFT golden trajectories: chat `messages` and per-step
-//! `prompt`/`completion` records, following KUMO's agent protocol.
+//! `prompt`/`completion` records, in exactly the messages `kumo-gen eval`
+//! sends ([`super::protocol`]: KUMO's round instruction, observation
+//! message and conversation), so a model is trained on the format it is
+//! evaluated with.
 //!
-//! A transcript is: system (the platform prompt with the knowledge book, or
-//! with the symbolic rule table), a user turn with the round instruction,
-//! then for every golden action an assistant turn `<ANSWER> action
-//! </ANSWER>` and a user turn with the observation followed by the round
-//! instruction (KUMO appends the instruction to the observation message),
-//! and a final assistant turn `<ANSWER> truth </ANSWER>`. Every assistant
-//! message carries `"weight": 1`; no other message has a weight (OpenAI's
-//! fine-tuning convention; TRL, axolotl and LLaMA-Factory read `messages`).
+//! The chat record is: the system message (the platform prompt with the
+//! knowledge book, or with the symbolic rule table), then per round the
+//! user text `eval` sends that round — the instruction on the first round,
+//! `Observation from previous action: {'action': ..., 'observation': ...}`
+//! followed by `"\n\n"` and the instruction later — and the assistant's reply
+//! `<ANSWER> action </ANSWER>` along the golden trajectory, ending with
+//! `<ANSWER> truth </ANSWER>`. Every assistant message carries
+//! `"weight": 1`; no other message has a weight (OpenAI's fine-tuning
+//! convention; TRL, axolotl and LLaMA-Factory read `messages`).
+//!
+//! A step record is `eval`'s request of that round, byte for byte (the
+//! history KUMO keeps: `"Begin the game."` for the first user turn,
+//! observations without the instruction except the last) and the reply as
+//! the completion.
 //!
 //! The optional rationale (`rationale.j2`) is built only from facts of the
 //! instance: which remaining truths the last observation ruled out, which
@@ -26,6 +35,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::book::{Renderer, Words, trim_end_in_place};
+use super::protocol::{Conversation, answer_tag, instruction, observation_message};
 use super::task::TaskView;
 use super::templates::TemplateError;
 
@@ -89,29 +99,6 @@ fn message(role: &str, content: &str, weight: Option<u8>) -> String {
     .expect("a message serialises")
 }
 
-/// `<ANSWER> name </ANSWER>`.
-pub fn answer_tag(name: &str) -> String {
-    format!("<ANSWER> {name} </ANSWER>")
-}
-
-#[derive(Serialize)]
-struct TurnCtx<'a> {
-    #[serde(flatten)]
-    words: Words<'a>,
-    truths: Vec<&'a str>,
-    actions: Vec<&'a str>,
-}
-
-#[derive(Serialize)]
-struct ObservationCtx<'a> {
-    #[serde(flatten)]
-    words: Words<'a>,
-    action: &'a str,
-    kind: &'static str,
-    unit: Option<&'a str>,
-    observation: &'a str,
-}
-
 #[derive(Serialize)]
 struct PreviousCtx<'a> {
     action: &'a str,
@@ -135,44 +122,6 @@ struct RationaleCtx<'a> {
 }
 
 impl Renderer<'_> {
-    /// The round instruction: pick an action or predict a truth, answer
-    /// format.
-    pub fn instruction(&self, task: &TaskView) -> Result<String, TemplateError> {
-        let d = task.domain;
-        let ctx = TurnCtx {
-            words: Words::of(d),
-            truths: task.truths.iter().map(|&t| d.truths[t].as_str()).collect(),
-            actions: task
-                .actions
-                .iter()
-                .map(|&a| d.actions[a].name.as_str())
-                .collect(),
-        };
-        let mut text = self
-            .templates
-            .render("turn", Jinja::from(minijinja::value::Serde(&ctx)))?;
-        trim_end_in_place(&mut text);
-        Ok(text)
-    }
-
-    /// The observation message after instance action `pos`.
-    pub fn observation(&self, task: &TaskView, pos: usize) -> Result<String, TemplateError> {
-        let action = &task.domain.actions[task.actions[pos]];
-        let observation = task.observation_text(pos);
-        let ctx = ObservationCtx {
-            words: Words::of(task.domain),
-            action: &action.name,
-            kind: action.kind.as_str(),
-            unit: action.unit.as_deref(),
-            observation: &observation,
-        };
-        let mut text = self
-            .templates
-            .render("observation", Jinja::from(minijinja::value::Serde(&ctx)))?;
-        trim_end_in_place(&mut text);
-        Ok(text)
-    }
-
     /// Book, prompt and SFT records of one instance; `golden` lists the
     /// instance action positions taken before the prediction.
     pub fn render(&self, task: &TaskView, golden: &[usize]) -> Result<Rendered, TemplateError> {
@@ -195,7 +144,8 @@ impl Renderer<'_> {
     }
 
     /// The SFT chat record and the per-step records for `golden`, with
-    /// `system` as the system message.
+    /// `system` as the system message: `eval`'s messages, driven by the
+    /// golden replies.
     pub fn sft(
         &self,
         task: &TaskView,
@@ -203,31 +153,62 @@ impl Renderer<'_> {
         system: &str,
     ) -> Result<(String, Vec<String>), TemplateError> {
         let d = task.domain;
-        let instruction = self.instruction(task)?;
-        let mut messages = Vec::with_capacity(2 * golden.len() + 3);
+        let action_names: Vec<&str> = task
+            .actions
+            .iter()
+            .map(|&a| d.actions[a].name.as_str())
+            .collect();
+        let truth_names: Vec<&str> = task.truths.iter().map(|&t| d.truths[t].as_str()).collect();
+        let instruction = instruction(&action_names, &truth_names);
+        // The model name only picks the system message's role; any name
+        // outside KUMO's list gives `system`.
+        let mut conversation = Conversation::new("", system.to_string());
+        let mut messages: Vec<String> = Vec::with_capacity(2 * golden.len() + 3);
         messages.push(message("system", system, None));
-        messages.push(message("user", &instruction, None));
-        // (messages before the turn, the completion message) per turn.
-        let mut turns: Vec<(usize, String)> = Vec::with_capacity(golden.len() + 1);
+        let mut steps: Vec<String> = Vec::with_capacity(golden.len() + 1);
         let mut remaining: Vec<usize> = task.truths.to_vec();
         let mut taken = vec![false; task.actions.len()];
         let mut previous: Option<PreviousCtx> = None;
+        let mut shown: Option<(&str, Value)> = None;
         let name = |t: &usize| d.truths[*t].as_str();
 
-        for (step, &pos) in golden.iter().enumerate() {
-            let action = d.actions[task.actions[pos]].name.as_str();
-            let content = self.assistant(
-                task,
-                step,
-                previous.take(),
-                remaining.iter().map(name).collect(),
-                action,
-                "action",
-                "",
-            )?;
-            turns.push((messages.len(), message("assistant", &content, None)));
+        for step in 0..=golden.len() {
+            let request = conversation.request(shown.as_ref().map(|(a, v)| (*a, v)), &instruction);
+            let user = request
+                .last()
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_string();
+            messages.push(message("user", &user, None));
+            let content = match golden.get(step) {
+                Some(&pos) => self.assistant(
+                    task,
+                    step,
+                    previous.take(),
+                    remaining.iter().map(name).collect(),
+                    action_names[pos],
+                    "action",
+                    "",
+                )?,
+                None => {
+                    let (truth, reason) = predict(task, &remaining, &taken);
+                    self.assistant(
+                        task,
+                        step,
+                        previous.take(),
+                        remaining.iter().map(name).collect(),
+                        &d.truths[truth],
+                        "truth",
+                        reason,
+                    )?
+                }
+            };
+            steps.push(step_record(task.seed, step, &request, &content));
             messages.push(message("assistant", &content, Some(1)));
-
+            conversation.reply(Some(&content));
+            let Some(&pos) = golden.get(step) else {
+                break;
+            };
             let state = &d.actions[task.actions[pos]].states[task.observed[pos]];
             let ruled: Vec<usize> = remaining
                 .iter()
@@ -236,68 +217,15 @@ impl Renderer<'_> {
                 .collect();
             remaining.retain(|t| !state.rules_out.contains(*t));
             taken[pos] = true;
-            let mut user = self.observation(task, pos)?;
-            user.push_str("\n\n");
-            user.push_str(&instruction);
-            messages.push(message("user", &user, None));
+            shown = Some((action_names[pos], task.observation_value(pos)));
             previous = Some(PreviousCtx {
-                action,
+                action: action_names[pos],
                 observation: task.observation_text(pos),
                 unit: d.actions[task.actions[pos]].unit.as_deref(),
                 ruled_out: ruled.iter().map(name).collect(),
             });
         }
-
-        let (truth, reason) = predict(task, &remaining, &taken);
-        let content = self.assistant(
-            task,
-            golden.len(),
-            previous,
-            remaining.iter().map(name).collect(),
-            &d.truths[truth],
-            "truth",
-            reason,
-        )?;
-        turns.push((messages.len(), message("assistant", &content, None)));
-        messages.push(message("assistant", &content, Some(1)));
-
         let record = format!("{{\"messages\":[{}]}}", messages.join(","));
-        let steps = turns
-            .iter()
-            .enumerate()
-            .map(|(step, (before, completion))| {
-                let mut line = String::with_capacity(
-                    64 + completion.len()
-                        + messages[..*before]
-                            .iter()
-                            .map(|m| m.len() + 1)
-                            .sum::<usize>(),
-                );
-                let _ = write!(
-                    line,
-                    "{{\"seed\":{},\"step\":{step},\"prompt\":[",
-                    task.seed
-                );
-                // Earlier assistant turns without their weight.
-                let mut earlier = turns.iter().peekable();
-                for (i, m) in messages[..*before].iter().enumerate() {
-                    if i > 0 {
-                        line.push(',');
-                    }
-                    match earlier.peek() {
-                        Some((at, plain)) if *at == i => {
-                            line.push_str(plain);
-                            earlier.next();
-                        }
-                        _ => line.push_str(m),
-                    }
-                }
-                line.push_str("],\"completion\":[");
-                line.push_str(completion);
-                line.push_str("]}");
-                line
-            })
-            .collect();
         Ok((record, steps))
     }
 
@@ -337,6 +265,30 @@ impl Renderer<'_> {
     }
 }
 
+/// One step record: `{"seed", "step", "prompt" (the request `eval`
+/// sends), "completion" ([the assistant message])}` (TRL's conversational
+/// prompt-completion format).
+fn step_record(seed: u64, step: usize, request: &[Value], content: &str) -> String {
+    let mut line = String::with_capacity(
+        64 + content.len()
+            + request
+                .iter()
+                .map(|m| m["content"].as_str().map_or(0, str::len) + 32)
+                .sum::<usize>(),
+    );
+    let _ = write!(line, "{{\"seed\":{seed},\"step\":{step},\"prompt\":[");
+    for (i, m) in request.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        line.push_str(&m.to_string());
+    }
+    line.push_str("],\"completion\":[");
+    line.push_str(&message("assistant", content, None));
+    line.push_str("]}");
+    line
+}
+
 /// The truth the trajectory predicts, and why.
 fn predict(task: &TaskView, remaining: &[usize], taken: &[bool]) -> (usize, &'static str) {
     let d = task.domain;
@@ -365,8 +317,8 @@ fn predict(task: &TaskView, remaining: &[usize], taken: &[bool]) -> (usize, &'st
 
 /// Replays an SFT chat record against its instance, independently of the
 /// templates: checks the message roles and weights, that each assistant
-/// action is an instance action whose observation the next user turn
-/// shows, and returns the predicted truth (a domain index) if it is an
+/// action is an instance action whose observation message (KUMO's) the
+/// next user turn starts with, and returns the predicted truth (a domain index) if it is an
 /// instance truth that no observation shown ruled out.
 pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
     let d = task.domain;
@@ -423,10 +375,10 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
             .iter()
             .position(|&a| d.actions[a].name == answer)
             .ok_or_else(|| format!("`{answer}` in message {i} is not an action of the instance"))?;
-        let shown = task.observation_text(pos);
-        if !content(i + 1).contains(&shown) {
+        let shown = observation_message(answer, &task.observation_value(pos));
+        if !content(i + 1).starts_with(&shown) {
             return Err(format!(
-                "message {} does not show the observation `{shown}` of `{answer}`",
+                "message {} does not start with the observation of `{answer}`: `{shown}`",
                 i + 1
             ));
         }

@@ -51,6 +51,20 @@ impl TaskView<'_> {
         }
     }
 
+    /// The observation of instance action `pos` as the dataset line holds
+    /// it and `eval` shows it: an integer for `int` actions, a float for
+    /// `float` actions, the state label for `str` actions.
+    pub fn observation_value(&self, pos: usize) -> serde_json::Value {
+        let action = &self.domain.actions[self.actions[pos]];
+        match self.values.get(pos).copied().flatten() {
+            Some(v) if action.kind == crate::domain::ActionKind::Int => {
+                serde_json::Value::from(v as i64)
+            }
+            Some(v) if action.kind.is_numeric() => serde_json::Value::from(v),
+            _ => serde_json::Value::from(action.states[self.observed[pos]].label.to_string()),
+        }
+    }
+
     /// Checks that the indices fit the domain and each other.
     pub fn validate(&self) -> Result<(), TaskError> {
         let d = self.domain;

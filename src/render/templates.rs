@@ -16,15 +16,10 @@ use std::path::{Path, PathBuf};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
 
-/// The templates a set must have, by stem (`book` is `book.j2`).
-pub const TEMPLATE_NAMES: &[&str] = &[
-    "book",
-    "prompt",
-    "turn",
-    "observation",
-    "symbolic",
-    "rationale",
-];
+/// The templates a set must have, by stem (`book` is `book.j2`). The
+/// per-round game messages are not templates: they are KUMO's text, the
+/// same for SFT and `eval` ([`super::protocol`]).
+pub const TEMPLATE_NAMES: &[&str] = &["book", "prompt", "symbolic", "rationale"];
 
 /// The origin of a shipped template in errors.
 const SHIPPED_ORIGIN: &str = "<shipped>";

@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use super::{Ctx, NoteKind};
 use crate::domain::{ActionDoc, RangeStateDoc, StatesDoc};
 use crate::import::ImportError;
-use crate::import::eval::{Value, ValueKind, py_float_repr};
+use crate::import::eval::{Value, ValueKind};
+use crate::python_repr::py_float;
 
 /// A state key as read from the file.
 pub(super) enum Key {
@@ -45,7 +46,7 @@ pub(super) fn classify(key: &Value) -> Key {
 
 pub(super) fn number_text(v: &Value) -> String {
     match v.kind {
-        ValueKind::Float(f) => py_float_repr(f),
+        ValueKind::Float(f) => py_float(f),
         _ => v.repr(),
     }
 }
