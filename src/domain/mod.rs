@@ -20,10 +20,12 @@
 //! Only this module and the writers touch the file system.
 
 mod compile;
+mod context;
 mod diagnostic;
 mod document;
 mod names;
 mod node;
+mod read;
 mod registry;
 mod structure;
 mod truthset;
