@@ -57,7 +57,7 @@ pub fn generate_lines(
 /// book the generator writes for the line): the instance, the system
 /// prompt with the book, and the judge.
 pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, String> {
-    let instance: game::Instance =
+    let instance: game::InstanceLine =
         serde_json::from_str(line).map_err(|e| format!("not an instance line: {e}"))?;
     let book = render_book(renderer, domain, &instance)?;
     let system_prompt =

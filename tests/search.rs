@@ -17,37 +17,13 @@ fn medical() -> Domain {
         .0
 }
 
-/// Resolves a KUMO instance line against `domain`: (truths, actions,
-/// observed states) as indices.
+/// Resolves a KUMO instance line against `domain` the one way every
+/// reader does (`InstanceLine::resolve`): (truths, actions, observed
+/// states) as indices.
 fn resolve(domain: &Domain, line: &Value) -> (Vec<usize>, Vec<usize>, Vec<Option<usize>>) {
-    let names = |field: &str| -> Vec<String> {
-        line[field]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect()
-    };
-    let truths: Vec<usize> = names("truths")
-        .iter()
-        .map(|t| domain.truth_index(t).unwrap())
-        .collect();
-    let actions: Vec<usize> = names("actions")
-        .iter()
-        .map(|a| domain.action_index(a).unwrap())
-        .collect();
-    let observed = actions
-        .iter()
-        .map(|&a| {
-            let action = &domain.actions[a];
-            match &line["observations"][&action.name] {
-                Value::String(label) => Some(action.state_named(label).unwrap()),
-                Value::Number(v) => action.state_containing(v.as_f64().unwrap()),
-                other => panic!("observation {other}"),
-            }
-        })
-        .collect();
-    (truths, actions, observed)
+    let parsed: kumo_gen::game::InstanceLine = serde_json::from_value(line.clone()).unwrap();
+    let r = parsed.resolve(domain).unwrap();
+    (r.truths, r.actions, r.observed)
 }
 
 /// Replays a label's golden trajectory against the instance and returns
@@ -239,7 +215,7 @@ fn label_command_names_a_bad_line() {
     let input = dir.path().join("bad.jsonl");
     std::fs::write(
         &input,
-        "{\"truths\": [\"Nope\"], \"actions\": [], \"observations\": {}}\n",
+        "{\"truths\": [\"Nope\"], \"actions\": [], \"observations\": {}, \"seed\": 0, \"valid_truth\": \"Nope\"}\n",
     )
     .unwrap();
     kumo_gen()
@@ -249,6 +225,21 @@ fn label_command_names_a_bad_line() {
         .code(1)
         .stderr(predicates::str::contains(
             "bad.jsonl:1: unknown truth `Nope`",
+        ));
+    // The fields every reader needs (one line type): a missing `seed` is
+    // named.
+    std::fs::write(
+        &input,
+        "{\"truths\": [\"Flu\"], \"actions\": [], \"observations\": {}}\n",
+    )
+    .unwrap();
+    kumo_gen()
+        .args(["label", "--domain", "medical", "--instances"])
+        .arg(&input)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "bad.jsonl:1: not an instance line: missing field `seed`",
         ));
 }
 

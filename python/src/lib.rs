@@ -367,7 +367,7 @@ fn parse_answer(text: Option<&str>) -> Option<String> {
 /// observations rules out (KUMO's `evaluate_answer`).
 #[pyfunction]
 fn judge(domain: &PyDomain, line: &str, answer: &str) -> PyResult<bool> {
-    let instance: game::Instance = serde_json::from_str(line)
+    let instance: game::InstanceLine = serde_json::from_str(line)
         .map_err(|e| value_error(format!("not an instance line: {e}")))?;
     let judge = Judge::new(&domain.inner, &instance).map_err(value_error)?;
     Ok(judge.evaluate(answer))

@@ -22,7 +22,8 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::{EXIT_INPUT, EXIT_OTHER};
-use crate::domain::{Action, Domain, Registry, StateLabel};
+use crate::domain::{Domain, Registry};
+use crate::game::InstanceLine;
 use crate::search::{Problem, SearchBudget, SearchError, Searcher, optimal_json, unlabelled_json};
 
 /// Lines labelled per parallel batch.
@@ -266,17 +267,16 @@ pub fn label_line(
     at: &str,
     text: &str,
 ) -> Result<Outcome, String> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("{at}: not a JSON instance line: {e}"))?;
-    let instance = read_instance(domain, &value).map_err(|e| format!("{at}: {e}"))?;
+    let line: InstanceLine =
+        serde_json::from_str(text).map_err(|e| format!("{at}: not an instance line: {e}"))?;
+    let instance = line.resolve(domain).map_err(|e| format!("{at}: {e}"))?;
     let problem = Problem::new(domain, &instance.truths, &instance.actions)
         .map_err(|e| format!("{at}: {e}"))?;
     let (optimal, warning) = match searcher.label(&problem, &instance.observed, budget) {
         Ok(label) => {
             let warning = label.answer().and_then(|t| {
                 let answer = &domain.truths[instance.truths[t]];
-                let valid = valid_truths(&value);
-                (!valid.is_empty() && !valid.contains(&answer.as_str())).then(|| {
+                (!instance.valid.contains(&instance.truths[t])).then(|| {
                     format!(
                         "{at}: the golden trajectory ends on `{answer}`, which is not a valid truth; \
                          the instance's observations do not single out its valid truth"
@@ -302,150 +302,6 @@ pub fn label_line(
         unlabelled: false,
         warning,
     })
-}
-
-/// An instance line resolved against its domain.
-struct Instance {
-    truths: Vec<usize>,
-    actions: Vec<usize>,
-    /// Observed state index per instance action; `None` for a value that
-    /// lies in no range of its action (KUMO reads it as no state).
-    observed: Vec<Option<usize>>,
-}
-
-fn read_instance(domain: &Domain, value: &Value) -> Result<Instance, String> {
-    let names = |field: &str| -> Result<Vec<&str>, String> {
-        value
-            .get(field)
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("`{field}` is missing or not a list"))?
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .ok_or_else(|| format!("`{field}` holds {v}, not a name"))
-            })
-            .collect()
-    };
-    let truths = names("truths")?
-        .into_iter()
-        .map(|t| {
-            domain.truth_index(t).ok_or_else(|| {
-                format!(
-                    "unknown truth `{t}` in `truths`; the domain `{}` does not have it",
-                    domain.name
-                )
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let actions = names("actions")?
-        .into_iter()
-        .map(|a| {
-            domain.action_index(a).ok_or_else(|| {
-                format!(
-                    "unknown action `{a}` in `actions`; the domain `{}` does not have it",
-                    domain.name
-                )
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    for (field, indices) in [("truths", &truths), ("actions", &actions)] {
-        if let Some((i, _)) = indices
-            .iter()
-            .enumerate()
-            .find(|(i, x)| indices[..*i].contains(x))
-        {
-            return Err(format!(
-                "`{field}[{i}]` repeats an earlier entry; list each once"
-            ));
-        }
-    }
-    let observations = value
-        .get("observations")
-        .and_then(Value::as_object)
-        .ok_or("`observations` is missing or not an object")?;
-    let observed = actions
-        .iter()
-        .map(|&a| {
-            let action = &domain.actions[a];
-            let seen = observations.get(&action.name).ok_or_else(|| {
-                format!("`observations` has nothing for action `{}`", action.name)
-            })?;
-            observed_state(action, seen).ok_or_else(|| {
-                format!(
-                    "observation {seen} of action `{}` matches none of its states",
-                    action.name
-                )
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Instance {
-        truths,
-        actions,
-        observed,
-    })
-}
-
-/// The state an observation shows, exactly as KUMO reads it: a label
-/// names a state; a number of a numeric action falls in the first range
-/// in state order with `lo <= value <= hi` (DESIGN.md), and in none when
-/// no range holds it (`Some(None)`: an inverted range such as KUMO's
-/// `(2, 1)` holds no value, so the observation rules nothing out); a
-/// number of a `str` action names a state whose label is that number
-/// (imported `int`/`dict` keys) or the first `[lo, hi]` label holding it;
-/// a pair `[lo, hi]` (KUMO's tuple keys) names the state with that range.
-/// `None`: the observation names no state at all.
-fn observed_state(action: &Action, seen: &Value) -> Option<Option<usize>> {
-    if let Value::Number(n) = seen
-        && action.kind.is_numeric()
-    {
-        return Some(action.state_containing(n.as_f64()?));
-    }
-    let found = match seen {
-        Value::Array(pair) => {
-            let [lo, hi] = pair.as_slice() else {
-                return None;
-            };
-            let (lo, hi) = (lo.as_f64()?, hi.as_f64()?);
-            action.states.iter().position(|s| match &s.label {
-                StateLabel::Range { lo: a, hi: b } => *a == lo && *b == hi,
-                StateLabel::Named(label) => label_range(label) == Some((lo, hi)),
-            })
-        }
-        Value::String(label) => action.state_named(label).or_else(|| {
-            let v: f64 = label.trim().parse().ok()?;
-            action.state_containing(v)
-        }),
-        Value::Number(n) => {
-            let v = n.as_f64()?;
-            // Numeric labels (`1`), else the first `[lo, hi]` label
-            // holding the value (ranges of a `str` action, as labels).
-            action.state_named(&n.to_string()).or_else(|| {
-                action.states.iter().position(|s| match &s.label {
-                    StateLabel::Named(label) => {
-                        label_range(label).is_some_and(|(lo, hi)| lo <= v && v <= hi)
-                    }
-                    StateLabel::Range { .. } => false,
-                })
-            })
-        }
-        _ => None,
-    };
-    found.map(Some)
-}
-
-/// The range of a `[lo, hi]` label.
-fn label_range(label: &str) -> Option<(f64, f64)> {
-    let inner = label.trim().strip_prefix('[')?.strip_suffix(']')?;
-    let (lo, hi) = inner.split_once(',')?;
-    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
-}
-
-fn valid_truths(value: &Value) -> Vec<&str> {
-    match value.get("valid_truth") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// `object` (one JSON object, already known to parse) with member `key`

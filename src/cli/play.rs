@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::{EXIT_INPUT, Globals, out};
 use crate::domain::Domain;
 use crate::eval::render_book;
-use crate::game::{Episode, Instance, Judge, ResultLine, Step, parse_instances};
+use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, parse_instances};
 use crate::output::setting_name;
 use crate::python_repr::py_repr;
 use crate::render::protocol::parse_answer;
@@ -84,7 +84,7 @@ pub struct PlayArgs {
 
 /// The instance to play and where it comes from.
 struct Source {
-    instance: Instance,
+    instance: InstanceLine,
     domain: Domain,
     /// Dataset directory name (results path) and setting.
     dataset: String,

@@ -128,6 +128,63 @@ impl Action {
             StateLabel::Named(_) => false,
         })
     }
+
+    /// The state an observation shows, exactly as KUMO reads it: a label
+    /// names a state; a number of a numeric action falls in the first range
+    /// in state order with `lo <= value <= hi` (DESIGN.md), and in none when
+    /// no range holds it (`Some(None)`: an inverted range such as KUMO's
+    /// `(2, 1)` holds no value, so the observation rules nothing out); a
+    /// number of a `str` action names a state whose label is that number
+    /// (imported `int`/`dict` keys) or the first `[lo, hi]` label holding it;
+    /// a pair `[lo, hi]` (KUMO's tuple keys) names the state with that range.
+    /// `None`: the observation names no state at all.
+    pub fn observed_state(&self, seen: &serde_json::Value) -> Option<Option<usize>> {
+        use serde_json::Value;
+        let action = self;
+        if let Value::Number(n) = seen
+            && action.kind.is_numeric()
+        {
+            return Some(action.state_containing(n.as_f64()?));
+        }
+        let found = match seen {
+            Value::Array(pair) => {
+                let [lo, hi] = pair.as_slice() else {
+                    return None;
+                };
+                let (lo, hi) = (lo.as_f64()?, hi.as_f64()?);
+                action.states.iter().position(|s| match &s.label {
+                    StateLabel::Range { lo: a, hi: b } => *a == lo && *b == hi,
+                    StateLabel::Named(label) => label_range(label) == Some((lo, hi)),
+                })
+            }
+            Value::String(label) => action.state_named(label).or_else(|| {
+                let v: f64 = label.trim().parse().ok()?;
+                action.state_containing(v)
+            }),
+            Value::Number(n) => {
+                let v = n.as_f64()?;
+                // Numeric labels (`1`), else the first `[lo, hi]` label
+                // holding the value (ranges of a `str` action, as labels).
+                action.state_named(&n.to_string()).or_else(|| {
+                    action.states.iter().position(|s| match &s.label {
+                        StateLabel::Named(label) => {
+                            label_range(label).is_some_and(|(lo, hi)| lo <= v && v <= hi)
+                        }
+                        StateLabel::Range { .. } => false,
+                    })
+                })
+            }
+            _ => None,
+        };
+        found.map(Some)
+    }
+}
+
+/// The range of a `[lo, hi]` label.
+fn label_range(label: &str) -> Option<(f64, f64)> {
+    let inner = label.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let (lo, hi) = inner.split_once(',')?;
+    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
 }
 
 /// A compiled, validated domain.

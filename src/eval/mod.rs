@@ -34,7 +34,7 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use crate::domain::Domain;
-use crate::game::{Episode, Instance, Judge, ResultLine, Step, Trial};
+use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, Trial};
 use crate::render::{OwnedTask, Renderer};
 use client::{CallError, Client, ClientConfig};
 
@@ -43,7 +43,7 @@ pub const AGENT: &str = "VanillaAgent";
 
 /// One instance to play.
 pub struct Task {
-    pub instance: Instance,
+    pub instance: InstanceLine,
     /// The platform prompt with the book ([`protocol::system_prompt`]).
     pub system_prompt: String,
     pub judge: Judge,
@@ -55,7 +55,7 @@ pub struct Task {
 pub fn render_book(
     renderer: &Renderer,
     domain: &Domain,
-    instance: &Instance,
+    instance: &InstanceLine,
 ) -> Result<String, String> {
     let line = serde_json::json!({
         "truths": instance.truths,

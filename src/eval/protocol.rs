@@ -11,7 +11,7 @@ pub use crate::render::protocol::{
 };
 
 use crate::domain::Domain;
-use crate::game::Instance;
+use crate::game::InstanceLine;
 use crate::render::{Renderer, TemplateError};
 
 /// The platform (system) prompt: the renderer's `prompt.j2` with the
@@ -24,7 +24,7 @@ use crate::render::{Renderer, TemplateError};
 pub fn system_prompt(
     renderer: &Renderer,
     domain: &Domain,
-    instance: &Instance,
+    instance: &InstanceLine,
     book: &str,
 ) -> Result<String, TemplateError> {
     let truths: Vec<&str> = instance.truths.iter().map(String::as_str).collect();

@@ -1,6 +1,6 @@
 //! The rules of one play-through, shared by `play`, `eval` and `score`.
 //!
-//! In: an [`Instance`] (one line of a KUMO-format instance file) and its
+//! In: an [`InstanceLine`] (one line of a KUMO-format instance file) and its
 //! compiled [`Domain`]. Out: a [`Trial`] in KUMO's result format, built one
 //! reply at a time by an [`Episode`], and success decided by a [`Judge`].
 //!
@@ -21,10 +21,10 @@
 //! Why here: the three tools must agree on these rules to the letter, and
 //! none of them should re-derive them.
 
-mod instance;
+mod line;
 mod record;
 
-pub use instance::{Instance, InstanceError, Optimal, parse_instances};
+pub use line::{InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances};
 pub use record::{ResultLine, Trial};
 
 use serde_json::{Value, json};
@@ -47,7 +47,7 @@ pub struct Judge {
 impl Judge {
     /// Builds the judge; an action of the instance missing from the domain
     /// is an error (the domain is the wrong one).
-    pub fn new(domain: &Domain, instance: &Instance) -> Result<Judge, String> {
+    pub fn new(domain: &Domain, instance: &InstanceLine) -> Result<Judge, String> {
         let mut ruled_out = TruthSet::with_capacity(domain.truths.len());
         let mut unmatched = Vec::new();
         for (name, value) in &instance.observations {
@@ -121,7 +121,7 @@ pub enum Step {
 /// One trial in progress, recorded exactly as KUMO's `main.py` does.
 #[derive(Debug)]
 pub struct Episode<'a> {
-    instance: &'a Instance,
+    instance: &'a InstanceLine,
     judge: &'a Judge,
     trial: Trial,
     observation: Value,
@@ -129,7 +129,7 @@ pub struct Episode<'a> {
 }
 
 impl<'a> Episode<'a> {
-    pub fn new(instance: &'a Instance, judge: &'a Judge) -> Self {
+    pub fn new(instance: &'a InstanceLine, judge: &'a Judge) -> Self {
         Episode {
             instance,
             judge,
@@ -213,7 +213,7 @@ mod tests {
         Domain::from_yaml("tiny.yaml", &text).unwrap().0
     }
 
-    fn instance() -> Instance {
+    fn instance() -> InstanceLine {
         let line = r#"{"truths": ["Fuse", "Relay", "Switch", "Lamp"],
             "actions": ["Continuity check", "Voltage", "Clicks"],
             "observations": {"Continuity check": "closed", "Voltage": 5.0, "Clicks": 1},

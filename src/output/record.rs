@@ -154,14 +154,15 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
             .action(name)
             .ok_or_else(|| format!("unknown action `{name}`"))?;
         let action = &domain.actions[a];
-        let state = match observed {
-            Observed::Number(v) => action.state_containing(*v),
-            Observed::Label(l) => action
-                .states
-                .iter()
-                .position(|s| s.label.to_string() == l.as_ref()),
-        }
-        .ok_or_else(|| format!("no state of `{name}` matches the observation"))?;
+        // Read as every reader does (`Action::observed_state`).
+        let seen = match observed {
+            Observed::Number(v) => serde_json::Value::from(*v),
+            Observed::Label(l) => serde_json::Value::from(l.as_ref()),
+        };
+        let state = action
+            .observed_state(&seen)
+            .flatten()
+            .ok_or_else(|| format!("no state of `{name}` matches the observation"))?;
         pairs.push((a, state));
     }
     Ok((parsed.seed, Key::from_parts(&truths, &valid, pairs)))

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use serde::Deserialize;
+
 use crate::domain::{Domain, TruthSet};
 
 /// One instance as rendering sees it: indices into the domain, in instance
@@ -153,101 +155,35 @@ impl OwnedTask {
 
     /// Reads an instance line in KUMO's format (`truths`, `actions`,
     /// `observations`, `seed`, `valid_truth` as a string or a list; ours
-    /// adds `optimal`). Names must be the domain's; a numeric observation
-    /// selects the first range containing it.
+    /// adds `optimal`) the one way every reader does
+    /// ([`crate::game::InstanceLine::resolve`]). A number that lies in no
+    /// range of its action is an error here: a book cannot show it.
     pub fn from_json(domain: &Domain, line: &Value) -> Result<OwnedTask, TaskError> {
-        let err = |m: String| TaskError(m);
-        let names = |key: &str| -> Result<Vec<&str>, TaskError> {
-            line.get(key)
-                .and_then(Value::as_array)
-                .ok_or_else(|| err(format!("`{key}` is missing or not a list")))?
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .ok_or_else(|| err(format!("`{key}` holds a non-string")))
+        let parsed = crate::game::InstanceLine::deserialize(line)
+            .map_err(|e| TaskError(format!("not an instance line: {e}")))?;
+        let resolved = parsed.resolve(domain).map_err(TaskError)?;
+        let observed = resolved
+            .observed
+            .iter()
+            .zip(&resolved.actions)
+            .map(|(state, &a)| {
+                state.ok_or_else(|| {
+                    TaskError(format!(
+                        "the observation of action `{}` lies in no range of its states",
+                        domain.actions[a].name
+                    ))
                 })
-                .collect()
-        };
-        let truth = |name: &str| {
-            domain.truth_index(name).ok_or_else(|| {
-                err(format!(
-                    "unknown truth `{name}` for domain `{}`",
-                    domain.name
-                ))
             })
-        };
-        let truths = names("truths")?
-            .into_iter()
-            .map(truth)
             .collect::<Result<Vec<_>, _>>()?;
-        let valid = match line.get("valid_truth") {
-            Some(Value::String(s)) => vec![truth(s)?],
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .ok_or_else(|| err("`valid_truth` holds a non-string".into()))
-                        .and_then(truth)
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            _ => return Err(err("`valid_truth` is missing".into())),
+        let task = OwnedTask {
+            truths: resolved.truths,
+            valid: resolved.valid,
+            actions: resolved.actions,
+            observed,
+            values: resolved.values,
+            seed: resolved.seed,
+            golden: resolved.golden,
         };
-        let observations = line
-            .get("observations")
-            .and_then(Value::as_object)
-            .ok_or_else(|| err("`observations` is missing or not a mapping".into()))?;
-        let action_names = names("actions")?;
-        let mut task = OwnedTask {
-            truths,
-            valid,
-            seed: line.get("seed").and_then(Value::as_u64).unwrap_or(0),
-            ..OwnedTask::default()
-        };
-        for name in &action_names {
-            let a = domain.action_index(name).ok_or_else(|| {
-                err(format!(
-                    "unknown action `{name}` for domain `{}`",
-                    domain.name
-                ))
-            })?;
-            let action = &domain.actions[a];
-            let obs = observations
-                .get(*name)
-                .ok_or_else(|| err(format!("no observation for action `{name}`")))?;
-            let (state, value) = match obs {
-                Value::String(label) => (action.state_named(label), None),
-                Value::Number(n) => {
-                    let v = n.as_f64().unwrap_or(f64::NAN);
-                    (action.state_containing(v), Some(v))
-                }
-                _ => (None, None),
-            };
-            let state = state.ok_or_else(|| {
-                err(format!(
-                    "observation {obs} of action `{name}` matches none of its states"
-                ))
-            })?;
-            task.actions.push(a);
-            task.observed.push(state);
-            task.values.push(value);
-        }
-        if let Some(golden) = line
-            .get("optimal")
-            .and_then(|o| o.get("golden_trajectory"))
-            .and_then(Value::as_array)
-        {
-            let positions = golden
-                .iter()
-                .map(|v| {
-                    let name = v.as_str().unwrap_or_default();
-                    action_names
-                        .iter()
-                        .position(|n| *n == name)
-                        .ok_or_else(|| err(format!("golden action `{name}` is not in `actions`")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            task.golden = Some(positions);
-        }
         task.view(domain).validate()?;
         Ok(task)
     }

@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::domain::Domain;
-use crate::game::{Instance, Judge};
+use crate::game::{InstanceLine, Judge};
 
 /// The instances of one file: `<domain>/<setting>.jsonl`.
 #[derive(Clone, Debug)]
@@ -48,7 +48,7 @@ pub struct InstanceSet {
     pub domain: String,
     /// File stem: `truth_num=T+action_num=A+valid_truth_num=V`.
     pub setting: String,
-    pub instances: Vec<Instance>,
+    pub instances: Vec<InstanceLine>,
     /// The directory the file was read from, if any (for its manifest).
     pub dir: Option<std::path::PathBuf>,
 }
@@ -271,7 +271,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
         let sum = |f: fn(&TrialFacts) -> f64| line.trials.iter().map(f).sum::<f64>() / div;
         let optimal = line.seed.and_then(|seed| {
             instance
-                .and_then(Instance::expected_steps)
+                .and_then(InstanceLine::expected_steps)
                 .or_else(|| sources.oracle_steps(&file.key, seed))
         });
         out.push(LineScore {

@@ -25,7 +25,7 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use crate::domain::Domain;
-use crate::game::Instance;
+use crate::game::InstanceLine;
 
 /// Sorted (descending) degree sequences of truths and of actions.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -48,7 +48,7 @@ impl std::fmt::Display for Signature {
 
 /// The signature of an instance in its domain; truths or actions unknown to
 /// the domain have degree 0.
-pub(crate) fn signature(domain: &Domain, instance: &Instance) -> Signature {
+pub(crate) fn signature(domain: &Domain, instance: &InstanceLine) -> Signature {
     let truths: Vec<Option<usize>> = instance
         .truths
         .iter()

@@ -1,0 +1,201 @@
+//! The instance line: KUMO's fields (`truths`, `actions`,
+//! `observations`, `seed`, `valid_truth` as a string or a list) plus our
+//! optional `optimal` labels — the one type every reader of instance files
+//! uses (`label`, the derived files, `check-books`, `eval`, `play`,
+//! `score`, `stats`), and the one way a line is resolved against a domain
+//! ([`InstanceLine::resolve`], observations read by
+//! [`crate::domain::Action::observed_state`]), so they accept and reject
+//! the same lines.
+//!
+//! Unknown fields are ignored so KUMO's own files and ours both read.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::domain::Domain;
+
+/// One line of an instance file.
+#[derive(Clone, Debug, Deserialize)]
+pub struct InstanceLine {
+    pub truths: Vec<String>,
+    pub actions: Vec<String>,
+    /// Action -> observed state label (string) or measured value (number).
+    pub observations: Map<String, Value>,
+    pub seed: u64,
+    /// A string when one truth is valid, else a list.
+    #[serde(default)]
+    pub valid_truth: Value,
+    #[serde(default)]
+    pub optimal: Option<Optimal>,
+}
+
+/// Optimal-play labels written by the generator (DESIGN.md "Optimal search").
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Optimal {
+    #[serde(default)]
+    pub expected_steps: Option<f64>,
+    #[serde(default)]
+    pub first_action: Option<String>,
+    /// Number of actions the golden trajectory takes before predicting.
+    #[serde(default)]
+    pub golden_actions: Option<u64>,
+    /// The golden trajectory's actions, in order.
+    #[serde(default)]
+    pub golden_trajectory: Vec<String>,
+    /// The truth the golden trajectory predicts.
+    #[serde(default)]
+    pub golden_answer: Option<String>,
+}
+
+impl InstanceLine {
+    /// What the instance shows for `action`.
+    pub fn observation(&self, action: &str) -> Option<&Value> {
+        self.observations.get(action)
+    }
+
+    /// The valid truths (one or more).
+    pub fn valid_truths(&self) -> Vec<String> {
+        match &self.valid_truth {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(items) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The optimal expected number of actions, when labelled.
+    pub fn expected_steps(&self) -> Option<f64> {
+        self.optimal.as_ref().and_then(|o| o.expected_steps)
+    }
+
+    /// The line in `domain`'s indices. Every name must be the domain's and
+    /// listed once; every instance action needs an observation naming a
+    /// state ([`crate::domain::Action::observed_state`]); a number in no
+    /// range of its action is kept as `None` (KUMO reads it as no state);
+    /// `optimal.golden_trajectory` must name instance actions.
+    pub fn resolve(&self, domain: &Domain) -> Result<ResolvedLine, String> {
+        let index = |field: &str, names: &[String], find: &dyn Fn(&str) -> Option<usize>| {
+            let mut out: Vec<usize> = Vec::with_capacity(names.len());
+            for (i, name) in names.iter().enumerate() {
+                let x = find(name).ok_or_else(|| {
+                    format!(
+                        "unknown {} `{name}` in `{field}`; the domain `{}` does not have it",
+                        if field == "actions" {
+                            "action"
+                        } else {
+                            "truth"
+                        },
+                        domain.name
+                    )
+                })?;
+                if out.contains(&x) {
+                    return Err(format!(
+                        "`{field}[{i}]` repeats an earlier entry; list each once"
+                    ));
+                }
+                out.push(x);
+            }
+            Ok(out)
+        };
+        let truths = index("truths", &self.truths, &|n| domain.truth_index(n))?;
+        let actions = index("actions", &self.actions, &|n| domain.action_index(n))?;
+        let valid = match &self.valid_truth {
+            Value::String(_) | Value::Array(_) => {
+                let names = self.valid_truths();
+                if matches!(&self.valid_truth, Value::Array(a) if a.len() != names.len()) {
+                    return Err("`valid_truth` holds a non-string".into());
+                }
+                index("valid_truth", &names, &|n| domain.truth_index(n))?
+            }
+            _ => return Err("`valid_truth` is missing".into()),
+        };
+        if let Some(t) = valid.iter().find(|t| !truths.contains(t)) {
+            return Err(format!(
+                "valid truth `{}` is not in `truths`",
+                domain.truths[*t]
+            ));
+        }
+        let mut observed = Vec::with_capacity(actions.len());
+        let mut values = Vec::with_capacity(actions.len());
+        for &a in &actions {
+            let action = &domain.actions[a];
+            let seen = self.observations.get(&action.name).ok_or_else(|| {
+                format!("`observations` has nothing for action `{}`", action.name)
+            })?;
+            let state = action.observed_state(seen).ok_or_else(|| {
+                format!(
+                    "observation {seen} of action `{}` matches none of its states",
+                    action.name
+                )
+            })?;
+            observed.push(state);
+            values.push(match seen {
+                Value::Number(n) if action.kind.is_numeric() => n.as_f64(),
+                _ => None,
+            });
+        }
+        let golden = match &self.optimal {
+            Some(o) if !o.golden_trajectory.is_empty() || o.golden_answer.is_some() => Some(
+                o.golden_trajectory
+                    .iter()
+                    .map(|name| {
+                        self.actions
+                            .iter()
+                            .position(|n| n == name)
+                            .ok_or_else(|| format!("golden action `{name}` is not in `actions`"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            _ => None,
+        };
+        Ok(ResolvedLine {
+            truths,
+            valid,
+            actions,
+            observed,
+            values,
+            seed: self.seed,
+            golden,
+        })
+    }
+}
+
+/// An instance line in its domain's indices ([`InstanceLine::resolve`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResolvedLine {
+    pub truths: Vec<usize>,
+    pub valid: Vec<usize>,
+    pub actions: Vec<usize>,
+    /// Observed state per instance action; `None` for a number in no
+    /// range of its action (it rules nothing out).
+    pub observed: Vec<Option<usize>>,
+    /// The number observed, for numeric actions.
+    pub values: Vec<Option<f64>>,
+    pub seed: u64,
+    /// `optimal.golden_trajectory` as instance positions, when labelled.
+    pub golden: Option<Vec<usize>>,
+}
+
+/// A line of an instance file that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct InstanceError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Parses every non-blank line of an instance file, in order.
+pub fn parse_instances(text: &str) -> Result<Vec<InstanceLine>, InstanceError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| InstanceError {
+                line: i + 1,
+                message: format!("not an instance line ({e})"),
+            })
+        })
+        .collect()
+}
