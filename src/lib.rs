@@ -19,7 +19,8 @@
 //! [`game`] (the rules of one play-through, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness) and
-//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol).
+//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol) and
+//! [`family`] (procedural task families compiled into domains).
 //!
 //! [`pipeline`] runs the stages in memory for embedders (the Python
 //! package in `python/`): dataset lines and eval's tasks without files.
@@ -28,6 +29,7 @@
 pub mod cli;
 pub mod domain;
 pub mod eval;
+pub mod family;
 pub mod game;
 pub mod graph;
 pub mod import;

@@ -8,6 +8,7 @@
 mod check_books;
 mod domains;
 mod eval;
+mod family;
 pub mod generate;
 mod graph;
 pub mod import;
@@ -69,6 +70,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Split a domain into disjoint in-domain / out-of-domain halves.
     Split(split::SplitArgs),
+    /// Compile a procedural task family (rules3, circuits, ciphers) into a domain.
+    Family(family::FamilyArgs),
     /// Check the knowledge books of a dataset directory against its instances.
     CheckBooks(check_books::CheckBooksArgs),
     /// Convert a KUMO Python domain file to domain YAML.
@@ -106,6 +109,7 @@ pub fn main() -> i32 {
         Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),
+        Some(Command::Family(args)) => family::run(&args),
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),

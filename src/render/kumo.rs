@@ -256,10 +256,19 @@ const NEGATION: &[&str] = &[
 pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
     let d = task.domain;
     let sentences = sentences(text);
+    // An alias that is another instance truth's own name (`LQR` beside
+    // `Linear Quadratic Regulator (LQR)`) names that truth only.
     let truth_aliases: Vec<(usize, Vec<String>)> = task
         .truths
         .iter()
-        .map(|&t| (t, aliases(&d.truths[t])))
+        .map(|&t| {
+            let mut list = aliases(&d.truths[t]);
+            let own = normalize(&d.truths[t]);
+            list.retain(|a| {
+                *a == own || !task.truths.iter().any(|&u| normalize(&d.truths[u]) == *a)
+            });
+            (t, list)
+        })
         .collect();
     let names = |s: &str, list: &[String]| list.iter().any(|a| mentions(s, a));
     let cue = |s: &str| EXCLUSION.iter().any(|c| s.contains(c));

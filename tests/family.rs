@@ -1,0 +1,295 @@
+//! Procedural task families (`kumo-gen family`): the compiled domains'
+//! rule-outs re-derived here by independent evaluators that read the
+//! hypotheses and probes from their names (not the family code), every
+//! shipped family domain generating and labelling, determinism, merged
+//! equivalent hypotheses, and bad parameters.
+
+use std::collections::HashMap;
+
+use kumo_gen::domain::{Domain, Registry};
+
+use crate::common::kumo_gen;
+
+/// rules3: `a < b and c is even`, `a + b > c`, `b > 4`, `a = c`, ...
+fn eval_rule(rule: &str, t: [i64; 3]) -> bool {
+    if let Some((l, r)) = rule.split_once(" or ") {
+        return eval_rule(l, t) || eval_rule(r, t);
+    }
+    if let Some((l, r)) = rule.split_once(" and ") {
+        return eval_rule(l, t) && eval_rule(r, t);
+    }
+    let var = |s: &str| -> i64 {
+        match s.trim() {
+            "a" => t[0],
+            "b" => t[1],
+            "c" => t[2],
+            n => n
+                .parse()
+                .unwrap_or_else(|_| panic!("term `{n}` in `{rule}`")),
+        }
+    };
+    let sum = |s: &str| -> i64 { s.split('+').map(var).sum() };
+    if let Some(x) = rule.strip_suffix(" is even") {
+        return sum(x) % 2 == 0;
+    }
+    let parts: Vec<&str> = rule.split(" < ").collect();
+    if parts.len() > 1 {
+        return parts.windows(2).all(|w| sum(w[0]) < sum(w[1]));
+    }
+    if let Some((l, r)) = rule.split_once(" > ") {
+        return sum(l) > sum(r);
+    }
+    if let Some((l, r)) = rule.split_once(" = ") {
+        return sum(l) == sum(r);
+    }
+    panic!("unknown rule `{rule}`")
+}
+
+/// circuits: `(x1 AND x2) XOR NOT x3`, evaluated by a small recursive
+/// descent parser (binary operators left to right, `NOT` binds tightest).
+fn eval_circuit(expr: &str, x: &[bool]) -> bool {
+    let spaced = expr.replace('(', " ( ").replace(')', " ) ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    fn operand(tokens: &[&str], i: &mut usize, x: &[bool]) -> bool {
+        let token = tokens[*i];
+        *i += 1;
+        match token {
+            "NOT" => !operand(tokens, i, x),
+            "(" => {
+                let v = expression(tokens, i, x);
+                assert_eq!(tokens[*i], ")");
+                *i += 1;
+                v
+            }
+            input => x[input.strip_prefix('x').unwrap().parse::<usize>().unwrap() - 1],
+        }
+    }
+    fn expression(tokens: &[&str], i: &mut usize, x: &[bool]) -> bool {
+        let mut v = operand(tokens, i, x);
+        while *i < tokens.len() && tokens[*i] != ")" {
+            let op = tokens[*i];
+            *i += 1;
+            let r = operand(tokens, i, x);
+            v = match op {
+                "AND" => v && r,
+                "OR" => v || r,
+                "XOR" => v != r,
+                "NAND" => !(v && r),
+                other => panic!("operator {other}"),
+            };
+        }
+        v
+    }
+    let mut i = 0;
+    let v = expression(&tokens, &mut i, x);
+    assert_eq!(i, tokens.len(), "{expr}");
+    v
+}
+
+/// ciphers: `shift 3`, `affine 5x+2`, `Vigenère BD`, `substitution CADBE`
+/// over an alphabet of `n` letters.
+fn encrypt(key: &str, plain: &str, n: u32) -> String {
+    let num = |c: char| c as u32 - 'A' as u32;
+    let chr = |v: u32| char::from_u32('A' as u32 + v).unwrap();
+    let (kind, arg) = key.split_once(' ').unwrap();
+    plain
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            let p = num(c);
+            chr(match kind {
+                "shift" => (p + arg.parse::<u32>().unwrap()) % n,
+                "affine" => {
+                    let (a, b) = arg.split_once("x+").unwrap();
+                    (a.parse::<u32>().unwrap() * p + b.parse::<u32>().unwrap()) % n
+                }
+                "Vigenère" => {
+                    let k: Vec<char> = arg.chars().collect();
+                    (p + num(k[i % k.len()])) % n
+                }
+                "substitution" => num(arg.chars().nth(p as usize).unwrap()),
+                other => panic!("key kind {other}"),
+            })
+        })
+        .collect()
+}
+
+/// Checks every state of every action of `domain`: it rules out exactly
+/// the truths whose independent answer differs from the state's label.
+fn check_rule_outs(domain: &Domain, answer: &dyn Fn(&str, &str) -> String) {
+    for action in &domain.actions {
+        let answers: HashMap<usize, String> = (0..domain.truths.len())
+            .map(|t| (t, answer(&domain.truths[t], &action.name)))
+            .collect();
+        for state in &action.states {
+            let label = state.label.to_string();
+            for t in 0..domain.truths.len() {
+                assert_eq!(
+                    state.rules_out.contains(t),
+                    answers[&t] != label,
+                    "{}: `{}` on `{}` answers {}, state `{label}`",
+                    domain.name,
+                    domain.truths[t],
+                    action.name,
+                    answers[&t]
+                );
+            }
+        }
+        // Every truth's answer is a state of the probe.
+        for a in (0..domain.truths.len()).map(|t| &answers[&t]) {
+            assert!(action.state_named(a).is_some(), "{}: {a}", action.name);
+        }
+    }
+}
+
+fn shipped(name: &str) -> Domain {
+    Registry::default().load(name).unwrap().0
+}
+
+#[test]
+fn shipped_family_domains_rule_out_exactly_the_hypotheses_that_answer_otherwise() {
+    check_rule_outs(&shipped("rules3"), &|rule, probe| {
+        let nums: Vec<i64> = probe
+            .trim_matches(|c| c == '(' || c == ')')
+            .split(", ")
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let v = eval_rule(rule, [nums[0], nums[1], nums[2]]);
+        if v { "True" } else { "False" }.to_string()
+    });
+    check_rule_outs(&shipped("circuits"), &|circuit, probe| {
+        let bits: Vec<bool> = probe
+            .strip_prefix("input ")
+            .unwrap()
+            .chars()
+            .map(|c| c == '1')
+            .collect();
+        if eval_circuit(circuit, &bits) {
+            "1"
+        } else {
+            "0"
+        }
+        .to_string()
+    });
+    check_rule_outs(&shipped("ciphers"), &|key, probe| {
+        encrypt(key, probe.strip_prefix("encrypt ").unwrap(), 5)
+    });
+    // Merged: no two truths answer every probe alike.
+    for name in ["rules3", "circuits", "ciphers"] {
+        let d = shipped(name);
+        let mut seen = HashMap::new();
+        for t in 0..d.truths.len() {
+            let column: Vec<usize> = d
+                .actions
+                .iter()
+                .map(|a| {
+                    a.states
+                        .iter()
+                        .position(|s| !s.rules_out.contains(t))
+                        .unwrap()
+                })
+                .collect();
+            if let Some(other) = seen.insert(column, t) {
+                panic!(
+                    "{name}: `{}` and `{}` are indistinguishable",
+                    d.truths[other], d.truths[t]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn families_are_deterministic_and_the_shipped_files_are_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["rules3", "circuits", "ciphers"] {
+        let path = tmp.path().join(format!("{name}.yaml"));
+        kumo_gen()
+            .args(["family", name, "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        let made = std::fs::read_to_string(&path).unwrap();
+        let shipped =
+            std::fs::read_to_string(crate::common::root().join(format!("domains/{name}.yaml")))
+                .unwrap();
+        assert!(
+            made == shipped,
+            "domains/{name}.yaml is not what `kumo-gen family {name}` writes"
+        );
+        // Another seed, another domain.
+        kumo_gen()
+            .args(["family", name, "--seed", "1", "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        assert_ne!(std::fs::read_to_string(&path).unwrap(), made, "{name}");
+    }
+}
+
+#[test]
+fn family_domains_generate_label_and_curve() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["rules3", "circuits", "ciphers"] {
+        kumo_gen()
+            .args([
+                "--domain",
+                name,
+                "--truths",
+                "8",
+                "--actions",
+                "10",
+                "-n",
+                "40",
+                "--out",
+            ])
+            .arg(tmp.path())
+            .assert()
+            .success();
+        let output = kumo_gen()
+            .args([
+                "family",
+                name,
+                "--curve",
+                "--json",
+                "--curve-truths",
+                "4,8",
+                "--curve-n",
+                "10",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        for row in rows {
+            let left = row["golden_remaining"].as_array().unwrap();
+            assert_eq!(left[0], row["hypotheses"].as_f64().unwrap());
+            assert_eq!(left.last().unwrap().as_f64(), Some(1.0), "{row}");
+            assert!(left.windows(2).all(|w| w[0].as_f64() >= w[1].as_f64()));
+            assert!(row["mean_expected_probes"].as_f64().unwrap() > 0.0);
+        }
+    }
+}
+
+#[test]
+fn bad_family_parameters_exit_1_with_a_fix() {
+    for args in [
+        &["family", "nope", "-o", "x.yaml"][..],
+        &["family", "rules3", "--hypotheses", "1", "-o", "x.yaml"],
+        &["family", "circuits", "--inputs", "40", "-o", "x.yaml"],
+        &["family", "ciphers", "--alphabet", "2", "-o", "x.yaml"],
+        &["family", "rules3"],
+    ] {
+        kumo_gen()
+            .args(args)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains("help"));
+    }
+}
