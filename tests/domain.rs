@@ -31,9 +31,31 @@ fn bad_fixtures_fail_with_their_message() {
             .next()
             .and_then(|l| l.strip_prefix("# expect: "))
             .unwrap_or_else(|| panic!("{} lacks `# expect:`", path.display()));
+        let at = text
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("# at: "))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} lacks a last line `# at: KIND LINE:COLUMN`",
+                    path.display()
+                )
+            });
         let name = path.display().to_string();
         match load_bytes(&name, text.as_bytes()) {
             Err(e @ LoadError::Invalid(_)) => {
+                // The first error's kind and position, as the header says.
+                let LoadError::Invalid(diagnostics) = &e else {
+                    unreachable!()
+                };
+                let first = diagnostics.iter().find(|d| d.is_error()).unwrap();
+                let found = format!(
+                    "{:?} {}:{}",
+                    first.kind,
+                    first.line.unwrap_or(0),
+                    first.column.unwrap_or(0)
+                );
+                assert_eq!(found, at, "{name}");
                 let rendered = e.to_string();
                 assert!(
                     rendered.contains(expect),

@@ -157,6 +157,7 @@ fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
             let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
             let column = String::from_utf8_lossy(&good[start..]).chars().count() as u32 + 1;
             Err(Diagnostic::error(
+                crate::domain::Kind::File,
                 &path.display().to_string(),
                 "",
                 "the file is not UTF-8 text (is it binary?)",

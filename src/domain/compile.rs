@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use super::context::{Context, Positions};
-use super::diagnostic::{Diagnostic, LoadError};
+use super::diagnostic::{Diagnostic, Kind, LoadError};
 use super::document::{ActionDoc, DomainDoc, StatesDoc};
 use super::node::SNode;
 use super::read::{parse_kind, read_document};
@@ -33,7 +33,9 @@ pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
 /// Loads a domain from the bytes of a file.
 pub fn load_bytes(file: &str, bytes: &[u8]) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
     let invalid = |message: String, help: &str| {
-        LoadError::Invalid(vec![Diagnostic::error(file, "", message).with_help(help)])
+        LoadError::Invalid(vec![
+            Diagnostic::error(Kind::File, file, "", message).with_help(help),
+        ])
     };
     if bytes.len() > MAX_FILE_BYTES {
         return Err(invalid(
@@ -53,9 +55,14 @@ pub fn load_bytes(file: &str, bytes: &[u8]) -> Result<(Domain, Vec<Diagnostic>),
                 as u32
                 + 1;
             return Err(LoadError::Invalid(vec![
-                Diagnostic::error(file, "", "the file is not UTF-8 text (is it binary?)")
-                    .with_help("domain files are YAML text in UTF-8; check the path")
-                    .at(line, column, None),
+                Diagnostic::error(
+                    Kind::File,
+                    file,
+                    "",
+                    "the file is not UTF-8 text (is it binary?)",
+                )
+                .with_help("domain files are YAML text in UTF-8; check the path")
+                .at(line, column, None),
             ]));
         }
     };
@@ -72,6 +79,7 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
     };
     if text.contains('\0') {
         cx.error(
+            Kind::File,
             "",
             "the file contains NUL bytes (is it binary?)",
             "domain files are YAML text; check the path",
@@ -80,6 +88,7 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
     }
     if text.trim().is_empty() {
         cx.error(
+            Kind::File,
             "",
             "the file is empty",
             "a domain needs at least `name`, `truths` and `actions`; see domains/medical.yaml",
@@ -105,7 +114,8 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
                 "fix the YAML syntax at this position"
             };
             let mut d =
-                Diagnostic::error(file, "", format!("invalid YAML: {message}")).with_help(help);
+                Diagnostic::error(Kind::Syntax, file, "", format!("invalid YAML: {message}"))
+                    .with_help(help);
             if let Some(loc) = e.location() {
                 d = d.at_in(loc.line() as u32, loc.column() as u32, text);
             }
@@ -162,6 +172,7 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
 fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Option<Domain> {
     if doc.name.trim().is_empty() {
         cx.error(
+            Kind::Name,
             "name",
             "the domain name is empty",
             "give the domain a name such as `medical`",
@@ -172,12 +183,14 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
         cx.error(
+            Kind::Name,
             "name",
             format!("the domain name `{}` is not a plain name", doc.name),
             "use letters, digits, `-` and `_` only (it becomes a directory name)",
         );
     } else if doc.name.len() > MAX_NAME_LEN {
         cx.error(
+            Kind::Name,
             "name",
             format!(
                 "the domain name is {} characters long; at most {MAX_NAME_LEN}",
@@ -191,9 +204,9 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
     // told apart by a reader.
     for p in super::names::check(&doc) {
         if p.warning {
-            cx.warning(p.path, p.message, &p.help);
+            cx.warning(Kind::Name, p.path, p.message, &p.help);
         } else {
-            cx.error(p.path, p.message, &p.help);
+            cx.error(Kind::Name, p.path, p.message, &p.help);
         }
     }
 
@@ -203,12 +216,14 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         let path = format!("truths[{i}]");
         if truth.trim().is_empty() {
             cx.error(
+                Kind::Name,
                 path,
                 "a truth has an empty name",
                 "give it a name or remove it",
             );
         } else if let Some(&first) = truth_index.get(truth.as_str()) {
             cx.error(
+                Kind::Duplicate,
                 path,
                 format!("duplicate truth `{truth}` (first at `truths[{first}]`)"),
                 "remove the repeated entry",
@@ -219,6 +234,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
     }
     if doc.truths.len() < 2 {
         cx.error(
+            Kind::Structure,
             "truths",
             format!(
                 "a domain needs at least 2 truths, found {}",
@@ -229,6 +245,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
     }
     if doc.actions.is_empty() {
         cx.error(
+            Kind::Structure,
             "actions",
             "a domain needs at least one action",
             "add actions under `actions:`",
@@ -243,12 +260,14 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         let path = format!("actions[{a}]");
         if action.name.trim().is_empty() {
             cx.error(
+                Kind::Name,
                 format!("{path}.name"),
                 "an action has an empty name",
                 "give it a name",
             );
         } else if let Some(&first) = action_index.get(action.name.as_str()) {
             cx.error(
+                Kind::Duplicate,
                 format!("{path}.name"),
                 format!(
                     "duplicate action `{}` (first at `actions[{first}]`)",
@@ -261,6 +280,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         }
         let Some(kind) = parse_kind(&action.kind) else {
             cx.error(
+                Kind::UnknownType,
                 format!("{path}.type"),
                 format!("unknown action type `{}`", action.kind),
                 "use `str`, `float` or `int`",
@@ -270,6 +290,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         let states = compile_states(cx, &path, action, kind, &doc.truths, &truth_index);
         if states.is_empty() {
             cx.error(
+                Kind::Structure,
                 format!("{path}.states"),
                 format!("action `{}` has no states", action.name),
                 "list the outcomes of this action under `states:`",
@@ -278,6 +299,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             // KUMO's published data has one (wildlife); its labels must
             // equal KUMO's, so the state is kept as written.
             cx.warning(
+                Kind::Structure,
                 format!("{path}.states"),
                 format!(
                     "action `{}` has a single state, which tells no truth apart",
@@ -305,6 +327,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
                 k => format!(" and {} more", k - 5),
             };
             cx.warning(
+ Kind::Coverage,
                 format!("{path}.states"),
                 format!(
                     "every state of action `{}` rules out {}{more}, so an instance where {} valid never contains this action",
@@ -327,6 +350,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
     for (i, truth) in doc.truths.iter().enumerate() {
         if !ruled_out_anywhere.contains(i) && !truth.trim().is_empty() {
             cx.warning(
+                Kind::Coverage,
                 format!("truths[{i}]"),
                 format!("no state rules out truth `{truth}`"),
                 "it can only be found by elimination of all others; add a state that rules it out",
@@ -379,6 +403,7 @@ fn compile_states(
                 Some(&t) => {
                     if set.contains(t) {
                         cx.warning(
+                            Kind::Duplicate,
                             list_path,
                             format!("truth `{name}` is listed twice"),
                             "remove the repeated entry",
@@ -393,6 +418,7 @@ fn compile_states(
                         .map(|k| format!("did you mean `{k}`? "))
                         .unwrap_or_default();
                     cx.error(
+                        Kind::UnknownTruth,
                         format!("{list_path}[{i}]"),
                         format!("unknown truth `{name}`"),
                         &format!(
@@ -412,6 +438,7 @@ fn compile_states(
                 let state_path = format!("{path}.states.{label}");
                 if label.trim().is_empty() {
                     cx.error(
+                        Kind::Name,
                         state_path.clone(),
                         "a state has an empty label",
                         "name the state",
@@ -419,6 +446,7 @@ fn compile_states(
                 }
                 if seen.insert(label, ()).is_some() {
                     cx.error(
+                        Kind::Duplicate,
                         state_path.clone(),
                         format!("duplicate state `{label}`"),
                         "each state of an action needs its own label",
@@ -438,6 +466,7 @@ fn compile_states(
                 let range_path = format!("{state_path}.range");
                 if !lo.is_finite() || !hi.is_finite() {
                     cx.error(
+                        Kind::Range,
                         range_path,
                         format!("range [{lo}, {hi}] is not finite"),
                         "use finite numbers (no `.nan` or `.inf`)",
@@ -448,12 +477,14 @@ fn compile_states(
                     // them); the state counts in the search but is never
                     // observed.
                     cx.warning(
+ Kind::Range,
                         range_path,
                         format!("range [{lo}, {hi}] has lo > hi, so no value lies in it and this state is never observed"),
                         &format!("write it as [{hi}, {lo}] if that is what you mean"),
                     );
                 } else if !(hi - lo).is_finite() {
                     cx.error(
+ Kind::Range,
                         range_path,
                         format!("range [{lo}, {hi}] is too wide: `hi - lo` overflows, so no value can be drawn from it"),
                         "narrow the range (finite bounds whose difference is finite)",
@@ -462,12 +493,14 @@ fn compile_states(
                     && lo.abs().max(hi.abs()) > 9_007_199_254_740_992.0
                 {
                     cx.error(
+ Kind::Range,
                         range_path,
                         format!("range [{lo}, {hi}] of an `int` action goes beyond 2^53, where integers are no longer exact"),
                         "keep `int` bounds within ±9007199254740992, or make the action `type: float`",
                     );
                 } else if kind == ActionKind::Int && (lo.fract() != 0.0 || hi.fract() != 0.0) {
                     cx.error(
+                        Kind::Range,
                         range_path,
                         format!("range [{lo}, {hi}] of an `int` action has non-integer bounds"),
                         "use integer bounds, or make the action `type: float`",
@@ -500,6 +533,7 @@ fn compile_states(
                     };
                     if overlap {
                         cx.warning(
+ Kind::Range,
                             format!("{path}.states[{i}].range"),
                             format!(
                                 "range [{b_lo}, {b_hi}] overlaps range [{a_lo}, {a_hi}] of `states[{j}]`; a value in both reads as `states[{j}]`"
@@ -512,6 +546,7 @@ fn compile_states(
             }
         }
         (StatesDoc::Named(_), _) => cx.error(
+            Kind::Shape,
             format!("{path}.states"),
             format!(
                 "states of a `{}` action must be a list of ranges, found a mapping of labels",
@@ -520,6 +555,7 @@ fn compile_states(
             "write `- range: [lo, hi]` entries, or make the action `type: str`",
         ),
         (StatesDoc::Ranges(_), _) => cx.error(
+            Kind::Shape,
             format!("{path}.states"),
             "states of a `str` action must be a mapping of labels, found a list of ranges",
             "write `label: [truths]` entries, or make the action `type: float`",

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::diagnostic::{Diagnostic, LoadError};
+use super::diagnostic::{Diagnostic, Kind, LoadError};
 use super::node::SNode;
 
 /// Positions (line, column) by document path, e.g. `actions[3].states.negative`.
@@ -43,11 +43,12 @@ impl Context<'_> {
 
     pub(super) fn error(
         &mut self,
+        kind: Kind,
         path: impl Into<String>,
         message: impl Into<String>,
         help: &str,
     ) {
-        let d = Diagnostic::error(self.file, path, message).with_help(help);
+        let d = Diagnostic::error(kind, self.file, path, message).with_help(help);
         let mut d = self.locate(d);
         // A path holds state labels: print their invisible characters.
         d.path = super::names::shown(&d.path);
@@ -56,11 +57,12 @@ impl Context<'_> {
 
     pub(super) fn warning(
         &mut self,
+        kind: Kind,
         path: impl Into<String>,
         message: impl Into<String>,
         help: &str,
     ) {
-        let d = Diagnostic::warning(self.file, path, message).with_help(help);
+        let d = Diagnostic::warning(kind, self.file, path, message).with_help(help);
         let d = self.locate(d);
         self.diagnostics.push(d);
     }

@@ -14,10 +14,45 @@ pub enum Severity {
     Warning,
 }
 
+/// What kind of problem a diagnostic reports, for programs and tests that
+/// match on it rather than on the wording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// The file itself: too large, not UTF-8, empty, binary.
+    File,
+    /// YAML syntax, or the loader's budgets (aliases, nesting).
+    Syntax,
+    /// A value of the wrong shape (a list where a mapping belongs, ...).
+    Shape,
+    /// A key the format does not have.
+    UnknownKey,
+    /// A required key is missing.
+    MissingKey,
+    /// An action `type` other than `str`, `float`, `int`.
+    UnknownType,
+    /// A name a player cannot read or type (empty, whitespace, control or
+    /// bidi characters, answer tags, look-alikes, too long).
+    Name,
+    /// A truth, action or state given twice.
+    Duplicate,
+    /// A rule-out naming no truth of the domain.
+    UnknownTruth,
+    /// Too few truths, actions or states.
+    Structure,
+    /// A range that is not finite, inverted, too wide, or overlaps another.
+    Range,
+    /// Which truths can be told apart: a truth nothing rules out, or one
+    /// every state of an action rules out.
+    Coverage,
+    /// Problems found outside domain files (the importer's input).
+    Import,
+}
+
 /// One located problem in an input file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
+    pub kind: Kind,
     /// The file as the user named it (or `<embedded>/name.yaml`).
     pub file: String,
     /// 1-based line and column, when the parser gave them.
@@ -34,9 +69,15 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(file: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn error(
+        kind: Kind,
+        file: &str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             severity: Severity::Error,
+            kind,
             file: file.to_string(),
             line: None,
             column: None,
@@ -47,10 +88,15 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(file: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warning(
+        kind: Kind,
+        file: &str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             severity: Severity::Warning,
-            ..Diagnostic::error(file, path, message)
+            ..Diagnostic::error(kind, file, path, message)
         }
     }
 

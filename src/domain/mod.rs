@@ -31,7 +31,7 @@ mod structure;
 mod truthset;
 
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
-pub use diagnostic::{Diagnostic, LoadError, Severity};
+pub use diagnostic::{Diagnostic, Kind, LoadError, Severity};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
 pub use names::case_only_lookalikes;
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::ActionKind;
 use super::context::Context;
+use super::diagnostic::Kind;
 use super::document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
 use super::node::{Node, SNode};
 
@@ -31,6 +32,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
     cx.positions.record("", root);
     if let Node::Null = root.value {
         cx.error(
+            Kind::File,
             "",
             "the file is empty",
             "a domain needs at least `name`, `truths` and `actions`; see domains/medical.yaml",
@@ -39,6 +41,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
     }
     let Node::Map(entries) = &root.value else {
         cx.error(
+            Kind::Shape,
             "",
             format!(
                 "a domain file must be a mapping with `name`, `truths` and `actions`, found {}",
@@ -53,6 +56,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
         let Some(name) = key.value.scalar_text() else {
             cx.positions.record("<key>", key);
             cx.error(
+                Kind::UnknownKey,
                 "<key>",
                 "a key must be a plain name",
                 "use one of the known keys",
@@ -67,6 +71,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
             None => {
                 cx.positions.record(&name, key);
                 cx.error(
+                    Kind::UnknownKey,
                     name.clone(),
                     format!("unknown key `{name}`"),
                     &format!("known keys are {}", backticked(TOP_KEYS)),
@@ -79,6 +84,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
             Some(node) => read_name(cx, key, node),
             None if required => {
                 cx.error(
+                    Kind::MissingKey,
                     "",
                     format!("missing key `{key}`"),
                     &format!("add `{key}:` at the top level"),
@@ -102,6 +108,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
             Some("false") => false,
             _ => {
                 cx.error(
+                    Kind::Shape,
                     "case_sensitive_names",
                     "`case_sensitive_names` must be `true` or `false`",
                     "write `case_sensitive_names: true` or remove the key",
@@ -114,7 +121,12 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
     let truths = match fields.get("truths") {
         Some(node) => read_name_list(cx, "truths", node),
         None => {
-            cx.error("", "missing key `truths`", "add `truths: [A, B, ...]`");
+            cx.error(
+                Kind::MissingKey,
+                "",
+                "missing key `truths`",
+                "add `truths: [A, B, ...]`",
+            );
             None
         }
     };
@@ -122,6 +134,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
         Some(node) => read_actions(cx, node),
         None => {
             cx.error(
+                Kind::MissingKey,
                 "",
                 "missing key `actions`",
                 "add `actions:` with a list of actions",
@@ -157,6 +170,7 @@ fn read_name(cx: &mut Context, path: &str, node: &SNode) -> Option<String> {
         Some(text) => Some(text),
         None => {
             cx.error(
+                Kind::Shape,
                 path,
                 format!("expected a name, found {}", node.value.kind()),
                 "write a plain string here",
@@ -184,6 +198,7 @@ fn read_name_list(cx: &mut Context, path: &str, node: &SNode) -> Option<Vec<Stri
         }
         other => {
             cx.error(
+                Kind::Shape,
                 path,
                 format!("expected a list of names, found {}", other.kind()),
                 "write a list such as `[A, B]` (or `[]` for none)",
@@ -196,6 +211,7 @@ fn read_name_list(cx: &mut Context, path: &str, node: &SNode) -> Option<Vec<Stri
 fn read_actions(cx: &mut Context, node: &SNode) -> Option<Vec<ActionDoc>> {
     let Node::Seq(items) = &node.value else {
         cx.error(
+            Kind::Shape,
             "actions",
             format!("expected a list of actions, found {}", node.value.kind()),
             "write `actions:` followed by `- name: ...` entries",
@@ -219,6 +235,7 @@ fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> 
     cx.positions.record(path, node);
     let Node::Map(entries) = &node.value else {
         cx.error(
+            Kind::Shape,
             path,
             format!(
                 "an action must be a mapping with `name`, `type` and `states`, found {}",
@@ -239,6 +256,7 @@ fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> 
                 let key_path = format!("{path}.{key_text}");
                 cx.positions.record(&key_path, key);
                 cx.error(
+                    Kind::UnknownKey,
                     key_path,
                     format!("unknown key `{key_text}` in an action"),
                     &format!("known keys are {}", backticked(ACTION_KEYS)),
@@ -249,7 +267,12 @@ fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> 
     let name = match fields.get("name") {
         Some(n) => read_name(cx, &format!("{path}.name"), n),
         None => {
-            cx.error(path, "the action has no `name`", "add `name: ...`");
+            cx.error(
+                Kind::MissingKey,
+                path,
+                "the action has no `name`",
+                "add `name: ...`",
+            );
             None
         }
     };
@@ -262,6 +285,7 @@ fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> 
             let kind = read_name(cx, &kind_path, n)?;
             if parse_kind(&kind).is_none() {
                 cx.error(
+                    Kind::UnknownType,
                     kind_path,
                     format!("unknown action type `{kind}`"),
                     "use `str` (named states), `float` or `int` (range states)",
@@ -272,6 +296,7 @@ fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> 
         }
         None => {
             cx.error(
+                Kind::MissingKey,
                 path,
                 "the action has no `type`",
                 "add `type: str` (named states), `type: float` or `type: int` (range states)",
@@ -283,7 +308,12 @@ fn read_action(cx: &mut Context, path: &str, node: &SNode) -> Option<ActionDoc> 
     let states = match fields.get("states") {
         Some(n) => read_states(cx, &states_path, &kind, n),
         None => {
-            cx.error(path, "the action has no `states`", "add `states:`");
+            cx.error(
+                Kind::MissingKey,
+                path,
+                "the action has no `states`",
+                "add `states:`",
+            );
             None
         }
     };
@@ -309,6 +339,7 @@ fn read_states(cx: &mut Context, path: &str, kind: &str, node: &SNode) -> Option
     if kind == "str" {
         let Node::Map(entries) = &node.value else {
             cx.error(
+ Kind::Shape,
                 path,
                 format!(
                     "states of a `str` action must be a mapping `label: [ruled-out truths]`, found {}",
@@ -323,7 +354,12 @@ fn read_states(cx: &mut Context, path: &str, kind: &str, node: &SNode) -> Option
         for (key, value) in entries {
             let Some(label) = key.value.scalar_text() else {
                 cx.positions.record(path, key);
-                cx.error(path, "a state label must be a name", "write a plain label");
+                cx.error(
+                    Kind::Shape,
+                    path,
+                    "a state label must be a name",
+                    "write a plain label",
+                );
                 ok = false;
                 continue;
             };
@@ -338,6 +374,7 @@ fn read_states(cx: &mut Context, path: &str, kind: &str, node: &SNode) -> Option
     }
     let Node::Seq(items) = &node.value else {
         cx.error(
+ Kind::Shape,
             path,
             format!(
                 "states of a `{kind}` action must be a list of `{{range: [lo, hi], rules_out: [...]}}`, found {}",
@@ -363,6 +400,7 @@ fn read_range_state(cx: &mut Context, path: &str, node: &SNode) -> Option<RangeS
     let help = "write `- range: [lo, hi]` and `rules_out: [...]`";
     let Node::Map(entries) = &node.value else {
         cx.error(
+            Kind::Shape,
             path,
             format!(
                 "a range state must be a mapping with `range` and `rules_out`, found {}",
@@ -385,6 +423,7 @@ fn read_range_state(cx: &mut Context, path: &str, node: &SNode) -> Option<RangeS
             _ => {
                 cx.positions.record(&key_path, key);
                 cx.error(
+                    Kind::UnknownKey,
                     key_path,
                     format!("unknown key `{key_text}` in a range state"),
                     "known keys are `range` and `rules_out`",
@@ -397,13 +436,14 @@ fn read_range_state(cx: &mut Context, path: &str, node: &SNode) -> Option<RangeS
         .iter()
         .any(|(k, _)| k.value.scalar_text().as_deref() == Some("range"))
     {
-        cx.error(path, "the state has no `range`", help);
+        cx.error(Kind::MissingKey, path, "the state has no `range`", help);
     }
     if !entries
         .iter()
         .any(|(k, _)| k.value.scalar_text().as_deref() == Some("rules_out"))
     {
         cx.error(
+            Kind::MissingKey,
             path,
             "the state has no `rules_out`",
             "add `rules_out: []` if it rules out nothing",
@@ -427,13 +467,14 @@ fn read_range(cx: &mut Context, path: &str, node: &SNode) -> Option<[f64; 2]> {
             match (lo, hi) {
                 (Some(lo), Some(hi)) => Some([lo, hi]),
                 _ => {
-                    cx.error(path, "range bounds must be numbers", help);
+                    cx.error(Kind::Range, path, "range bounds must be numbers", help);
                     None
                 }
             }
         }
         other => {
             cx.error(
+                Kind::Shape,
                 path,
                 format!("expected `[lo, hi]`, found {}", describe_len(other)),
                 help,

@@ -59,7 +59,7 @@ impl ImportError {
         message: impl Into<String>,
         help: Option<String>,
     ) -> Self {
-        let mut d = Diagnostic::error(file, path, message);
+        let mut d = Diagnostic::error(crate::domain::Kind::Import, file, path, message);
         if let Some(help) = help {
             d = d.with_help(help);
         }
