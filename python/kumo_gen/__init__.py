@@ -6,7 +6,8 @@ optimal labels, generated in-process by the Rust library.
     data = kumo_gen.create_dataset("medical", size=100, seed=0)
     env = kumo_gen.Env("medical", truths=4, actions=6, seed=0, n=100)
 
-- `domains()`, `load_domain(name_or_path_or_dict)`;
+- `domains()`, `load_domain(name_or_path_or_dict)`, `family(name, ...)`
+  (a procedural task family's domain, as `kumo-gen family`);
 - `generate(...)` -> task dicts equal to `kumo-gen generate`'s JSONL lines
   (`dumps(task)` is the line, byte for byte; `generate_lines(...)` the
   lines themselves); `label(domain, lines_or_dicts)` as `kumo-gen label`;
@@ -26,6 +27,8 @@ from ._api import (
     Domain,
     domains,
     dumps,
+    family,
+    family_yaml,
     generate,
     generate_lines,
     label,
@@ -57,6 +60,8 @@ __all__ = [
     "create_dataset",
     "domains",
     "dumps",
+    "family",
+    "family_yaml",
     "generate",
     "generate_lines",
     "label",

@@ -45,6 +45,33 @@ def load_domain(
     return _native.load_domain(os.fspath(name_or_path), _path(domains_dir))
 
 
+def family(
+    name: str,
+    hypotheses: Optional[int] = None,
+    probes: Optional[int] = None,
+    seed: int = 0,
+    **params: int,
+) -> Domain:
+    """The domain of a procedural task family (`rules3`, `circuits`,
+    `ciphers`), as `kumo-gen family NAME` compiles it; family parameters as
+    keywords (`max_value`, `inputs`, `gates`, `alphabet`, `length`).
+    `family_yaml(...)` gives the file text `kumo-gen family -o` writes."""
+    text = family_yaml(name, hypotheses=hypotheses, probes=probes, seed=seed, **params)
+    return _native.load_domain_text(f"<{name}>", text)
+
+
+def family_yaml(
+    name: str,
+    hypotheses: Optional[int] = None,
+    probes: Optional[int] = None,
+    seed: int = 0,
+    **params: int,
+) -> str:
+    """The domain file of a procedural task family, byte for byte what
+    `kumo-gen family NAME -o FILE` writes."""
+    return _native.family_yaml(name, hypotheses, probes, seed, **params)
+
+
 def _path(p: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
     return None if p is None else os.fspath(p)
 

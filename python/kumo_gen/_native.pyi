@@ -55,6 +55,17 @@ class Session:
 def domain_names(domains_dir: Optional[str] = None) -> List[str]: ...
 def load_domain(spec: str, domains_dir: Optional[str] = None) -> Domain: ...
 def load_domain_text(file: str, text: str) -> Domain: ...
+def family_yaml(
+    name: str,
+    hypotheses: Optional[int] = None,
+    probes: Optional[int] = None,
+    seed: int = 0,
+    max_value: int = 9,
+    inputs: int = 4,
+    gates: int = 3,
+    alphabet: int = 5,
+    length: int = 2,
+) -> str: ...
 def generate_lines(
     domain: Domain,
     truths: int,

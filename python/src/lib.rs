@@ -201,6 +201,39 @@ fn load_domain_text(file: &str, text: &str) -> PyResult<PyDomain> {
     ))
 }
 
+/// The domain file (YAML text) of a procedural task family, exactly as
+/// `kumo-gen family NAME -o FILE` writes it.
+#[pyfunction]
+#[pyo3(signature = (name, hypotheses=None, probes=None, seed=0, max_value=9, inputs=4,
+    gates=3, alphabet=5, length=2))]
+#[allow(clippy::too_many_arguments)]
+fn family_yaml(
+    name: &str,
+    hypotheses: Option<usize>,
+    probes: Option<usize>,
+    seed: u64,
+    max_value: u32,
+    inputs: u32,
+    gates: u32,
+    alphabet: u32,
+    length: u32,
+) -> PyResult<String> {
+    let (h, p) = kumo_gen::family::default_counts(name);
+    let params = kumo_gen::family::FamilyParams {
+        hypotheses: hypotheses.unwrap_or(h),
+        probes: probes.unwrap_or(p),
+        seed,
+        max_value,
+        inputs,
+        gates,
+        alphabet,
+        length,
+    };
+    kumo_gen::family::domain_file(name, &params)
+        .map(|(text, _report)| text)
+        .map_err(|e| value_error(format!("{e} ({})", e.help)))
+}
+
 /// Dataset lines of instances `0..n` of a setting, as `kumo-gen generate`
 /// writes them (no newline).
 #[pyfunction]
@@ -541,6 +574,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(domain_names, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain_text, m)?)?;
+    m.add_function(wrap_pyfunction!(family_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(generate_lines, m)?)?;
     m.add_function(wrap_pyfunction!(label_lines, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_json, m)?)?;

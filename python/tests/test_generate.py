@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -97,3 +98,14 @@ def test_errors_are_value_errors_that_say_how_to_fix() -> None:
         kumo_gen.load_domain(str(FIXTURES / "bad" / "domain" / "unknown-truth.yaml"))
     with pytest.raises(ValueError):
         kumo_gen.load_domain({"name": "x", "truths": ["a"], "actions": []})
+
+
+def test_family_yaml_is_the_clis_file(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    for name in ["rules3", "circuits", "ciphers"]:
+        out = tmp_path / f"{name}.yaml"
+        run_cli("family", name, "--seed", "3", "-o", out)
+        assert kumo_gen.family_yaml(name, seed=3) == out.read_text(encoding="utf-8")
+    domain = kumo_gen.family("circuits", hypotheses=50, inputs=3)
+    assert domain.name == "circuits" and len(domain.truths) >= 2
+    tasks = kumo_gen.generate(domain, 4, 5, n=3)
+    assert len(tasks) == 3
