@@ -1,9 +1,12 @@
 """The HF export (`kumo-gen --hf`): `datasets.load_dataset` reads every
-config of a multi-domain export, with the types the card documents."""
+config of a multi-domain export, with the types the card documents.
+`KUMO_GEN_HF_FORMAT=parquet` (set by `.ci/run`, whose binary is built with
+the `parquet` feature) makes the test require Parquet files."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -52,7 +55,11 @@ def test_load_dataset_reads_every_config(tmp_path: Path, run_cli: Callable[..., 
             for row in data:
                 assert row["golden_actions"] == len(row["golden_trajectory"])
                 assert row["golden_answer"] in row["valid_truths"]
-    # The card names only files inside the export.
+    # The files are of the expected format, and the card names only files
+    # inside the export.
+    fmt = os.environ.get("KUMO_GEN_HF_FORMAT", "jsonl")
+    data_files = sorted(p.name for p in (export / "data").rglob("*") if p.is_file())
+    assert data_files and all(name.endswith("." + fmt) for name in data_files), data_files
     card = (export / "README.md").read_text()
     assert "../" not in card
     for line in card.splitlines():

@@ -16,7 +16,9 @@
 //! - with `hf`, under `OUT/hf/` (one export for every domain and setting
 //!   written into this `--out`): `data/<domain>/<setting>.jsonl` (one type
 //!   per column), `data/<domain>/<setting>-sft.jsonl` and the dataset card
-//!   `README.md` listing every file found under `data/` as a config.
+//!   `README.md` listing every file found under `data/` as a config; with
+//!   the cargo feature `parquet`, `.parquet` files of the same rows
+//!   ([`super::hf_parquet`]).
 //!
 //! Files of this setting that the options do not ask for are removed, so
 //! what is on disk always follows the current dataset.
@@ -45,6 +47,14 @@ use super::OutputError;
 use crate::domain::Domain;
 use crate::render::hf::{Card, CardConfig, dataset_card, hf_row, hf_sft_row};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
+
+/// The HF export's file format: Parquet when built with the `parquet`
+/// feature, else JSON Lines (the same rows; `datasets` reads both).
+pub const HF_FORMAT: &str = if cfg!(feature = "parquet") {
+    "parquet"
+} else {
+    "jsonl"
+};
 
 /// Lines rendered per parallel chunk.
 const CHUNK: usize = 1024;
@@ -210,8 +220,21 @@ pub fn write_derived(
     let hf_data = hf_dir.join("data").join(&domain.name);
     let sft_path = sft_dir.join(format!("{setting}.jsonl"));
     let steps_path = sft_dir.join(format!("{setting}.steps.jsonl"));
-    let hf_rows_path = hf_data.join(format!("{setting}.jsonl"));
-    let hf_sft_path = hf_data.join(format!("{setting}-sft.jsonl"));
+    let hf_rows_path = hf_data.join(format!("{setting}.{HF_FORMAT}"));
+    let hf_sft_path = hf_data.join(format!("{setting}-sft.{HF_FORMAT}"));
+    // The rows are written as JSON Lines first (and converted to Parquet
+    // when that is the format); files of the other format are stale.
+    let hf_rows_lines = hf_data.join(format!("{setting}.jsonl"));
+    let hf_sft_lines = hf_data.join(format!("{setting}-sft.jsonl"));
+    let other = if HF_FORMAT == "jsonl" {
+        "parquet"
+    } else {
+        "jsonl"
+    };
+    let hf_stale = [
+        hf_data.join(format!("{setting}.{other}")),
+        hf_data.join(format!("{setting}-sft.{other}")),
+    ];
     // (file, wanted): files not wanted are removed, so what is on disk is
     // always derived from the current dataset.
     let files = [
@@ -228,6 +251,7 @@ pub fn write_derived(
         "dataset": super::files::digest(dataset)?,
         "renderer": renderer.signature(),
         "options": format!("{options:?}"),
+        "hf_format": HF_FORMAT,
     })
     .to_string();
     let current = books_dir.is_dir() == options.books
@@ -266,6 +290,10 @@ pub fn write_derived(
             remove(path)?;
         }
     }
+    for path in &hf_stale {
+        remove_stale_temps(path)?;
+        remove(path)?;
+    }
     remove_stale_temps(&books_dir)?;
     if !options.books {
         remove(&books_dir)?;
@@ -280,8 +308,8 @@ pub fn write_derived(
     };
     let mut sft = stage(files[0].0, files[0].1)?;
     let mut steps = stage(files[1].0, files[1].1)?;
-    let mut hf_rows = stage(files[2].0, files[2].1)?;
-    let mut hf_sft = stage(files[3].0, files[3].1)?;
+    let mut hf_rows = stage(&hf_rows_lines, files[2].1)?;
+    let mut hf_sft = stage(&hf_sft_lines, files[3].1)?;
 
     let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
@@ -368,6 +396,16 @@ pub fn write_derived(
 
     for staged in [sft, steps, hf_rows, hf_sft].into_iter().flatten() {
         staged.commit()?;
+    }
+    #[cfg(feature = "parquet")]
+    for (lines, parquet, wanted, sft) in [
+        (&hf_rows_lines, &hf_rows_path, files[2].1, false),
+        (&hf_sft_lines, &hf_sft_path, files[3].1, true),
+    ] {
+        if wanted {
+            super::hf_parquet::convert(lines, parquet, sft)?;
+            remove(lines)?;
+        }
     }
     // The card lists every data file, whatever this run wrote: written
     // whenever a data file of this setting appeared or went away.
@@ -498,11 +536,11 @@ fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         }
         let mut files: Vec<String> = list(&dir)?
             .into_iter()
-            .filter(|n| n.ends_with(".jsonl"))
+            .filter(|n| n.ends_with(&format!(".{HF_FORMAT}")))
             .collect();
         // Per setting, the instances first, then the SFT chat records.
         files.sort_by_key(|f| {
-            let stem = f.trim_end_matches(".jsonl").to_string();
+            let stem = f.trim_end_matches(&format!(".{HF_FORMAT}")).to_string();
             match stem.strip_suffix("-sft") {
                 Some(setting) => (setting.to_string(), true),
                 None => (stem, false),
@@ -512,12 +550,15 @@ fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
             continue;
         }
         for file in &files {
-            let stem = file.trim_end_matches(".jsonl");
+            let stem = file.trim_end_matches(&format!(".{HF_FORMAT}"));
             let (setting, kind, suffix) = match stem.strip_suffix("-sft") {
                 Some(setting) => (setting, "sft chat", "-sft"),
                 None => (stem, "instances", ""),
             };
             let path = dir.join(file);
+            #[cfg(feature = "parquet")]
+            let rows = super::hf_parquet::rows(&path)?;
+            #[cfg(not(feature = "parquet"))]
             let rows = std::fs::read(&path)
                 .map_err(|e| OutputError::io(&path, e))?
                 .iter()

@@ -59,6 +59,8 @@
 mod append;
 pub mod derived;
 pub mod files;
+#[cfg(feature = "parquet")]
+pub mod hf_parquet;
 pub mod manifest;
 mod merge;
 pub mod record;
