@@ -17,6 +17,7 @@
 //! represented, and each change is reported as a note; any input, however
 //! malformed or large, gives a value or an error, never a panic or a hang.
 
+pub mod ast;
 pub mod eval;
 pub mod extract;
 pub mod lexer;
