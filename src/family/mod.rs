@@ -276,6 +276,15 @@ pub(crate) fn sample_indices(rng: &mut rand_chacha::ChaCha8Rng, n: usize, k: usi
     if k >= n {
         return (0..n).collect();
     }
+    if n > 1 << 20 {
+        // A large space (26 letters, 6 per plaintext): draw until `k`
+        // distinct, never materialising the space.
+        let mut chosen = std::collections::BTreeSet::new();
+        while chosen.len() < k {
+            chosen.insert(rng.random_range(0..n));
+        }
+        return chosen.into_iter().collect();
+    }
     // Partial Fisher-Yates over the index list: deterministic per seed.
     let mut pool: Vec<usize> = (0..n).collect();
     for i in 0..k {
