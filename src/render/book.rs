@@ -18,7 +18,7 @@
 use minijinja::Value;
 use serde::Serialize;
 
-use super::sft::RenderOptions;
+use super::options::RenderOptions;
 use super::task::{TaskView, format_number};
 use super::templates::{TemplateError, Templates};
 use super::vocab;
@@ -242,69 +242,4 @@ impl<'t> Renderer<'t> {
 pub(crate) fn trim_end_in_place(text: &mut String) {
     let len = text.trim_end().len();
     text.truncate(len);
-}
-
-/// The probe domain every template set is test-rendered against on load:
-/// one action of each kind, a state that rules out nothing, a unit.
-const PROBE_DOMAIN: &str = "\
-name: probe
-title: Probe
-truth_noun: fault
-action_noun: check
-goal: find the fault
-truths: [A, B, C]
-actions:
-  - name: Look
-    type: str
-    states:
-      dark: [A]
-      lit: []
-  - name: Volts
-    type: float
-    unit: V
-    states:
-      - range: [0.0, 5.0]
-        rules_out: [B]
-      - range: [5.0, 9.5]
-        rules_out: [C]
-  - name: Count
-    type: int
-    states:
-      - range: [0, 2]
-        rules_out: [C]
-      - range: [3, 9]
-        rules_out: [A]
-";
-
-/// Renders every template once against the probe instance (valid truth C
-/// is ruled out by nothing observed; golden: Look, Volts).
-pub(crate) fn probe(templates: &Templates) -> Result<(), TemplateError> {
-    let (domain, _) = Domain::from_yaml("<probe>", PROBE_DOMAIN).expect("probe domain is valid");
-    let task = TaskView {
-        domain: &domain,
-        truths: &[0, 1, 2],
-        valid: &[2],
-        actions: &[0, 1, 2],
-        observed: &[0, 0, 1],
-        values: &[None, Some(2.5), Some(4.0)],
-        seed: 0,
-    };
-    let rationale = RenderOptions {
-        sft_book: super::SftBook::Symbolic,
-        rationale: true,
-    };
-    Renderer::new(templates, RenderOptions::default()).render(&task, &[0, 1])?;
-    Renderer::new(templates, rationale).render(&task, &[0, 1])?;
-    // A prediction while two truths remain: B is related to no remaining
-    // action once `Look` ruled out A.
-    let task = TaskView {
-        truths: &[0, 1],
-        valid: &[1],
-        actions: &[0],
-        observed: &[0],
-        values: &[None],
-        ..task
-    };
-    Renderer::new(templates, rationale).render(&task, &[])?;
-    Ok(())
 }

@@ -35,28 +35,10 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::book::{Renderer, Words, trim_end_in_place};
+use super::options::SftBook;
 use super::protocol::{Conversation, answer_tag, instruction, observation_message};
 use super::task::TaskView;
 use super::templates::TemplateError;
-
-/// What the SFT system message carries besides the game description.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SftBook {
-    /// The knowledge book (prose).
-    #[default]
-    Prose,
-    /// The compact symbolic rule table (`symbolic.j2`).
-    Symbolic,
-}
-
-/// Rendering choices that are not in the templates.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RenderOptions {
-    pub sft_book: SftBook,
-    /// Assistant turns explain, from facts, what the last observation
-    /// ruled out before giving the answer.
-    pub rationale: bool,
-}
 
 /// Everything rendered for one instance.
 #[derive(Clone, Debug, PartialEq)]

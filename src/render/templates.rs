@@ -7,11 +7,12 @@
 //! error (a misspelt override would otherwise be ignored silently).
 //!
 //! Undefined variables are errors (`UndefinedBehavior::Strict`), and every
-//! template is compiled and test-rendered against a built-in probe instance
+//! template is compiled here and test-rendered against a built-in probe
+//! instance by the constructors in `load.rs`
 //! when loaded, so a typo in a template fails at start-up with its file
 //! and line, not as blank text in the middle of a run.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
@@ -71,56 +72,10 @@ impl std::fmt::Debug for Templates {
 }
 
 impl Templates {
-    /// The shipped templates.
-    pub fn shipped() -> Result<Templates, TemplateError> {
-        Templates::from_overrides(Vec::new())
-    }
-
-    /// What `--templates-dir` asks for: the shipped templates, overridden
-    /// by the directory's when one is given.
-    pub fn resolve(dir: Option<&Path>) -> Result<Templates, TemplateError> {
-        match dir {
-            Some(dir) => Templates::load_dir(dir),
-            None => Templates::shipped(),
-        }
-    }
-
-    /// The shipped templates, overridden by the `.j2` files of `dir`.
-    pub fn load_dir(dir: &Path) -> Result<Templates, TemplateError> {
-        let io = |source| TemplateError::Io {
-            dir: dir.to_path_buf(),
-            source,
-        };
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(io)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(io)?;
-        files.sort();
-        let mut overrides = Vec::new();
-        for path in files {
-            let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
-                continue;
-            };
-            let Some(stem) = file.strip_suffix(".j2") else {
-                continue;
-            };
-            if !TEMPLATE_NAMES.contains(&stem) {
-                return Err(TemplateError::Unknown {
-                    dir: dir.to_path_buf(),
-                    file: file.to_string(),
-                    expected: expected_list(),
-                });
-            }
-            let text = std::fs::read_to_string(&path).map_err(io)?;
-            overrides.push((stem.to_string(), text, path.display().to_string()));
-        }
-        Templates::from_overrides(overrides)
-    }
-
-    /// The shipped templates with `(stem, text, origin)` overrides; the
-    /// origin names the source in errors.
-    pub fn from_overrides(
+    /// The shipped templates with `(stem, text, origin)` overrides, each
+    /// compiled (the origin names the source in errors); not yet
+    /// test-rendered (see `load`).
+    pub(super) fn compile_overrides(
         overrides: Vec<(String, String, String)>,
     ) -> Result<Templates, TemplateError> {
         let mut env = Environment::new();
@@ -163,7 +118,6 @@ impl Templates {
             origins,
             fingerprint: crate::domain::fnv1a_hex(&all),
         };
-        super::book::probe(&templates)?;
         Ok(templates)
     }
 
@@ -243,7 +197,7 @@ fn describe(e: &minijinja::Error) -> String {
     text
 }
 
-fn expected_list() -> String {
+pub(super) fn expected_list() -> String {
     TEMPLATE_NAMES
         .iter()
         .map(|n| format!("`{n}.j2`"))
