@@ -729,3 +729,89 @@ fn sft_records_are_the_messages_eval_sends() {
         assert_eq!(chat["messages"][0]["content"], messages[0]["content"]);
     }
 }
+
+/// `score --curve-svg` on a family domain: a player that replays the SFT
+/// (golden) turns has the optimal reduction curve, point for point.
+#[test]
+fn a_golden_players_reduction_curve_is_the_optimal_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    kumo_gen()
+        .args([
+            "generate",
+            "--domain",
+            "rules3",
+            "--truths",
+            "6",
+            "--actions",
+            "8",
+            "-n",
+            "5",
+        ])
+        .arg("--out")
+        .arg(&data)
+        .assert()
+        .success();
+    let chats = lines(&data.join("rules3/sft/truth_num=6+action_num=8+valid_truth_num=1.jsonl"));
+    let server = serve(Arc::new(move |body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let chat = chats
+            .iter()
+            .find(|c| c["messages"][0]["content"] == messages[0]["content"])
+            .unwrap();
+        let round = messages.iter().filter(|m| m["role"] == "assistant").count();
+        let reply = chat["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .nth(round)
+            .unwrap();
+        completion(reply["content"].as_str().unwrap())
+    }));
+    let results = tmp.path().join("results");
+    kumo_gen()
+        .args([
+            "eval",
+            "--api-base",
+            &server.base,
+            "--model",
+            "m",
+            "--trials",
+            "2",
+            "--data",
+        ])
+        .arg(&data)
+        .arg("--out")
+        .arg(&results)
+        .assert()
+        .success();
+    let svg = tmp.path().join("curve.svg");
+    kumo_gen()
+        .arg("score")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&data)
+        .arg("--curve-svg")
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let points: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split("points=\"").nth(1))
+        .map(|p| p.trim_end_matches("\"/>"))
+        .collect();
+    assert_eq!(points.len(), 2, "{text}");
+    assert_eq!(points[0], points[1], "player and optimal differ:\n{text}");
+    assert!(text.contains("10 trials"), "{text}");
+    // Without instances there is nothing to draw: exit 1 with a fix.
+    kumo_gen()
+        .arg("score")
+        .arg(&results)
+        .arg("--curve-svg")
+        .arg(&svg)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("--instances"));
+}

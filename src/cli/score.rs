@@ -34,6 +34,11 @@ pub struct ScoreArgs {
     /// Also write an SVG bar chart of success rate and relative action count.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Also write an SVG of reduction curves: hypotheses left after each
+    /// action, the player's mean next to the optimal policy's, per result
+    /// file (needs `--instances` and the domain).
+    #[arg(long, value_name = "FILE")]
+    curve_svg: Option<PathBuf>,
 }
 
 /// Every `*.jsonl` file under `paths`, each directory walked in sorted order.
@@ -205,6 +210,18 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     if let Some(svg) = &args.svg {
         std::fs::write(svg, score::render_svg(&report.rows)).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write `{}`: {e}", svg.display()))
+        })?;
+    }
+    if let Some(path) = &args.curve_svg {
+        let curves = score::curves(&files, &sources);
+        if curves.is_empty() {
+            eprintln!(
+                "error: no result file has both its instances and its domain, so no curve can be drawn\n  = help: pass --instances DIR (and --domain if the domain is not found by name)"
+            );
+            return Ok(EXIT_INPUT);
+        }
+        std::fs::write(path, score::render_curve_svg(&curves)).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
         })?;
     }
     if args.json {

@@ -26,9 +26,11 @@
 //!
 //! No file-system access here: [`crate::cli`] reads the files.
 
+mod curve;
 mod read;
 mod render;
 
+pub use curve::{Curve, curves, render_curve_svg};
 pub use read::{
     GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file, parse_setting,
 };

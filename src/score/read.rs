@@ -27,6 +27,9 @@ pub struct TrialFacts {
     pub recorded_success: Option<bool>,
     pub parse_error: bool,
     pub tokens: f64,
+    /// The trial's string entries in order (the replies' answers: actions,
+    /// then the truth it named), for reduction curves.
+    pub said: Vec<String>,
 }
 
 /// One line: every trial of one instance.
@@ -176,6 +179,11 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
             .get("consumed_tokens")
             .and_then(Value::as_f64)
             .unwrap_or(0.0),
+        said: actions
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
     })
 }
 
