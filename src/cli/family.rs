@@ -153,29 +153,12 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> io::Result<i32> {
             };
             expected.push(steps);
             let resolved = parsed.resolve(domain).map_err(io::Error::other)?;
-            let mut left: Vec<usize> = resolved.truths.clone();
-            let mut curve = vec![left.len() as f64];
-            for &pos in resolved.golden.as_deref().unwrap_or(&[]) {
-                if let Some(state) = resolved.observed[pos] {
-                    let rules_out = &domain.actions[resolved.actions[pos]].states[state].rules_out;
-                    left.retain(|&t| !rules_out.contains(t));
-                }
-                curve.push(left.len() as f64);
-            }
+            let golden = resolved.golden.as_deref().unwrap_or(&[]);
+            let curve = resolved.remaining_after(domain, golden);
             remaining.push(curve);
         }
         let mean = expected.iter().sum::<f64>() / expected.len().max(1) as f64;
-        let longest = remaining.iter().map(Vec::len).max().unwrap_or(0);
-        // A finished trajectory keeps its last size (one hypothesis).
-        let reduction: Vec<f64> = (0..longest)
-            .map(|k| {
-                let sum: f64 = remaining
-                    .iter()
-                    .map(|c| c.get(k).or(c.last()).copied().unwrap_or(0.0))
-                    .sum();
-                sum / remaining.len().max(1) as f64
-            })
-            .collect();
+        let reduction = crate::score::mean_curve(&remaining);
         rows.push(json!({
             "hypotheses": truths,
             "probes": actions,

@@ -162,6 +162,24 @@ impl InstanceLine {
     }
 }
 
+impl ResolvedLine {
+    /// How many of the instance's truths are left before and after each of
+    /// `positions` (instance action positions, in order), each ruling out
+    /// what its observed state rules out: a reduction curve.
+    pub fn remaining_after(&self, domain: &Domain, positions: &[usize]) -> Vec<f64> {
+        let mut left = self.truths.clone();
+        let mut out = vec![left.len() as f64];
+        for &pos in positions {
+            if let Some(state) = self.observed[pos] {
+                let rules_out = &domain.actions[self.actions[pos]].states[state].rules_out;
+                left.retain(|&t| !rules_out.contains(t));
+            }
+            out.push(left.len() as f64);
+        }
+        out
+    }
+}
+
 /// An instance line in its domain's indices ([`InstanceLine::resolve`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResolvedLine {

@@ -13,8 +13,6 @@ use std::fmt::Write as _;
 
 use super::Sources;
 use super::read::ResultFile;
-use crate::domain::Domain;
-use crate::game::ResolvedLine;
 
 /// The mean hypotheses left after each action, player and optimal, for
 /// one result file's group.
@@ -27,23 +25,9 @@ pub struct Curve {
     pub trials: usize,
 }
 
-/// Truths left after each of `positions` (instance action positions).
-fn remaining(domain: &Domain, line: &ResolvedLine, positions: &[usize]) -> Vec<f64> {
-    let mut left = line.truths.clone();
-    let mut out = vec![left.len() as f64];
-    for &pos in positions {
-        if let Some(state) = line.observed[pos] {
-            let rules_out = &domain.actions[line.actions[pos]].states[state].rules_out;
-            left.retain(|&t| !rules_out.contains(t));
-        }
-        out.push(left.len() as f64);
-    }
-    out
-}
-
 /// The mean per step of curves of different lengths (each padded with its
 /// last value).
-fn mean(curves: &[Vec<f64>]) -> Vec<f64> {
+pub fn mean_curve(curves: &[Vec<f64>]) -> Vec<f64> {
     let longest = curves.iter().map(Vec::len).max().unwrap_or(0);
     (0..longest)
         .map(|k| {
@@ -78,7 +62,7 @@ pub fn curves(files: &[ResultFile], sources: &Sources) -> Vec<Curve> {
                 continue;
             };
             if let Some(golden) = &resolved.golden {
-                optimal.push(remaining(domain, &resolved, golden));
+                optimal.push(resolved.remaining_after(domain, golden));
             }
             for trial in &line.trials {
                 let positions: Vec<usize> = trial
@@ -86,7 +70,7 @@ pub fn curves(files: &[ResultFile], sources: &Sources) -> Vec<Curve> {
                     .iter()
                     .map_while(|name| instance.actions.iter().position(|a| a == name))
                     .collect();
-                player.push(remaining(domain, &resolved, &positions));
+                player.push(resolved.remaining_after(domain, &positions));
             }
         }
         if player.is_empty() {
@@ -98,8 +82,8 @@ pub fn curves(files: &[ResultFile], sources: &Sources) -> Vec<Curve> {
                 file.key.model, file.key.domain, file.key.setting
             ),
             trials: player.len(),
-            player: mean(&player),
-            optimal: mean(&optimal),
+            player: mean_curve(&player),
+            optimal: mean_curve(&optimal),
         });
     }
     out
@@ -194,9 +178,9 @@ mod tests {
     #[test]
     fn means_pad_finished_curves() {
         assert_eq!(
-            mean(&[vec![4.0, 2.0, 1.0], vec![4.0, 1.0]]),
+            mean_curve(&[vec![4.0, 2.0, 1.0], vec![4.0, 1.0]]),
             [4.0, 1.5, 1.0]
         );
-        assert!(mean(&[]).is_empty());
+        assert!(mean_curve(&[]).is_empty());
     }
 }

@@ -30,7 +30,7 @@ mod curve;
 mod read;
 mod render;
 
-pub use curve::{Curve, curves, render_curve_svg};
+pub use curve::{Curve, curves, mean_curve, render_curve_svg};
 pub use read::{
     GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file, parse_setting,
 };
