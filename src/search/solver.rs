@@ -451,7 +451,10 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         }
         cand.looked_up = true;
         let child_actions = actions & !M::bit(cand.action);
-        for kid in &mut frame.kids[cand.kids..cand.kids + cand.states] {
+        let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
+        // Keys first, probes after: the probes (cache misses, mostly) are
+        // then independent loads the processor can overlap.
+        for kid in kids.iter_mut() {
             if kid.base {
                 continue;
             }
@@ -459,13 +462,17 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 Some(a) => {
                     kid.actions = a;
                     kid.b.hi = kid.b.hi.min(f64::from(a.count()));
-                    kid.b = self.known(kid.truths, a, kid.b);
                 }
                 None => {
                     debug_assert!(false, "expand and reduce agree on base cases");
                     kid.base = true;
                     kid.b = Bounds::ZERO;
                 }
+            }
+        }
+        for kid in kids.iter_mut() {
+            if !kid.base {
+                kid.b = self.known(kid.truths, kid.actions, kid.b);
             }
         }
         cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
@@ -590,6 +597,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 });
             }
             let states = self.states[b].len();
+            // Every action counts towards the widest rule-out, duplicates
+            // too: a private action of the same shape as an earlier one
+            // can rule out more truths in one state (`shape` counts only
+            // the sum over states), and it stays available below.
+            for &x in &self.states[b] {
+                widest = widest.max((truths & x).count());
+            }
             let shape = self.shape(b, truths, twice);
             // An earlier action (in instance order) with the same children
             // in the same state order is the same action on every subset of
@@ -612,7 +626,6 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             let mut spread = 0.0f64;
             for kid in &mut frame.kids[start..] {
                 let w = kid.truths.count();
-                widest = widest.max(n - w);
                 kid.p = f64::from(w) / denom;
                 kid.base = w <= 1 || !(kid.truths & !covered_without).is_zero();
                 if !kid.base {
