@@ -16,3 +16,4 @@ mod render;
 mod robust;
 mod score;
 mod search;
+mod search_exact;

@@ -62,6 +62,11 @@ pub struct GenerateArgs {
     /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
     pub search_budget: usize,
+    /// Most nodes one instance's optimal search may expand (its time budget,
+    /// counted in work so that the output is the same on every machine); an
+    /// instance over it is written unlabelled like one over `--search-budget`.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
+    pub search_nodes: u64,
     #[command(flatten)]
     pub render: RenderArgs,
 }
@@ -200,7 +205,7 @@ impl RenderArgs {
                 );
                 if labels && s.unlabelled > 0 {
                     eprintln!(
-                        "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget`\n  = help: raise `--search-budget` and re-run with `--force` to label them",
+                        "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: raise them and re-run with `--force` to label them",
                         s.unlabelled
                     );
                 }
@@ -212,14 +217,29 @@ impl RenderArgs {
 }
 
 /// The labeler of the main command: exact optimal search per instance
-/// under a memo budget (never a time limit, so output stays deterministic).
-pub fn labeler(max_memo_entries: usize) -> impl Fn(&Domain, &Instance) -> serde_json::Value + Sync {
+/// under a memo and a node budget (never a time limit, so output stays
+/// deterministic).
+pub fn labeler(
+    max_memo_entries: usize,
+    max_nodes: u64,
+) -> impl Fn(&Domain, &Instance) -> serde_json::Value + Sync {
     let budget = SearchBudget {
         max_memo_entries,
+        max_nodes,
         max_time: None,
     };
     move |domain: &Domain, instance: &Instance| {
         crate::search::optimal_for_instance(domain, instance, budget)
+    }
+}
+
+/// `--search-nodes N`: at least 1.
+pub fn parse_nodes(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "expected a number of nodes of at least 1, not `{text}`"
+        )),
     }
 }
 
@@ -344,7 +364,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
-    let label = labeler(args.search_budget);
+    let label = labeler(args.search_budget, args.search_nodes);
     let bar = progress_bar(total, "instances");
     let progress = |done: u64| {
         if let Some(bar) = &bar {

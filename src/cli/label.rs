@@ -48,6 +48,11 @@ pub struct LabelArgs {
     /// truths + actions in all, twice that beyond).
     #[arg(long, value_name = "ENTRIES", default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES)]
     pub search_budget: usize,
+    /// Most nodes one instance's search may expand before it is marked
+    /// unlabelled: a time budget that gives the same output on every
+    /// machine.
+    #[arg(long, value_name = "NODES", default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_parser = super::generate::parse_nodes)]
+    pub search_nodes: u64,
     /// Also limit each search's wall time; which instances get labelled
     /// then depends on the machine.
     #[arg(long, value_name = "SECONDS")]
@@ -156,6 +161,7 @@ fn budget(args: &LabelArgs) -> Result<SearchBudget, String> {
     };
     Ok(SearchBudget {
         max_memo_entries: args.search_budget,
+        max_nodes: args.search_nodes,
         max_time,
     })
 }

@@ -27,6 +27,10 @@ pub struct MergeArgs {
     /// value the shards were generated with.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
     pub search_budget: usize,
+    /// Node budget of the optimal search for redrawn instances; use the
+    /// value the shards were generated with.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = super::generate::parse_nodes)]
+    pub search_nodes: u64,
     #[command(flatten)]
     pub render: RenderArgs,
 }
@@ -44,7 +48,7 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
-    let label = labeler(args.search_budget);
+    let label = labeler(args.search_budget, args.search_nodes);
     let pool = pool(args.threads)?;
     let result =
         pool.install(|| output::merge(&args.out, args.force, Some(&label), Some(&progress)));

@@ -1,16 +1,13 @@
 //! The memo of the search: an open-addressing hash table from a canonical
-//! node key `(truths, actions)` to the node's value.
-//!
-//! A value is either exact (`E(T, A)` bit for bit) or a proven lower bound
-//! (`value <= E(T, A)`), left by a search that was cut off at a threshold;
-//! a later search that needs more overwrites it. Stored values are always
-//! at least 1 (a non-base node costs one action), so the sign carries the
-//! kind: `+v` exact, `-v` a bound.
+//! node key `(truths, actions)` to what is proven about the node's value:
+//! [`Bounds`] `lo <= E(T, A) <= hi`, both floats of the same arithmetic as
+//! the reference (so `lo == hi` is `E` bit for bit). A later search that
+//! proves more tightens them; they never loosen.
 //!
 //! Keys pack the truth mask in the low bits and the action mask above it
 //! into the narrowest [`Key`] that holds both (a `u64` for KUMO's 12 x 16
-//! and up to 64 truths + actions in all), so a slot is 16 bytes and four
-//! share a cache line. Stored nodes never have an empty truth set (nodes
+//! and up to 64 truths + actions in all), so a slot is 24 bytes (key and
+//! two bounds). Stored nodes never have an empty truth set (nodes
 //! with `|T| <= 1` are base cases), so the zero key marks a free slot.
 //! Linear probing, power-of-two capacity, at most half full, a
 //! multiplicative hash. The table is never iterated, so its layout cannot
@@ -67,15 +64,32 @@ impl Key for [u128; 2] {
 #[derive(Clone, Copy)]
 struct Slot<K> {
     key: K,
-    /// `+v` exact, `-v` lower bound.
-    value: f64,
+    bounds: Bounds,
 }
 
-/// What the memo knows about a node.
+/// What is proven about a node's value: `lo <= E <= hi`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Known {
-    Exact(f64),
-    AtLeast(f64),
+pub struct Bounds {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Bounds {
+    /// The value of a base case.
+    pub const ZERO: Bounds = Bounds { lo: 0.0, hi: 0.0 };
+
+    /// The value is known exactly.
+    pub fn exact(self) -> bool {
+        self.lo == self.hi
+    }
+
+    /// Both facts together.
+    pub fn meet(self, other: Bounds) -> Bounds {
+        Bounds {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.min(other.hi),
+        }
+    }
 }
 
 pub struct Memo<K> {
@@ -97,7 +111,7 @@ impl<K: Key> Memo<K> {
 
     const EMPTY: Slot<K> = Slot {
         key: K::ZERO,
-        value: 0.0,
+        bounds: Bounds::ZERO,
     };
 
     /// Number of stored nodes.
@@ -129,17 +143,13 @@ impl<K: Key> Memo<K> {
     }
 
     #[inline]
-    pub fn get(&self, key: K) -> Option<Known> {
+    pub fn get(&self, key: K) -> Option<Bounds> {
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         loop {
             let slot = &self.slots[i];
             if slot.key == key {
-                return Some(if slot.value > 0.0 {
-                    Known::Exact(slot.value)
-                } else {
-                    Known::AtLeast(-slot.value)
-                });
+                return Some(slot.bounds);
             }
             if slot.key == K::ZERO {
                 return None;
@@ -149,27 +159,23 @@ impl<K: Key> Memo<K> {
     }
 
     /// Stores or overwrites a node; returns whether the key is new.
-    pub fn put(&mut self, key: K, known: Known) -> bool {
+    pub fn put(&mut self, key: K, bounds: Bounds) -> bool {
         debug_assert!(key != K::ZERO);
+        debug_assert!(1.0 <= bounds.lo && bounds.lo <= bounds.hi);
         if 2 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
-        let value = match known {
-            Known::Exact(v) => v,
-            Known::AtLeast(v) => -v,
-        };
-        debug_assert!(value.abs() >= 1.0);
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         loop {
             let slot = &mut self.slots[i];
             if slot.key == K::ZERO {
-                *slot = Slot { key, value };
+                *slot = Slot { key, bounds };
                 self.len += 1;
                 return true;
             }
             if slot.key == key {
-                slot.value = value;
+                slot.bounds = bounds;
                 return false;
             }
             i = (i + 1) & mask;
@@ -204,14 +210,16 @@ mod tests {
     #[test]
     fn put_get_overwrite_and_grow() {
         let mut memo = Memo::<u64>::new();
+        let b = |lo: f64, hi: f64| Bounds { lo, hi };
         for t in 1..5000u128 {
-            assert!(memo.put(u64::pack(t, t * 7, 13), Known::AtLeast(t as f64)));
+            assert!(memo.put(u64::pack(t, t * 7, 13), b(t as f64, 1e4)));
         }
         assert_eq!(memo.len(), 4999);
         let key = u64::pack(17, 119, 13);
-        assert_eq!(memo.get(key), Some(Known::AtLeast(17.0)));
-        assert!(!memo.put(key, Known::Exact(2.5)));
-        assert_eq!(memo.get(key), Some(Known::Exact(2.5)));
+        assert_eq!(memo.get(key), Some(b(17.0, 1e4)));
+        assert!(!memo.put(key, b(2.5, 2.5)));
+        assert_eq!(memo.get(key), Some(b(2.5, 2.5)));
+        assert!(memo.get(key).unwrap().exact());
         assert_eq!(memo.get(u64::pack(17, 118, 13)), None);
         memo.clear();
         assert_eq!(memo.len(), 0);
@@ -222,8 +230,9 @@ mod tests {
     fn wide_keys() {
         let mut memo = Memo::<[u128; 2]>::new();
         let key = <[u128; 2]>::pack(1 << 100, 1 << 120, 0);
-        assert!(memo.put(key, Known::Exact(1.5)));
-        assert_eq!(memo.get(key), Some(Known::Exact(1.5)));
+        let exact = Bounds { lo: 1.5, hi: 1.5 };
+        assert!(memo.put(key, exact));
+        assert_eq!(memo.get(key), Some(exact));
         assert_eq!(memo.get(<[u128; 2]>::pack(1 << 100, 1 << 121, 0)), None);
     }
 }

@@ -40,6 +40,9 @@ use solver::Solver;
 pub struct SearchBudget {
     /// Most memo entries (nodes) the search may store.
     pub max_memo_entries: usize,
+    /// Most node expansions the search may make: the deterministic measure
+    /// of its time (the same count on every machine and thread count).
+    pub max_nodes: u64,
     /// Longest wall time the search may take, if limited. Note that a time
     /// limit makes *whether* a label is produced depend on the machine.
     pub max_time: Option<Duration>,
@@ -50,9 +53,13 @@ impl SearchBudget {
     /// (16-byte slots, at most half full), 512 MiB with 128-bit keys.
     pub const DEFAULT_MAX_MEMO_ENTRIES: usize = 8_000_000;
 
+    /// The default node limit.
+    pub const DEFAULT_MAX_NODES: u64 = 50_000_000;
+
     /// No practical limit (tests and small instances).
     pub const UNLIMITED: SearchBudget = SearchBudget {
         max_memo_entries: usize::MAX,
+        max_nodes: u64::MAX,
         max_time: None,
     };
 }
@@ -61,6 +68,7 @@ impl Default for SearchBudget {
     fn default() -> Self {
         SearchBudget {
             max_memo_entries: Self::DEFAULT_MAX_MEMO_ENTRIES,
+            max_nodes: Self::DEFAULT_MAX_NODES,
             max_time: None,
         }
     }
@@ -80,10 +88,11 @@ pub enum SearchError {
     #[error("expected {expected} observations (one per action), got {got}")]
     ObservationCount { expected: usize, got: usize },
     #[error(
-        "search budget exceeded after {memo_entries} memo entries and {elapsed:.2?}; raise `--search-budget` or use smaller settings"
+        "search budget exceeded after {nodes} nodes, {memo_entries} memo entries and {elapsed:.2?}; raise `--search-nodes` or `--search-budget`, or use smaller settings"
     )]
     BudgetExceeded {
         memo_entries: usize,
+        nodes: u64,
         elapsed: Duration,
     },
 }
@@ -111,8 +120,11 @@ pub struct Label {
     /// The golden trajectory: its actions with the observed states, then
     /// the answer (absent only if the observations rule out every truth).
     pub golden_trajectory: Vec<Move>,
-    /// Nodes stored in the memo (a measure of the work done).
+    /// Nodes stored in the memo (a measure of the memory used).
     pub memo_entries: usize,
+    /// Nodes expanded (the measure of the work done, see
+    /// [`SearchBudget::max_nodes`]).
+    pub nodes: u64,
 }
 
 impl Label {
@@ -271,6 +283,7 @@ fn label_with<M: Mask, K: memo::Key>(
         golden_actions,
         golden_trajectory,
         memo_entries: solver.memo_entries(),
+        nodes: solver.expansions(),
     })
 }
 
@@ -306,9 +319,14 @@ pub fn optimal_json(
 pub fn unlabelled_json(error: &SearchError) -> serde_json::Value {
     match error {
         // No timing here: output must not depend on the machine.
-        SearchError::BudgetExceeded { memo_entries, .. } => serde_json::json!({
+        SearchError::BudgetExceeded {
+            memo_entries,
+            nodes,
+            ..
+        } => serde_json::json!({
             "unlabelled": "budget exceeded",
             "memo_entries": memo_entries,
+            "search_nodes": nodes,
         }),
         other => serde_json::json!({ "unlabelled": other.to_string() }),
     }

@@ -9,7 +9,26 @@
 //! `P(s) = W(s) as f64 / (ΣW as f64 + 1e-9)`, the action's sum starts at
 //! `0.0` and adds `E(child) * P(s)` state by state, and a node's value is
 //! `min + 1.0`. Everything else here changes how much is computed, never
-//! the value. The reductions, each exact:
+//! the value.
+//!
+//! **Bounds, not values.** Every float operation of the recursion (`*P`,
+//! `+` in state order, `min`, `+ 1.0`) is monotone under round-to-nearest,
+//! so feeding it lower (upper) bounds of the children yields a lower
+//! (upper) bound of the float the reference computes. The memo keeps a
+//! proven interval `[lo, hi]` per node ([`Bounds`]); `lo == hi` is the
+//! value bit for bit. Most nodes are never needed exactly: to show that an
+//! action is not optimal it is enough to prove its sum at least the best
+//! one, and to show that a node is cheap enough it is enough to bound one
+//! of its actions from above. The workhorse is a null-window *test*: does
+//! `E >= θ` hold? A test proves one side (`lo >= θ`, or `hi < θ`) and
+//! never computes a value it does not need. Exact values are computed
+//! only along the optimal policy (`exact`), where each non-optimal action
+//! is dismissed by a test against the best sum. Static bounds of a node
+//! never searched: `E >= 1` (it is not a base case) and `E <= |A|` (each
+//! sum is below `(|A| - 1) * ΣP` with `ΣP < 1 - 1e-13`, far more than the
+//! float error, and `|A|` is a float).
+//!
+//! The reductions, each exact:
 //!
 //! * **Canonical keys.** Actions related to no truth of `T` are dropped
 //!   from the key. Such an action `a` never rules anything out below
@@ -26,60 +45,56 @@
 //!   Only the first in instance order is tried (it would win the tie).
 //! * **Order-free minimum.** A node's value is a minimum over the sums of
 //!   its actions, which does not depend on the order the actions are
-//!   tried in. Actions are tried most promising first so pruning bites
-//!   early. Only at the nodes the golden trajectory visits does the argmin
-//!   matter; there the tie rule of instance order is applied explicitly
-//!   (an action later in instance order is cut at `>= best`, an earlier
-//!   one only at `> best`).
-//! * **Lower bounds.** `E(T', A') >= 1` for every child that is not a
-//!   base case, so an action's sum is at least the float sum, in state
-//!   order, of its accumulated exact terms and `P(s)` for each remaining
-//!   non-base child. Round-to-nearest addition and multiplication are
-//!   monotone, so that float sum is a true lower bound of the float value
-//!   the reference computes, and cutting an action when it reaches the
-//!   best sum is exact (the reference itself cuts at `>=`).
-//! * **Thresholded children.** A child is searched with a threshold `θ`:
-//!   it may stop as soon as it proves `E >= θ` and return that lower
-//!   bound instead of its value (memoised as a bound). The caller only
-//!   uses a bound to cut an action after re-checking the cut with the
-//!   bound in float arithmetic; if rounding makes the check fail it asks
-//!   for the exact value. A bound is never used as a value.
+//!   tried in. Actions are tried most promising first. Only at the nodes
+//!   the golden trajectory visits does the argmin matter; there the tie
+//!   rule of instance order is applied explicitly (an action later in
+//!   instance order is dismissed at `>= best`, an earlier one only at
+//!   `> best`).
 
 use std::time::Instant;
 
 use super::mask::Mask;
-use super::memo::{Key, Known, Memo};
+use super::memo::{Bounds, Key, Memo};
 use super::problem::Problem;
 use super::{SearchBudget, SearchError};
 
 /// How often (in node expansions) the clock is read for the time budget.
 const CLOCK_EVERY: u64 = 1 << 10;
 
-/// Relative slack added to child thresholds so that rounding in the
-/// caller's re-check almost never forces a second, exact search.
-const THRESHOLD_SLACK: f64 = 1e-12;
+/// A child threshold this close (relative) to one of the child's bounds
+/// means the caller needs the child to rounding precision: it is then
+/// computed exactly instead of being narrowed one test at a time.
+const NEAR: f64 = 1e-12;
 
 /// One state of one candidate action at a node.
 #[derive(Clone, Copy)]
 struct Kid<M> {
     truths: M,
+    /// The child's canonical actions (meaningful once `looked_up`).
+    actions: M,
     p: f64,
     /// The child is a base case (value 0).
     base: bool,
+    /// Bounds of the child's value.
+    b: Bounds,
 }
 
 /// One candidate action at a node.
 #[derive(Clone, Copy)]
 struct Cand {
     action: usize,
-    /// Float lower bound of the action's sum (children: 0 or 1).
-    lb: f64,
+    /// Float bounds of the action's sum.
+    sum: Bounds,
     /// Expected number of truths left; orders equal bounds.
     spread: f64,
     kids: usize,
     states: usize,
     /// Digest of the children's truth sets, to spot duplicates.
     signature: u64,
+    /// For a private action (see `expand`), its shape; else 0.
+    shape: u64,
+    /// The children's canonical keys and memo bounds have been fetched.
+    looked_up: bool,
 }
 
 /// Scratch space of one recursion depth.
@@ -89,11 +104,32 @@ struct Frame<M> {
     kids: Vec<Kid<M>>,
 }
 
-/// The result of one node's action loop.
-struct NodeResult {
-    value: f64,
-    exact: bool,
-    best_action: Option<usize>,
+/// What an action's sum is tested against: `sum >= at`, or, for a node
+/// test, `sum + 1.0 >= at` (the node's value).
+#[derive(Clone, Copy)]
+struct Goal {
+    at: f64,
+    plus_one: bool,
+}
+
+impl Goal {
+    #[inline]
+    fn met(self, sum: f64) -> bool {
+        if self.plus_one {
+            sum + 1.0 >= self.at
+        } else {
+            sum >= self.at
+        }
+    }
+
+    /// The sum the goal asks for, in real arithmetic (to aim child tests).
+    fn target(self) -> f64 {
+        if self.plus_one {
+            self.at - 1.0
+        } else {
+            self.at
+        }
+    }
 }
 
 pub struct Solver<'m, M: Mask, K: Key> {
@@ -101,6 +137,8 @@ pub struct Solver<'m, M: Mask, K: Key> {
     related: Vec<M>,
     /// Where the action bits start in a packed key.
     key_shift: u32,
+    /// Most truths one state rules out.
+    widest_rule_out: u32,
     memo: &'m mut Memo<K>,
     frames: Vec<Frame<M>>,
     budget: SearchBudget,
@@ -118,7 +156,14 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
         memo.clear();
+        let widest_rule_out = states
+            .iter()
+            .flatten()
+            .map(|x: &M| x.count())
+            .max()
+            .unwrap_or(0);
         Solver {
+            widest_rule_out,
             states,
             related,
             key_shift: problem.truth_count() as u32,
@@ -145,11 +190,14 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         self.memo.len()
     }
 
+    /// Nodes expanded so far (the unit of the node budget).
+    pub fn expansions(&self) -> u64 {
+        self.expansions
+    }
+
     /// `E(truths, actions)` exactly.
     pub fn value(&mut self, truths: M, actions: M) -> Result<f64, SearchError> {
-        let (v, exact) = self.bounded(truths, actions, f64::INFINITY)?;
-        debug_assert!(exact);
-        Ok(v)
+        Ok(self.decide(truths, actions)?.0)
     }
 
     /// The value of the node and its first optimal action in instance
@@ -158,10 +206,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let Some(actions) = self.reduce(truths, actions) else {
             return Ok((0.0, None));
         };
-        let r = self.node(truths, actions, f64::INFINITY, 0, true)?;
-        debug_assert!(r.exact);
-        self.store(truths, actions, Known::Exact(r.value))?;
-        Ok((r.value, r.best_action))
+        let prior = self.static_bounds(truths, actions);
+        let (value, best) = self.exact(truths, actions, prior, 0, true)?;
+        Ok((value, best))
     }
 
     /// The related actions of a non-base node, or `None` for a base case
@@ -187,206 +234,350 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         Some(kept)
     }
 
-    /// `(v, true)` with `v = E(T, A)`, or `(v, false)` with
-    /// `theta <= v <= E(T, A)`.
-    fn bounded(&mut self, truths: M, actions: M, theta: f64) -> Result<(f64, bool), SearchError> {
-        self.bounded_at(truths, actions, theta, 0)
-    }
-
-    fn bounded_at(
-        &mut self,
-        truths: M,
-        actions: M,
-        theta: f64,
-        depth: usize,
-    ) -> Result<(f64, bool), SearchError> {
-        let Some(actions) = self.reduce(truths, actions) else {
-            return Ok((0.0, true));
-        };
-        match self.memo.get(self.key(truths, actions)) {
-            Some(Known::Exact(v)) => return Ok((v, true)),
-            Some(Known::AtLeast(v)) if v >= theta => return Ok((v, false)),
-            _ => {}
-        }
-        let r = self.node(truths, actions, theta, depth, false)?;
-        let known = if r.exact {
-            Known::Exact(r.value)
-        } else {
-            Known::AtLeast(r.value)
-        };
-        self.store(truths, actions, known)?;
-        Ok((r.value, r.exact))
-    }
-
     #[inline]
     fn key(&self, truths: M, actions: M) -> K {
         K::pack(truths.to_u128(), actions.to_u128(), self.key_shift)
     }
 
-    fn store(&mut self, truths: M, actions: M, known: Known) -> Result<(), SearchError> {
+    /// What is known of a non-base node (canonical `actions`): the memo's
+    /// bounds, or the static ones.
+    #[inline]
+    fn known(&self, truths: M, actions: M, prior: Bounds) -> Bounds {
+        match self.memo.get(self.key(truths, actions)) {
+            Some(b) => b.meet(prior),
+            None => prior,
+        }
+    }
+
+    /// Static bounds of a non-base node: its path bound and its action
+    /// count.
+    fn static_bounds(&self, truths: M, actions: M) -> Bounds {
+        Bounds {
+            lo: self.static_lo(truths, actions),
+            hi: f64::from(actions.count()),
+        }
+    }
+
+    /// A lower bound of a non-base node from the length of its shortest
+    /// path to a base case (see `path_bound`).
+    fn static_lo(&self, truths: M, actions: M) -> f64 {
+        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let cover = (1..LAYERS as u32)
+            .find(|&k| !(truths & !ge[k as usize]).is_zero())
+            .unwrap_or(LAYERS as u32);
+        path_bound(cover, truths.count(), self.widest_rule_out)
+    }
+
+    fn store(&mut self, truths: M, actions: M, bounds: Bounds) -> Result<(), SearchError> {
         let key = self.key(truths, actions);
         if self.memo.len() >= self.budget.max_memo_entries && self.memo.get(key).is_none() {
             return Err(self.exceeded());
         }
-        self.memo.put(key, known);
+        self.memo.put(key, bounds);
         Ok(())
     }
 
     fn exceeded(&self) -> SearchError {
         SearchError::BudgetExceeded {
             memo_entries: self.memo.len(),
+            nodes: self.expansions,
             elapsed: self.started.elapsed(),
         }
     }
 
-    /// The action loop of a non-base node whose `actions` are all related
-    /// to `truths`. With `ordered`, the first optimal action in instance
-    /// order is returned and `theta` must be infinite.
-    fn node(
-        &mut self,
-        truths: M,
-        actions: M,
-        theta: f64,
-        depth: usize,
-        ordered: bool,
-    ) -> Result<NodeResult, SearchError> {
+    /// Counts one node expansion against the budgets.
+    fn count_expansion(&mut self) -> Result<(), SearchError> {
         self.expansions += 1;
+        if self.expansions > self.budget.max_nodes {
+            return Err(self.exceeded());
+        }
         if self.expansions.is_multiple_of(CLOCK_EVERY)
             && let Some(limit) = self.budget.max_time
             && self.started.elapsed() > limit
         {
             return Err(self.exceeded());
         }
+        Ok(())
+    }
+
+    /// Runs `body` with the scratch frame of `depth`.
+    fn with_frame<R>(
+        &mut self,
+        depth: usize,
+        body: impl FnOnce(&mut Self, &mut Frame<M>) -> Result<R, SearchError>,
+    ) -> Result<R, SearchError> {
         if self.frames.len() <= depth {
             self.frames.resize_with(depth + 1, Frame::default);
         }
         let mut frame = std::mem::take(&mut self.frames[depth]);
-        let result = self.node_in(truths, actions, theta, depth, ordered, &mut frame);
+        let result = body(self, &mut frame);
         self.frames[depth] = frame;
         result
     }
 
-    fn node_in(
+    /// The null-window test of a non-base node (canonical `actions`):
+    /// afterwards its bounds satisfy `lo >= theta` or `hi < theta`.
+    fn test(
+        &mut self,
+        truths: M,
+        actions: M,
+        prior: Bounds,
+        theta: f64,
+        depth: usize,
+    ) -> Result<Bounds, SearchError> {
+        let known = self.known(truths, actions, prior);
+        if known.lo >= theta || known.hi < theta {
+            return Ok(known);
+        }
+        self.count_expansion()?;
+        let found = self.with_frame(depth, |s, frame| {
+            s.test_in(truths, actions, theta, depth, frame)
+        })?;
+        let bounds = known.meet(found);
+        debug_assert!(bounds.lo <= bounds.hi);
+        self.store(truths, actions, bounds)?;
+        Ok(bounds)
+    }
+
+    fn test_in(
         &mut self,
         truths: M,
         actions: M,
         theta: f64,
         depth: usize,
-        ordered: bool,
         frame: &mut Frame<M>,
-    ) -> Result<NodeResult, SearchError> {
+    ) -> Result<Bounds, SearchError> {
         self.expand(truths, actions, frame);
-        // Most promising first; the tie rule below keeps instance order
-        // where it matters.
-        frame.cands.sort_by(|x, y| {
-            x.lb.total_cmp(&y.lb)
-                .then(x.spread.total_cmp(&y.spread))
-                .then(x.action.cmp(&y.action))
-        });
-
-        let mut best = f64::INFINITY;
-        let mut best_action: Option<usize> = None;
-        // Smallest bound of an action cut by the threshold (not by `best`).
-        let mut cut_min = f64::INFINITY;
-
+        let goal = Goal {
+            at: theta,
+            plus_one: true,
+        };
+        // `E >= theta` needs every action to pass; `E < theta` needs one
+        // to fail. Most promising (lowest bound) first: it is the likeliest
+        // to fail, and when the lowest bound passes, all do.
         for ci in 0..frame.cands.len() {
             let cand = frame.cands[ci];
-            let kids = &frame.kids[cand.kids..cand.kids + cand.states];
-            // An action later in instance order than the best loses ties.
-            let loses_ties = !ordered || best_action.is_some_and(|b| cand.action > b);
-            let beaten = |lb: f64, best: f64| lb > best || (loses_ties && lb >= best);
-
-            if beaten(cand.lb, best) {
-                continue;
+            if goal.met(cand.sum.lo) {
+                break;
             }
-            if cand.lb + 1.0 >= theta {
-                cut_min = cut_min.min(cand.lb);
-                continue;
+            let sum = self.action_test(frame, ci, actions, goal, depth)?;
+            if !goal.met(sum.hi) {
+                break;
             }
+        }
+        Ok(node_bounds(&frame.cands))
+    }
 
-            let rest = M::bit(cand.action);
-            let child_actions = actions & !rest;
-            let mut acc = 0.0f64;
-            let mut complete = true;
-            for s in 0..kids.len() {
-                let kid = kids[s];
-                if kid.base {
+    /// The exact value of a non-base node (canonical `actions`) and, with
+    /// `ordered`, its first optimal action in instance order.
+    fn exact(
+        &mut self,
+        truths: M,
+        actions: M,
+        prior: Bounds,
+        depth: usize,
+        ordered: bool,
+    ) -> Result<(f64, Option<usize>), SearchError> {
+        let known = self.known(truths, actions, prior);
+        if known.exact() && !ordered {
+            return Ok((known.lo, None));
+        }
+        self.count_expansion()?;
+        let (value, best) = self.with_frame(depth, |s, frame| {
+            s.exact_in(truths, actions, depth, ordered, frame)
+        })?;
+        debug_assert!(known.lo <= value && value <= known.hi);
+        self.store(
+            truths,
+            actions,
+            Bounds {
+                lo: value,
+                hi: value,
+            },
+        )?;
+        Ok((value, best))
+    }
+
+    fn exact_in(
+        &mut self,
+        truths: M,
+        actions: M,
+        depth: usize,
+        ordered: bool,
+        frame: &mut Frame<M>,
+    ) -> Result<(f64, Option<usize>), SearchError> {
+        self.expand(truths, actions, frame);
+        let mut best = f64::INFINITY;
+        let mut best_action: Option<usize> = None;
+        for ci in 0..frame.cands.len() {
+            let cand = frame.cands[ci];
+            if let Some(b) = best_action {
+                // Dismiss the action if its sum cannot beat the best: `>=`
+                // for a later action in instance order (it loses ties),
+                // `>` for an earlier one (it would win a tie).
+                let at = if !ordered || cand.action > b {
+                    best
+                } else {
+                    best.next_up()
+                };
+                let goal = Goal {
+                    at,
+                    plus_one: false,
+                };
+                if goal.met(cand.sum.lo) {
                     continue;
                 }
-                let later = &kids[s + 1..];
-                let target = best.min(theta - 1.0);
-                let child_theta = if target.is_finite() {
-                    let rest_lb: f64 = later.iter().filter(|k| !k.base).map(|k| k.p).sum();
-                    let need = (target - acc - rest_lb) / kid.p;
-                    need + need.abs() * THRESHOLD_SLACK
-                } else {
-                    f64::INFINITY
-                };
-                let (mut e, exact) =
-                    self.bounded_at(kid.truths, child_actions, child_theta, depth + 1)?;
-                if !exact {
-                    let lb = lower_bound(acc + e * kid.p, later);
-                    if beaten(lb, best) {
-                        complete = false;
-                        break;
-                    }
-                    if lb + 1.0 >= theta {
-                        cut_min = cut_min.min(lb);
-                        complete = false;
-                        break;
-                    }
-                    e = self
-                        .bounded_at(kid.truths, child_actions, f64::INFINITY, depth + 1)?
-                        .0;
-                }
-                acc += e * kid.p;
-                let lb = lower_bound(acc, later);
-                if beaten(lb, best) {
-                    complete = false;
-                    break;
-                }
-                if lb + 1.0 >= theta {
-                    cut_min = cut_min.min(lb);
-                    complete = false;
-                    break;
+                let sum = self.action_test(frame, ci, actions, goal, depth)?;
+                if goal.met(sum.lo) {
+                    continue;
                 }
             }
-            if complete && (acc < best || (!loses_ties && acc <= best)) {
-                best = acc;
+            let sum = self.action_exact(frame, ci, actions, depth)?;
+            if sum < best || (sum == best && best_action.is_some_and(|b| cand.action < b)) {
+                best = sum;
                 best_action = Some(cand.action);
             }
         }
-
-        if cut_min < best {
-            debug_assert!(!ordered);
-            return Ok(NodeResult {
-                value: cut_min + 1.0,
-                exact: false,
-                best_action: None,
-            });
-        }
         debug_assert!(best.is_finite());
-        Ok(NodeResult {
-            value: best + 1.0,
-            exact: true,
-            best_action,
-        })
+        Ok((best + 1.0, best_action))
     }
 
-    /// Fills `frame` with the node's candidate actions (instance order)
-    /// and their children.
+    /// Fetches the canonical keys and memo bounds of candidate `ci`'s
+    /// children (once per expansion).
+    fn look_up(&self, frame: &mut Frame<M>, ci: usize, actions: M) {
+        let cand = &mut frame.cands[ci];
+        if cand.looked_up {
+            return;
+        }
+        cand.looked_up = true;
+        let child_actions = actions & !M::bit(cand.action);
+        let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
+        // Keys first, probes after: the probes (cache misses, mostly) are
+        // then independent loads the processor can overlap.
+        for kid in kids.iter_mut() {
+            if kid.base {
+                continue;
+            }
+            match self.reduce(kid.truths, child_actions) {
+                Some(a) => {
+                    kid.actions = a;
+                    kid.b.hi = kid.b.hi.min(f64::from(a.count()));
+                }
+                None => {
+                    debug_assert!(false, "expand and reduce agree on base cases");
+                    kid.base = true;
+                    kid.b = Bounds::ZERO;
+                }
+            }
+        }
+        for kid in kids.iter_mut() {
+            if !kid.base {
+                kid.b = self.known(kid.truths, kid.actions, kid.b);
+            }
+        }
+        cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
+    }
+
+    /// Narrows candidate `ci`'s sum until `goal` is decided: returns its
+    /// bounds with `goal.met(lo)` or `!goal.met(hi)`.
+    fn action_test(
+        &mut self,
+        frame: &mut Frame<M>,
+        ci: usize,
+        actions: M,
+        goal: Goal,
+        depth: usize,
+    ) -> Result<Bounds, SearchError> {
+        self.look_up(frame, ci, actions);
+        let Cand { kids, states, .. } = frame.cands[ci];
+        let kids = kids..kids + states;
+        loop {
+            let sum = sum_bounds(&frame.kids[kids.clone()]);
+            frame.cands[ci].sum = sum;
+            if goal.met(sum.lo) || !goal.met(sum.hi) {
+                return Ok(sum);
+            }
+            // The child with the widest weighted interval; ask it for the
+            // whole deficit if it can close it alone, else for its share.
+            let t = goal.target();
+            let deficit = (t - sum.lo).max(0.0);
+            let excess = (sum.hi - t).max(0.0);
+            let mut pick = None;
+            let mut widest = -1.0f64;
+            for (i, kid) in frame.kids[kids.clone()].iter().enumerate() {
+                if !kid.base && kid.b.lo < kid.b.hi {
+                    let w = kid.p * (kid.b.hi - kid.b.lo);
+                    if w > widest {
+                        widest = w;
+                        pick = Some(kids.start + i);
+                    }
+                }
+            }
+            let Some(j) = pick else {
+                debug_assert!(false, "an undecided sum has an inexact child");
+                return Ok(sum);
+            };
+            let kid = frame.kids[j];
+            let mut theta = if widest >= deficit {
+                kid.b.lo + deficit / kid.p
+            } else {
+                kid.b.lo + (kid.b.hi - kid.b.lo) * (deficit / (deficit + excess))
+            };
+            theta = theta.min(kid.b.hi);
+            let near = NEAR * kid.b.lo;
+            let b = if theta - kid.b.lo <= near || kid.b.hi - theta <= near {
+                let v = self
+                    .exact(kid.truths, kid.actions, kid.b, depth + 1, false)?
+                    .0;
+                Bounds { lo: v, hi: v }
+            } else {
+                self.test(kid.truths, kid.actions, kid.b, theta, depth + 1)?
+            };
+            for other in &mut frame.kids[kids.clone()] {
+                if !other.base && other.truths == kid.truths {
+                    other.b = other.b.meet(b);
+                }
+            }
+        }
+    }
+
+    /// The exact sum of candidate `ci`: its bounds narrowed by tests until
+    /// they meet. Children are only narrowed as far as the sum needs.
+    fn action_exact(
+        &mut self,
+        frame: &mut Frame<M>,
+        ci: usize,
+        actions: M,
+        depth: usize,
+    ) -> Result<f64, SearchError> {
+        self.look_up(frame, ci, actions);
+        let Cand { kids, states, .. } = frame.cands[ci];
+        loop {
+            let sum = sum_bounds(&frame.kids[kids..kids + states]);
+            frame.cands[ci].sum = sum;
+            if sum.exact() {
+                return Ok(sum.lo);
+            }
+            let goal = Goal {
+                at: split(sum.lo, sum.hi),
+                plus_one: false,
+            };
+            self.action_test(frame, ci, actions, goal, depth)?;
+        }
+    }
+
+    /// Fills `frame` with the node's candidate actions and their children,
+    /// most promising first.
     fn expand(&self, truths: M, actions: M, frame: &mut Frame<M>) {
         frame.cands.clear();
         frame.kids.clear();
-        // Truths covered by at least one / at least two actions.
-        let mut once = M::ZERO;
-        let mut twice = M::ZERO;
-        for b in actions.ones() {
-            let r = self.related[b];
-            twice |= once & r;
-            once |= r;
-        }
+        // `ge[k]`: truths covered by more than `k` actions.
+        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let (once, twice) = (ge[0], ge[1]);
         let n = truths.count();
+        let mut widest = 0;
+        // Static bound of a child: at most one action fewer.
+        let child_hi = f64::from(actions.count() - 1);
         for b in actions.ones() {
             let covered_without = twice | (once & !self.related[b]);
             let start = frame.kids.len();
@@ -399,60 +590,196 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                     (signature.rotate_left(7) ^ t.digest()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                 frame.kids.push(Kid {
                     truths: t,
+                    actions: M::ZERO,
                     p: 0.0,
                     base: false,
+                    b: Bounds::ZERO,
                 });
             }
             let states = self.states[b].len();
+            // Every action counts towards the widest rule-out, duplicates
+            // too: a private action of the same shape as an earlier one
+            // can rule out more truths in one state (`shape` counts only
+            // the sum over states), and it stays available below.
+            for &x in &self.states[b] {
+                widest = widest.max((truths & x).count());
+            }
+            let shape = self.shape(b, truths, twice);
             // An earlier action (in instance order) with the same children
             // in the same state order is the same action on every subset of
             // `truths`: its sum is identical bit for bit, so this one can
             // neither beat it nor win a tie against it.
             let duplicate = frame.cands.iter().any(|c| {
-                c.signature == signature
-                    && c.states == states
-                    && frame.kids[c.kids..c.kids + states]
-                        .iter()
-                        .zip(&frame.kids[start..])
-                        .all(|(x, y)| x.truths == y.truths)
+                (shape != 0 && c.shape == shape)
+                    || c.signature == signature
+                        && c.states == states
+                        && frame.kids[c.kids..c.kids + states]
+                            .iter()
+                            .zip(&frame.kids[start..])
+                            .all(|(x, y)| x.truths == y.truths)
             });
             if duplicate {
                 frame.kids.truncate(start);
                 continue;
             }
             let denom = f64::from(sum_w) + 1e-9;
-            let mut lb = 0.0f64;
             let mut spread = 0.0f64;
             for kid in &mut frame.kids[start..] {
                 let w = kid.truths.count();
                 kid.p = f64::from(w) / denom;
                 kid.base = w <= 1 || !(kid.truths & !covered_without).is_zero();
                 if !kid.base {
-                    lb += kid.p;
+                    kid.b = Bounds {
+                        lo: 1.0,
+                        hi: child_hi,
+                    };
                 }
                 spread += kid.p * f64::from(w);
             }
             debug_assert!(sum_w < n * self.states[b].len() as u32);
             frame.cands.push(Cand {
                 action: b,
-                lb,
+                sum: sum_bounds(&frame.kids[start..]),
                 spread,
                 kids: start,
                 states,
                 signature,
+                shape,
+                looked_up: false,
             });
         }
+        // Path bounds of the children (see `path_bound`), with the cover
+        // counts after the action is used.
+        for cand in &mut frame.cands {
+            let r = self.related[cand.action];
+            for kid in &mut frame.kids[cand.kids..cand.kids + cand.states] {
+                if kid.base {
+                    continue;
+                }
+                let cover = (1..LAYERS)
+                    .find(|&k| {
+                        let more = (ge[k] & !r) | (ge[k + 1] & r);
+                        !(kid.truths & !more).is_zero()
+                    })
+                    .unwrap_or(LAYERS) as u32;
+                kid.b.lo = path_bound(cover, kid.truths.count(), widest);
+            }
+            cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
+        }
+        frame.cands.sort_by(|x, y| {
+            x.sum
+                .lo
+                .total_cmp(&y.sum.lo)
+                .then(x.spread.total_cmp(&y.spread))
+                .then(x.action.cmp(&y.action))
+        });
     }
 }
 
-/// The float sum, continued in state order from `acc`, with every later
-/// non-base child taken at its lower bound 1.
+impl<M: Mask, K: Key> Solver<'_, M, K> {
+    /// The shape of action `b` at a node whose truths covered by two or
+    /// more of its actions are `twice`, if `b` is *private*: every truth it
+    /// relates to (its set `R`) is related to no other action of the
+    /// node; else 0.
+    ///
+    /// A private action's truths can only ever be ruled out by itself. Its
+    /// states rule out parts of `R`; a child that keeps a truth of `R` is a
+    /// base case (that truth is left without an action), so its only
+    /// non-base children are the `m` states that rule out all of `R`, each
+    /// leaving `T \ R` with the action used, at weight `|T| - |R|` out of
+    /// `ΣW = S·|T| - Σ_s |X_s ∩ R|`. Adding the base children's `0.0`
+    /// changes no float, so the action's sum depends only on `(S, m,
+    /// Σ_s |X_s ∩ R|, |R|)` and the value of `(T \ R, A \ {b})`. That
+    /// value is the same for two private actions of one shape: a node's
+    /// value depends only on its truths related to non-private actions,
+    /// those actions, and the multiset of its private actions' shapes
+    /// (induction: a non-private action's children keep every private
+    /// action private with the same shape, a private action's child drops
+    /// exactly it). So two private actions of one shape have bit-identical
+    /// sums, and only the first in instance order is tried.
+    fn shape(&self, b: usize, truths: M, twice: M) -> u64 {
+        let r = self.related[b] & truths;
+        if !(r & twice).is_zero() {
+            return 0;
+        }
+        let states = self.states[b].len() as u64;
+        let (mut m, mut sx) = (0u64, 0u64);
+        for &x in &self.states[b] {
+            let cut = x & r;
+            m += u64::from(cut == r);
+            sx += u64::from(cut.count());
+        }
+        // Never 0: `states >= 1`.
+        (states << 48) | (m << 32) | (sx << 8) | u64::from(r.count())
+    }
+}
+
+/// Bounds of an action's sum from its children's bounds: the reference's
+/// float sum, in state order, of lower and of upper bounds. Base children
+/// add `0.0 * P`, which leaves a non-negative sum unchanged.
 #[inline]
-fn lower_bound<M>(mut acc: f64, later: &[Kid<M>]) -> f64 {
-    for kid in later {
+fn sum_bounds<M>(kids: &[Kid<M>]) -> Bounds {
+    let mut lo = 0.0f64;
+    let mut hi = 0.0f64;
+    for kid in kids {
         if !kid.base {
-            acc += kid.p;
+            lo += kid.b.lo * kid.p;
+            hi += kid.b.hi * kid.p;
         }
     }
-    acc
+    Bounds { lo, hi }
+}
+
+/// Cover-count layers kept by [`cover_layers`].
+const LAYERS: usize = 8;
+
+/// `ge[k]`: the truths related to more than `k` of the given actions
+/// (`related` masks), for `k <= LAYERS`.
+fn cover_layers<M: Mask>(related: impl Iterator<Item = M>) -> [M; LAYERS + 1] {
+    let mut ge = [M::ZERO; LAYERS + 1];
+    for r in related {
+        for k in (1..=LAYERS).rev() {
+            let below = ge[k - 1] & r;
+            ge[k] |= below;
+        }
+        ge[0] |= r;
+    }
+    ge
+}
+
+/// A lower bound of the value of a non-base node from the shortest path
+/// from it to a base case: `steps = min(cover, ceil((|T| - 1) / widest))`
+/// where `cover` is the fewest actions relating to one of its truths (a
+/// truth is left uncovered only once all of them are used) and `widest`
+/// bounds the truths one state rules out (`|T| <= 1` needs `|T| - 1`
+/// ruled out). Every child of such a node is non-base with a path bound
+/// one less, and the sum of its `P(s)` is at least `1 - 1e-9` (up to
+/// rounding), so by induction `E >= 1 + (steps - 1) * (1 - 1e-6)`, with
+/// ample margin for up to a few hundred steps.
+fn path_bound(cover: u32, truths: u32, widest: u32) -> f64 {
+    let size = (truths - 1).div_ceil(widest.max(1));
+    let steps = cover.min(size).max(1);
+    1.0 + f64::from(steps - 1) * (1.0 - 1e-6)
+}
+
+/// A float in `(lo, hi]` near the middle (in value while the interval is
+/// wide, in representation once it is a few floats wide).
+fn split(lo: f64, hi: f64) -> f64 {
+    debug_assert!(0.0 <= lo && lo < hi);
+    let mid = lo + (hi - lo) * 0.5;
+    if mid > lo && mid <= hi && (hi - lo) > 1e-9 * hi {
+        return mid;
+    }
+    let (l, h) = (lo.to_bits(), hi.to_bits());
+    f64::from_bits(l + (h - l).div_ceil(2))
+}
+
+/// Bounds of a node's value from its candidates' sum bounds.
+fn node_bounds(cands: &[Cand]) -> Bounds {
+    let lo = cands.iter().map(|c| c.sum.lo).fold(f64::INFINITY, f64::min);
+    let hi = cands.iter().map(|c| c.sum.hi).fold(f64::INFINITY, f64::min);
+    Bounds {
+        lo: lo + 1.0,
+        hi: hi + 1.0,
+    }
 }

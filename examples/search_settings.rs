@@ -1,0 +1,98 @@
+//! Per-instance figures of the optimal search at large settings on the
+//! instances `kumo-gen` itself writes, for BENCHMARKS.md: for each domain
+//! and setting, the first COUNT instances of `kumo-gen --domain D --truths
+//! T --actions A -n COUNT` (seed 0), each labelled once on one thread under
+//! the default budget (memo entries and search nodes, so which instances
+//! get a label is the same on every machine).
+//!
+//!     cargo run --release --example search_settings -- COUNT DOMAIN[,DOMAIN..] TxA[,TxA..]
+//!
+//! Prints one Markdown row per domain and setting: instances, how many got
+//! a label, median / p90 / max milliseconds over all of them (an
+//! unlabelled instance counts with the time it took to exhaust the
+//! budget), and median / max search nodes. With `PER_INSTANCE` set, one
+//! line per instance goes to stderr.
+
+use std::time::Instant;
+
+use kumo_gen::domain::Registry;
+use kumo_gen::search::{Problem, SearchBudget, SearchError, Searcher};
+use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    sorted[((n as f64 * q).ceil() as usize).clamp(1, n) - 1]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: search_settings COUNT DOMAIN[,DOMAIN..] TxA[,TxA..]";
+    let count: u64 = args.first().and_then(|c| c.parse().ok()).expect(usage);
+    let domains: Vec<&str> = args.get(1).expect(usage).split(',').collect();
+    let settings: Vec<(usize, usize)> = args
+        .get(2)
+        .expect(usage)
+        .split(',')
+        .map(|s| {
+            let (t, a) = s.split_once('x').expect("settings look like 28x36");
+            (t.parse().expect(usage), a.parse().expect(usage))
+        })
+        .collect();
+    let per_instance = std::env::var_os("PER_INSTANCE").is_some();
+    let registry = Registry::new(None);
+    let mut searcher = Searcher::new();
+    println!(
+        "| domain | setting | n | labelled | median ms | p90 ms | max ms | nodes median | nodes max |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for name in &domains {
+        let domain = registry.load(name).expect("a shipped domain").0;
+        for &(t, a) in &settings {
+            let synth = Synthesizer::new(&domain, Params::new(t, a, 1)).expect("valid setting");
+            let instances = synth
+                .generate(0..count, &mut Dedup::new(), &mut Stats::default())
+                .expect("the setting can be synthesized");
+            let mut ms = Vec::new();
+            let mut nodes = Vec::new();
+            let mut labelled = 0;
+            for instance in &instances {
+                let problem = Problem::new(&domain, &instance.truths, &instance.actions)
+                    .expect("instance fits");
+                let observed: Vec<Option<usize>> =
+                    instance.observations.iter().map(|o| Some(o.state)).collect();
+                let start = Instant::now();
+                let result = searcher.label(&problem, &observed, SearchBudget::default());
+                let elapsed = start.elapsed().as_secs_f64() * 1e3;
+                let (work, what) = match result {
+                    Ok(label) => {
+                        labelled += 1;
+                        (label.nodes, format!("E={}", label.expected_steps))
+                    }
+                    Err(SearchError::BudgetExceeded { nodes, .. }) => {
+                        (nodes, "budget exceeded".to_string())
+                    }
+                    Err(other) => panic!("{other}"),
+                };
+                if per_instance {
+                    eprintln!(
+                        "{name} {t}x{a} seed {} {elapsed:.3} ms {work} nodes {what}",
+                        instance.index
+                    );
+                }
+                ms.push(elapsed);
+                nodes.push(work as f64);
+            }
+            ms.sort_by(f64::total_cmp);
+            nodes.sort_by(f64::total_cmp);
+            println!(
+                "| {name} | {t}x{a} | {} | {labelled} | {:.1} | {:.1} | {:.1} | {} | {} |",
+                ms.len(),
+                quantile(&ms, 0.5),
+                quantile(&ms, 0.9),
+                quantile(&ms, 1.0),
+                quantile(&nodes, 0.5),
+                quantile(&nodes, 1.0),
+            );
+        }
+    }
+}

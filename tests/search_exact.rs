@@ -1,0 +1,231 @@
+//! The fast search against the plain recursion, bit for bit: KUMO's
+//! Algorithm 3 written as plainly as possible (every action in instance
+//! order, no pruning, no reductions, only a memo on the raw `(T, A)`
+//! masks) labels random instances, and `Searcher::label` must give the
+//! same `expected_steps` (`==` on the float, not a tolerance), the same
+//! first action and the same golden trajectory and answer.
+//!
+//! The generators aim at the structures the search's reductions rely on:
+//! sparse rule-outs (truths related to one action only: private actions),
+//! copies of actions (duplicates), actions that differ only by a swap of
+//! two truths (mirrors), states that rule out nothing, and many states.
+
+use std::collections::HashMap;
+
+use kumo_gen::search::{Move, Problem, SearchBudget, Searcher};
+use proptest::prelude::*;
+
+/// The plain recursion with a memo on `(T, A)` (no canonical keys).
+struct Plain<'r> {
+    truths: usize,
+    rules: &'r [Vec<u64>],
+    memo: HashMap<(u64, u64), (f64, Option<usize>)>,
+}
+
+impl Plain<'_> {
+    fn related(&self, a: usize) -> u64 {
+        self.rules[a].iter().fold(0, |m, &x| m | x)
+    }
+
+    fn base(&self, truths: u64, actions: u64) -> bool {
+        if truths.count_ones() <= 1 || actions == 0 {
+            return true;
+        }
+        let covered = (0..self.rules.len())
+            .filter(|&a| actions >> a & 1 == 1)
+            .fold(0, |m, a| m | self.related(a));
+        truths & !covered != 0
+    }
+
+    /// `(E, first optimal action in instance order)`.
+    fn solve(&mut self, truths: u64, actions: u64) -> (f64, Option<usize>) {
+        if self.base(truths, actions) {
+            return (0.0, None);
+        }
+        if let Some(&v) = self.memo.get(&(truths, actions)) {
+            return v;
+        }
+        let mut best = f64::INFINITY;
+        let mut best_action = None;
+        for a in (0..self.rules.len()).filter(|&a| actions >> a & 1 == 1) {
+            let weights: Vec<u32> = self.rules[a]
+                .iter()
+                .map(|&x| (truths & !x).count_ones())
+                .collect();
+            let total: u32 = weights.iter().sum();
+            let mut sum = 0.0;
+            for (s, &x) in self.rules[a].iter().enumerate() {
+                let p = f64::from(weights[s]) / (f64::from(total) + 1e-9);
+                sum += self.solve(truths & !x, actions & !(1 << a)).0 * p;
+            }
+            if sum < best {
+                best = sum;
+                best_action = Some(a);
+            }
+        }
+        let v = (best + 1.0, best_action);
+        self.memo.insert((truths, actions), v);
+        v
+    }
+
+    /// The golden trajectory of DESIGN.md: actions taken, then the answer.
+    fn trajectory(&mut self, observed: &[usize]) -> (Vec<usize>, Option<usize>) {
+        let mut truths: u64 = (1 << self.truths) - 1;
+        let mut actions: u64 = (1 << self.rules.len()) - 1;
+        let mut taken = Vec::new();
+        loop {
+            let covered = (0..self.rules.len())
+                .filter(|&a| actions >> a & 1 == 1)
+                .fold(0, |m, a| m | self.related(a));
+            let uncovered = truths & !covered;
+            if truths.count_ones() <= 1 || uncovered != 0 {
+                let pick = if uncovered != 0 { uncovered } else { truths };
+                let answer = (pick != 0).then(|| pick.trailing_zeros() as usize);
+                return (taken, answer);
+            }
+            let a = self.solve(truths, actions).1.expect("non-base node");
+            taken.push(a);
+            truths &= !self.rules[a][observed[a]];
+            actions &= !(1 << a);
+        }
+    }
+}
+
+/// A random instance: truths, rule-out masks per action and state, and
+/// observed states. Structure is added on purpose: copies and mirrored
+/// copies (two truths swapped) of earlier actions.
+fn instance() -> impl Strategy<Value = (usize, Vec<Vec<u64>>, Vec<usize>)> {
+    (3usize..=9, 2usize..=8, 1u32..=4).prop_flat_map(|(truths, actions, sparsity)| {
+        let state = proptest::collection::vec(0u32..sparsity + 2, truths);
+        let action = (proptest::collection::vec(state, 2..=4), 0u8..6, 0usize..64);
+        (
+            Just(truths),
+            proptest::collection::vec(action, actions),
+            proptest::collection::vec(0usize..4, actions),
+        )
+            .prop_map(move |(truths, raw, pick)| {
+                let mut rules: Vec<Vec<u64>> = Vec::new();
+                for (states, kind, salt) in raw {
+                    // 0 in a cell: the state rules the truth out.
+                    let fresh: Vec<u64> = states
+                        .iter()
+                        .map(|cells| {
+                            (0..truths)
+                                .filter(|&t| cells[t] == 0)
+                                .fold(0u64, |m, t| m | 1 << t)
+                        })
+                        .collect();
+                    let made = match (kind, rules.len()) {
+                        (0, n) if n > 0 => rules[salt % n].clone(),
+                        (1, n) if n > 0 => {
+                            let (x, y) = (salt % truths, (salt / truths + 1 + salt) % truths);
+                            rules[salt % n]
+                                .iter()
+                                .map(|&m| {
+                                    if (m >> x & 1) != (m >> y & 1) {
+                                        m ^ (1 << x) ^ (1 << y)
+                                    } else {
+                                        m
+                                    }
+                                })
+                                .collect()
+                        }
+                        _ => fresh,
+                    };
+                    rules.push(made);
+                }
+                let observed = pick.iter().zip(&rules).map(|(&p, s)| p % s.len()).collect();
+                (truths, rules, observed)
+            })
+    })
+}
+
+fn check(truths: usize, rules: &[Vec<u64>], observed: &[usize]) -> Result<(), TestCaseError> {
+    let lists: Vec<Vec<Vec<usize>>> = rules
+        .iter()
+        .map(|states| {
+            states
+                .iter()
+                .map(|&m| (0..truths).filter(|&t| m >> t & 1 == 1).collect())
+                .collect()
+        })
+        .collect();
+    let problem = Problem::from_rule_outs(truths, &lists).unwrap();
+    let seen: Vec<Option<usize>> = observed.iter().copied().map(Some).collect();
+    let label = Searcher::new()
+        .label(&problem, &seen, SearchBudget::UNLIMITED)
+        .unwrap();
+
+    let mut plain = Plain {
+        truths,
+        rules,
+        memo: HashMap::new(),
+    };
+    let (want, first) = plain.solve((1 << truths) - 1, (1 << rules.len()) - 1);
+    let (taken, answer) = plain.trajectory(observed);
+    prop_assert_eq!(
+        label.expected_steps.to_bits(),
+        want.to_bits(),
+        "{} vs {}",
+        label.expected_steps,
+        want
+    );
+    prop_assert_eq!(label.first_action, first);
+    prop_assert_eq!(&label.golden_actions, &taken);
+    prop_assert_eq!(label.answer(), answer);
+    let acts = label
+        .golden_trajectory
+        .iter()
+        .filter(|m| matches!(m, Move::Act { .. }))
+        .count();
+    prop_assert_eq!(acts, taken.len());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn search_equals_the_plain_recursion_bit_for_bit((truths, rules, observed) in instance()) {
+        check(truths, &rules, &observed)?;
+    }
+}
+
+/// Larger instances (up to 14 truths x 12 actions), fewer cases.
+fn larger() -> impl Strategy<Value = (usize, Vec<Vec<u64>>, Vec<usize>)> {
+    (8usize..=14, 8usize..=12).prop_flat_map(|(truths, actions)| {
+        // Each state rules out each truth with probability 1/5.
+        let state = proptest::collection::vec(0u8..5, truths);
+        (
+            Just(truths),
+            proptest::collection::vec(proptest::collection::vec(state, 2..=3), actions),
+            proptest::collection::vec(0usize..3, actions),
+        )
+            .prop_map(|(truths, raw, pick)| {
+                let rules: Vec<Vec<u64>> = raw
+                    .iter()
+                    .map(|states| {
+                        states
+                            .iter()
+                            .map(|cells| {
+                                (0..truths)
+                                    .filter(|&t| cells[t] == 0)
+                                    .fold(0u64, |m, t| m | 1 << t)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let observed = pick.iter().zip(&rules).map(|(&p, s)| p % s.len()).collect();
+                (truths, rules, observed)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    #[test]
+    fn larger_instances_equal_the_plain_recursion((truths, rules, observed) in larger()) {
+        check(truths, &rules, &observed)?;
+    }
+}
