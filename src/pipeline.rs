@@ -70,6 +70,8 @@ pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, St
     })
 }
 
+pub mod relabel;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,7 +82,10 @@ mod tests {
         let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
         let params = Params::new(4, 6, 1);
         let dir = tempfile::tempdir().unwrap();
-        let label = crate::cli::generate::labeler(SearchBudget::DEFAULT_MAX_MEMO_ENTRIES);
+        let label = crate::cli::generate::labeler(
+            SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
+            SearchBudget::DEFAULT_MAX_NODES,
+        );
         let job = Job {
             domain: &domain,
             params: params.clone(),

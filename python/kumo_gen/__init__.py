@@ -24,6 +24,7 @@ from typing import Any
 
 from ._api import (
     DEFAULT_SEARCH_BUDGET,
+    DEFAULT_SEARCH_NODES,
     Domain,
     domains,
     dumps,
@@ -51,6 +52,7 @@ def load_environment(**kwargs: Any) -> Any:
 
 __all__ = [
     "DEFAULT_SEARCH_BUDGET",
+    "DEFAULT_SEARCH_NODES",
     "Domain",
     "Env",
     "KumoDataset",

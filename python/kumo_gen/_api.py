@@ -19,6 +19,9 @@ DomainLike = Union[str, "os.PathLike[str]", Domain, Dict[str, Any]]
 
 #: The default memo budget of one instance's optimal search (`--search-budget`).
 DEFAULT_SEARCH_BUDGET: int = _native.DEFAULT_SEARCH_BUDGET
+#: The default node budget of one instance's optimal search
+#: (`--search-nodes`): its time budget, counted in work, not seconds.
+DEFAULT_SEARCH_NODES: int = _native.DEFAULT_SEARCH_NODES
 
 
 def domains(domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> List[str]:
@@ -93,6 +96,7 @@ def generate_lines(
     allow_shortcuts: bool = False,
     labels: bool = True,
     search_budget: int = DEFAULT_SEARCH_BUDGET,
+    search_nodes: int = DEFAULT_SEARCH_NODES,
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> List[str]:
@@ -112,6 +116,7 @@ def generate_lines(
         allow_shortcuts=allow_shortcuts,
         labels=labels,
         search_budget=search_budget,
+        search_nodes=search_nodes,
         threads=threads,
     )
 
@@ -147,19 +152,23 @@ def label(
     lines_or_dicts: Iterable[Union[str, Dict[str, Any]]],
     *,
     search_budget: int = DEFAULT_SEARCH_BUDGET,
+    search_nodes: int = DEFAULT_SEARCH_NODES,
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> List[Union[str, Dict[str, Any]]]:
     """Adds optimal-search labels to KUMO-format instances (KUMO's published
     ones too), as `kumo-gen label` does: each instance gets `optimal` set
     (added at the end, or replaced). Strings in give strings out (the
-    labelled line), dicts give dicts. A search over `search_budget` gives
+    labelled line), dicts give dicts. A search over `search_budget` (memo
+    entries) or `search_nodes` (nodes expanded) gives
     `"optimal": {"unlabelled": "budget exceeded", ...}` and a warning; a
     malformed instance raises `ValueError` naming it."""
     d = load_domain(domain, domains_dir)
     items = list(lines_or_dicts)
     texts = [item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in items]
-    results = _native.label_lines(d, texts, search_budget=search_budget, threads=threads)
+    results = _native.label_lines(
+        d, texts, search_budget=search_budget, search_nodes=search_nodes, threads=threads
+    )
     out: List[Union[str, Dict[str, Any]]] = []
     for item, (text, _unlabelled, warning) in zip(items, results):
         if warning:

@@ -4,6 +4,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 __version__: str
 DEFAULT_SEARCH_BUDGET: int
+DEFAULT_SEARCH_NODES: int
 
 class Domain:
     @property
@@ -77,10 +78,15 @@ def generate_lines(
     allow_shortcuts: bool = False,
     labels: bool = True,
     search_budget: int = ...,
+    search_nodes: int = ...,
     threads: int = 0,
 ) -> List[str]: ...
 def label_lines(
-    domain: Domain, lines: List[str], search_budget: int = ..., threads: int = 0
+    domain: Domain,
+    lines: List[str],
+    search_budget: int = ...,
+    search_nodes: int = ...,
+    threads: int = 0,
 ) -> List[Tuple[str, bool, Optional[str]]]: ...
 def canonical_json(obj: Any) -> str: ...
 def parse_answer(text: Optional[str]) -> Optional[str]: ...

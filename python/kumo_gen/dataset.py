@@ -120,8 +120,8 @@ def create_dataset(
 ) -> KumoDataset:
     """A reasoning-gym style dataset of `size` instances of `domain`
     (KUMO's easy setting by default: 4 truths, 6 actions). Options:
-    `valid`, `decimals`, `allow_shortcuts`, `search_budget`, `threads`,
-    `templates_dir`, `domains_dir`."""
+    `valid`, `decimals`, `allow_shortcuts`, `search_budget`, `search_nodes`,
+    `threads`, `templates_dir`, `domains_dir`."""
     return KumoDataset(domain, size=size, seed=seed, truths=truths, actions=actions, **options)
 
 

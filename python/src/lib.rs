@@ -7,7 +7,7 @@
 //!   `--domains-dir`, paths) and [`kumo_gen::domain::Domain::from_yaml`];
 //! - generation: [`kumo_gen::pipeline::generate_lines`] (the dataset lines
 //!   `kumo-gen generate` writes, byte for byte);
-//! - labels: [`kumo_gen::cli::label::label_line`] (`kumo-gen label`);
+//! - labels: [`kumo_gen::pipeline::relabel`] (`kumo-gen label`);
 //! - play: [`kumo_gen::pipeline::task`] and
 //!   [`kumo_gen::eval::session::Session`] (`kumo-gen eval`'s prompt,
 //!   parser, observation wording and KUMO's action counting), judged by
@@ -21,7 +21,6 @@ use std::sync::{Arc, OnceLock};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rayon::prelude::*;
 use serde_json::Value;
 
 use kumo_gen::domain::{Domain, Registry};
@@ -29,8 +28,9 @@ use kumo_gen::eval::Task;
 use kumo_gen::eval::protocol;
 use kumo_gen::eval::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
+use kumo_gen::pipeline::relabel;
 use kumo_gen::render::{RenderOptions, Renderer, Templates};
-use kumo_gen::search::{SearchBudget, Searcher};
+use kumo_gen::search::SearchBudget;
 use kumo_gen::synth::{Params, SynthError};
 
 fn value_error(message: impl std::fmt::Display) -> PyErr {
@@ -239,7 +239,7 @@ fn family_yaml(
 #[pyfunction]
 #[pyo3(signature = (domain, truths, actions, n, seed=0, valid=1, decimals=2,
     allow_shortcuts=false, labels=true, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-    threads=0))]
+    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0))]
 #[allow(clippy::too_many_arguments)]
 fn generate_lines(
     py: Python<'_>,
@@ -253,11 +253,10 @@ fn generate_lines(
     allow_shortcuts: bool,
     labels: bool,
     search_budget: usize,
+    search_nodes: u64,
     threads: usize,
 ) -> PyResult<Vec<String>> {
-    if search_budget == 0 {
-        return Err(value_error("`search_budget` must be at least 1"));
-    }
+    check_budget(search_budget, search_nodes)?;
     let params = Params {
         truths,
         actions,
@@ -268,6 +267,7 @@ fn generate_lines(
     };
     let budget = labels.then_some(SearchBudget {
         max_memo_entries: search_budget,
+        max_nodes: search_nodes,
         max_time: None,
     });
     let domain = Arc::clone(&domain.inner);
@@ -278,41 +278,48 @@ fn generate_lines(
     .map_err(synth_error)
 }
 
+/// The search budgets of `generate_lines` and `label_lines`: both at
+/// least 1, as the CLI's `--search-budget` and `--search-nodes`.
+fn check_budget(search_budget: usize, search_nodes: u64) -> PyResult<()> {
+    if search_budget == 0 {
+        return Err(value_error("`search_budget` must be at least 1"));
+    }
+    if search_nodes == 0 {
+        return Err(value_error("`search_nodes` must be at least 1"));
+    }
+    Ok(())
+}
+
 /// Labels instance lines as `kumo-gen label` does: per line, the line with
 /// `optimal` set, whether the search ran over budget, and a warning.
 #[pyfunction]
-#[pyo3(signature = (domain, lines, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, threads=0))]
+#[pyo3(signature = (domain, lines, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
+    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0))]
 fn label_lines(
     py: Python<'_>,
     domain: &PyDomain,
     lines: Vec<String>,
     search_budget: usize,
+    search_nodes: u64,
     threads: usize,
 ) -> PyResult<Vec<(String, bool, Option<String>)>> {
-    if search_budget == 0 {
-        return Err(value_error("`search_budget` must be at least 1"));
-    }
+    check_budget(search_budget, search_nodes)?;
     let budget = SearchBudget {
         max_memo_entries: search_budget,
+        max_nodes: search_nodes,
         max_time: None,
     };
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
-    let results: Vec<Result<kumo_gen::cli::label::Outcome, String>> = py.detach(move || {
-        pool.install(|| {
-            lines
-                .par_iter()
-                .enumerate()
-                .map_init(Searcher::new, |searcher, (i, line)| {
-                    let at = format!("line {}", i + 1);
-                    kumo_gen::cli::label::label_line(&domain, budget, searcher, &at, line)
-                })
-                .collect()
-        })
-    });
+    let lines: Vec<(String, String)> = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| (format!("line {}", i + 1), line))
+        .collect();
+    let results = py.detach(move || pool.install(|| relabel::label_lines(&domain, budget, &lines)));
     let errors: Vec<String> = results
         .iter()
-        .filter_map(|r| r.as_ref().err().cloned())
+        .filter_map(|r| r.as_ref().err().map(ToString::to_string))
         .collect();
     if !errors.is_empty() {
         return Err(value_error(errors.join("\n")));
@@ -568,6 +575,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_SEARCH_BUDGET",
         SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
     )?;
+    m.add("DEFAULT_SEARCH_NODES", SearchBudget::DEFAULT_MAX_NODES)?;
     m.add_class::<PyDomain>()?;
     m.add_class::<PyTask>()?;
     m.add_class::<PySession>()?;
