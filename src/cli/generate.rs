@@ -222,7 +222,7 @@ impl RenderArgs {
 pub fn labeler(
     max_memo_entries: usize,
     max_nodes: u64,
-) -> impl Fn(&Domain, &Instance) -> serde_json::Value + Sync {
+) -> impl Fn(&Domain, &Instance) -> crate::output::record::Labelled + Sync {
     let budget = SearchBudget {
         max_memo_entries,
         max_nodes,

@@ -2,7 +2,7 @@
 //! JSON, Graphviz DOT or a self-contained SVG picture, on stdout or into a
 //! file (written atomically: temp file + rename).
 
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{EXIT_INPUT, Globals, out};
@@ -65,29 +65,7 @@ pub fn run(globals: &Globals, args: &GraphArgs) -> io::Result<i32> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so readers never see a partial file.
+/// Writes `bytes` to `path` atomically (the crate's one atomic writer).
 pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other("the output path has no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::output::files::write_atomic_with(path, |w| w.write_all(bytes), |_, e| e)
 }

@@ -6,7 +6,6 @@
 //! validated like any domain file before it is written. Exit codes: 0 ok,
 //! 1 the file cannot be imported or the result is invalid, 2 I/O.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{EXIT_INPUT, EXIT_OTHER, out};
@@ -168,26 +167,7 @@ fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
     })
 }
 
-/// Writes `text` to `path` via a temporary file in the same directory and a
-/// rename, so readers never see a partial file.
+/// Writes `text` to `path` atomically (the crate's one atomic writer).
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "domain.yaml".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::output::files::write_atomic_with(path, |w| w.write_all(text.as_bytes()), |_, e| e)
 }

@@ -97,16 +97,56 @@ pub fn digest(path: &Path) -> Result<String, OutputError> {
     Ok(format!("{hash:016x}"))
 }
 
-/// Writes `bytes` to `path` through `path.tmp` and a rename.
+/// Writes `bytes` to `path` atomically (see [`write_atomic_with`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| OutputError::io(path, e))
+    write_atomic_with(
+        path,
+        |w| w.write_all(bytes).map_err(|e| OutputError::io(path, e)),
+        OutputError::io,
+    )
+}
+
+/// The one atomic writer of the crate: `write` fills `dir/.NAME.tmp-PID`
+/// beside `path`, which is synced and renamed over `path` only if `write`
+/// succeeded, and removed otherwise, so readers never see a partial file.
+/// A `path` that exists and is not a regular file (`/dev/null`, a pipe) is
+/// written directly, never replaced. `io` turns the writer's own I/O
+/// failures (naming the file they happened on) into `E`.
+pub fn write_atomic_with<T, E>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+    io: impl Fn(&Path, std::io::Error) -> E,
+) -> Result<T, E> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| io(path, e))?;
+        let mut w = std::io::BufWriter::new(file);
+        let value = write(&mut w)?;
+        w.flush().map_err(|e| io(path, e))?;
+        return Ok(value);
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let tmp = dir
+        .unwrap_or(Path::new("."))
+        .join(format!(".{name}.tmp-{}", std::process::id()));
+    let file = File::create(&tmp).map_err(|e| io(&tmp, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    let result = write(&mut w).and_then(|value| {
+        let file = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
+        file.sync_all().map_err(|e| io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
+        Ok(value)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// `dir/.name.tmp` beside `path`.

@@ -76,7 +76,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Computes the `optimal` object of a line (the search stage's labels).
-pub type Labeler<'a> = &'a (dyn Fn(&Domain, &Instance) -> serde_json::Value + Sync);
+pub type Labeler<'a> = &'a (dyn Fn(&Domain, &Instance) -> record::Labelled + Sync);
 
 /// Called with the number of instances done so far.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);

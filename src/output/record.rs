@@ -7,22 +7,28 @@
 //! `optimal` when labels are attached. Reading a line back gives its
 //! canonical [`Key`], which is all that resume and merge need.
 //!
+//! The search hands over a typed [`Label`] (or the [`SearchError`] that
+//! left an instance unlabelled); [`Optimal`] is the one place that turns
+//! it into the line's `optimal` object, for the main command, merge, the
+//! in-memory pipeline and `kumo-gen label` alike.
+//!
 //! Numbers are written by serde_json (shortest round-trip form), so the
 //! same instance always gives the same bytes.
 
 use crate::domain::{ActionKind, Domain};
+use crate::search::{Label, SearchError};
 use crate::synth::{Instance, Key};
 use serde::Deserialize;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::borrow::Cow;
 
+/// What the optimal search gave one instance: its label, or why it has
+/// none (the search ran over budget).
+pub type Labelled = Result<Label, SearchError>;
+
 /// Renders the line of `instance` (without the trailing newline), with
 /// `optimal` when given.
-pub fn render(
-    domain: &Domain,
-    instance: &Instance,
-    optimal: Option<&serde_json::Value>,
-) -> Vec<u8> {
+pub fn render(domain: &Domain, instance: &Instance, optimal: Option<&Labelled>) -> Vec<u8> {
     let record = Record {
         domain,
         instance,
@@ -35,7 +41,66 @@ pub fn render(
 struct Record<'a> {
     domain: &'a Domain,
     instance: &'a Instance,
-    optimal: Option<&'a serde_json::Value>,
+    optimal: Option<&'a Labelled>,
+}
+
+/// The `optimal` object of an instance line (DESIGN.md "Outputs") for a
+/// search result: `expected_steps`, `first_action` (name or null),
+/// `golden_actions` (the number of actions the golden trajectory takes
+/// before predicting), `golden_trajectory` (the names of those actions, in
+/// order) and `golden_answer` (the predicted truth; null only if the
+/// observations rule out every truth). An unlabelled instance gets
+/// `{"unlabelled": "budget exceeded", "memo_entries": .., "search_nodes":
+/// ..}` (no timing: output must not depend on the machine). `truths` and
+/// `actions` are the instance's domain indices, in instance order.
+pub struct Optimal<'a> {
+    pub labelled: &'a Labelled,
+    pub domain: &'a Domain,
+    pub truths: &'a [usize],
+    pub actions: &'a [usize],
+}
+
+impl Optimal<'_> {
+    /// The object as compact JSON text.
+    pub fn to_json(&self) -> String {
+        // Strings, integers and finite floats always serialise.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl Serialize for Optimal<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let action_name = |a: usize| self.domain.actions[self.actions[a]].name.as_str();
+        let mut map = s.serialize_map(None)?;
+        match self.labelled {
+            Ok(label) => {
+                map.serialize_entry("expected_steps", &label.expected_steps)?;
+                map.serialize_entry("first_action", &label.first_action.map(action_name))?;
+                map.serialize_entry("golden_actions", &label.golden_actions.len())?;
+                let trajectory: Vec<&str> = label
+                    .golden_actions
+                    .iter()
+                    .map(|&a| action_name(a))
+                    .collect();
+                map.serialize_entry("golden_trajectory", &trajectory)?;
+                let answer = label
+                    .answer()
+                    .map(|t| self.domain.truths[self.truths[t]].as_str());
+                map.serialize_entry("golden_answer", &answer)?;
+            }
+            Err(SearchError::BudgetExceeded {
+                memo_entries,
+                nodes,
+                ..
+            }) => {
+                map.serialize_entry("unlabelled", "budget exceeded")?;
+                map.serialize_entry("memo_entries", memo_entries)?;
+                map.serialize_entry("search_nodes", nodes)?;
+            }
+            Err(other) => map.serialize_entry("unlabelled", &other.to_string())?,
+        }
+        map.end()
+    }
 }
 
 struct Names<'a>(&'a [String], &'a [usize]);
@@ -92,8 +157,14 @@ impl Serialize for Record<'_> {
         let signature =
             crate::domain::structure_signature(domain, &instance.truths, &instance.actions);
         map.serialize_entry("structure", &signature)?;
-        if let Some(optimal) = self.optimal {
-            map.serialize_entry("optimal", optimal)?;
+        if let Some(labelled) = self.optimal {
+            let optimal = Optimal {
+                labelled,
+                domain,
+                truths: &instance.truths,
+                actions: &instance.actions,
+            };
+            map.serialize_entry("optimal", &optimal)?;
         }
         map.end()
     }
@@ -252,8 +323,18 @@ mod tests {
         let domain = fixture::random(1, 6, 4, 0.3);
         let synth = Synthesizer::new(&domain, Params::new(3, 2, 1)).unwrap();
         let instance = synth.candidate(0).unwrap().instance;
-        let optimal = serde_json::json!({"expected_steps": 1.5});
+        let optimal = Err(SearchError::BudgetExceeded {
+            memo_entries: 3,
+            nodes: 4,
+            elapsed: std::time::Duration::from_secs(1),
+        });
         let line = String::from_utf8(render(&domain, &instance, Some(&optimal))).unwrap();
+        assert!(
+            line.ends_with(
+                r#""optimal":{"unlabelled":"budget exceeded","memo_entries":3,"search_nodes":4}}"#
+            ),
+            "{line}"
+        );
         let order: Vec<usize> = [
             "\"truths\"",
             "\"actions\"",

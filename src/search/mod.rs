@@ -287,74 +287,25 @@ fn label_with<M: Mask, K: memo::Key>(
     })
 }
 
-/// The `optimal` object of an instance line (DESIGN.md "Outputs"):
-/// `expected_steps`, `first_action` (name or null), `golden_actions` (the
-/// number of actions the golden trajectory takes before predicting),
-/// `golden_trajectory` (the names of those actions, in order) and
-/// `golden_answer` (the predicted truth; null only if the observations
-/// rule out every truth). `truths` and `actions` are the instance's domain
-/// indices.
-pub fn optimal_json(
-    label: &Label,
-    domain: &crate::domain::Domain,
-    truths: &[usize],
-    actions: &[usize],
-) -> serde_json::Value {
-    let action_name = |a: usize| serde_json::Value::from(domain.actions[actions[a]].name.as_str());
-    let golden_trajectory: Vec<serde_json::Value> = label
-        .golden_actions
-        .iter()
-        .map(|&a| action_name(a))
-        .collect();
-    serde_json::json!({
-        "expected_steps": label.expected_steps,
-        "first_action": label.first_action.map(action_name),
-        "golden_actions": golden_trajectory.len(),
-        "golden_trajectory": golden_trajectory,
-        "golden_answer": label.answer().map(|t| domain.truths[truths[t]].as_str()),
-    })
-}
-
-/// The `optimal` object of an instance whose search ran out of budget.
-pub fn unlabelled_json(error: &SearchError) -> serde_json::Value {
-    match error {
-        // No timing here: output must not depend on the machine.
-        SearchError::BudgetExceeded {
-            memo_entries,
-            nodes,
-            ..
-        } => serde_json::json!({
-            "unlabelled": "budget exceeded",
-            "memo_entries": memo_entries,
-            "search_nodes": nodes,
-        }),
-        other => serde_json::json!({ "unlabelled": other.to_string() }),
-    }
-}
-
 thread_local! {
     /// One reusable memo per worker thread; labels never depend on it.
     static SEARCHER: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new());
 }
 
-/// The `optimal` object of a synthesized instance: its label, or the
-/// "unlabelled" marker when the search fails (budget exceeded). This is
-/// the labeler the main command passes to the writers.
+/// The label of a synthesized instance, or why it has none (the search
+/// ran over budget), on this thread's reusable searcher. This is the
+/// labeler the main command passes to the writers, which format it.
 pub fn optimal_for_instance(
     domain: &crate::domain::Domain,
     instance: &crate::synth::Instance,
     budget: SearchBudget,
-) -> serde_json::Value {
+) -> Result<Label, SearchError> {
     let observed: Vec<Option<usize>> = instance
         .observations
         .iter()
         .map(|o| Some(o.state))
         .collect();
-    let result = Problem::new(domain, &instance.truths, &instance.actions).and_then(|problem| {
+    Problem::new(domain, &instance.truths, &instance.actions).and_then(|problem| {
         SEARCHER.with(|searcher| searcher.borrow_mut().label(&problem, &observed, budget))
-    });
-    match result {
-        Ok(label) => optimal_json(&label, domain, &instance.truths, &instance.actions),
-        Err(e) => unlabelled_json(&e),
-    }
+    })
 }

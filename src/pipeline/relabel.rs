@@ -1,0 +1,329 @@
+//! `kumo-gen label` as a library: optimal-search labels for existing
+//! KUMO-format instance lines (KUMO's published ones included).
+//!
+//! In: a domain, a search budget and instance lines with KUMO's fields
+//! `truths`, `actions`, `observations` (state label, or the value of a
+//! numeric action) and `valid_truth`. Out: every line unchanged except for
+//! an `optimal` member added (or replaced) at the end, in input order.
+//!
+//! Lines are labelled in parallel on the current rayon pool in chunks
+//! (memory stays flat in the input size) and written in order, so the
+//! output is the same for any number of threads. A search over budget
+//! yields `"optimal": {"unlabelled": "budget exceeded", ...}` and a
+//! warning; a malformed line stops the run and is named. The `optimal`
+//! object is formatted by the record writer ([`Optimal`]), as in the
+//! lines the main command writes.
+
+use std::fmt;
+use std::io::{self, BufRead, Write};
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::domain::Domain;
+use crate::game::InstanceLine;
+use crate::output::record::Optimal;
+use crate::search::{Problem, SearchBudget, SearchError, Searcher};
+
+/// Lines labelled per parallel batch.
+const CHUNK: usize = 2048;
+
+/// A line that cannot be labelled: where it is (`FILE:LINE`) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    pub at: String,
+    pub message: String,
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// Why [`relabel`] stopped.
+#[derive(Debug)]
+pub enum RelabelError {
+    /// Problems with the input, one per bad line of the failing chunk.
+    Input(Vec<LineError>),
+    Io(io::Error),
+}
+
+impl From<io::Error> for RelabelError {
+    fn from(e: io::Error) -> Self {
+        RelabelError::Io(e)
+    }
+}
+
+/// Lines labelled, and lines left unlabelled (search over budget).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub labelled: usize,
+    pub unlabelled: usize,
+}
+
+/// What labelling one line gave: the output line, whether it carries an
+/// `unlabelled` marker, and a warning (naming the line) to print in order.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub text: String,
+    pub unlabelled: bool,
+    pub warning: Option<String>,
+}
+
+/// Labels every line of `input` (blank lines skipped) on `pool` and
+/// writes the results to `out` in input order; `source` names the input in
+/// errors (`SOURCE:LINE`), `warn` receives each warning in order.
+pub fn relabel(
+    pool: &rayon::ThreadPool,
+    domain: &Domain,
+    budget: SearchBudget,
+    source: &str,
+    input: impl BufRead,
+    out: &mut dyn Write,
+    mut warn: impl FnMut(&str),
+) -> Result<Summary, RelabelError> {
+    let mut summary = Summary::default();
+    let mut lines = input.lines().enumerate();
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        for (i, line) in lines.by_ref() {
+            let line =
+                line.map_err(|e| io::Error::new(e.kind(), format!("cannot read `{source}`: {e}")))?;
+            if !line.trim().is_empty() {
+                chunk.push((format!("{source}:{}", i + 1), line));
+            }
+            if chunk.len() == CHUNK {
+                break;
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let results = pool.install(|| label_lines(domain, budget, &chunk));
+        let errors: Vec<LineError> = results
+            .iter()
+            .filter_map(|r| r.as_ref().err().cloned())
+            .collect();
+        if !errors.is_empty() {
+            return Err(RelabelError::Input(errors));
+        }
+        for outcome in results.into_iter().flatten() {
+            if outcome.unlabelled {
+                summary.unlabelled += 1;
+            } else {
+                summary.labelled += 1;
+            }
+            if let Some(w) = &outcome.warning {
+                warn(w);
+            }
+            writeln!(out, "{}", outcome.text)?;
+        }
+    }
+    out.flush()?;
+    Ok(summary)
+}
+
+/// Labels `(at, line)` pairs in parallel on the current rayon pool; the
+/// results are in input order.
+pub fn label_lines(
+    domain: &Domain,
+    budget: SearchBudget,
+    lines: &[(String, String)],
+) -> Vec<Result<Outcome, LineError>> {
+    lines
+        .par_iter()
+        .map_init(Searcher::new, |searcher, (at, line)| {
+            label_line(domain, budget, searcher, at, line)
+        })
+        .collect()
+}
+
+/// Labels one instance line exactly as `kumo-gen label` does; `at` names
+/// the line in errors and warnings.
+pub fn label_line(
+    domain: &Domain,
+    budget: SearchBudget,
+    searcher: &mut Searcher,
+    at: &str,
+    text: &str,
+) -> Result<Outcome, LineError> {
+    let error = |message: String| LineError {
+        at: at.to_string(),
+        message,
+    };
+    let line: InstanceLine =
+        serde_json::from_str(text).map_err(|e| error(format!("not an instance line: {e}")))?;
+    let instance = line.resolve(domain).map_err(|e| error(e.to_string()))?;
+    let problem = Problem::new(domain, &instance.truths, &instance.actions)
+        .map_err(|e| error(e.to_string()))?;
+    let labelled = searcher.label(&problem, &instance.observed, budget);
+    let warning = match &labelled {
+        Ok(label) => label.answer().and_then(|t| {
+            let answer = &domain.truths[instance.truths[t]];
+            (!instance.valid.contains(&instance.truths[t])).then(|| {
+                format!(
+                    "{at}: the golden trajectory ends on `{answer}`, which is not a valid truth; \
+                     the instance's observations do not single out its valid truth"
+                )
+            })
+        }),
+        Err(e @ SearchError::BudgetExceeded { .. }) => Some(format!("{at}: unlabelled: {e}")),
+        Err(e) => return Err(error(e.to_string())),
+    };
+    let optimal = Optimal {
+        labelled: &labelled,
+        domain,
+        truths: &instance.truths,
+        actions: &instance.actions,
+    };
+    Ok(Outcome {
+        text: set_member(text, "optimal", &optimal.to_json()),
+        unlabelled: labelled.is_err(),
+        warning,
+    })
+}
+
+/// `object` (one JSON object, already known to parse) with member `key`
+/// set to `value`: appended at the end, or replacing an existing member
+/// (moved to the end). The other members keep their exact text, and the
+/// new member is written in the line's own style: the separators after a
+/// key and between members are copied from the line (`"k":v,"k2":...` as
+/// the main command writes, `"k": v, "k2": ...` as Python's `json.dumps`
+/// in KUMO's files), so relabelling a generated line reproduces it.
+fn set_member(object: &str, key: &str, value: &str) -> String {
+    let body = object.trim();
+    let inner = &body[1..body.len() - 1];
+    let members = top_level_members(inner);
+    let offset = |m: &str| m.as_ptr() as usize - inner.as_ptr() as usize;
+    let colon = members
+        .first()
+        .and_then(|m| key_separator(m))
+        .unwrap_or(": ");
+    let comma = match members.get(1) {
+        Some(m) => &inner[offset(m) - 1..offset(m) + m.len() - m.trim_start().len()],
+        None => ", ",
+    };
+    let mut kept = inner.to_string();
+    if let Some(i) = members
+        .iter()
+        .position(|m| member_key(m).as_deref() == Some(key))
+    {
+        let m = members[i];
+        let (from, to) = if i > 0 {
+            // The comma before it, up to the member's end.
+            (offset(m) - 1, offset(m) + m.len())
+        } else if let Some(next) = members.get(1) {
+            // From the start up to the next member's text.
+            (0, offset(next) + next.len() - next.trim_start().len())
+        } else {
+            (0, inner.len())
+        };
+        kept.replace_range(from..to, "");
+    }
+    let kept = kept.trim_end();
+    let sep = if kept.trim().is_empty() { "" } else { comma };
+    let encoded_key = Value::from(key).to_string();
+    format!("{{{kept}{sep}{encoded_key}{colon}{value}}}")
+}
+
+/// The text between a member's key and its value (`:` or `: `).
+fn key_separator(member: &str) -> Option<&str> {
+    let member = member.trim_start();
+    let mut escaped = false;
+    for (i, c) in member.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => {
+                let rest = &member[i + 1..];
+                let len = rest
+                    .find(|c: char| c != ':' && !c.is_whitespace())
+                    .unwrap_or(rest.len());
+                return Some(&rest[..len]);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits an object's inside at its top-level commas.
+fn top_level_members(inner: &str) -> Vec<&str> {
+    let mut members = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut start) = (0i32, false, false, 0);
+    for (i, c) in inner.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                members.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].trim().is_empty() {
+        members.push(&inner[start..]);
+    }
+    members
+}
+
+/// The decoded key of a `"key": value` member.
+fn member_key(member: &str) -> Option<String> {
+    let member = member.trim_start();
+    let mut escaped = false;
+    for (i, c) in member.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return serde_json::from_str(&member[..=i]).ok(),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_member_appends_or_replaces_keeping_other_text() {
+        assert_eq!(
+            set_member(r#"{"a": 1,"b":[1, {"c": ","}]}"#, "optimal", "2"),
+            r#"{"a": 1,"b":[1, {"c": ","}],"optimal": 2}"#
+        );
+        assert_eq!(set_member("{}", "optimal", "2"), r#"{"optimal": 2}"#);
+        assert_eq!(
+            set_member(r#"{"optimal": {"x": 1}, "s": "q\"}"}"#, "optimal", "3"),
+            r#"{"s": "q\"}", "optimal": 3}"#
+        );
+        // The main command's compact lines and KUMO's Python-style ones.
+        let ours = r#"{"seed":0,"valid_truth":"A","optimal":{"expected_steps":1.0}}"#;
+        assert_eq!(
+            set_member(ours, "optimal", r#"{"expected_steps":1.0}"#),
+            ours
+        );
+        assert_eq!(
+            set_member(r#"{"seed": 0, "valid_truth": "A"}"#, "optimal", "{}"),
+            r#"{"seed": 0, "valid_truth": "A", "optimal": {}}"#
+        );
+        assert_eq!(
+            set_member(r#"{"optimal":1,"seed":0}"#, "optimal", "2"),
+            r#"{"seed":0,"optimal":2}"#
+        );
+    }
+}
