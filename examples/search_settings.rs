@@ -58,8 +58,11 @@ fn main() {
             for instance in &instances {
                 let problem = Problem::new(&domain, &instance.truths, &instance.actions)
                     .expect("instance fits");
-                let observed: Vec<Option<usize>> =
-                    instance.observations.iter().map(|o| Some(o.state)).collect();
+                let observed: Vec<Option<usize>> = instance
+                    .observations
+                    .iter()
+                    .map(|o| Some(o.state))
+                    .collect();
                 let start = Instant::now();
                 let result = searcher.label(&problem, &observed, SearchBudget::default());
                 let elapsed = start.elapsed().as_secs_f64() * 1e3;
