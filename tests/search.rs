@@ -450,14 +450,19 @@ fn synthesized_hard_instances_get_labels_that_replay_to_the_valid_truth() {
 fn label_reproduces_the_main_commands_lines() {
     let tmp = tempfile::tempdir().unwrap();
     let clinic = root().join("tests/fixtures/ok/clinic.yaml");
-    for budget in ["1", "100000"] {
-        let out = tmp.path().join(budget);
+    // The memo budget, the node budget (`--search-nodes`), and no limit.
+    for (flag, budget) in [
+        ("--search-budget", "1"),
+        ("--search-nodes", "1"),
+        ("--search-budget", "100000"),
+    ] {
+        let out = tmp.path().join(format!("{flag}{budget}"));
         kumo_gen()
             .arg("generate")
             .arg("--domain")
             .arg(&clinic)
             .args(["--truths", "4", "--actions", "5", "-n", "20"])
-            .args(["--search-budget", budget, "--out"])
+            .args([flag, budget, "--out"])
             .arg(&out)
             .assert()
             .success();
@@ -467,7 +472,7 @@ fn label_reproduces_the_main_commands_lines() {
             .arg("label")
             .arg("--domain")
             .arg(&clinic)
-            .args(["--search-budget", budget, "--instances"])
+            .args([flag, budget, "--instances"])
             .arg(&file)
             .assert()
             .success()
@@ -477,13 +482,13 @@ fn label_reproduces_the_main_commands_lines() {
         assert_eq!(
             String::from_utf8(relabelled).unwrap(),
             String::from_utf8(written.clone()).unwrap(),
-            "budget {budget}"
+            "{flag} {budget}"
         );
         let text = String::from_utf8(written).unwrap();
         let marked = text.matches(r#""unlabelled":"budget exceeded""#).count()
             + text.matches(r#""unlabelled": "budget exceeded""#).count();
         if budget == "1" {
-            assert!(marked > 0, "budget 1 leaves lines unlabelled");
+            assert!(marked > 0, "{flag} 1 leaves lines unlabelled");
         } else {
             assert_eq!(marked, 0);
         }

@@ -233,13 +233,26 @@ pub fn labeler(
     }
 }
 
+/// A command-line value clap's own parsers cannot check: the message says
+/// what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadValue(pub String);
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadValue {}
+
 /// `--search-nodes N`: at least 1.
-pub fn parse_nodes(text: &str) -> Result<u64, String> {
+pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
     match text.parse::<u64>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
+        _ => Err(BadValue(format!(
             "expected a number of nodes of at least 1, not `{text}`"
-        )),
+        ))),
     }
 }
 
@@ -247,15 +260,15 @@ pub fn parse_nodes(text: &str) -> Result<u64, String> {
 pub const MAX_THREADS: usize = 1024;
 
 /// `--threads N`: 0 (one per core) to [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<usize, String> {
+pub fn parse_threads(text: &str) -> Result<usize, BadValue> {
     let n: usize = text
         .trim()
         .parse()
-        .map_err(|_| format!("`{text}` is not a number of threads"))?;
+        .map_err(|_| BadValue(format!("`{text}` is not a number of threads")))?;
     if n > MAX_THREADS {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{n} threads is more than {MAX_THREADS}; use 0 for one per core"
-        ));
+        )));
     }
     Ok(n)
 }
