@@ -23,7 +23,7 @@ use crate::domain::Domain;
 use crate::eval::{Task, protocol, render_book};
 use crate::game::{self, Judge};
 use crate::output::record::render;
-use crate::render::Renderer;
+use crate::render::{Renderer, TaskError};
 use crate::search::{SearchBudget, optimal_for_instance};
 use crate::synth::{Dedup, Params, Stats, SynthError, Synthesizer};
 
@@ -55,14 +55,15 @@ pub fn generate_lines(
 /// The task `kumo-gen eval` plays for an instance line of `domain` whose
 /// book file is missing (the book rendered from the domain, which is the
 /// book the generator writes for the line): the instance, the system
-/// prompt with the book, and the judge.
-pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, String> {
+/// prompt with the book, and the judge. Errors say what is wrong with the
+/// line.
+pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, TaskError> {
     let instance: game::InstanceLine =
-        serde_json::from_str(line).map_err(|e| format!("not an instance line: {e}"))?;
+        serde_json::from_str(line).map_err(|e| TaskError(format!("not an instance line: {e}")))?;
     let book = render_book(renderer, domain, &instance)?;
-    let system_prompt =
-        protocol::system_prompt(renderer, domain, &instance, &book).map_err(|e| e.to_string())?;
-    let judge = Judge::new(domain, &instance)?;
+    let system_prompt = protocol::system_prompt(renderer, domain, &instance, &book)
+        .map_err(|e| TaskError(e.to_string()))?;
+    let judge = Judge::new(domain, &instance).map_err(|e| TaskError(e.0))?;
     Ok(Task {
         instance,
         system_prompt,

@@ -13,6 +13,7 @@ mod graph;
 mod import;
 mod regression;
 mod render;
+mod render_files;
 mod robust;
 mod score;
 mod search;

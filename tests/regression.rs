@@ -41,7 +41,7 @@ fn a_bad_domain_for_a_dataset_is_an_error() {
     let err = Registry::default()
         .for_dataset(Some("no-such-domain"), dir.path())
         .unwrap_err();
-    assert!(err.contains("no-such-domain"), "{err}");
+    assert!(err.to_string().contains("no-such-domain"), "{err}");
 }
 
 /// `validate /dev/zero` read without end; a FIFO blocked forever.

@@ -156,7 +156,12 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 continue;
             }
             if domain.is_none() {
-                domain = Some(globals.registry.for_dataset(args.domain.as_deref(), &dir)?);
+                domain = Some(
+                    globals
+                        .registry
+                        .for_dataset(args.domain.as_deref(), &dir)
+                        .map_err(|e| e.to_string())?,
+                );
             }
             let domain = domain.clone().expect("set above");
             let text = std::fs::read_to_string(&file)
@@ -249,7 +254,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         return fail(format!("--temperature {t} is not a number from 0 to 2"));
     }
     if let Err(e) = crate::eval::client::parse_api_base(&args.api_base) {
-        return fail(e);
+        return fail(e.to_string());
     }
     let suites = match build_suites(globals, args) {
         Ok(s) => s,

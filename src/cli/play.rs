@@ -115,7 +115,10 @@ fn from_file(
     let index = args.line - 1;
     let instance = instances.swap_remove(index);
     let dir = file.parent().unwrap_or(Path::new("."));
-    let domain = globals.registry.for_dataset(args.domain.as_deref(), dir)?;
+    let domain = globals
+        .registry
+        .for_dataset(args.domain.as_deref(), dir)
+        .map_err(|e| e.to_string())?;
     let setting = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -126,7 +129,9 @@ fn from_file(
         .join(format!("seed={index}.txt"));
     let book = match std::fs::read_to_string(&book_path) {
         Ok(book) => book,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => render_book(renderer, &domain, &instance)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?
+        }
         Err(e) => return Err(format!("cannot read `{}`: {e}", book_path.display())),
     };
     let dataset = Some(name_of(Some(dir)))
@@ -163,7 +168,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
     let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
         .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
     let instance = parsed.swap_remove(0);
-    let book = render_book(renderer, &domain, &instance)?;
+    let book = render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?;
     Ok(Source {
         instance,
         dataset: domain.name.clone(),

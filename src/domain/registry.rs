@@ -197,9 +197,16 @@ impl Registry {
     /// `env/<Env>/`): `spec` when given (an error if it does not load),
     /// else the domain recorded in the directory's `manifest.json`, else
     /// the directory's name as a domain or KUMO env name.
-    pub fn for_dataset(&self, spec: Option<&str>, dir: &Path) -> Result<Domain, String> {
+    pub fn for_dataset(
+        &self,
+        spec: Option<&str>,
+        dir: &Path,
+    ) -> Result<Domain, DatasetDomainError> {
         if let Some(spec) = spec {
-            return self.load(spec).map(|(d, _)| d).map_err(|e| e.to_string());
+            return self
+                .load(spec)
+                .map(|(d, _)| d)
+                .map_err(|e| DatasetDomainError(e.to_string()));
         }
         let manifest = dir.join("manifest.json");
         if let Ok(text) = std::fs::read_to_string(&manifest)
@@ -209,17 +216,17 @@ impl Registry {
         {
             return super::compile(&manifest.display().to_string(), &doc)
                 .map(|(d, _)| d)
-                .map_err(|e| e.to_string());
+                .map_err(|e| DatasetDomainError(e.to_string()));
         }
         let name = dir
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         self.load(&name).map(|(d, _)| d).map_err(|_| {
-            format!(
+            DatasetDomainError(format!(
                 "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
                 dir.display()
-            )
+            ))
         })
     }
 }
@@ -243,3 +250,9 @@ pub fn kumo_env_domain(env: &str) -> Option<&'static str> {
         .find(|r| r[1] == row[1] && r[2] != "-")
         .map(|r| r[2])
 }
+
+/// No domain can be found for a dataset directory, or the given one does
+/// not load.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DatasetDomainError(pub String);

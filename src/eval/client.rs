@@ -224,11 +224,18 @@ impl Client {
     }
 }
 
+/// An `--api-base` that cannot be used: malformed, or no server answers.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EndpointError(pub String);
+
 /// Checks `--api-base`: an `http://` or `https://` URL with a host; returns
 /// the host and port to connect to.
-pub fn parse_api_base(api_base: &str) -> Result<(String, u16), String> {
+pub fn parse_api_base(api_base: &str) -> Result<(String, u16), EndpointError> {
     let bad = |why: &str| {
-        format!("--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`")
+        EndpointError(format!(
+            "--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`"
+        ))
     };
     let (rest, default_port) = if let Some(rest) = api_base.strip_prefix("http://") {
         (rest, 80)
@@ -264,12 +271,16 @@ pub fn parse_api_base(api_base: &str) -> Result<(String, u16), String> {
 /// Whether the server of `api_base` accepts connections, within `within`:
 /// a run against an unreachable server says so at once instead of
 /// spending its retries in silence.
-pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), String> {
+pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), EndpointError> {
     use std::net::{TcpStream, ToSocketAddrs};
     let (host, port) = parse_api_base(api_base)?;
     let addrs: Vec<_> = (host.as_str(), port)
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve `{host}` of --api-base `{api_base}`: {e}"))?
+        .map_err(|e| {
+            EndpointError(format!(
+                "cannot resolve `{host}` of --api-base `{api_base}`: {e}"
+            ))
+        })?
         .collect();
     let mut last = None;
     for addr in &addrs {
@@ -278,10 +289,10 @@ pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), String> {
             Err(e) => last = Some(e),
         }
     }
-    Err(format!(
+    Err(EndpointError(format!(
         "cannot reach the server of --api-base `{api_base}` ({host}:{port}): {}; is it running?",
         last.map_or_else(|| "no address".to_string(), |e| e.to_string())
-    ))
+    )))
 }
 
 fn transport_message(e: &ureq::Error) -> String {

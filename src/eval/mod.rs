@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use crate::domain::Domain;
 use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, Trial};
-use crate::render::{OwnedTask, Renderer};
+use crate::render::{OwnedTask, Renderer, TaskError};
 use client::{CallError, Client, ClientConfig};
 
 /// KUMO's agent name, used in result paths.
@@ -56,7 +56,7 @@ pub fn render_book(
     renderer: &Renderer,
     domain: &Domain,
     instance: &InstanceLine,
-) -> Result<String, String> {
+) -> Result<String, TaskError> {
     let line = serde_json::json!({
         "truths": instance.truths,
         "actions": instance.actions,
@@ -65,12 +65,14 @@ pub fn render_book(
         "valid_truth": instance.valid_truth,
     });
     let task = OwnedTask::from_json(domain, &line).map_err(|e| {
-        format!(
+        TaskError(format!(
             "cannot render the knowledge book of seed {} from domain `{}`: {e}",
             instance.seed, domain.name
-        )
+        ))
     })?;
-    renderer.book(&task.view(domain)).map_err(|e| e.to_string())
+    renderer
+        .book(&task.view(domain))
+        .map_err(|e| TaskError(e.to_string()))
 }
 
 /// The instances of one domain and setting, and where their results go.

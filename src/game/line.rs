@@ -75,12 +75,12 @@ impl InstanceLine {
     /// state ([`crate::domain::Action::observed_state`]); a number in no
     /// range of its action is kept as `None` (KUMO reads it as no state);
     /// `optimal.golden_trajectory` must name instance actions.
-    pub fn resolve(&self, domain: &Domain) -> Result<ResolvedLine, String> {
+    pub fn resolve(&self, domain: &Domain) -> Result<ResolvedLine, LineMismatch> {
         let index = |field: &str, names: &[String], find: &dyn Fn(&str) -> Option<usize>| {
             let mut out: Vec<usize> = Vec::with_capacity(names.len());
             for (i, name) in names.iter().enumerate() {
                 let x = find(name).ok_or_else(|| {
-                    format!(
+                    LineMismatch::new(format!(
                         "unknown {} `{name}` in `{field}`; the domain `{}` does not have it",
                         if field == "actions" {
                             "action"
@@ -88,12 +88,12 @@ impl InstanceLine {
                             "truth"
                         },
                         domain.name
-                    )
+                    ))
                 })?;
                 if out.contains(&x) {
-                    return Err(format!(
+                    return Err(LineMismatch::new(format!(
                         "`{field}[{i}]` repeats an earlier entry; list each once"
-                    ));
+                    )));
                 }
                 out.push(x);
             }
@@ -105,30 +105,33 @@ impl InstanceLine {
             Value::String(_) | Value::Array(_) => {
                 let names = self.valid_truths();
                 if matches!(&self.valid_truth, Value::Array(a) if a.len() != names.len()) {
-                    return Err("`valid_truth` holds a non-string".into());
+                    return Err(LineMismatch::new("`valid_truth` holds a non-string"));
                 }
                 index("valid_truth", &names, &|n| domain.truth_index(n))?
             }
-            _ => return Err("`valid_truth` is missing".into()),
+            _ => return Err(LineMismatch::new("`valid_truth` is missing")),
         };
         if let Some(t) = valid.iter().find(|t| !truths.contains(t)) {
-            return Err(format!(
+            return Err(LineMismatch::new(format!(
                 "valid truth `{}` is not in `truths`",
                 domain.truths[*t]
-            ));
+            )));
         }
         let mut observed = Vec::with_capacity(actions.len());
         let mut values = Vec::with_capacity(actions.len());
         for &a in &actions {
             let action = &domain.actions[a];
             let seen = self.observations.get(&action.name).ok_or_else(|| {
-                format!("`observations` has nothing for action `{}`", action.name)
+                LineMismatch::new(format!(
+                    "`observations` has nothing for action `{}`",
+                    action.name
+                ))
             })?;
             let state = action.observed_state(seen).ok_or_else(|| {
-                format!(
+                LineMismatch::new(format!(
                     "observation {seen} of action `{}` matches none of its states",
                     action.name
-                )
+                ))
             })?;
             observed.push(state);
             values.push(match seen {
@@ -141,10 +144,9 @@ impl InstanceLine {
                 o.golden_trajectory
                     .iter()
                     .map(|name| {
-                        self.actions
-                            .iter()
-                            .position(|n| n == name)
-                            .ok_or_else(|| format!("golden action `{name}` is not in `actions`"))
+                        self.actions.iter().position(|n| n == name).ok_or_else(|| {
+                            LineMismatch::new(format!("golden action `{name}` is not in `actions`"))
+                        })
                     })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
@@ -194,6 +196,18 @@ pub struct ResolvedLine {
     pub seed: u64,
     /// `optimal.golden_trajectory` as instance positions, when labelled.
     pub golden: Option<Vec<usize>>,
+}
+
+/// An instance line that does not fit its domain (an unknown or repeated
+/// name, a missing observation, ...): the message names the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LineMismatch(pub String);
+
+impl LineMismatch {
+    pub fn new(message: impl Into<String>) -> Self {
+        LineMismatch(message.into())
+    }
 }
 
 /// A line of an instance file that does not parse.

@@ -24,7 +24,7 @@
 mod line;
 mod record;
 
-pub use line::{InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances};
+pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
 pub use record::{ResultLine, Trial};
 
 use serde_json::{Value, json};
@@ -47,15 +47,15 @@ pub struct Judge {
 impl Judge {
     /// Builds the judge; an action of the instance missing from the domain
     /// is an error (the domain is the wrong one).
-    pub fn new(domain: &Domain, instance: &InstanceLine) -> Result<Judge, String> {
+    pub fn new(domain: &Domain, instance: &InstanceLine) -> Result<Judge, LineMismatch> {
         let mut ruled_out = TruthSet::with_capacity(domain.truths.len());
         let mut unmatched = Vec::new();
         for (name, value) in &instance.observations {
             let Some(index) = domain.action_index(name) else {
-                return Err(format!(
+                return Err(LineMismatch::new(format!(
                     "action `{name}` of instance seed {} is not in domain `{}`",
                     instance.seed, domain.name
-                ));
+                )));
             };
             let action = &domain.actions[index];
             let mut matched = false;

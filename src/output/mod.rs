@@ -312,7 +312,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     let mut seen = Dedup::new();
     let names = record::NameIndex::new(domain);
     files::for_each_batch(&path, lines, |start, batch| {
-        let keys: Vec<Result<(u64, crate::synth::Key), String>> = batch
+        let keys: Vec<Result<(u64, crate::synth::Key), record::KeyError>> = batch
             .par_iter()
             .map(|line| record::read_key(domain, &names, line))
             .collect();

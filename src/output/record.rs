@@ -199,16 +199,21 @@ enum ValidTruth<'a> {
     Many(Vec<Cow<'a, str>>),
 }
 
+/// A line that does not read back in its domain: what does not match.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct KeyError(pub String);
+
 /// Reads the seed and canonical key of a line written by [`render`] for
 /// `domain`; an error says what does not match the domain.
-pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64, Key), String> {
+pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64, Key), KeyError> {
     let mut de = serde_json::Deserializer::from_slice(line);
-    let parsed = Parsed::deserialize(&mut de).map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
+    let parsed = Parsed::deserialize(&mut de).map_err(|e| KeyError(e.to_string()))?;
+    de.end().map_err(|e| KeyError(e.to_string()))?;
     let truth = |name: &str| {
         names
             .truth(name)
-            .ok_or_else(|| format!("unknown truth `{name}`"))
+            .ok_or_else(|| KeyError(format!("unknown truth `{name}`")))
     };
     let truths = parsed
         .truths
@@ -223,7 +228,7 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
     for (name, observed) in &parsed.observations {
         let a = names
             .action(name)
-            .ok_or_else(|| format!("unknown action `{name}`"))?;
+            .ok_or_else(|| KeyError(format!("unknown action `{name}`")))?;
         let action = &domain.actions[a];
         // Read as every reader does (`Action::observed_state`).
         let seen = match observed {
@@ -233,7 +238,7 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
         let state = action
             .observed_state(&seen)
             .flatten()
-            .ok_or_else(|| format!("no state of `{name}` matches the observation"))?;
+            .ok_or_else(|| KeyError(format!("no state of `{name}` matches the observation")))?;
         pairs.push((a, state));
     }
     Ok((parsed.seed, Key::from_parts(&truths, &valid, pairs)))

@@ -297,17 +297,22 @@ fn predict(task: &TaskView, remaining: &[usize], taken: &[bool]) -> (usize, &'st
     }
 }
 
+/// Why an SFT transcript does not replay: the message and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReplayError(pub String);
+
 /// Replays an SFT chat record against its instance, independently of the
 /// templates: checks the message roles and weights, that each assistant
 /// action is an instance action whose observation message (KUMO's) the
 /// next user turn starts with, and returns the predicted truth (a domain index) if it is an
 /// instance truth that no observation shown ruled out.
-pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
+pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, ReplayError> {
     let d = task.domain;
     let messages = record
         .get("messages")
         .and_then(Value::as_array)
-        .ok_or("no `messages` list")?;
+        .ok_or_else(|| ReplayError("no `messages` list".into()))?;
     let role = |i: usize| messages[i].get("role").and_then(Value::as_str);
     let content = |i: usize| {
         messages[i]
@@ -316,17 +321,21 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
             .unwrap_or("")
     };
     if messages.len() < 3 || role(0) != Some("system") || role(1) != Some("user") {
-        return Err("a transcript starts with system and user messages".into());
+        return Err(ReplayError(
+            "a transcript starts with system and user messages".into(),
+        ));
     }
     let mut remaining = task.truth_set();
     for i in 2..messages.len() {
         let expected = if i % 2 == 0 { "assistant" } else { "user" };
         if role(i) != Some(expected) {
-            return Err(format!("message {i} should be `{expected}`"));
+            return Err(ReplayError(format!("message {i} should be `{expected}`")));
         }
         let weight = messages[i].get("weight");
         if (expected == "assistant") != (weight == Some(&json!(1))) {
-            return Err(format!("message {i} has the wrong weight: {weight:?}"));
+            return Err(ReplayError(format!(
+                "message {i} has the wrong weight: {weight:?}"
+            )));
         }
         if expected == "user" {
             continue;
@@ -338,7 +347,7 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
             .and_then(|tail| tail.split("</ANSWER>").next())
             .map(str::trim)
             .filter(|_| text.contains("<ANSWER>"))
-            .ok_or_else(|| format!("message {i} has no <ANSWER>"))?;
+            .ok_or_else(|| ReplayError(format!("message {i} has no <ANSWER>")))?;
         let last = i + 1 == messages.len();
         if last {
             let t = task
@@ -346,9 +355,15 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
                 .iter()
                 .copied()
                 .find(|&t| d.truths[t] == answer)
-                .ok_or_else(|| format!("final answer `{answer}` is not a truth of the instance"))?;
+                .ok_or_else(|| {
+                    ReplayError(format!(
+                        "final answer `{answer}` is not a truth of the instance"
+                    ))
+                })?;
             if !remaining.contains(t) {
-                return Err(format!("final answer `{answer}` was ruled out"));
+                return Err(ReplayError(format!(
+                    "final answer `{answer}` was ruled out"
+                )));
             }
             return Ok(t);
         }
@@ -356,18 +371,24 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, String> {
             .actions
             .iter()
             .position(|&a| d.actions[a].name == answer)
-            .ok_or_else(|| format!("`{answer}` in message {i} is not an action of the instance"))?;
+            .ok_or_else(|| {
+                ReplayError(format!(
+                    "`{answer}` in message {i} is not an action of the instance"
+                ))
+            })?;
         let shown = observation_message(answer, &task.observation_value(pos));
         if !content(i + 1).starts_with(&shown) {
-            return Err(format!(
+            return Err(ReplayError(format!(
                 "message {} does not start with the observation of `{answer}`: `{shown}`",
                 i + 1
-            ));
+            )));
         }
         let state = &d.actions[task.actions[pos]].states[task.observed[pos]];
         for t in state.rules_out.iter() {
             remaining.remove(t);
         }
     }
-    Err("the transcript does not end with an assistant answer".into())
+    Err(ReplayError(
+        "the transcript does not end with an assistant answer".into(),
+    ))
 }

@@ -161,7 +161,7 @@ impl OwnedTask {
     pub fn from_json(domain: &Domain, line: &Value) -> Result<OwnedTask, TaskError> {
         let parsed = crate::game::InstanceLine::deserialize(line)
             .map_err(|e| TaskError(format!("not an instance line: {e}")))?;
-        let resolved = parsed.resolve(domain).map_err(TaskError)?;
+        let resolved = parsed.resolve(domain).map_err(|e| TaskError(e.0))?;
         let observed = resolved
             .observed
             .iter()

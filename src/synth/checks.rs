@@ -206,46 +206,49 @@ impl Instance {
     /// per action), numeric values that read as their state, and the
     /// shortcut guard unless `params.allow_shortcuts`. Returns the first
     /// violation.
-    pub fn check(&self, domain: &Domain, params: &Params) -> Result<(), String> {
+    pub fn check(&self, domain: &Domain, params: &Params) -> Result<(), Violation> {
         let distinct = |v: &[usize]| {
             let mut sorted = v.to_vec();
             sorted.sort_unstable();
             sorted.windows(2).all(|w| w[0] != w[1])
         };
         if self.truths.len() != params.truths || !distinct(&self.truths) {
-            return Err(format!(
+            return Err(Violation(format!(
                 "expected {} distinct truths: {:?}",
                 params.truths, self.truths
-            ));
+            )));
         }
         if self.truths.iter().any(|&t| t >= domain.truths.len()) {
-            return Err("truth index out of range".into());
+            return Err(Violation("truth index out of range".into()));
         }
         if self.valid.len() != params.valid
             || !distinct(&self.valid)
             || self.valid.iter().any(|v| !self.truths.contains(v))
         {
-            return Err(format!(
+            return Err(Violation(format!(
                 "expected {} distinct valid truths among the truths",
                 params.valid
-            ));
+            )));
         }
         if self.actions.len() != params.actions
             || !distinct(&self.actions)
             || self.observations.len() != self.actions.len()
         {
-            return Err(format!(
+            return Err(Violation(format!(
                 "expected {} distinct actions, one observation each",
                 params.actions
-            ));
+            )));
         }
         let mut ruled_out = vec![false; domain.truths.len()];
         for (&a, o) in self.actions.iter().zip(&self.observations) {
-            let action = domain.actions.get(a).ok_or("action index out of range")?;
+            let action = domain
+                .actions
+                .get(a)
+                .ok_or_else(|| Violation("action index out of range".into()))?;
             let state = action
                 .states
                 .get(o.state)
-                .ok_or("state index out of range")?;
+                .ok_or_else(|| Violation("state index out of range".into()))?;
             for t in state.rules_out.iter() {
                 ruled_out[t] = true;
             }
@@ -264,36 +267,39 @@ impl Instance {
                         .map(|(i, _)| i)
                         .collect::<Vec<_>>();
                     if reads != [o.state] {
-                        return Err(format!(
+                        return Err(Violation(format!(
                             "value {value} of `{}` reads as states {reads:?}, not {}",
                             action.name, o.state
-                        ));
+                        )));
                     }
                     if action.kind == crate::domain::ActionKind::Int && value.fract() != 0.0 {
-                        return Err(format!(
+                        return Err(Violation(format!(
                             "value {value} of int action `{}` is not integral",
                             action.name
-                        ));
+                        )));
                     }
                 }
                 _ => {
-                    return Err(format!(
+                    return Err(Violation(format!(
                         "observation of `{}` has the wrong value kind",
                         action.name
-                    ));
+                    )));
                 }
             }
         }
         for &t in &self.truths {
             let valid = self.valid.contains(&t);
             if valid && ruled_out[t] {
-                return Err(format!("valid truth `{}` is ruled out", domain.truths[t]));
+                return Err(Violation(format!(
+                    "valid truth `{}` is ruled out",
+                    domain.truths[t]
+                )));
             }
             if !valid && !ruled_out[t] {
-                return Err(format!(
+                return Err(Violation(format!(
                     "invalid truth `{}` is not ruled out",
                     domain.truths[t]
-                ));
+                )));
             }
         }
         if !params.allow_shortcuts {
@@ -303,13 +309,18 @@ impl Instance {
                     .iter()
                     .any(|&a| domain.actions[a].related.contains(v))
                 {
-                    return Err(format!(
+                    return Err(Violation(format!(
                         "valid truth `{}` is related to no instance action (shortcut)",
                         domain.truths[v]
-                    ));
+                    )));
                 }
             }
         }
         Ok(())
     }
 }
+
+/// A KUMO constraint an instance breaks, in words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Violation(pub String);
