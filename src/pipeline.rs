@@ -22,10 +22,25 @@ use rayon::prelude::*;
 use crate::domain::Domain;
 use crate::eval::{Task, protocol, render_book};
 use crate::game::{self, Judge};
-use crate::output::record::render;
+use crate::output::record::{Labelled, render};
 use crate::render::{Renderer, TaskError};
 use crate::search::{SearchBudget, optimal_for_instance};
-use crate::synth::{Dedup, Params, Stats, SynthError, Synthesizer};
+use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
+
+/// The labeler the writers call for each instance (`output::Labeler`):
+/// exact optimal search under a memo and a node budget, never a time
+/// limit, so the output is the same on every machine.
+pub fn labeler(
+    max_memo_entries: usize,
+    max_nodes: u64,
+) -> impl Fn(&Domain, &Instance) -> Labelled + Sync {
+    let budget = SearchBudget {
+        max_memo_entries,
+        max_nodes,
+        max_time: None,
+    };
+    move |domain: &Domain, instance: &Instance| optimal_for_instance(domain, instance, budget)
+}
 
 /// Instances `0..n` of a setting as the lines of its dataset file, with
 /// `optimal` labels when `labels` gives the search budget (`None`: as
@@ -83,7 +98,7 @@ mod tests {
         let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
         let params = Params::new(4, 6, 1);
         let dir = tempfile::tempdir().unwrap();
-        let label = crate::cli::generate::labeler(
+        let label = labeler(
             SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
             SearchBudget::DEFAULT_MAX_NODES,
         );

@@ -8,9 +8,10 @@ use super::{EXIT_INPUT, EXIT_OTHER, Globals};
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
+use crate::pipeline::labeler;
 use crate::render::{RenderOptions, Renderer, SftBook, Templates};
 use crate::search::SearchBudget;
-use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Instance, Params};
+use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 
 /// Flags of a generation run. A flag given twice takes the last value.
 #[derive(clap::Args, Debug, Clone)]
@@ -213,23 +214,6 @@ impl RenderArgs {
             }
             Err(e) => Err(report(&e)),
         }
-    }
-}
-
-/// The labeler of the main command: exact optimal search per instance
-/// under a memo and a node budget (never a time limit, so output stays
-/// deterministic).
-pub fn labeler(
-    max_memo_entries: usize,
-    max_nodes: u64,
-) -> impl Fn(&Domain, &Instance) -> crate::output::record::Labelled + Sync {
-    let budget = SearchBudget {
-        max_memo_entries,
-        max_nodes,
-        max_time: None,
-    };
-    move |domain: &Domain, instance: &Instance| {
-        crate::search::optimal_for_instance(domain, instance, budget)
     }
 }
 

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use super::EXIT_INPUT;
 use super::Globals;
-use super::generate::{RenderArgs, labeler, pool, progress_bar, report, summary_line};
+use super::generate::{RenderArgs, pool, progress_bar, report, summary_line};
 use crate::domain::{Domain, DomainDoc, compile};
 use crate::output;
+use crate::pipeline::labeler;
 use crate::search::SearchBudget;
 
 /// Flags of `kumo-gen merge`.
