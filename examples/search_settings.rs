@@ -11,7 +11,8 @@
 //! a label, median / p90 / max milliseconds over all of them (an
 //! unlabelled instance counts with the time it took to exhaust the
 //! budget), and median / max search nodes. With `PER_INSTANCE` set, one
-//! line per instance goes to stderr.
+//! line per instance goes to stderr; `SEARCH_NODES=N` replaces the default
+//! node budget.
 
 use std::time::Instant;
 
@@ -39,6 +40,13 @@ fn main() {
         })
         .collect();
     let per_instance = std::env::var_os("PER_INSTANCE").is_some();
+    let budget = SearchBudget {
+        max_nodes: std::env::var("SEARCH_NODES")
+            .ok()
+            .map(|n| n.parse().expect("SEARCH_NODES is a number"))
+            .unwrap_or(SearchBudget::DEFAULT_MAX_NODES),
+        ..SearchBudget::default()
+    };
     let registry = Registry::new(None);
     let mut searcher = Searcher::new();
     println!(
@@ -64,7 +72,7 @@ fn main() {
                     .map(|o| Some(o.state))
                     .collect();
                 let start = Instant::now();
-                let result = searcher.label(&problem, &observed, SearchBudget::default());
+                let result = searcher.label(&problem, &observed, budget);
                 let elapsed = start.elapsed().as_secs_f64() * 1e3;
                 let (work, what) = match result {
                     Ok(label) => {

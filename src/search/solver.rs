@@ -491,34 +491,50 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         self.look_up(frame, ci, actions);
         let Cand { kids, states, .. } = frame.cands[ci];
         let kids = kids..kids + states;
+        // Children (by offset) already asked in this call.
+        let mut asked = 0u64;
         loop {
             let sum = sum_bounds(&frame.kids[kids.clone()]);
             frame.cands[ci].sum = sum;
             if goal.met(sum.lo) || !goal.met(sum.hi) {
                 return Ok(sum);
             }
-            // The child with the widest weighted interval; ask it for the
-            // whole deficit if it can close it alone, else for its share.
+            // Each undecided child is asked once for its share of the
+            // deficit (all of them passing closes it), widest weighted
+            // interval first; after that the widest is asked for the whole
+            // deficit, or for its share of it when it cannot close it alone.
             let t = goal.target();
             let deficit = (t - sum.lo).max(0.0);
             let excess = (sum.hi - t).max(0.0);
             let mut pick = None;
             let mut widest = -1.0f64;
+            let mut open = 0.0f64;
+            let mut fresh = false;
             for (i, kid) in frame.kids[kids.clone()].iter().enumerate() {
-                if !kid.base && kid.b.lo < kid.b.hi {
-                    let w = kid.p * (kid.b.hi - kid.b.lo);
-                    if w > widest {
-                        widest = w;
-                        pick = Some(kids.start + i);
-                    }
+                if kid.base || kid.b.lo >= kid.b.hi {
+                    continue;
+                }
+                open += kid.p;
+                let new = i < 64 && asked & (1u64 << i) == 0;
+                let w = kid.p * (kid.b.hi - kid.b.lo);
+                if (new && !fresh) || (new == fresh && w > widest) {
+                    widest = w;
+                    pick = Some(i);
+                    fresh = new;
                 }
             }
-            let Some(j) = pick else {
+            let Some(i) = pick else {
                 debug_assert!(false, "an undecided sum has an inexact child");
                 return Ok(sum);
             };
+            if i < 64 {
+                asked |= 1u64 << i;
+            }
+            let j = kids.start + i;
             let kid = frame.kids[j];
-            let mut theta = if widest >= deficit {
+            let mut theta = if fresh {
+                kid.b.lo + deficit / open
+            } else if widest >= deficit {
                 kid.b.lo + deficit / kid.p
             } else {
                 kid.b.lo + (kid.b.hi - kid.b.lo) * (deficit / (deficit + excess))
