@@ -18,8 +18,8 @@
 
 use std::collections::HashMap;
 
-use super::Pos;
 use super::parser::{Clause, CmpOp, Expr, ExprKind, Stmt, Target};
+use super::{Pos, SourceError};
 
 mod value;
 pub use value::{Value, ValueKind, py_eq};
@@ -30,24 +30,6 @@ pub const MAX_VALUE_DEPTH: u32 = 100;
 /// Upper bound on evaluation steps and value nodes built: generous for any
 /// real domain (the largest KUMO file needs well under a million).
 pub const MAX_WORK: u64 = 5_000_000;
-
-/// An evaluation error (Python would raise here, or the input is too big).
-#[derive(Clone, Debug, PartialEq)]
-pub struct EvalError {
-    pub pos: Pos,
-    pub message: String,
-    pub help: Option<String>,
-}
-
-impl EvalError {
-    fn new(pos: Pos, message: impl Into<String>, help: impl Into<String>) -> Self {
-        EvalError {
-            pos,
-            message: message.into(),
-            help: Some(help.into()),
-        }
-    }
-}
 
 /// A top-level name and its final value.
 #[derive(Clone, Debug)]
@@ -91,7 +73,7 @@ impl Module {
 }
 
 /// Evaluates the statements of a file.
-pub fn evaluate(stmts: &[Stmt]) -> Result<Module, EvalError> {
+pub fn evaluate(stmts: &[Stmt]) -> Result<Module, SourceError> {
     let mut ev = Evaluator {
         module: Module::default(),
         index: HashMap::new(),
@@ -137,10 +119,10 @@ struct Evaluator {
 }
 
 impl Evaluator {
-    fn charge(&mut self, cost: u64, pos: Pos) -> Result<(), EvalError> {
+    fn charge(&mut self, cost: u64, pos: Pos) -> Result<(), SourceError> {
         self.work = self.work.saturating_add(cost);
         if self.work > MAX_WORK {
-            return Err(EvalError::new(
+            return Err(SourceError::with_help(
                 pos,
                 "the file builds too much data",
                 format!("evaluation stopped after {MAX_WORK} steps; domain files are far smaller"),
@@ -162,7 +144,7 @@ impl Evaluator {
             })
     }
 
-    fn eval(&mut self, e: &Expr) -> Result<Value, EvalError> {
+    fn eval(&mut self, e: &Expr) -> Result<Value, SourceError> {
         self.charge(1, e.pos)?;
         let pos = e.pos;
         Ok(match &e.kind {
@@ -179,7 +161,7 @@ impl Evaluator {
                         }
                         _ => format!("assign `{name}` earlier in the file, before this use"),
                     };
-                    return Err(EvalError::new(
+                    return Err(SourceError::with_help(
                         pos,
                         format!("name `{name}` is not defined"),
                         help,
@@ -213,7 +195,7 @@ impl Evaluator {
                 Value::container(ValueKind::Dict(out), pos)?
             }
             ExprKind::SetCall(_) if self.lookup("set").is_some() => {
-                return Err(EvalError::new(
+                return Err(SourceError::with_help(
                     pos,
                     "`set` is reassigned in this file, so `set(...)` would run code",
                     "do not assign to `set`; the importer only knows the builtin",
@@ -241,7 +223,7 @@ impl Evaluator {
                 let kind = match v.kind {
                     ValueKind::Int(i) => ValueKind::Int(if neg {
                         i.checked_neg().ok_or_else(|| {
-                            EvalError::new(
+                            SourceError::with_help(
                                 pos,
                                 "integer is too large",
                                 "integers must fit in 64 bits",
@@ -255,7 +237,7 @@ impl Evaluator {
                     }
                     ValueKind::Float(f) => ValueKind::Float(if neg { -f } else { f }),
                     _ => {
-                        return Err(EvalError::new(
+                        return Err(SourceError::with_help(
                             pos,
                             format!("bad operand type for unary `{op}`: `{}`", v.type_name()),
                             "only numbers can be negated",
@@ -290,7 +272,7 @@ impl Evaluator {
                 {
                     let left = self.eval(first)?;
                     let Some(haystack) = self.lookup(name) else {
-                        return Err(EvalError::new(pos, "internal: name vanished", ""));
+                        return Err(SourceError::with_help(pos, "internal: name vanished", ""));
                     };
                     let (found, cost) = contains(haystack, &left, pos)?;
                     self.charge(cost, pos)?;
@@ -319,7 +301,7 @@ impl Evaluator {
         })
     }
 
-    fn eval_all(&mut self, items: &[Expr]) -> Result<Vec<Value>, EvalError> {
+    fn eval_all(&mut self, items: &[Expr]) -> Result<Vec<Value>, SourceError> {
         items.iter().map(|e| self.eval(e)).collect()
     }
 
@@ -328,7 +310,7 @@ impl Evaluator {
         elt: &Expr,
         clauses: &[Clause],
         out: &mut Vec<Value>,
-    ) -> Result<(), EvalError> {
+    ) -> Result<(), SourceError> {
         let Some((clause, rest)) = clauses.split_first() else {
             let v = self.eval(elt)?;
             self.charge(v.size, elt.pos)?;
@@ -356,7 +338,7 @@ impl Evaluator {
         Ok(())
     }
 
-    fn bind(&mut self, target: &Target, value: Value) -> Result<(), EvalError> {
+    fn bind(&mut self, target: &Target, value: Value) -> Result<(), SourceError> {
         match target {
             Target::Name(name, _) => {
                 self.locals.push((name.clone(), value));
@@ -365,7 +347,7 @@ impl Evaluator {
             Target::Tuple(targets, pos) => {
                 let items = iterate(&value)?;
                 if items.len() != targets.len() {
-                    return Err(EvalError::new(
+                    return Err(SourceError::with_help(
                         *pos,
                         format!(
                             "cannot unpack {} values into {} loop variables",
@@ -391,7 +373,7 @@ mod tests {
     use super::*;
     use crate::python_repr::py_float;
 
-    fn run(src: &str) -> Result<Module, EvalError> {
+    fn run(src: &str) -> Result<Module, SourceError> {
         evaluate(&parse(&tokenize(src).unwrap()).unwrap())
     }
 

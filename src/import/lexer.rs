@@ -9,7 +9,7 @@
 //! Anything it does not know is an error at its position; it never panics
 //! and runs in time linear in the input.
 
-use super::Pos;
+use super::{Pos, SourceError};
 
 /// One token kind.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,28 +37,6 @@ pub struct Token {
     pub pos: Pos,
 }
 
-/// A lexical error: where and what.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LexError {
-    pub pos: Pos,
-    pub message: String,
-    pub help: Option<String>,
-}
-
-impl LexError {
-    fn new(pos: Pos, message: impl Into<String>) -> Self {
-        LexError {
-            pos,
-            message: message.into(),
-            help: None,
-        }
-    }
-    fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
-        self
-    }
-}
-
 /// Operators, longest first so that `==` wins over `=`.
 const OPS: &[&str] = &[
     "**=", "//=", ">>=", "<<=", "...", "->", ":=", "==", "!=", "<=", ">=", "**", "//", "<<", ">>",
@@ -78,7 +56,7 @@ struct Lexer {
 }
 
 /// Splits `source` into tokens.
-pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
+pub fn tokenize(source: &str) -> Result<Vec<Token>, SourceError> {
     let mut chars: Vec<char> = source.chars().collect();
     if chars.first() == Some(&'\u{feff}') {
         chars.remove(0);
@@ -144,7 +122,7 @@ impl Lexer {
         )
     }
 
-    fn run(&mut self) -> Result<(), LexError> {
+    fn run(&mut self) -> Result<(), SourceError> {
         // Whether the current physical line began a new logical line.
         let mut line_start = true;
         loop {
@@ -189,11 +167,11 @@ impl Lexer {
                             self.bump();
                         }
                         None => {
-                            return Err(LexError::new(pos, "unexpected end of file after `\\`")
+                            return Err(SourceError::new(pos, "unexpected end of file after `\\`")
                                 .help("a line continuation needs a following line"));
                         }
                         Some(_) => {
-                            return Err(LexError::new(
+                            return Err(SourceError::new(
                                 pos,
                                 "unexpected character `\\` after line continuation",
                             )
@@ -225,7 +203,7 @@ impl Lexer {
         }
         if let Some((bracket, at)) = self.open.last() {
             return Err(
-                LexError::new(*at, format!("unclosed `{bracket}`")).help(format!(
+                SourceError::new(*at, format!("unclosed `{bracket}`")).help(format!(
                     "add the matching `{}` before the end of the file",
                     closing(*bracket)
                 )),
@@ -239,7 +217,7 @@ impl Lexer {
         Ok(())
     }
 
-    fn operator(&mut self, pos: Pos, c: char) -> Result<(), LexError> {
+    fn operator(&mut self, pos: Pos, c: char) -> Result<(), SourceError> {
         let op = OPS.iter().find(|op| {
             op.chars()
                 .enumerate()
@@ -251,8 +229,10 @@ impl Lexer {
             } else {
                 format!("`{c}`")
             };
-            return Err(LexError::new(pos, format!("unexpected character {shown}"))
-                .help("the importer reads Python data literals only"));
+            return Err(
+                SourceError::new(pos, format!("unexpected character {shown}"))
+                    .help("the importer reads Python data literals only"),
+            );
         };
         for _ in 0..op.chars().count() {
             self.bump();
@@ -267,7 +247,7 @@ impl Lexer {
                 match self.open.pop() {
                     Some((open, _)) if closing(open) == close => {}
                     Some((open, at)) => {
-                        return Err(LexError::new(
+                        return Err(SourceError::new(
                             pos,
                             format!(
                                 "closing `{close}` does not match `{open}` opened at line {}, column {}",
@@ -277,7 +257,7 @@ impl Lexer {
                         .help(format!("close the `{open}` with `{}`", closing(open))));
                     }
                     None => {
-                        return Err(LexError::new(pos, format!("unmatched `{close}`"))
+                        return Err(SourceError::new(pos, format!("unmatched `{close}`"))
                             .help("remove it or add the opening bracket"));
                     }
                 }
@@ -289,7 +269,7 @@ impl Lexer {
         Ok(())
     }
 
-    fn number(&mut self, pos: Pos) -> Result<(), LexError> {
+    fn number(&mut self, pos: Pos) -> Result<(), SourceError> {
         let mut text = String::new();
         while let Some(c) = self.peek() {
             let exp_sign = matches!(c, '+' | '-')
@@ -304,7 +284,7 @@ impl Lexer {
             }
         }
         let bad = || {
-            LexError::new(pos, format!("invalid number literal `{text}`"))
+            SourceError::new(pos, format!("invalid number literal `{text}`"))
                 .help("write numbers as Python literals, e.g. `12`, `-3.5`, `1e-3`")
         };
         if text.contains("__") || text.ends_with('_') || text.contains("_.") || text.contains("._")
@@ -313,10 +293,11 @@ impl Lexer {
         }
         let lower = text.to_ascii_lowercase();
         if lower.ends_with('j') {
-            return Err(
-                LexError::new(pos, format!("complex literal `{text}` is not supported"))
-                    .help("use a real number"),
-            );
+            return Err(SourceError::new(
+                pos,
+                format!("complex literal `{text}` is not supported"),
+            )
+            .help("use a real number"));
         }
         let digits: String = lower.chars().filter(|&c| c != '_').collect();
         for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
@@ -363,7 +344,7 @@ impl Lexer {
                 return Err(bad());
             }
             if digits.len() > 1 && digits.starts_with('0') && digits.chars().any(|c| c != '0') {
-                return Err(LexError::new(
+                return Err(SourceError::new(
                     pos,
                     format!("leading zeros in `{text}` are not allowed"),
                 )
@@ -375,19 +356,19 @@ impl Lexer {
         Ok(())
     }
 
-    fn string(&mut self, pos: Pos, prefix: String) -> Result<(), LexError> {
+    fn string(&mut self, pos: Pos, prefix: String) -> Result<(), SourceError> {
         let p = prefix.to_ascii_lowercase();
         if p.contains('f') {
-            return Err(LexError::new(pos, "f-strings are not supported")
+            return Err(SourceError::new(pos, "f-strings are not supported")
                 .help("f-strings run code; write a plain string literal"));
         }
         if p.contains('b') {
-            return Err(LexError::new(pos, "bytes literals are not supported")
+            return Err(SourceError::new(pos, "bytes literals are not supported")
                 .help("write a plain string literal without the `b` prefix"));
         }
         let raw = p.contains('r');
         let Some(quote) = self.bump() else {
-            return Err(LexError::new(pos, "unterminated string"));
+            return Err(SourceError::new(pos, "unterminated string"));
         };
         let triple = self.peek() == Some(quote) && self.peek_at(1) == Some(quote);
         if triple {
@@ -484,7 +465,7 @@ impl Lexer {
                                 self.bump();
                             }
                             None => {
-                                return Err(LexError::new(
+                                return Err(SourceError::new(
                                     here,
                                     format!("truncated `\\{e}` escape: it needs {n} hex digits"),
                                 )
@@ -495,7 +476,7 @@ impl Lexer {
                     match char::from_u32(code) {
                         Some(ch) => value.push(ch),
                         None => {
-                            return Err(LexError::new(
+                            return Err(SourceError::new(
                                 here,
                                 format!("escape `\\{e}` names no character (code {code:#x})"),
                             )
@@ -504,10 +485,11 @@ impl Lexer {
                     }
                 }
                 'N' => {
-                    return Err(
-                        LexError::new(here, "named escapes `\\N{...}` are not supported")
-                            .help("write the character itself or a `\\u` escape"),
-                    );
+                    return Err(SourceError::new(
+                        here,
+                        "named escapes `\\N{...}` are not supported",
+                    )
+                    .help("write the character itself or a `\\u` escape"));
                 }
                 _ => {
                     // Python keeps unknown escapes as written.
@@ -544,18 +526,18 @@ fn closing(open: char) -> char {
     }
 }
 
-fn unterminated(pos: Pos, triple: bool) -> LexError {
+fn unterminated(pos: Pos, triple: bool) -> SourceError {
     if triple {
-        LexError::new(pos, "unterminated triple-quoted string")
+        SourceError::new(pos, "unterminated triple-quoted string")
             .help("close the string with the same three quotes")
     } else {
-        LexError::new(pos, "unterminated string")
+        SourceError::new(pos, "unterminated string")
             .help("close the string on the same line, or use triple quotes for several lines")
     }
 }
 
-fn too_large(pos: Pos, text: &str) -> LexError {
-    LexError::new(pos, format!("integer `{text}` is too large"))
+fn too_large(pos: Pos, text: &str) -> SourceError {
+    SourceError::new(pos, format!("integer `{text}` is too large"))
         .help("integers must fit in 64 bits")
 }
 

@@ -43,6 +43,35 @@ impl fmt::Display for Pos {
     }
 }
 
+/// A problem at a place in the Python source, from any stage of the
+/// importer (the lexer, the parser or the evaluator): where, what, and how
+/// to fix it. [`ImportError`] adds the file and renders it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceError {
+    pub pos: Pos,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl SourceError {
+    pub(crate) fn new(pos: Pos, message: impl Into<String>) -> Self {
+        SourceError {
+            pos,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub(crate) fn with_help(pos: Pos, message: impl Into<String>, help: impl Into<String>) -> Self {
+        SourceError::new(pos, message).help(help)
+    }
+
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
 /// Why a Python file could not be imported: the file, the position, what
 /// is wrong and how to fix it, rendered with the offending line.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -97,12 +126,11 @@ impl ImportError {
 /// the top-level names with their values, as Python would bind them
 /// (except that sets keep source order).
 pub fn evaluate_python(file: &str, source: &str) -> Result<Module, ImportError> {
-    let tokens = lexer::tokenize(source)
-        .map_err(|e| ImportError::new(file, source, Some(e.pos), "", e.message, e.help))?;
-    let stmts = parser::parse(&tokens)
-        .map_err(|e| ImportError::new(file, source, Some(e.pos), "", e.message, e.help))?;
-    eval::evaluate(&stmts)
-        .map_err(|e| ImportError::new(file, source, Some(e.pos), "", e.message, e.help))
+    let located =
+        |e: SourceError| ImportError::new(file, source, Some(e.pos), "", e.message, e.help);
+    let tokens = lexer::tokenize(source).map_err(located)?;
+    let stmts = parser::parse(&tokens).map_err(located)?;
+    eval::evaluate(&stmts).map_err(located)
 }
 
 /// Imports a KUMO Python domain file (`file` is the name used in messages

@@ -13,9 +13,9 @@
 //! [`MAX_DEPTH`] so deep input gets an error, not a stack overflow. The
 //! tree's types are in [`super::ast`].
 
-use super::Pos;
 pub use super::ast::{Clause, CmpOp, Expr, ExprKind, Stmt, Target};
 use super::lexer::{Tok, Token};
+use super::{Pos, SourceError};
 
 mod expr;
 
@@ -23,22 +23,10 @@ mod expr;
 /// stops at 200 nested parentheses).
 pub const MAX_DEPTH: usize = 200;
 
-/// A syntax error: where, what, and how to fix it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParseError {
-    pub pos: Pos,
-    pub message: String,
-    pub help: Option<String>,
-}
+type Result<T> = std::result::Result<T, SourceError>;
 
-type Result<T> = std::result::Result<T, ParseError>;
-
-fn error(pos: Pos, message: impl Into<String>, help: impl Into<String>) -> ParseError {
-    ParseError {
-        pos,
-        message: message.into(),
-        help: Some(help.into()),
-    }
+fn error(pos: Pos, message: impl Into<String>, help: impl Into<String>) -> SourceError {
+    SourceError::with_help(pos, message, help)
 }
 
 const NOT_CODE: &str = "the importer reads data literals only and never runs code";
@@ -281,7 +269,7 @@ fn describe(tok: &Tok) -> String {
     }
 }
 
-fn unexpected(pos: Pos, tok: &Tok, expected: &str) -> ParseError {
+fn unexpected(pos: Pos, tok: &Tok, expected: &str) -> SourceError {
     let help = match tok {
         Tok::Op(op) if op.ends_with('=') && op.len() > 1 => {
             "assign each variable once with `NAME = literal`"

@@ -5,8 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Duplicate, EvalError, MAX_DUPLICATES, MAX_VALUE_DEPTH};
+use super::{Duplicate, MAX_DUPLICATES, MAX_VALUE_DEPTH};
 use crate::import::Pos;
+use crate::import::SourceError;
 use crate::python_repr::{py_float, py_str};
 
 /// A Python value with the position of the expression that produced it.
@@ -44,7 +45,7 @@ impl Value {
         }
     }
 
-    pub(super) fn container(kind: ValueKind, pos: Pos) -> Result<Value, EvalError> {
+    pub(super) fn container(kind: ValueKind, pos: Pos) -> Result<Value, SourceError> {
         let (depth, size) = {
             let children: Box<dyn Iterator<Item = &Value>> = match &kind {
                 ValueKind::List(v) | ValueKind::Tuple(v) | ValueKind::Set(v) => Box::new(v.iter()),
@@ -56,7 +57,7 @@ impl Value {
             })
         };
         if depth > MAX_VALUE_DEPTH {
-            return Err(EvalError::new(
+            return Err(SourceError::with_help(
                 pos,
                 "value is nested too deeply",
                 format!("domain data needs a few levels; this exceeds {MAX_VALUE_DEPTH}"),
@@ -222,11 +223,11 @@ pub(super) fn contains(
     haystack: &Value,
     needle: &Value,
     pos: Pos,
-) -> Result<(bool, u64), EvalError> {
+) -> Result<(bool, u64), SourceError> {
     match &haystack.kind {
         ValueKind::Str(h) => {
             let Some(n) = needle.as_str() else {
-                return Err(EvalError::new(
+                return Err(SourceError::with_help(
                     pos,
                     format!(
                         "`in <string>` requires a string on the left, not `{}`",
@@ -255,7 +256,7 @@ pub(super) fn contains(
                 1 + pairs.len() as u64,
             ))
         }
-        _ => Err(EvalError::new(
+        _ => Err(SourceError::with_help(
             pos,
             format!(
                 "argument of type `{}` is not iterable",
@@ -266,8 +267,8 @@ pub(super) fn contains(
     }
 }
 
-fn unhashable(pos: Pos, type_name: &str) -> EvalError {
-    EvalError::new(
+fn unhashable(pos: Pos, type_name: &str) -> SourceError {
+    SourceError::with_help(
         pos,
         format!("unhashable type: `{type_name}`"),
         "set elements and dict keys must be strings, numbers or tuples",
@@ -275,7 +276,7 @@ fn unhashable(pos: Pos, type_name: &str) -> EvalError {
 }
 
 /// The elements Python's `for` would visit.
-pub(super) fn iterate(v: &Value) -> Result<Vec<Value>, EvalError> {
+pub(super) fn iterate(v: &Value) -> Result<Vec<Value>, SourceError> {
     Ok(match &v.kind {
         ValueKind::List(items) | ValueKind::Tuple(items) | ValueKind::Set(items) => items.clone(),
         ValueKind::Dict(pairs) => pairs.iter().map(|(k, _)| k.clone()).collect(),
@@ -284,7 +285,7 @@ pub(super) fn iterate(v: &Value) -> Result<Vec<Value>, EvalError> {
             .map(|c| Value::scalar(ValueKind::Str(c.to_string()), v.pos))
             .collect(),
         _ => {
-            return Err(EvalError::new(
+            return Err(SourceError::with_help(
                 v.pos,
                 format!("`{}` object is not iterable", v.type_name()),
                 "iterate over a list, tuple, set, dict or string",
@@ -297,7 +298,7 @@ pub(super) fn iterate(v: &Value) -> Result<Vec<Value>, EvalError> {
 pub(super) fn dedupe(
     items: Vec<Value>,
     mut duplicates: Option<&mut Vec<Duplicate>>,
-) -> Result<Vec<Value>, EvalError> {
+) -> Result<Vec<Value>, SourceError> {
     let mut seen: HashMap<HKey, usize> = HashMap::with_capacity(items.len());
     let mut out: Vec<Value> = Vec::with_capacity(items.len());
     for v in items {
@@ -329,7 +330,7 @@ pub(super) fn dedupe(
 pub(super) fn dedupe_dict(
     pairs: Vec<(Value, Value)>,
     duplicates: &mut Vec<Duplicate>,
-) -> Result<Vec<(Value, Value)>, EvalError> {
+) -> Result<Vec<(Value, Value)>, SourceError> {
     let mut index: HashMap<HKey, usize> = HashMap::with_capacity(pairs.len());
     let mut out: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
     for (k, v) in pairs {
