@@ -39,8 +39,8 @@ pub struct LabelArgs {
     #[arg(long, value_name = "N", value_parser = super::generate::parse_threads)]
     pub threads: Option<usize>,
     /// Most memo entries one instance's search may store before it is
-    /// marked unlabelled (the table takes 32-64 bytes per entry up to 64
-    /// truths + actions in all, twice that beyond).
+    /// marked unlabelled (the table takes up to 48 bytes per entry up to 64
+    /// truths + actions in all, 64 up to 128, 96 beyond).
     #[arg(long, value_name = "ENTRIES", default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES)]
     pub search_budget: usize,
     /// Most nodes one instance's search may expand before it is marked

@@ -49,8 +49,9 @@ pub struct SearchBudget {
 }
 
 impl SearchBudget {
-    /// The default memo limit: at most 256 MiB of table with 64-bit keys
-    /// (16-byte slots, at most half full), 512 MiB with 128-bit keys.
+    /// The default memo limit: at most 384 MiB of table with 64-bit keys
+    /// (24-byte slots: key and two bounds, at most half full), 512 MiB with
+    /// 128-bit keys, 768 MiB beyond 128 truths + actions.
     pub const DEFAULT_MAX_MEMO_ENTRIES: usize = 8_000_000;
 
     /// The default node limit.
