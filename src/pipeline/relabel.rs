@@ -231,19 +231,24 @@ fn set_member(object: &str, key: &str, value: &str) -> String {
 
 /// The text between a member's key and its value (`:` or `: `).
 fn key_separator(member: &str) -> Option<&str> {
+    let (member, close) = key_end(member)?;
+    let rest = &member[close + 1..];
+    let len = rest
+        .find(|c: char| c != ':' && !c.is_whitespace())
+        .unwrap_or(rest.len());
+    Some(&rest[..len])
+}
+
+/// A member without its leading whitespace, and the position of the quote
+/// that closes its key (escapes skipped).
+fn key_end(member: &str) -> Option<(&str, usize)> {
     let member = member.trim_start();
     let mut escaped = false;
     for (i, c) in member.char_indices().skip(1) {
         match c {
             _ if escaped => escaped = false,
             '\\' => escaped = true,
-            '"' => {
-                let rest = &member[i + 1..];
-                let len = rest
-                    .find(|c: char| c != ':' && !c.is_whitespace())
-                    .unwrap_or(rest.len());
-                return Some(&rest[..len]);
-            }
+            '"' => return Some((member, i)),
             _ => {}
         }
     }
@@ -283,17 +288,8 @@ fn top_level_members(inner: &str) -> Vec<&str> {
 
 /// The decoded key of a `"key": value` member.
 fn member_key(member: &str) -> Option<String> {
-    let member = member.trim_start();
-    let mut escaped = false;
-    for (i, c) in member.char_indices().skip(1) {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '"' => return serde_json::from_str(&member[..=i]).ok(),
-            _ => {}
-        }
-    }
-    None
+    let (member, close) = key_end(member)?;
+    serde_json::from_str(&member[..=close]).ok()
 }
 
 #[cfg(test)]
