@@ -11,8 +11,9 @@
 //! a label, median / p90 / max milliseconds over all of them (an
 //! unlabelled instance counts with the time it took to exhaust the
 //! budget), and median / max search nodes. With `PER_INSTANCE` set, one
-//! line per instance goes to stderr; `SEARCH_NODES=N` replaces the default
-//! node budget.
+//! line per instance goes to stderr; `SEARCH_NODES=N` and `SEARCH_MEMO=N`
+//! replace the default node and memo budgets, and `SEEDS=3,19` labels only
+//! those instances (for studying the hard tail).
 
 use std::time::Instant;
 
@@ -45,8 +46,17 @@ fn main() {
             .ok()
             .map(|n| n.parse().expect("SEARCH_NODES is a number"))
             .unwrap_or(SearchBudget::DEFAULT_MAX_NODES),
+        max_memo_entries: std::env::var("SEARCH_MEMO")
+            .ok()
+            .map(|n| n.parse().expect("SEARCH_MEMO is a number"))
+            .unwrap_or(SearchBudget::DEFAULT_MAX_MEMO_ENTRIES),
         ..SearchBudget::default()
     };
+    let only: Option<Vec<u64>> = std::env::var("SEEDS").ok().map(|s| {
+        s.split(',')
+            .map(|n| n.parse().expect("SEEDS is a list of numbers"))
+            .collect()
+    });
     let registry = Registry::new(None);
     let mut searcher = Searcher::new();
     println!(
@@ -64,6 +74,9 @@ fn main() {
             let mut nodes = Vec::new();
             let mut labelled = 0;
             for instance in &instances {
+                if only.as_ref().is_some_and(|o| !o.contains(&instance.index)) {
+                    continue;
+                }
                 let problem = Problem::new(&domain, &instance.truths, &instance.actions)
                     .expect("instance fits");
                 let observed: Vec<Option<usize>> = instance
@@ -77,7 +90,10 @@ fn main() {
                 let (work, what) = match result {
                     Ok(label) => {
                         labelled += 1;
-                        (label.nodes, format!("E={}", label.expected_steps))
+                        (
+                            label.nodes,
+                            format!("E={} memo {}", label.expected_steps, label.memo_entries),
+                        )
                     }
                     Err(SearchError::BudgetExceeded { nodes, .. }) => {
                         (nodes, "budget exceeded".to_string())
