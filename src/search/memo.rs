@@ -197,6 +197,22 @@ impl<K: Key> Memo<K> {
     }
 }
 
+/// The tables of one search: the proven bounds ([`Memo`] above) and a
+/// cache of greedy rollout values (upper bounds, see the solver).
+pub struct Memos<K> {
+    pub proven: Memo<K>,
+    pub greedy: Memo<K>,
+}
+
+impl<K: Key> Default for Memos<K> {
+    fn default() -> Self {
+        Memos {
+            proven: Memo::new(),
+            greedy: Memo::new(),
+        }
+    }
+}
+
 impl<K: Key> Default for Memo<K> {
     fn default() -> Self {
         Self::new()

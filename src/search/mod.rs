@@ -32,13 +32,14 @@ use std::time::Duration;
 pub use mask::Mask;
 pub use problem::{MAX_WIDTH, Problem};
 
-use memo::Memo;
+use memo::Memos;
 use solver::Solver;
 
 /// Limits on one instance's search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchBudget {
-    /// Most memo entries (nodes) the search may store.
+    /// Most memo entries the search may store (proven bounds and greedy
+    /// rollouts together).
     pub max_memo_entries: usize,
     /// Most node expansions the search may make: the deterministic measure
     /// of its time (the same count on every machine and thread count).
@@ -142,9 +143,9 @@ impl Label {
 /// depend on what a `Searcher` computed before.
 #[derive(Default)]
 pub struct Searcher {
-    narrow: Memo<u64>,
-    wide: Memo<u128>,
-    widest: Memo<[u128; 2]>,
+    narrow: Memos<u64>,
+    wide: Memos<u128>,
+    widest: Memos<[u128; 2]>,
 }
 
 /// Runs `$body` with the narrowest solver for `$problem`: 64-bit masks

@@ -45,16 +45,19 @@
 //!   Only the first in instance order is tried (it would win the tie).
 //! * **Order-free minimum.** A node's value is a minimum over the sums of
 //!   its actions, which does not depend on the order the actions are
-//!   tried in. Actions are tried most promising first. Only at the nodes
-//!   the golden trajectory visits does the argmin matter; there the tie
-//!   rule of instance order is applied explicitly (an action later in
-//!   instance order is dismissed at `>= best`, an earlier one only at
-//!   `> best`).
+//!   tried in. Actions are tried most promising first: in a test, lowest
+//!   static bound first; at a node computed exactly, lowest upper bound of
+//!   the sum first, from greedy rollouts (`greedy_hi`, upper bounds by the
+//!   monotonicity above), so that the others are dismissed against a best
+//!   sum near the optimum. Only at the nodes the golden trajectory visits
+//!   does the argmin matter; there the tie rule of instance order is
+//!   applied explicitly (an action later in instance order is dismissed
+//!   at `>= best`, an earlier one only at `> best`).
 
 use std::time::Instant;
 
 use super::mask::Mask;
-use super::memo::{Bounds, Key, Memo};
+use super::memo::{Bounds, Key, Memo, Memos};
 use super::problem::Problem;
 use super::{SearchBudget, SearchError};
 
@@ -140,6 +143,8 @@ pub struct Solver<'m, M: Mask, K: Key> {
     /// Most truths one state rules out.
     widest_rule_out: u32,
     memo: &'m mut Memo<K>,
+    /// Greedy rollout values (see `greedy_hi`), a cache.
+    greedy: &'m mut Memo<K>,
     frames: Vec<Frame<M>>,
     budget: SearchBudget,
     started: Instant,
@@ -147,7 +152,11 @@ pub struct Solver<'m, M: Mask, K: Key> {
 }
 
 impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
-    pub fn new(problem: &Problem, memo: &'m mut Memo<K>, budget: SearchBudget) -> Self {
+    pub fn new(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
+        let Memos {
+            proven: memo,
+            greedy,
+        } = memos;
         let states: Vec<Vec<M>> = (0..problem.action_count())
             .map(|a| problem.states(a).iter().map(|&x| M::from_u128(x)).collect())
             .collect();
@@ -156,6 +165,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
         memo.clear();
+        greedy.clear();
         let widest_rule_out = states
             .iter()
             .flatten()
@@ -168,6 +178,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             related,
             key_shift: problem.truth_count() as u32,
             memo,
+            greedy,
             frames: Vec::new(),
             budget,
             started: Instant::now(),
@@ -186,8 +197,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         truths & !covered
     }
 
+    /// Entries stored in both tables (the unit of the memo budget).
     pub fn memo_entries(&self) -> usize {
-        self.memo.len()
+        self.memo.len() + self.greedy.len()
     }
 
     /// Nodes expanded so far (the unit of the node budget).
@@ -270,7 +282,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
 
     fn store(&mut self, truths: M, actions: M, bounds: Bounds) -> Result<(), SearchError> {
         let key = self.key(truths, actions);
-        if self.memo.len() >= self.budget.max_memo_entries && self.memo.get(key).is_none() {
+        if self.memo_entries() >= self.budget.max_memo_entries && self.memo.get(key).is_none() {
             return Err(self.exceeded());
         }
         self.memo.put(key, bounds);
@@ -407,6 +419,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         frame: &mut Frame<M>,
     ) -> Result<(f64, Option<usize>), SearchError> {
         self.expand(truths, actions, frame);
+        self.order_by_upper_bounds(frame, actions)?;
         let mut best = f64::INFINITY;
         let mut best_action: Option<usize> = None;
         for ci in 0..frame.cands.len() {
@@ -440,6 +453,126 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         }
         debug_assert!(best.is_finite());
         Ok((best + 1.0, best_action))
+    }
+
+    /// Orders the candidates of a node computed exactly by upper bounds of
+    /// their sums (the memo's, and greedy rollouts of the children), lowest
+    /// first. The first candidate is computed exactly and the others are
+    /// dismissed against it: the closer it is to optimal, the lower the
+    /// best sum they are tested against and the cheaper their lower-bound
+    /// proofs. (The static order of `expand` is good for tests but often
+    /// poor here: on motif-analysis 32 x 40 seed 0 the optimal root action
+    /// came second and a trajectory node's came 34th of 34.) Only the
+    /// order changes, so the value and the tie rule do not.
+    fn order_by_upper_bounds(
+        &mut self,
+        frame: &mut Frame<M>,
+        actions: M,
+    ) -> Result<(), SearchError> {
+        for ci in 0..frame.cands.len() {
+            self.look_up(frame, ci, actions);
+            let Cand { kids, states, .. } = frame.cands[ci];
+            for j in kids..kids + states {
+                let kid = frame.kids[j];
+                if !kid.base && !kid.b.exact() {
+                    let rollout = self.greedy_hi(kid.truths, kid.actions)?;
+                    frame.kids[j].b.hi = kid.b.hi.min(rollout);
+                }
+            }
+            frame.cands[ci].sum = sum_bounds(&frame.kids[kids..kids + states]);
+        }
+        frame.cands.sort_by(|x, y| {
+            x.sum
+                .hi
+                .total_cmp(&y.sum.hi)
+                .then(x.sum.lo.total_cmp(&y.sum.lo))
+                .then(x.spread.total_cmp(&y.spread))
+                .then(x.action.cmp(&y.action))
+        });
+        Ok(())
+    }
+
+    /// An upper bound of a non-base node's value (canonical `actions`):
+    /// the value of the greedy policy that takes, at every node, the
+    /// action `expand` would try first (the lowest sum of the children's
+    /// path bounds, base children counting 0, then the fewest truths left
+    /// expected), computed in the reference's float operations with the
+    /// memo's upper bound of a child where tighter. By the monotonicity
+    /// argument of the module comment it is at least the reference's value.
+    /// Each node's rollout is computed once (the `greedy` table) and counts
+    /// as one expansion.
+    fn greedy_hi(&mut self, truths: M, actions: M) -> Result<f64, SearchError> {
+        let key = self.key(truths, actions);
+        if let Some(b) = self.greedy.get(key) {
+            return Ok(b.hi);
+        }
+        self.count_expansion()?;
+        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let (once, twice) = (ge[0], ge[1]);
+        // (action, ΣW, bound of its sum, spread) of the greedy choice.
+        let mut best = (usize::MAX, 0u32, f64::INFINITY, f64::INFINITY);
+        for b in actions.ones() {
+            let r = self.related[b];
+            let covered_without = twice | (once & !r);
+            let sum_w: u32 = self.states[b].iter().map(|&x| (truths & !x).count()).sum();
+            let denom = f64::from(sum_w) + 1e-9;
+            let (mut lo, mut spread) = (0.0f64, 0.0f64);
+            for &x in &self.states[b] {
+                let t = truths & !x;
+                let w = t.count();
+                let p = f64::from(w) / denom;
+                spread += p * f64::from(w);
+                if w <= 1 || !(t & !covered_without).is_zero() {
+                    continue;
+                }
+                let cover = (1..LAYERS)
+                    .find(|&k| {
+                        let more = (ge[k] & !r) | (ge[k + 1] & r);
+                        !(t & !more).is_zero()
+                    })
+                    .unwrap_or(LAYERS) as u32;
+                lo += p * path_bound(cover, w, self.widest_rule_out);
+            }
+            if lo < best.2 || (lo == best.2 && spread < best.3) {
+                best = (b, sum_w, lo, spread);
+            }
+        }
+        let (b, sum_w, _, _) = best;
+        let child_actions = actions & !M::bit(b);
+        let denom = f64::from(sum_w) + 1e-9;
+        let mut sum = 0.0f64;
+        for s in 0..self.states[b].len() {
+            let t = truths & !self.states[b][s];
+            let Some(a) = self.reduce(t, child_actions) else {
+                continue;
+            };
+            let known = self.known(
+                t,
+                a,
+                Bounds {
+                    lo: 1.0,
+                    hi: f64::from(a.count()),
+                },
+            );
+            let v = if known.exact() {
+                known.hi
+            } else {
+                known.hi.min(self.greedy_hi(t, a)?)
+            };
+            sum += v * (f64::from(t.count()) / denom);
+        }
+        let rollout = (sum + 1.0).min(f64::from(actions.count()));
+        if self.memo_entries() >= self.budget.max_memo_entries {
+            return Err(self.exceeded());
+        }
+        self.greedy.put(
+            key,
+            Bounds {
+                lo: rollout,
+                hi: rollout,
+            },
+        );
+        Ok(rollout)
     }
 
     /// Fetches the canonical keys and memo bounds of candidate `ci`'s
@@ -797,5 +930,102 @@ fn node_bounds(cands: &[Cand]) -> Bounds {
     Bounds {
         lo: lo + 1.0,
         hi: hi + 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small pseudo-random problems: `truths` truths, `actions` actions of
+    /// 2-3 states, each state ruling out a random subset.
+    fn problems(count: usize, truths: usize, actions: usize) -> Vec<Problem> {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..count)
+            .map(|_| {
+                let rules: Vec<Vec<Vec<usize>>> = (0..actions)
+                    .map(|_| {
+                        let states = 2 + (next() % 2) as usize;
+                        (0..states)
+                            .map(|_| (0..truths).filter(|_| next() % 3 == 0).collect())
+                            .collect()
+                    })
+                    .collect();
+                Problem::from_rule_outs(truths, &rules).unwrap()
+            })
+            .collect()
+    }
+
+    /// The reference recursion, plainly (memoized), for small problems.
+    fn plain(
+        problem: &Problem,
+        truths: u64,
+        actions: u64,
+        memo: &mut std::collections::HashMap<(u64, u64), f64>,
+    ) -> f64 {
+        let related = |a: usize| problem.states(a).iter().fold(0u64, |m, &x| m | x as u64);
+        let covered = actions.ones().fold(0u64, |m, a| m | related(a));
+        if truths.count() <= 1 || truths & !covered != 0 {
+            return 0.0;
+        }
+        if let Some(&v) = memo.get(&(truths, actions)) {
+            return v;
+        }
+        let mut best = f64::INFINITY;
+        for a in actions.ones() {
+            let children: Vec<u64> = problem
+                .states(a)
+                .iter()
+                .map(|&x| truths & !(x as u64))
+                .collect();
+            let denom = f64::from(children.iter().map(|t| t.count()).sum::<u32>()) + 1e-9;
+            let mut sum = 0.0;
+            for &t in &children {
+                sum +=
+                    plain(problem, t, actions & !(1 << a), memo) * (f64::from(t.count()) / denom);
+            }
+            best = best.min(sum);
+        }
+        let value = best + 1.0;
+        memo.insert((truths, actions), value);
+        value
+    }
+
+    /// The greedy rollout bounds the exact value from above, at the root
+    /// and at every child of every root action.
+    #[test]
+    fn greedy_rollouts_are_upper_bounds() {
+        let mut memos = Memos::<u64>::default();
+        let mut checked = 0;
+        for problem in problems(60, 9, 7) {
+            let all_t: u64 = (1 << problem.truth_count()) - 1;
+            let all_a: u64 = (1 << problem.action_count()) - 1;
+            let mut nodes = vec![(all_t, all_a)];
+            for a in 0..problem.action_count() {
+                for &x in problem.states(a) {
+                    nodes.push((all_t & !(x as u64), all_a & !(1 << a)));
+                }
+            }
+            let mut exact = std::collections::HashMap::new();
+            for (truths, actions) in nodes {
+                // A fresh solver each time, with nothing proven to lean on.
+                let mut solver =
+                    Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+                let Some(canonical) = solver.reduce(truths, actions) else {
+                    continue;
+                };
+                let rollout = solver.greedy_hi(truths, canonical).unwrap();
+                let value = plain(&problem, truths, actions, &mut exact);
+                assert!(rollout >= value, "rollout {rollout} < value {value}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 300, "only {checked} non-base nodes checked");
     }
 }
