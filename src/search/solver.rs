@@ -502,9 +502,10 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
 
     /// An upper bound of a non-base node's value (canonical `actions`):
     /// the value of the greedy policy that takes, at every node, the
-    /// action `expand` would try first (the lowest sum of the children's
-    /// path bounds, base children counting 0, then the fewest truths left
-    /// expected), computed in the reference's float operations with the
+    /// action with the lowest sum of its children's path bounds (base
+    /// children counting 0; the order of `expand`, with the instance's
+    /// widest rule-out instead of the node's), then the fewest truths left
+    /// expected, computed in the reference's float operations with the
     /// memo's upper bound of a child where tighter. By the monotonicity
     /// argument of the module comment it is at least the reference's value.
     /// Each node's rollout is computed once (the `greedy` table) and counts
@@ -533,13 +534,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
                 }
-                let cover = (1..LAYERS)
-                    .find(|&k| {
-                        let more = (ge[k] & !r) | (ge[k + 1] & r);
-                        !(t & !more).is_zero()
-                    })
-                    .unwrap_or(LAYERS) as u32;
-                lo += p * path_bound(cover, w, self.widest_rule_out);
+                lo += p * path_bound(cover_after(&ge, r, t), w, self.widest_rule_out);
             }
             if lo < best.2 || (lo == best.2 && spread < best.3) {
                 best = (b, sum_w, lo, spread);
@@ -813,13 +808,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 if kid.base {
                     continue;
                 }
-                let cover = (1..LAYERS)
-                    .find(|&k| {
-                        let more = (ge[k] & !r) | (ge[k + 1] & r);
-                        !(kid.truths & !more).is_zero()
-                    })
-                    .unwrap_or(LAYERS) as u32;
-                kid.b.lo = path_bound(cover, kid.truths.count(), widest);
+                kid.b.lo = path_bound(cover_after(&ge, r, kid.truths), kid.truths.count(), widest);
             }
             cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
         }
@@ -902,6 +891,18 @@ fn cover_layers<M: Mask>(related: impl Iterator<Item = M>) -> [M; LAYERS + 1] {
         ge[0] |= r;
     }
     ge
+}
+
+/// The fewest actions relating to one truth of `truths` once the action
+/// related to `r` is used, from the cover layers `ge` of a node's actions
+/// (capped at [`LAYERS`]).
+fn cover_after<M: Mask>(ge: &[M; LAYERS + 1], r: M, truths: M) -> u32 {
+    (1..LAYERS)
+        .find(|&k| {
+            let more = (ge[k] & !r) | (ge[k + 1] & r);
+            !(truths & !more).is_zero()
+        })
+        .unwrap_or(LAYERS) as u32
 }
 
 /// A lower bound of the value of a non-base node from the shortest path
