@@ -50,11 +50,12 @@
 //!   narrowed together (`narrow_to_best`): the one with the lowest lower
 //!   bound is bisected, never above the others' best upper bound (from
 //!   greedy rollouts, `greedy_hi`, upper bounds by the monotonicity
-//!   above), until it is exact; so only the optimal sum is computed
-//!   exactly and the others are dismissed against it. Only at the nodes the golden trajectory visits
-//!   does the argmin matter; there the tie rule of instance order is
-//!   applied explicitly (an action later in instance order is dismissed
-//!   at `>= best`, an earlier one only at `> best`).
+//!   above), until it is exact; so of the node's sums only the optimal
+//!   one is computed exactly, and the others are dismissed against it.
+//!   Only at the nodes the golden trajectory visits does the argmin
+//!   matter; there the tie rule of instance order is applied explicitly
+//!   (an action later in instance order is dismissed at `>= best`, an
+//!   earlier one only at `> best`).
 
 use std::time::Instant;
 
@@ -516,9 +517,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// Orders the candidates of a node computed exactly by upper bounds of
     /// their sums (the memo's, and greedy rollouts of the children), lowest
     /// first. The upper bounds cap the tests of `narrow_to_best`, and the
-    /// candidates it does not pick are dismissed in this order against the
-    /// one it picks. (The static order of `expand` is good for tests but often
-    /// poor here: on motif-analysis 32 x 40 seed 0 the optimal root action
+    /// candidates it does not pick are dismissed in this order against
+    /// the one it picks. (The static order of `expand` is good for tests
+    /// but often poor here: on motif-analysis 32 x 40 seed 0 the optimal root action
     /// came second and a trajectory node's came 34th of 34.) Candidates
     /// are taken in static order (lower bounds ascending), and one whose
     /// lower bound is already at least the best upper bound so far cannot
