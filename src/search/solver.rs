@@ -519,12 +519,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// first. The upper bounds cap the tests of `narrow_to_best`, and the
     /// candidates it does not pick are dismissed in this order against
     /// the one it picks. (The static order of `expand` is good for tests
-    /// but often poor here: on motif-analysis 32 x 40 seed 0 the optimal root action
-    /// came second and a trajectory node's came 34th of 34.) Candidates
-    /// are taken in static order (lower bounds ascending), and one whose
-    /// lower bound is already at least the best upper bound so far cannot
-    /// be better than that candidate: it gets no rollouts and sorts after
-    /// it. Only the order changes, so the value and the tie rule do not.
+    /// but often poor here: on motif-analysis 32 x 40 seed 0 the optimal
+    /// root action came second and a trajectory node's came 34th of 34.)
+    /// Candidates are taken in static order (lower bounds ascending), and
+    /// one whose lower bound is already at least the best upper bound so
+    /// far cannot be better than that candidate: it gets no rollouts and
+    /// sorts after it. Only the order changes, so the value and the tie
+    /// rule do not.
     fn order_by_upper_bounds(
         &mut self,
         frame: &mut Frame<M>,
