@@ -14,12 +14,109 @@
 //! line per instance goes to stderr; `SEARCH_NODES=N` and `SEARCH_MEMO=N`
 //! replace the default node and memo budgets, and `SEEDS=3,19` labels only
 //! those instances (for studying the hard tail).
+//!
+//! With `REFERENCE=NODES`, each instance is also solved by KUMO's recursion
+//! as DESIGN.md states it ([`Reference`]: a plain memo on `(T, A)` and the
+//! early stop of a sum at the best so far), stopped after NODES nodes: an
+//! independent solver timed side by side. A second row per setting gives
+//! how many it finished, its median / p90 / max milliseconds (an
+//! unfinished one counts with the time it took to reach the cap) and how
+//! many of the values both finished are equal bit for bit (a difference
+//! panics).
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use kumo_gen::domain::Registry;
 use kumo_gen::search::{Problem, SearchBudget, SearchError, Searcher};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
+
+/// KUMO's optimal search written the way DESIGN.md states it, sharing no
+/// code with `kumo_gen::search` beyond the instance's rule-out masks: `E`
+/// memoised on `(T, A)` with the actions related to no truth of `T`
+/// dropped from the key, every action tried in instance order, a sum
+/// stopped once it reaches the best so far (exact pruning).
+struct Reference<'p> {
+    problem: &'p Problem,
+    /// Truths each action relates to (the union of its states' rule-outs).
+    related: Vec<u128>,
+    memo: HashMap<(u128, u128), f64>,
+    nodes: u64,
+    max_nodes: u64,
+}
+
+impl<'p> Reference<'p> {
+    fn new(problem: &'p Problem, max_nodes: u64) -> Self {
+        let related = (0..problem.action_count())
+            .map(|a| problem.states(a).iter().fold(0, |r, &x| r | x))
+            .collect();
+        Reference {
+            problem,
+            related,
+            memo: HashMap::new(),
+            nodes: 0,
+            max_nodes,
+        }
+    }
+
+    /// `E(truths, actions)`, or `None` once more than `max_nodes` nodes
+    /// were expanded.
+    fn value(&mut self, truths: u128, actions: u128) -> Option<f64> {
+        if truths.count_ones() <= 1 {
+            return Some(0.0);
+        }
+        let (mut kept, mut covered) = (0u128, 0u128);
+        for b in ones(actions) {
+            let r = self.related[b] & truths;
+            if r != 0 {
+                kept |= 1 << b;
+                covered |= r;
+            }
+        }
+        if covered != truths {
+            // A truth related to no action (this covers `A` empty).
+            return Some(0.0);
+        }
+        if let Some(&v) = self.memo.get(&(truths, kept)) {
+            return Some(v);
+        }
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return None;
+        }
+        let mut best = f64::INFINITY;
+        for b in ones(kept) {
+            let states = self.problem.states(b);
+            let total: u32 = states.iter().map(|&x| (truths & !x).count_ones()).sum();
+            let mut sum = 0.0f64;
+            for &x in states {
+                let left = truths & !x;
+                let p = f64::from(left.count_ones()) / (f64::from(total) + 1e-9);
+                sum += self.value(left, kept & !(1 << b))? * p;
+                if sum >= best {
+                    break;
+                }
+            }
+            if sum < best {
+                best = sum;
+            }
+        }
+        let value = best + 1.0;
+        self.memo.insert((truths, kept), value);
+        Some(value)
+    }
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+fn ones(mut mask: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let b = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            b
+        })
+    })
+}
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let n = sorted.len();
@@ -57,6 +154,9 @@ fn main() {
             .map(|n| n.parse().expect("SEEDS is a list of numbers"))
             .collect()
     });
+    let reference_nodes: Option<u64> = std::env::var("REFERENCE")
+        .ok()
+        .map(|n| n.parse().expect("REFERENCE is a number of nodes"));
     let registry = Registry::new(None);
     let mut searcher = Searcher::new();
     println!(
@@ -73,6 +173,7 @@ fn main() {
             let mut ms = Vec::new();
             let mut nodes = Vec::new();
             let mut labelled = 0;
+            let (mut ref_ms, mut ref_finished, mut ref_equal) = (Vec::new(), 0, 0);
             for instance in &instances {
                 if only.as_ref().is_some_and(|o| !o.contains(&instance.index)) {
                     continue;
@@ -87,6 +188,42 @@ fn main() {
                 let start = Instant::now();
                 let result = searcher.label(&problem, &observed, budget);
                 let elapsed = start.elapsed().as_secs_f64() * 1e3;
+                let ours = result.as_ref().ok().map(|label| label.expected_steps);
+                if let Some(max_nodes) = reference_nodes {
+                    let start = Instant::now();
+                    let mut reference = Reference::new(&problem, max_nodes);
+                    let all = |n: usize| {
+                        if n == 128 {
+                            u128::MAX
+                        } else {
+                            (1u128 << n) - 1
+                        }
+                    };
+                    let value =
+                        reference.value(all(problem.truth_count()), all(problem.action_count()));
+                    let elapsed = start.elapsed().as_secs_f64() * 1e3;
+                    ref_ms.push(elapsed);
+                    if let Some(v) = value {
+                        ref_finished += 1;
+                        if let Some(e) = ours {
+                            assert_eq!(
+                                v.to_bits(),
+                                e.to_bits(),
+                                "{name} {t}x{a} seed {}: reference {v}, search {e}",
+                                instance.index
+                            );
+                            ref_equal += 1;
+                        }
+                    }
+                    if per_instance {
+                        eprintln!(
+                            "{name} {t}x{a} seed {} reference {elapsed:.3} ms {} nodes {}",
+                            instance.index,
+                            reference.nodes.min(max_nodes),
+                            value.map_or("over the cap".to_string(), |v| format!("E={v}"))
+                        );
+                    }
+                }
                 let (work, what) = match result {
                     Ok(label) => {
                         labelled += 1;
@@ -120,6 +257,16 @@ fn main() {
                 quantile(&nodes, 0.5),
                 quantile(&nodes, 1.0),
             );
+            if reference_nodes.is_some() {
+                ref_ms.sort_by(f64::total_cmp);
+                println!(
+                    "| {name} (reference) | {t}x{a} | {} | {ref_finished} | {:.1} | {:.1} | {:.1} | {ref_equal} equal | |",
+                    ref_ms.len(),
+                    quantile(&ref_ms, 0.5),
+                    quantile(&ref_ms, 0.9),
+                    quantile(&ref_ms, 1.0),
+                );
+            }
         }
     }
 }
