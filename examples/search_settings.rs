@@ -59,6 +59,13 @@ impl<'p> Reference<'p> {
         }
     }
 
+    /// `E` of the whole instance, or `None` over the node cap.
+    fn root_value(&mut self) -> Option<f64> {
+        let all = |n: usize| u128::MAX >> (128 - n);
+        let (truths, actions) = (self.problem.truth_count(), self.problem.action_count());
+        self.value(all(truths), all(actions))
+    }
+
     /// `E(truths, actions)`, or `None` once more than `max_nodes` nodes
     /// were expanded.
     fn value(&mut self, truths: u128, actions: u128) -> Option<f64> {
@@ -116,6 +123,13 @@ fn ones(mut mask: u128) -> impl Iterator<Item = usize> {
             b
         })
     })
+}
+
+/// The median / p90 / max columns of a row, from milliseconds.
+fn times(ms: &mut [f64]) -> String {
+    ms.sort_by(f64::total_cmp);
+    let (median, p90, max) = (quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 1.0));
+    format!("{median:.1} | {p90:.1} | {max:.1}")
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -192,15 +206,7 @@ fn main() {
                 if let Some(max_nodes) = reference_nodes {
                     let start = Instant::now();
                     let mut reference = Reference::new(&problem, max_nodes);
-                    let all = |n: usize| {
-                        if n == 128 {
-                            u128::MAX
-                        } else {
-                            (1u128 << n) - 1
-                        }
-                    };
-                    let value =
-                        reference.value(all(problem.truth_count()), all(problem.action_count()));
+                    let value = reference.root_value();
                     let elapsed = start.elapsed().as_secs_f64() * 1e3;
                     ref_ms.push(elapsed);
                     if let Some(v) = value {
@@ -246,25 +252,19 @@ fn main() {
                 ms.push(elapsed);
                 nodes.push(work as f64);
             }
-            ms.sort_by(f64::total_cmp);
             nodes.sort_by(f64::total_cmp);
             println!(
-                "| {name} | {t}x{a} | {} | {labelled} | {:.1} | {:.1} | {:.1} | {} | {} |",
+                "| {name} | {t}x{a} | {} | {labelled} | {} | {} | {} |",
                 ms.len(),
-                quantile(&ms, 0.5),
-                quantile(&ms, 0.9),
-                quantile(&ms, 1.0),
+                times(&mut ms),
                 quantile(&nodes, 0.5),
                 quantile(&nodes, 1.0),
             );
             if reference_nodes.is_some() {
-                ref_ms.sort_by(f64::total_cmp);
                 println!(
-                    "| {name} (reference) | {t}x{a} | {} | {ref_finished} | {:.1} | {:.1} | {:.1} | {ref_equal} equal | |",
+                    "| {name} (reference) | {t}x{a} | {} | {ref_finished} | {} | {ref_equal} equal | |",
                     ref_ms.len(),
-                    quantile(&ref_ms, 0.5),
-                    quantile(&ref_ms, 0.9),
-                    quantile(&ref_ms, 1.0),
+                    times(&mut ref_ms),
                 );
             }
         }
