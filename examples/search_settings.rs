@@ -61,7 +61,7 @@ impl<'p> Reference<'p> {
 
     /// `E` of the whole instance, or `None` over the node cap.
     fn root_value(&mut self) -> Option<f64> {
-        let all = |n: usize| u128::MAX >> (128 - n);
+        let all = |n: usize| u128::MAX.checked_shr(128 - n as u32).unwrap_or(0);
         let (truths, actions) = (self.problem.truth_count(), self.problem.action_count());
         self.value(all(truths), all(actions))
     }
