@@ -497,7 +497,11 @@ impl PyTask {
     /// out when the golden player answers (`None` for an unlabelled line).
     #[getter]
     fn consistent_at_answer(&self) -> PyResult<Option<usize>> {
-        let resolved = self.inner.instance.resolve(&self.domain).map_err(value_error)?;
+        let resolved = self
+            .inner
+            .instance
+            .resolve(&self.domain)
+            .map_err(value_error)?;
         Ok(resolved.golden.as_ref().map(|golden| {
             let curve = resolved.remaining_after(&self.domain, golden);
             curve.last().copied().unwrap_or_default() as usize
