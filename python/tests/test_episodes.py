@@ -86,3 +86,16 @@ def test_python_players_equal_eval_player(run_cli, tmp_path: Path) -> None:
         task = kumo_gen.Task(domain, kumo_gen.dumps(kumo_gen.instance(domain, index=line["seed"], seed=2)))
         session = players.play("random", task, seed=9)
         assert session.trial()["actions"] == line["trajectories"][0]["actions"]
+
+
+def test_env_steps_carry_the_stamp() -> None:
+    env = kumo_gen.Env("medical", 4, 6, seed=3, n=2, start=5)
+    env.reset(1)
+    task = env.instance(1)
+    assert kumo_gen.dumps(task) == kumo_gen.dumps(kumo_gen.instance("medical", index=6, seed=3))
+    _, _, _, info = env.step(f"<ANSWER> {task['valid_truth']} </ANSWER>")
+    assert info["id"] == "medical/truth_num=4+action_num=6+valid_truth_num=1/3/6"
+    assert info["difficulty"]["expected_steps"] == task["optimal"]["expected_steps"]
+    given = kumo_gen.Env("medical", tasks=[task])
+    given.reset(0)
+    assert given.step(None)[3]["id"] == "medical/truth_num=4+action_num=6+valid_truth_num=1/tasks/6"
