@@ -139,3 +139,41 @@ fn a_player_and_an_api_are_exclusive() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn golden_refuses_unlabelled_instances() {
+    let tmp = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args([
+            "generate",
+            "--domain",
+            "medical",
+            "-n",
+            "3",
+            "--no-labels",
+            "--out",
+        ])
+        .arg(tmp.path().join("data"))
+        .assert()
+        .success();
+    let out = kumo_gen()
+        .args(["eval", "--player", "golden", "--data"])
+        .arg(tmp.path().join("data"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("needs labelled instances") && stderr.contains("kumo-gen label"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("results").exists());
+    kumo_gen()
+        .args(["eval", "--player", "guess", "--data"])
+        .arg(tmp.path().join("data"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .success();
+}

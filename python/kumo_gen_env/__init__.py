@@ -70,6 +70,9 @@ class KumoConfig(vf.TasksetConfig):
 
 
 class KumoData(vf.TaskData):
+    id: Optional[str] = None
+    """`<domain>/<setting>/<seed>/<index>` (declared here too: verifiers
+    0.3.1's `TaskData` has no `id`)."""
     info: Dict[str, Any]
     """`line`, `domain` (name) and `domain_document` (set for families and
     files), `max_steps`, `efficiency`, and the stamp (`kumo_gen.stamp`)."""

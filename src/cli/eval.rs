@@ -299,24 +299,14 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    if player == Some(Player::Golden)
-        && let Some((suite, task)) = suites.iter().find_map(|s| {
-            s.tasks
-                .iter()
-                .find(|t| {
-                    t.instance
-                        .optimal
-                        .as_ref()
-                        .is_none_or(|o| o.golden_answer.is_none())
-                })
-                .map(|t| (s, t))
-        })
-    {
-        return fail(format!(
-            "--player golden needs labelled instances, but seed {} of `{}` has no `optimal.golden_answer`; \
-             run `kumo-gen label` on the dataset first",
-            task.instance.seed, suite.setting
-        ));
+    if let Some(player) = player {
+        for suite in &suites {
+            for task in &suite.tasks {
+                if let Err(e) = player.check(&task.instance) {
+                    return fail(format!("{}/{}.jsonl: {e}", suite.domain_dir, suite.setting));
+                }
+            }
+        }
     }
     let api_key = ["KUMO_API_KEY", "OPENAI_API_KEY"]
         .iter()

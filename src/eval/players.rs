@@ -89,6 +89,14 @@ impl Player {
         }
     }
 
+    /// Whether the player can play `instance`: `golden` needs its labels.
+    pub fn check(self, instance: &InstanceLine) -> Result<(), PlayerError> {
+        match self {
+            Player::Golden => golden_answer(instance).map(|_| ()),
+            Player::Random | Player::Guess => Ok(()),
+        }
+    }
+
     /// The reply to `messages` (eval's request for `instance` of `domain`).
     pub fn reply(
         self,
@@ -134,17 +142,30 @@ fn pick<'a, T>(items: &'a [T], rng: &mut ChaCha8Rng) -> Result<&'a T, PlayerErro
     Ok(&items[rng.random_range(0..items.len())])
 }
 
-fn golden_move(instance: &InstanceLine, reply: usize) -> Result<String, PlayerError> {
+fn golden_answer(instance: &InstanceLine) -> Result<&str, PlayerError> {
     let optimal = instance.optimal.as_ref();
-    let answer = optimal.and_then(|o| o.golden_answer.clone()).ok_or_else(|| {
-        PlayerError(format!(
-            "the golden player needs labelled instances: seed {} has no `optimal.golden_answer` \
-             (generate with labels, or run `kumo-gen label`)",
-            instance.seed
-        ))
-    })?;
-    let trajectory = &optimal.expect("checked above").golden_trajectory;
-    Ok(trajectory.get(reply).cloned().unwrap_or(answer))
+    optimal
+        .and_then(|o| o.golden_answer.as_deref())
+        .ok_or_else(|| {
+            PlayerError(format!(
+                "the golden player needs labelled instances: seed {} has no `optimal.golden_answer` \
+                 (generate with labels, or run `kumo-gen label`)",
+                instance.seed
+            ))
+        })
+}
+
+fn golden_move(instance: &InstanceLine, reply: usize) -> Result<String, PlayerError> {
+    let answer = golden_answer(instance)?;
+    let trajectory = instance
+        .optimal
+        .as_ref()
+        .map(|o| o.golden_trajectory.as_slice())
+        .unwrap_or_default();
+    Ok(trajectory
+        .get(reply)
+        .map_or(answer, String::as_str)
+        .to_string())
 }
 
 fn random_move(
