@@ -7,6 +7,7 @@ mod conformance;
 mod derived;
 mod domain;
 mod eval;
+mod eval_players;
 mod family;
 mod generate;
 mod graph;

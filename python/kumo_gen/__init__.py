@@ -15,11 +15,18 @@ optimal labels, generated in-process by the Rust library.
   style items (`question`, `answer`, `metadata`);
 - `Env`: the multi-turn game with `kumo-gen eval`'s protocol
   (`reset(index)`, `step(reply)`);
-- `kumo_gen.verifiers.load_environment(...)`: a `verifiers` MultiTurnEnv
-  (also `kumo_gen.load_environment`, so `vf.load_environment("kumo-gen")`
-  and `vf-eval kumo-gen` find it).
+- `instance(domain, truths=, actions=, index=, seed=)`: line `index` of
+  the CLI's file alone; `generate(..., start=)` a range; `stamp(...)`:
+  the `id`, versions and `difficulty` every item carries;
+- `players`: the offline players (`golden`, `random`, `guess`);
+- framework adapters, each importing its framework only when used:
+  verifiers v1 (`KumoTaskset`/`KumoGameEnv`, exported here and by the
+  module `kumo_gen_env`, so the ids `kumo-gen` and `kumo-gen-env`
+  resolve), `kumo_gen.inspect` (Inspect AI), `kumo_gen.trl` (TRL's
+  `environment_factory`) and `register_reasoning_gym()`.
 """
 
+import importlib.util
 from typing import Any
 
 from ._api import (
@@ -32,22 +39,17 @@ from ._api import (
     family_yaml,
     generate,
     generate_lines,
+    instance,
     label,
     load_domain,
     parse_answer,
     setting_name,
+    stamp,
+    task_id,
 )
 from ._native import Session, Task, __version__
 from .dataset import KumoDataset, create_dataset, score_answer
 from .env import Env
-
-
-def load_environment(**kwargs: Any) -> Any:
-    """The verifiers entry point (`vf.load_environment("kumo-gen", ...)`):
-    `kumo_gen.verifiers.load_environment(**kwargs)`."""
-    from .verifiers import load_environment as load
-
-    return load(**kwargs)
 
 
 __all__ = [
@@ -66,10 +68,36 @@ __all__ = [
     "family_yaml",
     "generate",
     "generate_lines",
+    "instance",
     "label",
     "load_domain",
-    "load_environment",
     "parse_answer",
     "score_answer",
+    "register_reasoning_gym",
     "setting_name",
+    "stamp",
+    "task_id",
 ]
+
+# verifiers v1's loader resolves the id `kumo-gen` to this module and takes
+# the Taskset and Env subclasses `__all__` exports; they load (with
+# verifiers) only when asked for.
+_VERIFIERS_CLASSES = ("KumoTaskset", "KumoGameEnv")
+if importlib.util.find_spec("verifiers") is not None:
+    __all__ += list(_VERIFIERS_CLASSES)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _VERIFIERS_CLASSES:
+        import kumo_gen_env
+
+        return getattr(kumo_gen_env, name)
+    raise AttributeError(f"module 'kumo_gen' has no attribute {name!r}")
+
+
+def register_reasoning_gym() -> None:
+    """Registers the dataset `kumo` with reasoning-gym
+    (`kumo_gen.reasoning_gym.register()`); needs `reasoning-gym`."""
+    from .reasoning_gym import register
+
+    register()

@@ -99,11 +99,17 @@ def generate_lines(
     search_nodes: int = DEFAULT_SEARCH_NODES,
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    start: int = 0,
 ) -> List[str]:
-    """The lines of `kumo-gen generate --domain D --truths T --actions A -n N
-    --seed S --valid V ...`'s dataset file, byte for byte (without the
-    newlines). `labels=False` is `--no-labels`; `threads=0` uses every
-    core (the output does not depend on it)."""
+    """Lines `start..start+n` of `kumo-gen generate --domain D --truths T
+    --actions A -n N --seed S --valid V ...`'s dataset file (any N of at
+    least `start+n`), byte for byte (without the newlines). The lines before
+    `start` are neither labelled nor rendered; their instances are still
+    drawn, because line `i` is the first draw of stream `i` whose dedup key
+    no earlier line has. `labels=False` is `--no-labels`; `threads=0` uses
+    every core (the output does not depend on it)."""
+    if start < 0:
+        raise ValueError(f"start must be at least 0, not {start}")
     d = load_domain(domain, domains_dir)
     return _native.generate_lines(
         d,
@@ -118,6 +124,7 @@ def generate_lines(
         search_budget=search_budget,
         search_nodes=search_nodes,
         threads=threads,
+        start=start,
     )
 
 
@@ -130,13 +137,74 @@ def generate(
     valid: int = 1,
     **options: Any,
 ) -> List[Dict[str, Any]]:
-    """Instances `0..n-1` of a setting as task dicts: KUMO's `truths`,
-    `actions`, `observations`, `seed`, `valid_truth`, then `structure` and
-    `optimal` (`expected_steps`, `first_action`, `golden_actions`,
-    `golden_trajectory`, `golden_answer`). The same instances, in the same
-    order, as the CLI with the same parameters; `dumps(task)` is the CLI's
-    line. Options as for `generate_lines`."""
+    """Instances `start..start+n-1` (`start=0` by default) of a setting as
+    task dicts: KUMO's `truths`, `actions`, `observations`, `seed`,
+    `valid_truth`, then `structure` and `optimal` (`expected_steps`,
+    `first_action`, `golden_actions`, `golden_trajectory`, `golden_answer`).
+    The same instances, in the same order, as the CLI with the same
+    parameters; `dumps(task)` is the CLI's line. Options as for
+    `generate_lines`."""
     return [json.loads(line) for line in generate_lines(domain, truths, actions, n, seed, valid, **options)]
+
+
+def instance(
+    domain: DomainLike,
+    truths: int = 4,
+    actions: int = 6,
+    index: int = 0,
+    seed: int = 0,
+    valid: int = 1,
+    **options: Any,
+) -> Dict[str, Any]:
+    """Instance `index` of a setting: the task whose `dumps(...)` is exactly
+    line `index` (0-based) of the file `kumo-gen generate` writes with these
+    parameters, without labelling or rendering the lines before it. The
+    same (domain, setting, seed, index) always gives the same episode, so
+    every rollout of a GRPO group can share one. Options as for
+    `generate_lines`."""
+    lines = generate_lines(domain, truths, actions, 1, seed, valid, start=index, **options)
+    return json.loads(lines[0])
+
+
+def task_id(domain_name: str, truths: int, actions: int, valid: int, seed: int, index: int) -> str:
+    """The durable id of an instance: `<domain>/<setting>/<seed>/<index>`."""
+    return f"{domain_name}/{setting_name(truths, actions, valid)}/{seed}/{index}"
+
+
+def stamp(
+    domain: Domain,
+    task: Dict[str, Any],
+    truths: int,
+    actions: int,
+    valid: int,
+    seed: int,
+    index: int,
+    native_task: Optional[Any] = None,
+) -> Dict[str, Any]:
+    """What every Python item carries about its instance: `id`
+    (`task_id`), `generator_version`, `domain_hash` (as in `manifest.json`)
+    and `difficulty`: `truths`, `actions`, `valid`, `expected_steps` (the
+    exact optimal expected number of actions), `golden_length` (actions the
+    golden trajectory takes on this instance) and `consistent_at_answer`
+    (truths no observation along the golden trajectory rules out when it
+    answers); the last three are `None` for an unlabelled instance.
+    DESIGN.md's `percentile` is not computed yet."""
+    optimal = task.get("optimal") or {}
+    if native_task is None:
+        native_task = _native.Task(domain, json.dumps(task, ensure_ascii=False))
+    return {
+        "id": task_id(domain.name, truths, actions, valid, seed, index),
+        "generator_version": _native.__version__,
+        "domain_hash": domain.source_hash,
+        "difficulty": {
+            "truths": truths,
+            "actions": actions,
+            "valid": valid,
+            "expected_steps": optimal.get("expected_steps"),
+            "golden_length": optimal.get("golden_actions"),
+            "consistent_at_answer": native_task.consistent_at_answer,
+        },
+    }
 
 
 def dumps(task: Dict[str, Any]) -> str:

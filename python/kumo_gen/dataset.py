@@ -6,7 +6,11 @@ Each item is a dict with
   platform prompt with the instance's knowledge book), byte for byte;
 - `answer`: the truth optimal play names (`optimal.golden_answer`, the
   valid truth);
-- `metadata`: `source_dataset`, `source_index`, `domain`, `setting`,
+- `metadata`: `source_dataset` (`"kumo"` by default: the name
+  `kumo_gen.register_reasoning_gym()` registers, so reasoning-gym's
+  `CompositeDataset` finds the dataset that scores an entry),
+  `source_index`, `id`, `generator_version`, `domain_hash`, `difficulty`
+  (see `kumo_gen.stamp`), `domain`, `setting`,
   `instance` (KUMO's fields and `structure`, as in the dataset line),
   `optimal` (the exact labels), `instruction` (eval's per-round user
   message) and `accepted_answers` (the instance's truths that no
@@ -27,7 +31,7 @@ import json
 from typing import Any, Dict, Iterator, List, Optional
 
 from . import _native
-from ._api import DomainLike, generate_lines, load_domain, setting_name
+from ._api import DomainLike, generate_lines, load_domain, setting_name, stamp
 
 
 class KumoDataset:
@@ -44,11 +48,14 @@ class KumoDataset:
         valid: int = 1,
         *,
         templates_dir: Optional[str] = None,
+        source_dataset: str = "kumo",
         **options: Any,
     ) -> None:
         self.domain = load_domain(domain, options.pop("domains_dir", None))
         self.size = size
         self.seed = seed
+        self.source_dataset = source_dataset
+        self._setting = (truths, actions, valid)
         self.config = {
             "domain": self.domain.name,
             "size": size,
@@ -91,12 +98,17 @@ class KumoDataset:
         accepted = [t for t in instance["truths"] if task.judge(t)]
         valid = instance["valid_truth"]
         answer = (optimal or {}).get("golden_answer") or (valid if isinstance(valid, str) else valid[0])
+        truths, actions, valid_count = self._setting
+        stamped = stamp(
+            self.domain, json.loads(line), truths, actions, valid_count, self.seed, index, native_task=task
+        )
         return {
             "question": task.system_prompt,
             "answer": answer,
             "metadata": {
-                "source_dataset": f"kumo_gen/{self.domain.name}",
+                "source_dataset": self.source_dataset,
                 "source_index": index,
+                **stamped,
                 "domain": self.domain.name,
                 "setting": self.setting,
                 "instance": instance,

@@ -35,7 +35,7 @@ import json
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
-from ._api import DomainLike, generate_lines, load_domain
+from ._api import DomainLike, generate_lines, load_domain, stamp
 
 Message = Dict[str, Any]
 
@@ -52,6 +52,7 @@ class Env:
         n: int = 100,
         *,
         valid: int = 1,
+        start: int = 0,
         tasks: Optional[Iterable[Union[str, Dict[str, Any]]]] = None,
         model: str = "",
         max_steps: int = 50,
@@ -60,7 +61,8 @@ class Env:
         domains_dir: Optional[str] = None,
         **options: Any,
     ) -> None:
-        """Instances `0..n-1` of the setting (as `kumo_gen.generate`), or
+        """Instances `start..start+n-1` of the setting (as
+        `kumo_gen.generate`), or
         `tasks`: instance lines or dicts (a dataset file's lines, KUMO's
         published instances, ...). `model` is the model name eval would be
         given (`gemma`, `claude` and `o1` models get the system prompt as a
@@ -71,9 +73,11 @@ class Env:
             raise ValueError("max_steps must be at least 1")
         self.domain = load_domain(domain, domains_dir)
         if tasks is None:
-            self._lines = generate_lines(self.domain, truths, actions, n, seed, valid, **options)
+            self._lines = generate_lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
+            self._origin: Optional[Tuple[int, int, int, int, int]] = (truths, actions, valid, seed, start)
         else:
             self._lines = [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in tasks]
+            self._origin = None
         self.model = model
         self.max_steps = max_steps
         self.efficiency = efficiency
@@ -88,6 +92,23 @@ class Env:
     def instance(self, index: int) -> Dict[str, Any]:
         """Instance `index` as a task dict (with `optimal` when labelled)."""
         return json.loads(self._lines[index])
+
+    def stamp(self, index: int) -> Dict[str, Any]:
+        """Instance `index`'s `id`, `generator_version`, `domain_hash` and
+        `difficulty` (`kumo_gen.stamp`). For generated instances the id is
+        `<domain>/<setting>/<seed>/<start + index>`; for given `tasks`,
+        whose generation seed is unknown, `<domain>/<setting>/tasks/<the
+        line's seed field>`."""
+        task = self.instance(index)
+        if self._origin is not None:
+            truths, actions, valid, seed, start = self._origin
+            return stamp(self.domain, task, truths, actions, valid, seed, start + index, self.task(index))
+        valid_truths = task["valid_truth"] if isinstance(task["valid_truth"], list) else [task["valid_truth"]]
+        stamped = stamp(
+            self.domain, task, len(task["truths"]), len(task["actions"]), len(valid_truths), 0, index, self.task(index)
+        )
+        stamped["id"] = stamped["id"].rsplit("/", 2)[0] + f"/tasks/{task.get('seed', index)}"
+        return stamped
 
     def task(self, index: int) -> Any:
         """The native task of instance `index` (`system_prompt`,
@@ -129,7 +150,8 @@ class Env:
         over, and `info`: what the reply led to (`kind` = `observation`
         with `action`/`observation`, `prediction` with `truth`/`successful`,
         or `parse_error`), `action_count` (KUMO's), `replies`,
-        `successful`, `expected_steps`, `index`, and when done `trial`
+        `successful`, `expected_steps`, `index`, the stamp (`id`,
+        `generator_version`, `domain_hash`, `difficulty`), and when done `trial`
         (KUMO's result record of the episode) and `truncated` (the reply
         limit ended it)."""
         session = self._session
@@ -141,6 +163,7 @@ class Env:
         done = session.finished
         task = self.task(self._index)  # type: ignore[arg-type]
         info.update(
+            self.stamp(self._index),  # type: ignore[arg-type]
             index=self._index,
             action_count=session.action_count,
             replies=session.replies,

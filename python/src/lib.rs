@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::eval::Task;
+use kumo_gen::eval::players;
 use kumo_gen::eval::protocol;
 use kumo_gen::eval::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
@@ -234,12 +235,13 @@ fn family_yaml(
         .map_err(|e| value_error(format!("{e} ({})", e.help)))
 }
 
-/// Dataset lines of instances `0..n` of a setting, as `kumo-gen generate`
-/// writes them (no newline).
+/// Dataset lines `start..start + n` of a setting, as `kumo-gen generate`
+/// writes them (no newline); the lines before `start` are neither labelled
+/// nor rendered ([`kumo_gen::pipeline::generate_range_lines`]).
 #[pyfunction]
 #[pyo3(signature = (domain, truths, actions, n, seed=0, valid=1, decimals=2,
     allow_shortcuts=false, labels=true, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0))]
+    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0, start=0))]
 #[allow(clippy::too_many_arguments)]
 fn generate_lines(
     py: Python<'_>,
@@ -255,8 +257,12 @@ fn generate_lines(
     search_budget: usize,
     search_nodes: u64,
     threads: usize,
+    start: u64,
 ) -> PyResult<Vec<String>> {
     check_budget(search_budget, search_nodes)?;
+    let end = start
+        .checked_add(n)
+        .ok_or_else(|| value_error("`start + n` is too large"))?;
     let params = Params {
         truths,
         actions,
@@ -273,7 +279,9 @@ fn generate_lines(
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     py.detach(move || {
-        pool.install(|| kumo_gen::pipeline::generate_lines(&domain, params, n, budget))
+        pool.install(|| {
+            kumo_gen::pipeline::generate_range_lines(&domain, params, start..end, budget)
+        })
     })
     .map_err(synth_error)
 }
@@ -430,6 +438,7 @@ fn reward(
 #[pyclass(frozen, module = "kumo_gen._native", name = "Task")]
 struct PyTask {
     inner: Arc<Task>,
+    domain: Arc<Domain>,
     line: String,
 }
 
@@ -455,6 +464,7 @@ impl PyTask {
             kumo_gen::pipeline::task(&renderer, &domain.inner, &line).map_err(value_error)?;
         Ok(PyTask {
             inner: Arc::new(task),
+            domain: Arc::clone(&domain.inner),
             line,
         })
     }
@@ -483,10 +493,52 @@ impl PyTask {
         self.inner.instance.expected_steps()
     }
 
+    /// How many truths no observation along the golden trajectory rules
+    /// out when the golden player answers (`None` for an unlabelled line).
+    #[getter]
+    fn consistent_at_answer(&self) -> PyResult<Option<usize>> {
+        let resolved = self
+            .inner
+            .instance
+            .resolve(&self.domain)
+            .map_err(value_error)?;
+        Ok(resolved.golden.as_ref().map(|golden| {
+            let curve = resolved.remaining_after(&self.domain, golden);
+            curve.last().copied().unwrap_or_default() as usize
+        }))
+    }
+
     /// Whether `answer` names a truth no observation rules out.
     fn judge(&self, answer: &str) -> bool {
         self.inner.judge.evaluate(answer)
     }
+}
+
+/// An offline player's reply to `messages` (eval's request for `task`):
+/// `{"text", "input_tokens", "output_tokens"}` ([`players::Player::reply`]).
+#[pyfunction]
+#[pyo3(signature = (player, task, messages, seed=0))]
+fn player_reply<'py>(
+    py: Python<'py>,
+    player: &str,
+    task: &PyTask,
+    messages: &Bound<'py, PyAny>,
+    seed: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let player: players::Player = player.parse().map_err(value_error)?;
+    let messages = match from_py(messages)? {
+        Value::Array(items) => items,
+        _ => return Err(value_error("`messages` must be a list of chat messages")),
+    };
+    let reply = player
+        .reply(&task.domain, &task.inner.instance, &messages, seed)
+        .map_err(value_error)?;
+    let value = serde_json::json!({
+        "text": reply.text,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+    });
+    to_py(py, &value)
 }
 
 /// One trial of eval's protocol, driven one reply at a time.
@@ -589,5 +641,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_answer, m)?)?;
     m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(reward, m)?)?;
+    m.add_function(wrap_pyfunction!(player_reply, m)?)?;
+    m.add("PLAYERS", players::PLAYER_NAMES.to_vec())?;
     Ok(())
 }

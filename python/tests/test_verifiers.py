@@ -1,77 +1,121 @@
-"""The verifiers adapter: an evaluation with the scripted player over
-loopback gives eval's requests and eval's outcomes."""
+"""verifiers v1 (0.4.x in CI): the loader resolves `kumo-gen` and
+`kumo-gen-env`, the default config yields keyed tasks at once, and the env
+plays whole episodes through the native session (the golden and guess
+players scripting the model)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-import os
+from typing import Any, List
 
 import pytest
 
 import kumo_gen
-from conftest import DOMAIN, MAX_STEPS, N, ScriptedServer
+from kumo_gen import players
+from kumo_gen._play import native_task
+from conftest import need
+
+vf = need("verifiers.v1")
+loaders = need("verifiers.v1.utils.loaders")
 
 
-def _require_verifiers():
-    if os.environ.get("KUMO_SKIP_VERIFIERS") == "1":
-        pytest.skip("KUMO_SKIP_VERIFIERS=1")
-    try:
-        import verifiers as vf
+@pytest.mark.parametrize("taskset_id", ["kumo-gen", "kumo-gen-env", "someone/kumo-gen@0.1.0"])
+def test_the_loader_resolves_the_ids(taskset_id: str) -> None:
+    import kumo_gen_env
 
-        vf.MultiTurnEnv  # noqa: B018
-    except (ImportError, AttributeError):
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("verifiers with MultiTurnEnv (verifiers>=0.3.1,<0.4) is not installed")
-    return vf
+    assert loaders.taskset_class(taskset_id) is kumo_gen_env.KumoTaskset
+    config = loaders.resolve_env_config({"taskset": {"id": taskset_id}})
+    env = loaders.load_environment(config)
+    assert isinstance(env, kumo_gen_env.KumoGameEnv)
+    assert type(config.taskset).__name__ == "KumoConfig"
 
 
-@pytest.mark.parametrize("exact_history", [True, False])
-def test_verifiers_evaluation_equals_eval(eval_run, exact_history: bool, monkeypatch) -> None:
-    vf = _require_verifiers()
-    import kumo_gen.verifiers as kv
+def test_default_config_yields_keyed_tasks_lazily() -> None:
+    config = loaders.resolve_env_config({"taskset": {"id": "kumo-gen", "truths": 5, "actions": 7, "seed": 3, "start": 10}})
+    taskset = loaders.load_taskset(config.taskset)
+    tasks = iter(taskset)
+    first = next(tasks)
+    assert first.key == "medical/truth_num=5+action_num=7+valid_truth_num=1/3/10"
+    second = next(tasks)
+    assert second.key.endswith("/3/11")
+    info = second.data.info
+    assert info["line"] == kumo_gen.dumps(kumo_gen.instance("medical", 5, 7, index=11, seed=3))
+    assert info["difficulty"]["truths"] == 5 and info["generator_version"] == kumo_gen.__version__
+    # The wire half is JSON-self-contained.
+    json.loads(second.data.model_dump_json())
+    assert second.data.system_prompt == native_task(info).system_prompt
+    assert len(list(taskset)) == 100
 
-    monkeypatch.setenv("KUMO_TEST_API_KEY", "test")
-    lines = eval_run["lines"]
-    env = kv.load_environment(DOMAIN, tasks=lines, max_steps=MAX_STEPS, exact_history=exact_history)
-    assert isinstance(env, vf.MultiTurnEnv)
-    instances = [json.loads(line) for line in lines]
-    prompts = {kumo_gen.Task(kumo_gen.load_domain(DOMAIN), line).system_prompt: i for i, line in enumerate(lines)}
-    with ScriptedServer(prompts, instances) as server:
-        client = vf.ClientConfig(api_base_url=server.url, api_key_var="KUMO_TEST_API_KEY", max_retries=0)
-        results = env.evaluate_sync(client=client, model="scripted", num_examples=-1, max_concurrent=1)
-    assert not server.unknown
-    outputs = results["outputs"]
-    assert len(outputs) == N
-    for out in outputs:
-        i = out["example_id"]
-        trial = eval_run["trials"][i]
-        assert out.get("error") is None, out.get("error")
-        metrics = out["metrics"]
-        assert metrics["kumo_success"] == (1.0 if trial["successful"] else 0.0), i
-        assert metrics["kumo_action_count"] == len(trial["actions"]), i
-        assert metrics["kumo_parse_error"] == (1.0 if trial["parse_error"] else 0.0), i
-        assert out["reward"] == metrics["kumo_success"]
-        sent = server.requests[i]
-        if exact_history:
-            # Exactly the requests eval sent.
-            assert sent == eval_run["requests"][i], i
+
+def test_a_family_travels_as_its_document() -> None:
+    config = loaders.resolve_env_config({"taskset": {"id": "kumo-gen", "family": "rules3", "family_seed": 5, "truths": 4, "actions": 4, "num_tasks": 2}})
+    tasks = list(loaders.load_taskset(config.taskset))
+    # Not the shipped `rules3` (family seed 0): the document travels.
+    assert tasks[0].data.info["domain_document"] is not None
+    assert native_task(tasks[1].data.info).judge(json.loads(tasks[1].data.info["line"])["valid_truth"])
+
+
+class ScriptedInteraction:
+    """The model side of `agents.player.interaction(task)`: an offline
+    player answering each user turn (append-only history, as v1)."""
+
+    def __init__(self, player: str, task: Any) -> None:
+        self.player = player
+        self.native = native_task(task.data.info)
+        self.messages: List[dict] = [
+            {"role": "system", "content": task.data.system_prompt},
+            {"role": "user", "content": task.data.prompt},
+        ]
+        self.trace = vf.Trace.model_construct(rewards={}, metrics={}, info={})
+        self.turns = 0
+
+    async def turn(self, message: Any = None) -> Any:
+        if message is not None:
+            self.messages.append({"role": "user", "content": message})
+        text = players.reply(self.player, self.native, self.messages)["text"]
+        self.messages.append({"role": "assistant", "content": text})
+        self.turns += 1
+        return vf.Segment(messages=[vf.AssistantMessage(content=text)])
+
+
+class ScriptedAgents:
+    def __init__(self, player: str) -> None:
+        self.player_name = player
+        self.interactions: List[ScriptedInteraction] = []
+
+    @property
+    def player(self) -> Any:
+        return self
+
+    @contextlib.asynccontextmanager
+    async def interaction(self, task: Any) -> Any:
+        it = ScriptedInteraction(self.player_name, task)
+        self.interactions.append(it)
+        yield it
+
+
+@pytest.mark.parametrize("player", ["golden", "guess"])
+def test_the_env_plays_episodes_and_records_kumos_metrics(player: str) -> None:
+    config = loaders.resolve_env_config({"taskset": {"id": "kumo-gen", "num_tasks": 6, "efficiency": 0.5}})
+    env = loaders.load_environment(config)
+    results = []
+    for task in env.taskset:
+        agents = ScriptedAgents(player)
+        asyncio.run(env.run(task, agents))
+        trace = agents.interactions[0].trace
+        optimal = json.loads(task.data.info["line"])["optimal"]
+        assert set(trace.metrics) == {"success", "action_count", "relative_action_count", "parse_error"}
+        assert trace.info["kumo_trial"]["actions"][-1] == {"predicted_truth": trace.info["kumo_trial"]["actions"][-2]}
+        if player == "golden":
+            assert trace.metrics["success"] == 1.0
+            assert trace.metrics["action_count"] == len(optimal["golden_trajectory"]) + 2
+            assert agents.interactions[0].turns == len(optimal["golden_trajectory"]) + 1
         else:
-            # Append-only: the same first request and the same latest
-            # observation message; every earlier turn kept as sent.
-            assert sent[0] == eval_run["requests"][i][0]
-            for got, want in zip(sent, eval_run["requests"][i]):
-                assert got[-1] == want[-1]
-            for earlier, later in zip(sent, sent[1:]):
-                assert later[: len(earlier)] == earlier
-
-
-def test_verifiers_finds_the_environment_by_id() -> None:
-    vf = _require_verifiers()
-    env = vf.load_environment("kumo-gen", domain="mineral-lab", truths=4, actions=6, n=3, eval_n=2)
-    assert isinstance(env, vf.MultiTurnEnv)
-    assert len(env.get_dataset()) == 3 and len(env.get_eval_dataset()) == 2
-    row = env.get_dataset()[0]
-    line = row["info"]["line"]
-    assert kumo_gen.dumps(json.loads(line)) == kumo_gen.generate_lines("mineral-lab", 4, 6, 3)[0]
-    assert row["prompt"][0]["content"] == kumo_gen.Task(kumo_gen.load_domain("mineral-lab"), line).system_prompt
+            assert trace.metrics["action_count"] == 2.0
+        expected = kumo_gen._native.reward(trace.metrics["success"] == 1.0, int(trace.metrics["action_count"]), optimal["expected_steps"], 0.5)
+        assert trace.rewards["kumo_reward"].score == expected
+        results.append(trace.metrics["success"])
+    if player == "guess":
+        assert sum(results) < len(results)

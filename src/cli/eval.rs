@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
 use crate::domain::Domain;
 use crate::eval::client::ClientConfig;
+use crate::eval::players::{PLAYER_NAMES, Player};
 use crate::eval::{self, RunConfig, Suite, Task, protocol};
 use crate::game::{Judge, parse_instances};
 use crate::render::{RenderOptions, Renderer, Templates};
@@ -19,11 +20,28 @@ use crate::score::parse_setting;
 pub struct EvalArgs {
     /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
     /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
-    #[arg(long, value_name = "URL")]
-    api_base: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "player",
+        conflicts_with = "player"
+    )]
+    api_base: Option<String>,
     /// Model name sent to the API (its last `/` component names the results).
-    #[arg(long, value_name = "NAME")]
-    model: String,
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "player",
+        conflicts_with = "player"
+    )]
+    model: Option<String>,
+    /// An offline player instead of a model (no server): `golden` (the
+    /// optimal trajectory; needs labelled instances), `random` (random
+    /// related actions, answers when one candidate is left) or `guess`
+    /// (answers at once). Results go under the player's name; `--seed`
+    /// seeds its choices.
+    #[arg(long, value_name = "PLAYER", value_parser = clap::builder::PossibleValuesParser::new(PLAYER_NAMES))]
+    player: Option<String>,
     /// Dataset directory: `DIR/<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`
     /// and books in `DIR/<domain>/knowledge_book/<setting>/seed=<i>.txt`.
     #[arg(long, value_name = "DIR")]
@@ -85,6 +103,14 @@ fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
         .collect::<io::Result<_>>()?;
     v.sort();
     Ok(v)
+}
+
+/// The name results are filed under: the model, or the player.
+fn results_name(args: &EvalArgs) -> &str {
+    args.player
+        .as_deref()
+        .or(args.model.as_deref())
+        .unwrap_or_default()
 }
 
 fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
@@ -200,7 +226,13 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 });
             }
             suites.push(Suite {
-                out: eval::result_path(&args.out, &args.model, &dir_name, &setting, args.trials),
+                out: eval::result_path(
+                    &args.out,
+                    results_name(args),
+                    &dir_name,
+                    &setting,
+                    args.trials,
+                ),
                 domain,
                 domain_dir: dir_name.clone(),
                 setting,
@@ -253,20 +285,36 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     {
         return fail(format!("--temperature {t} is not a number from 0 to 2"));
     }
-    if let Err(e) = crate::eval::client::parse_api_base(&args.api_base) {
+    let player: Option<Player> = match args.player.as_deref().map(str::parse).transpose() {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let api_base = args.api_base.clone().unwrap_or_default();
+    if player.is_none()
+        && let Err(e) = crate::eval::client::parse_api_base(&api_base)
+    {
         return fail(e.to_string());
     }
     let suites = match build_suites(globals, args) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    if let Some(player) = player {
+        for suite in &suites {
+            for task in &suite.tasks {
+                if let Err(e) = player.check(&task.instance) {
+                    return fail(format!("{}/{}.jsonl: {e}", suite.domain_dir, suite.setting));
+                }
+            }
+        }
+    }
     let api_key = ["KUMO_API_KEY", "OPENAI_API_KEY"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
     let config = RunConfig {
         client: ClientConfig {
-            api_base: args.api_base.clone(),
-            model: args.model.clone(),
+            api_base,
+            model: results_name(args).to_string(),
             api_key,
             temperature: args.temperature,
             timeout: Duration::from_secs_f64(args.timeout),
@@ -278,6 +326,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         concurrency: args.concurrency,
         max_steps: args.max_steps,
         seed: args.seed,
+        player,
     };
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
     if io::stderr().is_terminal() {
@@ -294,7 +343,10 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         bar.set_position(done as u64);
     };
     // Say at once when nobody listens, instead of retrying in silence.
-    if let Err(e) = crate::eval::client::check_reachable(&args.api_base, Duration::from_secs(10)) {
+    if player.is_none()
+        && let Err(e) =
+            crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))
+    {
         eprintln!("error: {e}");
         return Ok(EXIT_OTHER);
     }
@@ -309,9 +361,10 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         }
     };
     let mut text = format!(
-        "eval: model `{}`, {} file(s)\n  instances: {} played, {} already done (skipped), {} unfinished\n  \
+        "eval: {} `{}`, {} file(s)\n  instances: {} played, {} already done (skipped), {} unfinished\n  \
          trials: {}, success rate {}, parse errors {} ({})\n  tokens: {}\n  requests retried: {}\n",
-        args.model,
+        if player.is_some() { "player" } else { "model" },
+        results_name(args),
         suites.len(),
         summary.played,
         summary.skipped,

@@ -6,6 +6,8 @@
 //! [`RunConfig`].
 //! Out: result lines appended to each suite's file, and a [`Summary`].
 //!
+//! - Replies: the API ([`client`]), or an offline player ([`players`]:
+//!   golden, random, guess) that needs no server.
 //! - Protocol: [`protocol`] (messages, Python-style printing, parsing);
 //!   trial rules and counting: [`crate::game::Episode`]; one trial driven
 //!   reply by reply (for RL environments): [`session`].
@@ -21,6 +23,7 @@
 //!   resumes it. Fatal API answers (401/403/404) stop the run.
 
 pub mod client;
+pub mod players;
 pub mod protocol;
 pub mod session;
 
@@ -37,6 +40,7 @@ use crate::domain::Domain;
 use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, Trial};
 use crate::render::{OwnedTask, Renderer, TaskError};
 use client::{CallError, Client, ClientConfig};
+use players::Player;
 
 /// KUMO's agent name, used in result paths.
 pub const AGENT: &str = "VanillaAgent";
@@ -94,8 +98,12 @@ pub struct RunConfig {
     pub concurrency: usize,
     /// Replies per trial at most (KUMO's `max_steps`).
     pub max_steps: usize,
-    /// Seeds the backoff jitter.
+    /// Seeds the backoff jitter, and an offline player's random choices
+    /// (trial `k` plays with seed `seed + k`).
     pub seed: u64,
+    /// An offline player replies instead of the API ([`players`]); the
+    /// client is then never called.
+    pub player: Option<Player>,
 }
 
 /// What a run did.
@@ -237,7 +245,20 @@ fn play_instance(
                 observation.as_ref().map(|(a, v)| (a.as_str(), v)),
                 &instruction,
             );
-            let reply = client.complete(&messages)?;
+            let reply = match config.player {
+                None => client.complete(&messages)?,
+                Some(player) => {
+                    let seed = config.seed.wrapping_add(trials.len() as u64);
+                    let r = player
+                        .reply(&suite.domain, instance, &messages, seed)
+                        .map_err(|e| CallError::Fatal(e.to_string()))?;
+                    client::Reply {
+                        text: Some(r.text),
+                        tokens: r.input_tokens + r.output_tokens,
+                        retried: 0,
+                    }
+                }
+            };
             *retried += u64::from(reply.retried);
             conversation.reply(reply.text.as_deref());
             let answer = protocol::parse_answer(reply.text.as_deref());

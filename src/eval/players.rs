@@ -1,0 +1,288 @@
+//! Offline players (DESIGN.md "Evaluation and scoring"): replies computed
+//! from the instance itself, so `eval --player`, the Python package's
+//! players and Inspect's `kumo/<player>` models run the whole loop with no
+//! server and no model.
+//!
+//! - `golden`: the optimal trajectory (the line's `optimal` labels, which
+//!   are the optimal policy played against this instance's observations),
+//!   then the golden answer. Needs a labelled line.
+//! - `random`: a random *related* action not taken yet (one with a state
+//!   that rules out a truth still consistent with what was observed); the
+//!   answer once one candidate is left (a random candidate when no related
+//!   action is left).
+//! - `guess`: a random truth of the instance at once (the no-interaction
+//!   baseline: success 1/N_truth in expectation with one valid truth).
+//!
+//! A player is stateless: it reads what happened so far from the request
+//! (the assistant turns in eval's request are the earlier replies, parsed
+//! as eval parses them), so it answers any request of any trial, in any
+//! order. Random choices draw from a `ChaCha8Rng` seeded from (the
+//! caller's seed, the instance seed) on the stream of the reply's number:
+//! the same seed gives the same trial at any concurrency.
+//!
+//! Token usage is counted, not estimated by a tokenizer: one token per
+//! whitespace-separated word ([`word_tokens`]), so callers that need usage
+//! (Inspect) never download a tokenizer.
+
+use std::str::FromStr;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+
+use crate::domain::Domain;
+use crate::game::{InstanceLine, LineMismatch};
+use crate::render::protocol::{answer_tag, parse_answer};
+
+/// An offline player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Player {
+    Golden,
+    Random,
+    Guess,
+}
+
+/// The players' names, as `--player` and the Python package take them.
+pub const PLAYER_NAMES: [&str; 3] = ["golden", "random", "guess"];
+
+impl FromStr for Player {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Player, String> {
+        match name {
+            "golden" => Ok(Player::Golden),
+            "random" => Ok(Player::Random),
+            "guess" => Ok(Player::Guess),
+            _ => Err(format!(
+                "no offline player `{name}`; use one of {}",
+                PLAYER_NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// Why a player cannot reply.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PlayerError(pub String);
+
+impl From<LineMismatch> for PlayerError {
+    fn from(e: LineMismatch) -> Self {
+        PlayerError(e.0)
+    }
+}
+
+/// A reply and its token counts ([`word_tokens`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerReply {
+    pub text: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Player {
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::Golden => "golden",
+            Player::Random => "random",
+            Player::Guess => "guess",
+        }
+    }
+
+    /// Whether the player can play `instance`: `golden` needs its labels.
+    pub fn check(self, instance: &InstanceLine) -> Result<(), PlayerError> {
+        match self {
+            Player::Golden => golden_answer(instance).map(|_| ()),
+            Player::Random | Player::Guess => Ok(()),
+        }
+    }
+
+    /// The reply to `messages` (eval's request for `instance` of `domain`).
+    pub fn reply(
+        self,
+        domain: &Domain,
+        instance: &InstanceLine,
+        messages: &[Value],
+        seed: u64,
+    ) -> Result<PlayerReply, PlayerError> {
+        let earlier: Vec<Option<String>> = messages
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .map(|m| parse_answer(m["content"].as_str()))
+            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ instance.seed.rotate_left(32));
+        rng.set_stream(earlier.len() as u64);
+        let name = match self {
+            Player::Golden => golden_move(instance, earlier.len())?,
+            Player::Guess => pick(&instance.truths, &mut rng)?.clone(),
+            Player::Random => random_move(domain, instance, &earlier, &mut rng)?,
+        };
+        let text = answer_tag(&name);
+        let input_tokens = messages
+            .iter()
+            .map(|m| word_tokens(m["content"].as_str().unwrap_or_default()))
+            .sum();
+        Ok(PlayerReply {
+            output_tokens: word_tokens(&text),
+            input_tokens,
+            text,
+        })
+    }
+}
+
+/// Token usage as the offline players count it: whitespace-separated words.
+pub fn word_tokens(text: &str) -> u64 {
+    text.split_whitespace().count() as u64
+}
+
+fn pick<'a, T>(items: &'a [T], rng: &mut ChaCha8Rng) -> Result<&'a T, PlayerError> {
+    if items.is_empty() {
+        return Err(PlayerError("nothing to choose from".into()));
+    }
+    Ok(&items[rng.random_range(0..items.len())])
+}
+
+fn golden_answer(instance: &InstanceLine) -> Result<&str, PlayerError> {
+    let optimal = instance.optimal.as_ref();
+    optimal
+        .and_then(|o| o.golden_answer.as_deref())
+        .ok_or_else(|| {
+            PlayerError(format!(
+                "the golden player needs labelled instances: seed {} has no `optimal.golden_answer` \
+                 (generate with labels, or run `kumo-gen label`)",
+                instance.seed
+            ))
+        })
+}
+
+fn golden_move(instance: &InstanceLine, reply: usize) -> Result<String, PlayerError> {
+    let answer = golden_answer(instance)?;
+    let trajectory = instance
+        .optimal
+        .as_ref()
+        .map(|o| o.golden_trajectory.as_slice())
+        .unwrap_or_default();
+    Ok(trajectory
+        .get(reply)
+        .map_or(answer, String::as_str)
+        .to_string())
+}
+
+fn random_move(
+    domain: &Domain,
+    instance: &InstanceLine,
+    earlier: &[Option<String>],
+    rng: &mut ChaCha8Rng,
+) -> Result<String, PlayerError> {
+    let resolved = instance.resolve(domain)?;
+    let taken: Vec<usize> = earlier
+        .iter()
+        .filter_map(|a| {
+            let a = a.as_deref()?;
+            instance.actions.iter().position(|x| x == a)
+        })
+        .collect();
+    let mut left = resolved.truths.clone();
+    for &pos in &taken {
+        if let Some(state) = resolved.observed[pos] {
+            let rules_out = &domain.actions[resolved.actions[pos]].states[state].rules_out;
+            left.retain(|&t| !rules_out.contains(t));
+        }
+    }
+    let name_of = |t: usize| domain.truths[t].clone();
+    if left.len() == 1 {
+        return Ok(name_of(left[0]));
+    }
+    let related: Vec<usize> = (0..resolved.actions.len())
+        .filter(|pos| !taken.contains(pos))
+        .filter(|&pos| {
+            domain.actions[resolved.actions[pos]]
+                .states
+                .iter()
+                .any(|s| left.iter().any(|&t| s.rules_out.contains(t)))
+        })
+        .collect();
+    if related.is_empty() {
+        let pool = if left.is_empty() {
+            &resolved.truths
+        } else {
+            &left
+        };
+        return Ok(name_of(*pick(pool, rng)?));
+    }
+    Ok(instance.actions[*pick(&related, rng)?].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::session::Session;
+    use crate::pipeline;
+    use crate::render::{RenderOptions, Renderer, Templates};
+    use crate::search::SearchBudget;
+    use crate::synth::Params;
+    use std::sync::Arc;
+
+    fn play(player: Player, seed: u64) -> Vec<(bool, usize, Option<f64>)> {
+        let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
+        let templates = Templates::resolve(None).unwrap();
+        let renderer = Renderer::new(&templates, RenderOptions::default());
+        let lines = pipeline::generate_lines(
+            &domain,
+            Params::new(4, 6, 1),
+            12,
+            Some(SearchBudget::default()),
+        )
+        .unwrap();
+        lines
+            .iter()
+            .map(|line| {
+                let task = Arc::new(pipeline::task(&renderer, &domain, line).unwrap());
+                let mut session = Session::new(Arc::clone(&task), "golden", 50);
+                while let Some(request) = session.request() {
+                    let reply = player
+                        .reply(&domain, &task.instance, request, seed)
+                        .unwrap();
+                    assert!(reply.input_tokens > 0 && reply.output_tokens >= 3);
+                    session
+                        .respond(Some(&reply.text), reply.output_tokens)
+                        .unwrap();
+                }
+                (
+                    session.successful(),
+                    session.action_count(),
+                    task.instance.expected_steps(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn golden_plays_the_labelled_trajectory_and_always_succeeds() {
+        for (successful, count, expected) in play(Player::Golden, 0) {
+            assert!(successful);
+            // The golden trajectory's length, then the predicting reply
+            // and its `predicted_truth` entry.
+            assert!(count >= 2 && expected.is_some());
+        }
+    }
+
+    #[test]
+    fn random_always_succeeds_and_guess_answers_at_once() {
+        let random = play(Player::Random, 7);
+        assert!(random.iter().all(|&(ok, _, _)| ok));
+        assert_eq!(random, play(Player::Random, 7), "same seed, same trials");
+        let guess = play(Player::Guess, 7);
+        assert!(guess.iter().all(|&(_, count, _)| count == 2));
+        let wins = guess.iter().filter(|&&(ok, _, _)| ok).count();
+        assert!(wins < guess.len(), "guessing does not always win");
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for name in PLAYER_NAMES {
+            assert_eq!(name.parse::<Player>().unwrap().name(), name);
+        }
+        assert!("oracle".parse::<Player>().unwrap_err().contains("golden"));
+    }
+}

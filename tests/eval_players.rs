@@ -1,0 +1,179 @@
+//! `eval --player golden|random|guess`: the offline players write ordinary
+//! result files (no server) that `score` reads.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{kumo_gen, root};
+
+const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
+
+fn play(player: &str, out: &Path, seed: &str) -> assert_cmd::assert::Assert {
+    kumo_gen()
+        .args(["eval", "--player", player, "--data"])
+        .arg(root().join("tests/fixtures/eval"))
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(out)
+        .args(["--trials", "2", "--seed", seed])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("KUMO_API_KEY")
+        .assert()
+}
+
+fn results(out: &Path, player: &str) -> String {
+    let path = out
+        .join(player)
+        .join("VanillaAgent/tiny")
+        .join(SETTING)
+        .join("eval_times=2.jsonl");
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn scores(out: &Path) -> Vec<Value> {
+    let output = kumo_gen()
+        .arg("score")
+        .arg(out)
+        .arg("--instances")
+        .arg(root().join("tests/fixtures/eval"))
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
+}
+
+#[test]
+fn offline_players_write_results_that_score_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    for player in ["golden", "random", "guess"] {
+        let out = play(player, tmp.path(), "3").success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(stdout.contains(&format!("player `{player}`")), "{stdout}");
+    }
+    let instances: Vec<Value> = std::fs::read_to_string(
+        root()
+            .join("tests/fixtures/eval/tiny")
+            .join(format!("{SETTING}.jsonl")),
+    )
+    .unwrap()
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    // Golden: the golden trajectory, then the prediction (counted twice).
+    let golden_actions = instances
+        .iter()
+        .map(|i| i["optimal"]["golden_trajectory"].as_array().unwrap().len() as f64 + 2.0)
+        .sum::<f64>()
+        / instances.len() as f64;
+    let by_player = |name: &str| {
+        scores(tmp.path())
+            .into_iter()
+            .find(|s| s["model"] == name)
+            .unwrap()
+    };
+    let golden = by_player("golden");
+    assert_eq!(golden["success_rate"], 1.0);
+    assert!((golden["mean_actions"].as_f64().unwrap() - golden_actions).abs() < 1e-9);
+    assert_eq!(by_player("random")["success_rate"], 1.0);
+    let guess = by_player("guess");
+    assert_eq!(guess["mean_actions"], 2.0);
+    assert!(guess["success_rate"].as_f64().unwrap() < 1.0);
+    // Every trial records its tokens (counted words, no tokenizer).
+    for line in results(tmp.path(), "golden").lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        assert!(line["average_tokens"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn random_players_are_seeded() {
+    let (a, b, c) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    play("random", a.path(), "1").success();
+    play("random", b.path(), "1").success();
+    play("random", c.path(), "2").success();
+    let (ra, rb, rc) = (
+        results(a.path(), "random"),
+        results(b.path(), "random"),
+        results(c.path(), "random"),
+    );
+    let sorted = |s: &str| {
+        let mut v: Vec<String> = s.lines().map(str::to_string).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&ra), sorted(&rb));
+    assert_ne!(sorted(&ra), sorted(&rc));
+}
+
+#[test]
+fn a_player_and_an_api_are_exclusive() {
+    let tmp = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args([
+            "eval",
+            "--player",
+            "golden",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+        ])
+        .arg("--data")
+        .arg(root().join("tests/fixtures/eval"))
+        .arg("--out")
+        .arg(tmp.path())
+        .assert()
+        .code(2);
+    kumo_gen()
+        .args(["eval", "--player", "oracle", "--data"])
+        .arg(root().join("tests/fixtures/eval"))
+        .arg("--out")
+        .arg(tmp.path())
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn golden_refuses_unlabelled_instances() {
+    let tmp = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args([
+            "generate",
+            "--domain",
+            "medical",
+            "-n",
+            "3",
+            "--no-labels",
+            "--out",
+        ])
+        .arg(tmp.path().join("data"))
+        .assert()
+        .success();
+    let out = kumo_gen()
+        .args(["eval", "--player", "golden", "--data"])
+        .arg(tmp.path().join("data"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("needs labelled instances") && stderr.contains("kumo-gen label"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("results").exists());
+    kumo_gen()
+        .args(["eval", "--player", "guess", "--data"])
+        .arg(tmp.path().join("data"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .assert()
+        .success();
+}
