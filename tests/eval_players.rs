@@ -177,3 +177,72 @@ fn golden_refuses_unlabelled_instances() {
         .assert()
         .success();
 }
+
+/// The seeds a results file of medical 4x6 holds, ascending.
+fn played_seeds(out: &Path, player: &str) -> Vec<u64> {
+    let path = out
+        .join(player)
+        .join("VanillaAgent/medical/truth_num=4+action_num=6+valid_truth_num=1/eval_times=2.jsonl");
+    let mut seeds: Vec<u64> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["seed"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    seeds.sort_unstable();
+    seeds
+}
+
+#[test]
+fn limit_and_sample_pick_the_same_instances_for_every_player() {
+    let data = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args(["--domain", "medical", "--truths", "4", "--actions", "6"])
+        .args(["-n", "12", "--no-sft", "--books", "none", "--out"])
+        .arg(data.path())
+        .assert()
+        .success();
+    let subset = |flags: &[&str]| {
+        let tmp = tempfile::tempdir().unwrap();
+        let seeds: Vec<Vec<u64>> = ["golden", "guess"]
+            .iter()
+            .enumerate()
+            .map(|(i, player)| {
+                // Another `--seed` (retries, the players' choices) must not
+                // change the subset.
+                kumo_gen()
+                    .args(["eval", "--player", player, "--data"])
+                    .arg(data.path())
+                    .args(["--domain", "medical", "--out"])
+                    .arg(tmp.path())
+                    .args(["--trials", "2", "--seed", &i.to_string()])
+                    .args(flags)
+                    .assert()
+                    .success();
+                played_seeds(tmp.path(), player)
+            })
+            .collect();
+        assert_eq!(
+            seeds[0], seeds[1],
+            "{flags:?}: players played other instances"
+        );
+        seeds[0].clone()
+    };
+    assert_eq!(subset(&["--limit", "2"]), [0, 1]);
+    let sample = subset(&["--sample", "4", "--sample-seed", "5"]);
+    assert_eq!(sample.len(), 4);
+    assert_ne!(sample, [0, 1, 2, 3], "a sample, not the first lines");
+    assert_eq!(sample, subset(&["--sample", "4", "--sample-seed", "5"]));
+    assert_ne!(sample, subset(&["--sample", "4", "--sample-seed", "6"]));
+    let limited = subset(&["--limit", "6", "--sample", "3", "--sample-seed", "5"]);
+    assert!(limited.len() == 3 && limited.iter().all(|&s| s < 6));
+    kumo_gen()
+        .args(["eval", "--player", "guess", "--limit", "0", "--data"])
+        .arg(data.path())
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("--limit and --sample"));
+}

@@ -11,6 +11,7 @@ use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
 use crate::domain::Domain;
 use crate::eval::client::ClientConfig;
 use crate::eval::players::{PLAYER_NAMES, Player};
+use crate::eval::subset::Subset;
 use crate::eval::{self, RunConfig, Suite, Task, protocol};
 use crate::game::{Judge, parse_instances};
 use crate::render::{RenderOptions, Renderer, Templates};
@@ -53,6 +54,17 @@ pub struct EvalArgs {
     /// Only this setting: truths,actions (e.g. `12,16`).
     #[arg(long, value_name = "T,A")]
     setting: Option<String>,
+    /// Play only the first N instances of each file.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Play a deterministic sample of N instances of each file (after
+    /// `--limit`), the same for every model and player given the same
+    /// `--sample-seed`.
+    #[arg(long, value_name = "N")]
+    sample: Option<usize>,
+    /// Seed of `--sample` (not `--seed`, which seeds retries and players).
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "sample")]
+    sample_seed: u64,
     /// Trials per instance (KUMO's `eval_times`).
     #[arg(long, value_name = "K", default_value_t = 5)]
     trials: usize,
@@ -103,6 +115,14 @@ fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
         .collect::<io::Result<_>>()?;
     v.sort();
     Ok(v)
+}
+
+/// The instances of each file to play (`--limit`, `--sample`).
+fn subset(args: &EvalArgs) -> Subset {
+    Subset {
+        limit: args.limit,
+        sample: args.sample.map(|n| (n, args.sample_seed)),
+    }
 }
 
 /// The name results are filed under: the model, or the player.
@@ -192,10 +212,17 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
             let domain = domain.clone().expect("set above");
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-            let instances =
-                parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
-            let mut tasks = Vec::with_capacity(instances.len());
-            for (i, instance) in instances.into_iter().enumerate() {
+            let mut instances: Vec<Option<_>> = parse_instances(&text)
+                .map_err(|e| format!("{}:{e}", file.display()))?
+                .into_iter()
+                .map(Some)
+                .collect();
+            let chosen = subset(args).indices(instances.len());
+            let mut tasks = Vec::with_capacity(chosen.len());
+            for i in chosen {
+                let Some(instance) = instances[i].take() else {
+                    continue;
+                };
                 // KUMO numbers books by line index.
                 let book_path = dir
                     .join("knowledge_book")
@@ -273,6 +300,9 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
 pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
         return fail("--trials, --max-steps and --concurrency must be at least 1".into());
+    }
+    if args.limit == Some(0) || args.sample == Some(0) {
+        return fail("--limit and --sample take at least 1 instance".into());
     }
     if args.concurrency > 1024 {
         return fail("--concurrency is at most 1024 requests at a time".into());

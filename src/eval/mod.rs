@@ -26,6 +26,7 @@ pub mod client;
 pub mod players;
 pub mod protocol;
 pub mod session;
+pub mod subset;
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
