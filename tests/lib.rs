@@ -11,6 +11,7 @@ mod family;
 mod generate;
 mod graph;
 mod import;
+mod propose;
 mod regression;
 mod render;
 mod render_files;
