@@ -115,6 +115,8 @@ pub struct RoundReport {
 struct Reply {
     text: Option<String>,
     continued: usize,
+    /// Still cut off after every continuation.
+    truncated: bool,
     tokens: u64,
 }
 
@@ -134,6 +136,7 @@ fn ask(chat: &mut dyn Chat, prompts: &Prompts, messages: &[Value]) -> Result<Rep
             return Ok(Reply {
                 text: None,
                 continued,
+                truncated: false,
                 tokens,
             });
         };
@@ -142,6 +145,7 @@ fn ask(chat: &mut dyn Chat, prompts: &Prompts, messages: &[Value]) -> Result<Rep
             return Ok(Reply {
                 text: Some(text),
                 continued,
+                truncated: false,
                 tokens,
             });
         }
@@ -156,6 +160,7 @@ fn ask(chat: &mut dyn Chat, prompts: &Prompts, messages: &[Value]) -> Result<Rep
     Ok(Reply {
         text: Some(text),
         continued: CONTINUATIONS,
+        truncated: true,
         tokens,
     })
 }
@@ -188,7 +193,7 @@ pub fn propose(
         tokens += reply.tokens;
         errors = match &reply.text {
             None => vec!["error: the reply was empty; it must hold the domain file".to_string()],
-            Some(_) if reply.continued == CONTINUATIONS => vec![format!(
+            Some(_) if reply.truncated => vec![format!(
                 "error: the reply was still cut off for length after {CONTINUATIONS} continuations; write a shorter file"
             )],
             Some(text) => {
@@ -268,5 +273,52 @@ impl Example {
             name: domain.name,
             text,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replies from a list, each `(text, cut off)`; records what it saw.
+    struct Script {
+        replies: Vec<(&'static str, bool)>,
+        seen: Vec<Vec<Value>>,
+    }
+
+    impl Chat for Script {
+        fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError> {
+            let (text, truncated) = self.replies[self.seen.len().min(self.replies.len() - 1)];
+            self.seen.push(messages.to_vec());
+            Ok(Completion {
+                text: Some(text.to_string()),
+                truncated,
+                tokens: 1,
+                retried: 0,
+            })
+        }
+    }
+
+    #[test]
+    fn cut_off_replies_are_continued_up_to_the_limit() {
+        let prompts = Prompts::load(None).unwrap();
+        let ask_with = |replies: Vec<(&'static str, bool)>| {
+            let mut chat = Script {
+                replies,
+                seen: Vec::new(),
+            };
+            let reply = ask(&mut chat, &prompts, &[message("user", "hi")]).unwrap();
+            (reply, chat.seen)
+        };
+        let (reply, seen) = ask_with(vec![("a", true), ("b", true), ("c", true), ("d", false)]);
+        assert_eq!(reply.text.as_deref(), Some("abcd"));
+        assert!(!reply.truncated);
+        assert_eq!(reply.continued, 3);
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen[3].len(), 7, "each part and a request to continue");
+        assert_eq!(seen[3][5]["content"], "c");
+        let (reply, seen) = ask_with(vec![("a", true)]);
+        assert!(reply.truncated);
+        assert_eq!(seen.len(), 1 + CONTINUATIONS);
     }
 }
