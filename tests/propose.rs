@@ -302,3 +302,63 @@ fn a_batch_resumes_without_asking_finished_topics_again() {
             .all(|m| m[0]["content"].as_str().unwrap().contains("name: mystery"))
     );
 }
+
+#[test]
+fn prompt_templates_are_overridden_by_name_and_share_the_renderers_directory() {
+    let replies = [misspelt(), tea()];
+    let server = serve(Arc::new(move |_: &Value, n| completion(&replies[n.min(1)])));
+    let tmp = tempfile::tempdir().unwrap();
+    let templates = tmp.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    std::fs::write(
+        templates.join("propose_repair.j2"),
+        "House repair prompt. {% for e in errors %}[{{ e }}]{% endfor %}",
+    )
+    .unwrap();
+    let out = tmp.path().join("tea.yaml");
+    let dir = templates.to_str().unwrap();
+    let output = propose_cmd(
+        &server.base,
+        &out,
+        &["--truths", "6", "--templates-dir", dir],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let repair = last_user(&sent(&server.requests)[1]);
+    assert!(
+        repair.starts_with("House repair prompt. [error: unknown truth `Asam`"),
+        "{repair}"
+    );
+    // `generate` reads the same directory and leaves propose's prompts to it.
+    let generated = kumo_gen()
+        .args(["generate", "--domain"])
+        .arg(&out)
+        .args(["-n", "3", "--templates-dir", dir, "--out"])
+        .arg(tmp.path().join("gen"))
+        .output()
+        .unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    // A broken override fails before any request.
+    std::fs::write(templates.join("propose.j2"), "{{ no_such_variable }}").unwrap();
+    let before = sent(&server.requests).len();
+    let output = propose_cmd(
+        &server.base,
+        &tmp.path().join("b.yaml"),
+        &["--templates-dir", dir],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("propose"));
+    assert_eq!(sent(&server.requests).len(), before);
+}
