@@ -20,7 +20,9 @@
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness) and
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol) and
-//! [`family`] (procedural task families compiled into domains).
+//! [`family`] (procedural task families compiled into domains) and
+//! [`propose`] (new domains from a language model, repaired with the
+//! validator's located messages).
 //!
 //! [`pipeline`] runs the stages in memory for embedders (the Python
 //! package in `python/`): dataset lines and eval's tasks without files.
@@ -35,6 +37,7 @@ pub mod graph;
 pub mod import;
 pub mod output;
 pub mod pipeline;
+pub mod propose;
 pub mod python_repr;
 pub mod render;
 pub mod score;

@@ -18,21 +18,21 @@ use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book
 const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 
 /// What the server answers: HTTP status and body, or hang.
-enum Answer {
+pub(crate) enum Answer {
     Reply(u16, String),
     Hang,
 }
 
-type Policy = dyn Fn(&Value, usize) -> Answer + Send + Sync;
+pub(crate) type Policy = dyn Fn(&Value, usize) -> Answer + Send + Sync;
 
-struct Server {
-    base: String,
-    requests: Arc<Mutex<Vec<(String, Value)>>>,
+pub(crate) struct Server {
+    pub(crate) base: String,
+    pub(crate) requests: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
 /// Starts a chat-completions server on 127.0.0.1; `policy` sees each
 /// request body and the request's number (from 0).
-fn serve(policy: Arc<Policy>) -> Server {
+pub(crate) fn serve(policy: Arc<Policy>) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let requests: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
@@ -89,7 +89,7 @@ fn handle(
     }
 }
 
-fn completion(text: &str) -> Answer {
+pub(crate) fn completion(text: &str) -> Answer {
     Answer::Reply(
         200,
         json!({"id": "x", "object": "chat.completion", "model": "m",

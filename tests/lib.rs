@@ -12,6 +12,7 @@ mod family;
 mod generate;
 mod graph;
 mod import;
+mod propose;
 mod regression;
 mod render;
 mod render_files;

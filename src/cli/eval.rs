@@ -338,9 +338,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
             }
         }
     }
-    let api_key = ["KUMO_API_KEY", "OPENAI_API_KEY"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+    let api_key = crate::eval::client::api_key_from_env();
     let config = RunConfig {
         client: ClientConfig {
             api_base,

@@ -15,6 +15,7 @@ pub mod import;
 pub mod label;
 pub mod merge;
 mod play;
+mod propose;
 mod score;
 mod split;
 mod stats;
@@ -78,6 +79,8 @@ enum Command {
     Import(Box<import::ImportArgs>),
     /// Add optimal-search labels to KUMO-format instance lines.
     Label(label::LabelArgs),
+    /// Ask a language model for a new domain; repair it until it validates.
+    Propose(Box<propose::ProposeArgs>),
 }
 
 /// What every command gets besides its own flags.
@@ -113,6 +116,7 @@ pub fn main() -> i32 {
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
+        Some(Command::Propose(args)) => propose::run(&globals, &args),
         None => {
             // No subcommand and no flags: usage on stderr, as for any usage error.
             let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());

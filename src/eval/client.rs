@@ -63,6 +63,17 @@ pub struct Reply {
     pub retried: u32,
 }
 
+/// A reply that may have been cut off for length
+/// ([`Client::complete_continuable`]): the caller continues it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub text: Option<String>,
+    /// `finish_reason` was `length`: the text stops mid-way.
+    pub truncated: bool,
+    pub tokens: u64,
+    pub retried: u32,
+}
+
 /// Why a call produced no reply at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
@@ -83,6 +94,8 @@ enum Attempt {
     Ok {
         text: Option<String>,
         tokens: u64,
+        /// Cut off for length (only when the caller accepts that).
+        truncated: bool,
     },
     /// A reply KUMO's client would retry (then hand over `None`).
     Reply,
@@ -115,6 +128,23 @@ impl Client {
 
     /// Asks for the next reply to `messages`.
     pub fn complete(&mut self, messages: &[Value]) -> Result<Reply, CallError> {
+        let c = self.call(messages, false)?;
+        Ok(Reply {
+            text: c.text,
+            tokens: c.tokens,
+            retried: c.retried,
+        })
+    }
+
+    /// Like [`Client::complete`], but a reply cut off for length
+    /// (`finish_reason: length`) comes back with `truncated` set instead of
+    /// being asked again: callers that continue long replies (`propose`)
+    /// use it.
+    pub fn complete_continuable(&mut self, messages: &[Value]) -> Result<Completion, CallError> {
+        self.call(messages, true)
+    }
+
+    fn call(&mut self, messages: &[Value], accept_length: bool) -> Result<Completion, CallError> {
         let mut body = json!({"model": self.config.model, "messages": messages});
         if let Some(t) = self.config.temperature {
             body["temperature"] = json!(t);
@@ -122,10 +152,15 @@ impl Client {
         let body = body.to_string();
         let (mut retried, mut reply_failures) = (0u32, 0usize);
         loop {
-            match self.attempt(&body) {
-                Attempt::Ok { text, tokens } => {
-                    return Ok(Reply {
+            match self.attempt(&body, accept_length) {
+                Attempt::Ok {
+                    text,
+                    tokens,
+                    truncated,
+                } => {
+                    return Ok(Completion {
                         text,
+                        truncated,
                         tokens,
                         retried,
                     });
@@ -133,8 +168,9 @@ impl Client {
                 Attempt::Reply => {
                     reply_failures += 1;
                     if reply_failures >= REPLY_ATTEMPTS {
-                        return Ok(Reply {
+                        return Ok(Completion {
                             text: None,
+                            truncated: false,
                             tokens: 0,
                             retried,
                         });
@@ -172,7 +208,7 @@ impl Client {
         Duration::from_secs_f64(capped / 2.0 + capped / 2.0 * jitter)
     }
 
-    fn attempt(&mut self, body: &str) -> Attempt {
+    fn attempt(&mut self, body: &str, accept_length: bool) -> Attempt {
         let mut request = self
             .agent
             .post(&self.url())
@@ -207,7 +243,7 @@ impl Client {
             }
         };
         match status {
-            200..=299 => parse_completion(&text),
+            200..=299 => parse_completion(&text, accept_length),
             408 | 429 | 500..=599 => Attempt::Transport {
                 why: format!("HTTP {status}"),
                 retry_after,
@@ -222,6 +258,14 @@ impl Client {
             _ => Attempt::Reply,
         }
     }
+}
+
+/// The API key from the environment: `KUMO_API_KEY`, else
+/// `OPENAI_API_KEY` (never a flag: flags show in `ps`).
+pub fn api_key_from_env() -> Option<String> {
+    ["KUMO_API_KEY", "OPENAI_API_KEY"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
 }
 
 /// An `--api-base` that cannot be used: malformed, or no server answers.
@@ -302,10 +346,11 @@ fn transport_message(e: &ureq::Error) -> String {
     }
 }
 
-/// Reads a chat completion: KUMO accepts only `finish_reason == "stop"`.
+/// Reads a chat completion: KUMO accepts only `finish_reason == "stop"`
+/// (and `length` too when `accept_length`, marked truncated).
 /// A body that is no completion at all is the server's fault (retried as
 /// transport trouble), not the model's.
-fn parse_completion(body: &str) -> Attempt {
+fn parse_completion(body: &str, accept_length: bool) -> Attempt {
     let not_completion = |what: &str| {
         let shown: String = body.chars().take(80).collect();
         Attempt::Transport {
@@ -323,13 +368,15 @@ fn parse_completion(body: &str) -> Attempt {
     else {
         return not_completion("the body has no `choices`");
     };
-    if choice["finish_reason"] != "stop" {
+    let truncated = accept_length && choice["finish_reason"] == "length";
+    if choice["finish_reason"] != "stop" && !truncated {
         return Attempt::Reply;
     }
     // A `stop` without content reaches KUMO's agent as `None` at once.
     Attempt::Ok {
         text: choice["message"]["content"].as_str().map(str::to_string),
         tokens: v["usage"]["total_tokens"].as_u64().unwrap_or(0),
+        truncated,
     }
 }
 
@@ -398,28 +445,33 @@ mod tests {
     fn reads_completions_like_kumo() {
         let ok = r#"{"choices": [{"finish_reason": "stop", "message": {"content": "hi"}}], "usage": {"total_tokens": 12}}"#;
         assert!(
-            matches!(parse_completion(ok), Attempt::Ok { text: Some(t), tokens: 12 } if t == "hi")
+            matches!(parse_completion(ok, false), Attempt::Ok { text: Some(t), tokens: 12, truncated: false } if t == "hi")
         );
         let length = r#"{"choices": [{"finish_reason": "length", "message": {"content": "hi"}}]}"#;
-        assert!(matches!(parse_completion(length), Attempt::Reply));
+        assert!(matches!(parse_completion(length, false), Attempt::Reply));
         assert!(matches!(
-            parse_completion("<html>"),
+            parse_completion(length, true),
+            Attempt::Ok { text: Some(t), truncated: true, .. } if t == "hi"
+        ));
+        assert!(matches!(
+            parse_completion("<html>", false),
             Attempt::Transport { .. }
         ));
         assert!(matches!(
-            parse_completion(r#"{"choices": [{"finish_rea"#),
+            parse_completion(r#"{"choices": [{"finish_rea"#, false),
             Attempt::Transport { .. }
         ));
         assert!(matches!(
-            parse_completion(r#"{"object": "error"}"#),
+            parse_completion(r#"{"object": "error"}"#, false),
             Attempt::Transport { .. }
         ));
         let null = r#"{"choices": [{"finish_reason": "stop", "message": {"content": null}}]}"#;
         assert!(matches!(
-            parse_completion(null),
+            parse_completion(null, false),
             Attempt::Ok {
                 text: None,
-                tokens: 0
+                tokens: 0,
+                truncated: false
             }
         ));
     }

@@ -46,6 +46,10 @@ impl Templates {
             let Some(stem) = file.strip_suffix(".j2") else {
                 continue;
             };
+            // `propose`'s prompts may share the directory; they are its own.
+            if crate::propose::prompts::TEMPLATE_NAMES.contains(&stem) {
+                continue;
+            }
             if !TEMPLATE_NAMES.contains(&stem) {
                 return Err(TemplateError::Unknown {
                     dir: dir.to_path_buf(),

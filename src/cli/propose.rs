@@ -1,0 +1,262 @@
+//! `kumo-gen propose`: new domains from a language model over an
+//! OpenAI-compatible API, repaired until they validate
+//! ([`crate::propose`]). One topic (`--topic`, `-o FILE`) or a resumable
+//! batch (`--topics FILE`, `-o DIR`).
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
+use crate::eval::client::{
+    Client, ClientConfig, api_key_from_env, check_reachable, parse_api_base,
+};
+use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
+use crate::propose::files::Status;
+use crate::propose::{DEFAULT_ROUNDS, Example, Prompts};
+
+#[derive(clap::Args, Debug)]
+pub struct ProposeArgs {
+    /// What the domain is about, e.g. "Edible and poisonous mushrooms of Europe".
+    #[arg(
+        long,
+        value_name = "TEXT",
+        required_unless_present = "topics",
+        conflicts_with = "topics"
+    )]
+    topic: Option<String>,
+    /// A file of topics, one per line (`name | topic`, or a bare topic
+    /// named by its slug); `-o` is then a directory. Resumable: a topic
+    /// whose `DIR/NAME.yaml` is a valid domain is not asked again.
+    #[arg(long, value_name = "FILE")]
+    topics: Option<PathBuf>,
+    /// The domain's name (default: the file name of `-o` without `.yaml`).
+    #[arg(long, value_name = "N", conflicts_with = "topics")]
+    name: Option<String>,
+    /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
+    /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
+    #[arg(long, value_name = "URL")]
+    api_base: String,
+    /// Model name sent to the API.
+    #[arg(long, value_name = "NAME")]
+    model: String,
+    /// The domain file to write (`domains/N.yaml`), or with `--topics` the
+    /// directory. Written only when every check passes.
+    #[arg(short = 'o', long = "out", value_name = "PATH")]
+    out: PathBuf,
+    /// Repairs after the first proposal, at most.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS)]
+    rounds: usize,
+    /// Ask the model a second time which rules look factually doubtful,
+    /// into `N.review.txt` beside the output (nothing is changed).
+    #[arg(long)]
+    review: bool,
+    /// At least this many truths; games of this many truths must synthesize.
+    #[arg(long, value_name = "T", default_value_t = 12)]
+    truths: usize,
+    /// At least this many actions; games of this many actions must synthesize.
+    #[arg(long, value_name = "A", default_value_t = 16)]
+    actions: usize,
+    /// The domain shown to the model as an example of the format (a name or
+    /// a path).
+    #[arg(long, value_name = "D", default_value = "coffee")]
+    example: String,
+    /// Directory of templates overriding the shipped prompts by name
+    /// (`propose.j2`, `propose_repair.j2`, `propose_continue.j2`,
+    /// `propose_review.j2`).
+    #[arg(long, value_name = "DIR")]
+    templates_dir: Option<PathBuf>,
+    /// Sampling temperature (omitted from requests unless given).
+    #[arg(long, value_name = "X")]
+    temperature: Option<f64>,
+    /// Hard limit for one request, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    timeout: f64,
+    /// Retries of a request after a timeout, 429 or 5xx.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    retries: u32,
+    /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    backoff_ms: u64,
+}
+
+fn fail(message: impl std::fmt::Display) -> io::Result<i32> {
+    eprintln!("error: {message}");
+    Ok(EXIT_INPUT)
+}
+
+/// The topics and the output directory.
+fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
+    if let Some(file) = &args.topics {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+        return Ok((
+            batch::parse_topics(&file.display().to_string(), &text)?,
+            args.out.clone(),
+        ));
+    }
+    let topic = args.topic.clone().unwrap_or_default();
+    if topic.trim().is_empty() {
+        return Err("--topic is empty".into());
+    }
+    let name = match &args.name {
+        Some(n) => n.clone(),
+        None => stem(&args.out)?,
+    };
+    batch::check_name(&name)?;
+    if !args
+        .out
+        .extension()
+        .is_some_and(|e| e == "yaml" || e == "yml")
+    {
+        return Err(format!("-o `{}` should end in `.yaml`", args.out.display()));
+    }
+    let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
+    Ok((
+        vec![Topic {
+            topic: topic.trim().to_string(),
+            name,
+            line: 0,
+        }],
+        dir,
+    ))
+}
+
+fn stem(path: &Path) -> Result<String, String> {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .map(str::to_string)
+        .ok_or_else(|| format!("-o `{}` names no file; give `--name`", path.display()))
+}
+
+pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
+    if args.truths < 4 || args.actions < 6 {
+        return fail(
+            "--truths is at least 4 and --actions at least 6 (every domain must synthesize at 4x6)",
+        );
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return fail("--timeout must be a positive number of seconds");
+    }
+    if let Some(t) = args.temperature
+        && !(t.is_finite() && (0.0..=2.0).contains(&t))
+    {
+        return fail(format!("--temperature {t} is not a number from 0 to 2"));
+    }
+    if let Err(e) = parse_api_base(&args.api_base) {
+        return fail(e);
+    }
+    let (topics, dir) = match topics(args) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let example = match Example::load(&globals.registry, &args.example) {
+        Ok(e) => e,
+        Err(e) => return fail(format!("--example: {e}")),
+    };
+    let prompts = match Prompts::load(args.templates_dir.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    if !dir.as_os_str().is_empty() {
+        std::fs::create_dir_all(&dir)?;
+    }
+    // Say at once when nobody listens, instead of retrying in silence
+    // (unless every topic is finished already).
+    let pending = topics
+        .iter()
+        .any(|t| batch::existing(&dir.join(format!("{}.yaml", t.name))).is_none());
+    if pending && let Err(e) = check_reachable(&args.api_base, Duration::from_secs(10)) {
+        eprintln!("error: {e}");
+        return Ok(EXIT_OTHER);
+    }
+    let mut client = Client::new(
+        ClientConfig {
+            api_base: args.api_base.clone(),
+            model: args.model.clone(),
+            api_key: api_key_from_env(),
+            temperature: args.temperature,
+            timeout: Duration::from_secs_f64(args.timeout),
+            retries: args.retries,
+            backoff: Duration::from_millis(args.backoff_ms),
+            backoff_cap: Duration::from_secs(60),
+        },
+        0,
+        0,
+    );
+    let settings = Settings {
+        truths: args.truths,
+        actions: args.actions,
+        rounds: args.rounds,
+        review: args.review,
+        example: &example,
+    };
+    let total = topics.len();
+    let result = batch::run(
+        &mut client,
+        &prompts,
+        &topics,
+        &dir,
+        &settings,
+        &mut |topic, r| {
+            eprintln!(
+                "  {}: round {}: {}{}",
+                topic.name,
+                r.round,
+                match r.errors {
+                    0 => "valid".to_string(),
+                    n => format!("{n} problem(s)"),
+                },
+                match r.continued {
+                    0 => String::new(),
+                    n => format!(" (reply continued {n}x)"),
+                }
+            );
+        },
+        &mut |i, row| progress(i, total, row),
+    );
+    let rows = match result {
+        Ok(rows) => rows,
+        Err(e @ BatchError::Api { .. }) => {
+            eprintln!("error: {e}; run the same command again to resume");
+            return Ok(EXIT_OTHER);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_OTHER);
+        }
+    };
+    if args.topics.is_some() {
+        out(&batch::summary_table(&rows))?;
+    }
+    let failed = rows.iter().any(|r| r.outcome.status == Status::Failed);
+    Ok(if failed { EXIT_INPUT } else { 0 })
+}
+
+/// One progress line per topic on stdout; a failure's findings on stderr.
+fn progress(i: usize, total: usize, row: &Row) {
+    let o = &row.outcome;
+    let sizes = o
+        .sizes
+        .map_or(String::new(), |(t, a)| format!(", {t} truths, {a} actions"));
+    let line = match o.status {
+        Status::Passed => format!(
+            "ok: wrote `{}` after {} round(s){sizes}",
+            row.out.display(),
+            o.rounds
+        ),
+        Status::DoneEarlier => format!("skipped: `{}` is done already{sizes}", row.out.display()),
+        Status::Failed => format!(
+            "FAILED after {} round(s); `{}` not written",
+            o.rounds,
+            row.out.display()
+        ),
+    };
+    let _ = out(&format!("[{}/{total}] {}: {line}\n", i + 1, row.topic.name));
+    for note in &o.notes {
+        let _ = out(&format!("  see `{}`\n", note.display()));
+    }
+    for e in &o.errors {
+        eprintln!("{e}\n");
+    }
+}

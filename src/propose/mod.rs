@@ -1,0 +1,324 @@
+//! Side tool: new domains from a language model (`kumo-gen propose`),
+//! repaired with the validator's own located messages — the one stage of
+//! KUMO's pipeline that comes before a domain file exists.
+//!
+//! One topic ([`propose`]):
+//! 1. the model is asked for a domain file ([`prompts`]: the format, the
+//!    rules, one shipped domain as an example, the topic and the requested
+//!    sizes); a reply cut off for length is continued, up to
+//!    [`CONTINUATIONS`] times (KUMO continues truncated generations too);
+//! 2. the YAML is cut out of the reply and checked ([`checks`]): the
+//!    validator (warnings count), then the requested name and sizes, a
+//!    short SAT sample at 4x6 and at the requested setting, and a truth
+//!    graph that is not one clique;
+//! 3. every finding goes back to the model, with its file, line and column
+//!    and the validator's wording, for up to `rounds` repairs. A repair
+//!    request carries the first prompt, the last reply and the findings
+//!    (not the whole history: the conversation stays the size of one
+//!    domain file however many rounds it takes).
+//!
+//! `review` (optional) asks a second time which rules look factually
+//! doubtful; the answer goes to a report for the user, nothing is changed.
+//! Files (the accepted domain, the rejected last attempt, the review, the
+//! batch's resume and summary) are [`files`]' and [`batch`]'s business.
+
+pub mod batch;
+pub mod checks;
+pub mod files;
+pub mod prompts;
+
+use serde_json::{Value, json};
+
+use crate::domain::Domain;
+use crate::eval::client::{CallError, Client, Completion};
+pub use checks::Wanted;
+pub use prompts::Prompts;
+
+/// Continuation requests for one reply cut off for length.
+pub const CONTINUATIONS: usize = 3;
+
+/// The default number of repair rounds after the first proposal.
+pub const DEFAULT_ROUNDS: usize = 3;
+
+/// A chat model: the eval client, or a script in tests.
+pub trait Chat {
+    /// The reply to `messages`; `truncated` when cut off for length.
+    fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError>;
+}
+
+impl Chat for Client {
+    fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError> {
+        self.complete_continuable(messages)
+    }
+}
+
+/// One topic to propose a domain for.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub topic: String,
+    pub wanted: Wanted,
+    /// Repairs after the first proposal.
+    pub rounds: usize,
+}
+
+/// The shipped (or user) domain shown as an example: name and file text.
+#[derive(Clone, Debug)]
+pub struct Example {
+    pub name: String,
+    pub text: String,
+}
+
+/// An accepted domain.
+#[derive(Debug)]
+pub struct Accepted {
+    /// The file as the model wrote it (cut out of its reply).
+    pub text: String,
+    pub domain: Domain,
+    /// Replies needed: the first proposal and the repairs.
+    pub rounds: usize,
+    pub tokens: u64,
+}
+
+/// A topic that ended without a valid domain.
+#[derive(Debug)]
+pub struct Rejected {
+    /// The model's last domain file, if any reply had one.
+    pub last_text: Option<String>,
+    /// The findings about it, rendered.
+    pub errors: Vec<String>,
+    pub rounds: usize,
+    pub tokens: u64,
+}
+
+/// Why `propose` stopped without an answer either way.
+#[derive(Debug, thiserror::Error)]
+pub enum ProposeError {
+    /// The API failed (after its retries) or refused the run.
+    #[error("{0}")]
+    Call(#[from] CallError),
+    /// A prompt template failed to render.
+    #[error("{0}")]
+    Template(String),
+}
+
+/// What one round saw, for progress lines.
+#[derive(Clone, Debug)]
+pub struct RoundReport {
+    /// 1 for the first proposal.
+    pub round: usize,
+    /// Continuations the reply needed.
+    pub continued: usize,
+    pub errors: usize,
+}
+
+/// A reply, continued while it was cut off for length.
+struct Reply {
+    text: Option<String>,
+    continued: usize,
+    /// Still cut off after every continuation.
+    truncated: bool,
+    tokens: u64,
+}
+
+fn message(role: &str, content: &str) -> Value {
+    json!({"role": role, "content": content})
+}
+
+/// Asks `chat` for the reply to `messages`, continuing it while cut off.
+fn ask(chat: &mut dyn Chat, prompts: &Prompts, messages: &[Value]) -> Result<Reply, ProposeError> {
+    let mut conversation = messages.to_vec();
+    let mut text = String::new();
+    let mut tokens = 0;
+    for continued in 0..=CONTINUATIONS {
+        let c = chat.complete(&conversation)?;
+        tokens += c.tokens;
+        let Some(part) = c.text else {
+            return Ok(Reply {
+                text: None,
+                continued,
+                truncated: false,
+                tokens,
+            });
+        };
+        text.push_str(&part);
+        if !c.truncated {
+            return Ok(Reply {
+                text: Some(text),
+                continued,
+                truncated: false,
+                tokens,
+            });
+        }
+        if continued < CONTINUATIONS {
+            conversation.push(message("assistant", &part));
+            let more = prompts
+                .continuation(continued + 1, CONTINUATIONS)
+                .map_err(ProposeError::Template)?;
+            conversation.push(message("user", &more));
+        }
+    }
+    Ok(Reply {
+        text: Some(text),
+        continued: CONTINUATIONS,
+        truncated: true,
+        tokens,
+    })
+}
+
+/// Proposes a domain for `request`; `file` names the proposal in the
+/// findings (the output path). `on_round` sees every round as it ends.
+pub fn propose(
+    chat: &mut dyn Chat,
+    prompts: &Prompts,
+    request: &Request,
+    example: &Example,
+    file: &str,
+    on_round: &mut dyn FnMut(&RoundReport),
+) -> Result<Result<Accepted, Rejected>, ProposeError> {
+    let wanted = &request.wanted;
+    let first = prompts
+        .propose(
+            &request.topic,
+            &wanted.name,
+            wanted.truths,
+            wanted.actions,
+            (&example.name, &example.text),
+        )
+        .map_err(ProposeError::Template)?;
+    let mut messages = vec![message("user", &first)];
+    let (mut last_text, mut tokens) = (None, 0);
+    let mut errors = Vec::new();
+    for round in 1..=request.rounds + 1 {
+        let reply = ask(chat, prompts, &messages)?;
+        tokens += reply.tokens;
+        errors = match &reply.text {
+            None => vec!["error: the reply was empty; it must hold the domain file".to_string()],
+            Some(_) if reply.truncated => vec![format!(
+                "error: the reply was still cut off for length after {CONTINUATIONS} continuations; write a shorter file"
+            )],
+            Some(text) => {
+                let yaml = checks::extract_yaml(text);
+                let found = checks::check(file, &yaml, wanted);
+                last_text = Some(yaml.clone());
+                match found {
+                    Ok(domain) => {
+                        on_round(&RoundReport {
+                            round,
+                            continued: reply.continued,
+                            errors: 0,
+                        });
+                        return Ok(Ok(Accepted {
+                            text: yaml,
+                            domain,
+                            rounds: round,
+                            tokens,
+                        }));
+                    }
+                    Err(found) => found.iter().map(ToString::to_string).collect(),
+                }
+            }
+        };
+        on_round(&RoundReport {
+            round,
+            continued: reply.continued,
+            errors: errors.len(),
+        });
+        if round <= request.rounds {
+            let repair = prompts
+                .repair(&errors, round, request.rounds)
+                .map_err(ProposeError::Template)?;
+            messages.truncate(1);
+            messages.push(message("assistant", reply.text.as_deref().unwrap_or("")));
+            messages.push(message("user", &repair));
+        }
+    }
+    Ok(Err(Rejected {
+        last_text,
+        errors,
+        rounds: request.rounds + 1,
+        tokens,
+    }))
+}
+
+/// Asks which rules of the accepted domain `text` look factually
+/// doubtful; the model's answer, for a report (nothing is changed).
+pub fn review(
+    chat: &mut dyn Chat,
+    prompts: &Prompts,
+    topic: &str,
+    text: &str,
+) -> Result<String, ProposeError> {
+    let prompt = prompts
+        .review(topic, text)
+        .map_err(ProposeError::Template)?;
+    let reply = ask(chat, prompts, &[message("user", &prompt)])?;
+    Ok(reply
+        .text
+        .unwrap_or_else(|| "(the model gave no review)".to_string()))
+}
+
+impl Example {
+    /// The domain `spec` (a name or a path, as `--domain` takes) as the
+    /// example; it must load.
+    pub fn load(registry: &crate::domain::Registry, spec: &str) -> Result<Example, String> {
+        use crate::domain::DomainSource;
+        let source = registry.resolve(spec).map_err(|e| e.to_string())?;
+        let (domain, _) = source.load().map_err(|e| e.to_string())?;
+        let text = match &source {
+            DomainSource::Shipped(d) => d.text.to_string(),
+            DomainSource::File(path) => std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
+        };
+        Ok(Example {
+            name: domain.name,
+            text,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replies from a list, each `(text, cut off)`; records what it saw.
+    struct Script {
+        replies: Vec<(&'static str, bool)>,
+        seen: Vec<Vec<Value>>,
+    }
+
+    impl Chat for Script {
+        fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError> {
+            let (text, truncated) = self.replies[self.seen.len().min(self.replies.len() - 1)];
+            self.seen.push(messages.to_vec());
+            Ok(Completion {
+                text: Some(text.to_string()),
+                truncated,
+                tokens: 1,
+                retried: 0,
+            })
+        }
+    }
+
+    #[test]
+    fn cut_off_replies_are_continued_up_to_the_limit() {
+        let prompts = Prompts::load(None).unwrap();
+        let ask_with = |replies: Vec<(&'static str, bool)>| {
+            let mut chat = Script {
+                replies,
+                seen: Vec::new(),
+            };
+            let reply = ask(&mut chat, &prompts, &[message("user", "hi")]).unwrap();
+            (reply, chat.seen)
+        };
+        let (reply, seen) = ask_with(vec![("a", true), ("b", true), ("c", true), ("d", false)]);
+        assert_eq!(reply.text.as_deref(), Some("abcd"));
+        assert!(!reply.truncated);
+        assert_eq!(reply.continued, 3);
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen[3].len(), 7, "each part and a request to continue");
+        assert_eq!(seen[3][5]["content"], "c");
+        let (reply, seen) = ask_with(vec![("a", true)]);
+        assert!(reply.truncated);
+        assert_eq!(seen.len(), 1 + CONTINUATIONS);
+    }
+}
