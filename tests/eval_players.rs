@@ -246,3 +246,78 @@ fn limit_and_sample_pick_the_same_instances_for_every_player() {
         .code(1)
         .stderr(predicates::str::contains("--limit and --sample"));
 }
+
+#[test]
+fn budgeted_protocol_goes_on_after_a_wrong_answer_and_scores_within_the_budget() {
+    let data = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args(["--domain", "medical", "--truths", "4", "--actions", "6"])
+        .args(["-n", "12", "--no-sft", "--books", "none", "--out"])
+        .arg(data.path())
+        .assert()
+        .success();
+    let results = tempfile::tempdir().unwrap();
+    for budget in [None, Some("4")] {
+        let mut cmd = kumo_gen();
+        cmd.args(["eval", "--player", "guess", "--data"])
+            .arg(data.path())
+            .args(["--domain", "medical", "--trials", "2", "--out"])
+            .arg(results.path());
+        if let Some(b) = budget {
+            cmd.args(["--budget", b]);
+        }
+        cmd.assert().success();
+    }
+    let trials = |agent: &str| -> Vec<Value> {
+        let path = results
+            .path()
+            .join("guess")
+            .join(agent)
+            .join("medical/truth_num=4+action_num=6+valid_truth_num=1/eval_times=2.jsonl");
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .flat_map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["trajectories"]
+                    .as_array()
+                    .unwrap()
+                    .clone()
+            })
+            .collect()
+    };
+    // KUMO's protocol: the first answer ends every game.
+    for t in trials("VanillaAgent") {
+        assert_eq!(t["actions"].as_array().unwrap().len(), 2, "{t}");
+        assert!(t.get("budget").is_none());
+    }
+    // Budgeted: a wrong answer is told "wrong" and play goes on.
+    let budgeted = trials("VanillaAgent-budget=4");
+    assert!(budgeted.iter().all(|t| t["budget"] == 4));
+    let went_on = budgeted
+        .iter()
+        .find(|t| t["actions"].as_array().unwrap().len() > 2)
+        .expect("some first guess is wrong and play goes on");
+    assert_eq!(went_on["observations"][1]["observation"], "wrong");
+    let rows = scores_of(results.path(), data.path());
+    let row = |agent: &str| rows.iter().find(|r| r["agent"] == agent).unwrap().clone();
+    let kumo = row("VanillaAgent");
+    let within = row("VanillaAgent-budget=4");
+    assert!(kumo["budget_accuracy"].is_null());
+    assert!(within["budget_accuracy"].as_f64().unwrap() > kumo["success_rate"].as_f64().unwrap());
+    assert_eq!(within["budget_accuracy"], within["success_rate"]);
+    assert!(within["mean_turns_solved"].as_f64().unwrap() > 1.0);
+    assert_eq!(kumo["mean_turns_solved"], 1.0);
+}
+
+fn scores_of(results: &Path, instances: &Path) -> Vec<Value> {
+    let output = kumo_gen()
+        .arg("score")
+        .arg(results)
+        .arg("--instances")
+        .arg(instances)
+        .args(["--domain", "medical", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    serde_json::from_slice(&output.stdout).unwrap()
+}

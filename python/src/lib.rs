@@ -588,6 +588,7 @@ impl PySession {
                 serde_json::json!({"kind": "prediction", "truth": truth, "successful": successful})
             }
             Step::ParseError => serde_json::json!({"kind": "parse_error"}),
+            Step::Wrong { truth } => serde_json::json!({"kind": "wrong", "truth": truth}),
         };
         to_py(py, &value)
     }

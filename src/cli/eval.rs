@@ -71,6 +71,12 @@ pub struct EvalArgs {
     /// Instances played at once.
     #[arg(long, value_name = "C", default_value_t = 4)]
     concurrency: usize,
+    /// The budgeted protocol (Interactive Benchmarks) with N turns: a wrong
+    /// answer is told "wrong" and play goes on until solved or N replies
+    /// are spent (instead of KUMO's protocol, where the first answer ends
+    /// the game). Results go under `VanillaAgent-budget=N`.
+    #[arg(long, value_name = "N")]
+    budget: Option<usize>,
     /// Replies per trial at most (KUMO's `max_steps`).
     #[arg(long, value_name = "M", default_value_t = 50)]
     max_steps: usize,
@@ -256,6 +262,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 out: eval::result_path(
                     &args.out,
                     results_name(args),
+                    &eval::agent_name(args.budget),
                     &dir_name,
                     &setting,
                     args.trials,
@@ -300,6 +307,9 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
 pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
         return fail("--trials, --max-steps and --concurrency must be at least 1".into());
+    }
+    if args.budget == Some(0) {
+        return fail("--budget is at least 1 turn".into());
     }
     if args.limit == Some(0) || args.sample == Some(0) {
         return fail("--limit and --sample take at least 1 instance".into());
@@ -353,6 +363,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         trials: args.trials,
         concurrency: args.concurrency,
         max_steps: args.max_steps,
+        budget: args.budget,
         seed: args.seed,
         player,
     };

@@ -278,6 +278,8 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
                 out(&format!("{action}: {shown}{unit}\n"))?;
             }
             Step::Predicted { truth, successful } => break (truth, successful),
+            // KUMO's protocol (`play` has no budget): a wrong truth ends the game.
+            Step::Wrong { truth } => break (truth, false),
             Step::ParseError => unreachable!("resolve only returns menu entries"),
         }
     };

@@ -105,6 +105,28 @@ pub struct RunConfig {
     /// An offline player replies instead of the API ([`players`]); the
     /// client is then never called.
     pub player: Option<Player>,
+    /// The budgeted protocol with this many turns (replies) instead of
+    /// KUMO's ([`crate::game::Episode::budgeted`]); `max_steps` is then
+    /// unused.
+    pub budget: Option<usize>,
+}
+
+/// The agent folder of a results path: KUMO's `VanillaAgent`, or
+/// `VanillaAgent-budget=N` under the budgeted protocol, so the two
+/// protocols never share a results file and `score` gives each its rows.
+pub fn agent_name(budget: Option<usize>) -> String {
+    match budget {
+        None => AGENT.to_string(),
+        Some(n) => format!("{AGENT}-budget={n}"),
+    }
+}
+
+/// The rule of the budgeted protocol, appended to the system prompt.
+pub fn budget_rule(budget: usize) -> String {
+    format!(
+        "You have {budget} turns. Each reply uses one turn. A wrong answer is told \"wrong\" and \
+         the game goes on until you name the right answer or the turns run out."
+    )
 }
 
 /// What a run did.
@@ -153,12 +175,13 @@ pub fn path_component(name: &str) -> String {
 pub fn result_path(
     out: &Path,
     model: &str,
+    agent: &str,
     domain_dir: &str,
     setting: &str,
     trials: usize,
 ) -> PathBuf {
     out.join(path_component(model))
-        .join(AGENT)
+        .join(agent)
         .join(domain_dir)
         .join(setting)
         .join(format!("eval_times={trials}.jsonl"))
@@ -237,11 +260,21 @@ fn play_instance(
     let instruction = protocol::instruction(&instance.actions, &instance.truths);
     let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
     for _ in 0..config.trials {
-        let mut conversation =
-            protocol::Conversation::new(&config.client.model, task.system_prompt.clone());
-        let mut episode = Episode::new(instance, &task.judge);
+        let (mut episode, system_prompt, replies) = match config.budget {
+            None => (
+                Episode::new(instance, &task.judge),
+                task.system_prompt.clone(),
+                config.max_steps,
+            ),
+            Some(budget) => (
+                Episode::new(instance, &task.judge).budgeted(budget),
+                format!("{}\n\n{}", task.system_prompt, budget_rule(budget)),
+                budget,
+            ),
+        };
+        let mut conversation = protocol::Conversation::new(&config.client.model, system_prompt);
         let mut observation: Option<(String, Value)> = None;
-        for _ in 0..config.max_steps {
+        for _ in 0..replies {
             let messages = conversation.request(
                 observation.as_ref().map(|(a, v)| (a.as_str(), v)),
                 &instruction,
@@ -265,6 +298,7 @@ fn play_instance(
             let answer = protocol::parse_answer(reply.text.as_deref());
             match episode.respond(answer.as_deref(), reply.text, reply.tokens) {
                 Step::Observation { action, value } => observation = Some((action, value)),
+                Step::Wrong { truth } => observation = Some((truth, Value::from("wrong"))),
                 Step::Predicted { .. } | Step::ParseError => break,
             }
         }
@@ -272,7 +306,7 @@ fn play_instance(
     }
     let mut line = ResultLine::new(instance.seed, trials);
     line.model = Some(config.client.model.clone());
-    line.agent = Some(AGENT.into());
+    line.agent = Some(agent_name(config.budget));
     line.domain = Some(suite.domain_dir.clone());
     line.setting = Some(suite.setting.clone());
     Ok(line)

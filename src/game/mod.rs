@@ -18,6 +18,13 @@
 //!   not only those the player saw) rules it out; for a numeric observation
 //!   every range containing the value applies.
 //!
+//! - The budgeted protocol (Interactive Benchmarks), opt-in with
+//!   [`Episode::budgeted`]: a wrong truth does not end the trial; it is
+//!   recorded like a prediction (the name, then `{"predicted_truth": t}`),
+//!   the next reply is shown `{"action": t, "observation": "wrong"}`, and
+//!   play goes on until a right answer or the turn budget (the caller's
+//!   reply limit) is spent. The trial records `budget`.
+//!
 //! Why here: the three tools must agree on these rules to the letter, and
 //! none of them should re-derive them.
 
@@ -116,6 +123,9 @@ pub enum Step {
     Predicted { truth: String, successful: bool },
     /// The reply named neither: the trial is over as a parse error.
     ParseError,
+    /// Budgeted protocol only: the reply named a truth that is not the
+    /// valid one; the trial goes on.
+    Wrong { truth: String },
 }
 
 /// One trial in progress, recorded exactly as KUMO's `main.py` does.
@@ -126,6 +136,8 @@ pub struct Episode<'a> {
     trial: Trial,
     observation: Value,
     finished: bool,
+    /// Whether a wrong truth lets play go on (the budgeted protocol).
+    budgeted: bool,
 }
 
 impl<'a> Episode<'a> {
@@ -136,7 +148,18 @@ impl<'a> Episode<'a> {
             trial: Trial::default(),
             observation: Value::Null,
             finished: false,
+            budgeted: false,
         }
+    }
+
+    /// The budgeted protocol with `budget` turns: a wrong answer is told
+    /// "wrong" and costs a turn instead of ending the trial. The caller
+    /// stops after `budget` replies (as it stops KUMO's protocol after
+    /// `max_steps`).
+    pub fn budgeted(mut self, budget: usize) -> Self {
+        self.budgeted = true;
+        self.trial.budget = Some(budget);
+        self
     }
 
     /// The observation the next reply answers (`null` before the first).
@@ -171,6 +194,12 @@ impl<'a> Episode<'a> {
             Some(a) if inst.truths.iter().any(|t| t == a) => {
                 self.trial.actions.push(json!({ "predicted_truth": a }));
                 let successful = self.judge.evaluate(a);
+                if self.budgeted && !successful {
+                    self.observation = json!({ "action": a, "observation": "wrong" });
+                    return Step::Wrong {
+                        truth: a.to_string(),
+                    };
+                }
                 self.trial.successful = successful;
                 self.finished = true;
                 Step::Predicted {
@@ -266,6 +295,51 @@ mod tests {
         );
         assert_eq!(trial.consumed_tokens, 10);
         assert!(trial.successful && !trial.parse_error);
+
+        // The budgeted protocol: a wrong truth costs a turn, play goes on.
+        let mut ep = Episode::new(&inst, &judge).budgeted(5);
+        let step = ep.respond(Some("Fuse"), Some("<ANSWER> Fuse </ANSWER>".into()), 1);
+        assert_eq!(
+            step,
+            Step::Wrong {
+                truth: "Fuse".into()
+            }
+        );
+        assert!(!ep.is_finished());
+        assert_eq!(
+            ep.observation(),
+            &json!({"action": "Fuse", "observation": "wrong"})
+        );
+        let step = ep.respond(Some("Lamp"), None, 1);
+        assert!(matches!(
+            step,
+            Step::Predicted {
+                successful: true,
+                ..
+            }
+        ));
+        let trial = ep.into_trial();
+        assert_eq!(
+            trial.actions,
+            [
+                json!("Fuse"),
+                json!({"predicted_truth": "Fuse"}),
+                json!("Lamp"),
+                json!({"predicted_truth": "Lamp"})
+            ]
+        );
+        assert_eq!(trial.budget, Some(5));
+        assert!(trial.successful);
+        // KUMO's protocol is unchanged: the wrong answer ends the trial.
+        let mut ep = Episode::new(&inst, &judge);
+        assert!(matches!(
+            ep.respond(Some("Fuse"), None, 0),
+            Step::Predicted {
+                successful: false,
+                ..
+            }
+        ));
+        assert!(ep.is_finished() && ep.into_trial().budget.is_none());
 
         let mut ep = Episode::new(&inst, &judge);
         assert_eq!(ep.respond(Some("Bogus"), None, 0), Step::ParseError);

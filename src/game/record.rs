@@ -21,6 +21,10 @@ pub struct Trial {
     pub observations: Vec<Value>,
     pub successful: bool,
     pub parse_error: bool,
+    /// The turn budget of the budgeted protocol ([`super::Episode::budgeted`]);
+    /// absent under KUMO's protocol, so KUMO's format is unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<usize>,
 }
 
 /// One result line: every trial of one instance.

@@ -23,6 +23,10 @@
 //!   `search.py` records its oracle the same way). Over a row it is the ratio
 //!   of means over the labelled lines, which stays defined when `E = 0`
 //!   (instances the book alone solves). `None` ("n/a") without labels.
+//! - the budgeted protocol (trials that record a `budget`):
+//!   *budget accuracy*, the success rate of such trials (solved within the
+//!   budget), and *mean turns solved*, the mean replies of the successful
+//!   trials (under either protocol). Both `None` where they do not apply.
 //! - *repeats* (WILT's wasted probes): queries of an action the trial had
 //!   already queried; it shows nothing new. Per line the mean over its
 //!   trials, per row the mean of the lines, like the other counts.
@@ -140,6 +144,11 @@ pub struct Row {
     /// Queries of an action already queried in the same trial (WILT's
     /// wasted probes), per trial.
     pub mean_repeats: f64,
+    /// Success rate within the turn budget, when every trial of the row
+    /// was played under the budgeted protocol.
+    pub budget_accuracy: Option<f64>,
+    /// Mean replies (turns) of the successful trials; `None` without one.
+    pub mean_turns_solved: Option<f64>,
     /// Mean optimal expected steps `E` over the labelled lines.
     pub optimal_steps: Option<f64>,
     /// Lines with an optimal label.
@@ -155,6 +164,11 @@ struct LineScore {
     actions: f64,
     queries: f64,
     repeats: f64,
+    /// Whether every trial of the line recorded a budget.
+    budgeted: bool,
+    /// Turns of the line's successful trials, and how many they are.
+    solved_turns: usize,
+    solved: usize,
     parse_errors: f64,
     tokens: f64,
     optimal: Option<f64>,
@@ -258,6 +272,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
         };
         let k = line.trials.len();
         let mut wins = 0u64;
+        let (mut solved, mut solved_turns) = (0usize, 0usize);
         for t in &line.trials {
             let win = match &judge {
                 Some(j) => {
@@ -275,6 +290,10 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
                 }
             };
             wins += u64::from(win);
+            if win {
+                solved += 1;
+                solved_turns += t.turns;
+            }
         }
         let div = k.max(1) as f64;
         let sum = |f: fn(&TrialFacts) -> f64| line.trials.iter().map(f).sum::<f64>() / div;
@@ -289,6 +308,9 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             actions: line.trials.iter().map(|t| t.kumo_actions).sum::<usize>() as f64 / div,
             queries: line.trials.iter().map(|t| t.queries).sum::<usize>() as f64 / div,
             repeats: line.trials.iter().map(|t| t.repeats).sum::<usize>() as f64 / div,
+            budgeted: !line.trials.is_empty() && line.trials.iter().all(|t| t.budget.is_some()),
+            solved_turns,
+            solved,
             parse_errors: line.trials.iter().filter(|t| t.parse_error).count() as f64 / div,
             tokens: sum(|t| t.tokens),
             optimal,
@@ -350,6 +372,13 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
         mean_tokens: mean(lines.iter().map(|l| l.tokens)),
         mean_queries: mean(lines.iter().map(|l| l.queries)),
         mean_repeats: mean(lines.iter().map(|l| l.repeats)),
+        budget_accuracy: (!lines.is_empty() && lines.iter().all(|l| l.budgeted))
+            .then(|| mean(lines.iter().map(|l| l.success))),
+        mean_turns_solved: {
+            let solved: usize = lines.iter().map(|l| l.solved).sum();
+            (solved > 0)
+                .then(|| lines.iter().map(|l| l.solved_turns).sum::<usize>() as f64 / solved as f64)
+        },
         optimal_steps,
         labelled: labelled.len(),
         success_from: if checked == lines.len() && checked > 0 {

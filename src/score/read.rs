@@ -24,6 +24,11 @@ pub struct TrialFacts {
     /// Queries of an action this trial had already queried (WILT counts
     /// them as wasted probes: a repeat shows nothing new).
     pub repeats: usize,
+    /// Replies (turns): the entries of `actions` that are not a
+    /// `{"predicted_truth"}` object.
+    pub turns: usize,
+    /// The turn budget of a trial played under the budgeted protocol.
+    pub budget: Option<u64>,
     /// The truth named at the end, if any.
     pub predicted: Option<String>,
     /// KUMO's recorded `successful`, if present.
@@ -186,6 +191,8 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
         kumo_actions: actions.len(),
         queries,
         repeats,
+        turns: actions.iter().filter(|a| !a.is_object()).count(),
+        budget: t.get("budget").and_then(Value::as_u64),
         predicted,
         recorded_success: t.get("successful").and_then(Value::as_bool),
         parse_error,

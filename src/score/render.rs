@@ -32,6 +32,8 @@ pub fn render_table(rows: &[Row]) -> String {
         "OPTIMAL",
         "REL",
         "REPEATS",
+        "BUDGET ACC",
+        "TURNS SOLVED",
         "PARSE",
         "TOKENS",
         "SUCCESS FROM",
@@ -50,6 +52,8 @@ pub fn render_table(rows: &[Row]) -> String {
             opt(r.optimal_steps, |e| format!("{:.3}", e + 2.0)),
             opt(r.relative_action_count, |v| format!("{v:+.3}")),
             format!("{:.3}", r.mean_repeats),
+            opt(r.budget_accuracy, |v| format!("{v:.3}")),
+            opt(r.mean_turns_solved, |v| format!("{v:.2}")),
             format!("{:.3}", r.parse_error_rate),
             format!("{:.1}", r.mean_tokens),
             format!("{:?}", r.success_from).to_lowercase(),
@@ -85,7 +89,9 @@ pub fn render_table(rows: &[Row]) -> String {
     out.push_str(
         "ACTIONS counts KUMO's way (len(actions): the prediction counts twice); \
          OPTIMAL = expected steps + 2 in the same count; REL = (ACTIONS - OPTIMAL) / OPTIMAL; \
-         REPEATS = queries of an action already queried in the same game, per game.\n",
+         REPEATS = queries of an action already queried in the same game, per game; \
+         BUDGET ACC = solved within the turn budget (budgeted protocol only); \
+         TURNS SOLVED = mean replies of the solved games.\n",
     );
     out
 }
