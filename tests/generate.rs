@@ -64,7 +64,8 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
             "seed",
             "valid_truth",
             "structure",
-            "optimal"
+            "optimal",
+            "difficulty"
         ]
     );
     assert_eq!(line["seed"].as_u64(), Some(seed));
@@ -154,6 +155,16 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
     if let Some(first) = golden.first() {
         assert_eq!(optimal["first_action"].as_str(), Some(first.as_str()));
     }
+    // The difficulty object restates the label and counts the candidates
+    // the golden trajectory's observations leave standing at the answer.
+    let difficulty = &line["difficulty"];
+    assert_eq!(difficulty["expected_steps"], optimal["expected_steps"]);
+    assert_eq!(difficulty["golden_length"], optimal["golden_actions"]);
+    assert_eq!(
+        difficulty["consistent_at_answer"].as_u64(),
+        Some(remaining.len() as u64),
+        "seed {seed}: candidates consistent at the answer"
+    );
 }
 
 #[test]

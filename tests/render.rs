@@ -221,6 +221,43 @@ fn lines_with<'a>(book: &'a str, needle: &str) -> Vec<&'a str> {
 }
 
 #[test]
+fn book_states_the_guarantee_only_where_it_holds() {
+    let d = tiny();
+    let templates = Templates::shipped().unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let guarantee = "Every candidate fault except the true one is ruled out by the actual \
+                     outcome of at least one of the available checks.";
+
+    // Every wrong fault is ruled out by some observation: the book says so,
+    // and a book without the sentence fails.
+    let task = fixed();
+    let view = task.view(&d);
+    let book = renderer.book(&view).unwrap();
+    assert_eq!(lines_with(&book, "except the true one"), vec![guarantee]);
+    let problems = check_book(&book.replace(guarantee, ""), &view).problems;
+    assert!(
+        matches!(problems[..], [BookProblem::MissingGuarantee { .. }]),
+        "{problems:?}"
+    );
+
+    // Clicks observed at 5 rules out nothing, so Relay survives every
+    // outcome: the guarantee is false of this instance and a book that
+    // states it fails.
+    let mut unguarded = fixed();
+    unguarded.observed[2] = 1;
+    unguarded.values[2] = Some(5.0);
+    let view = unguarded.view(&d);
+    assert!(!view.every_wrong_truth_ruled_out());
+    let problems = check_book(&book, &view).problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| matches!(p, BookProblem::False { text, .. } if text == guarantee)),
+        "{problems:?}"
+    );
+}
+
+#[test]
 fn checker_rejects_corrupted_books() {
     let d = tiny();
     let task = fixed();

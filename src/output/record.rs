@@ -4,7 +4,7 @@
 //! KUMO's fields in KUMO's order — `truths`, `actions`, `observations`
 //! (action name -> state label, or the number for `float`/`int`), `seed`,
 //! `valid_truth` (a string when N_valid = 1, else a list) — then
-//! `optimal` when labels are attached. Reading a line back gives its
+//! `optimal` and `difficulty` when labels are attached. Reading a line back gives its
 //! canonical [`Key`], which is all that resume and merge need.
 //!
 //! The search hands over a typed [`Label`] (or the [`SearchError`] that
@@ -103,6 +103,60 @@ impl Serialize for Optimal<'_> {
     }
 }
 
+/// The `difficulty` object of a labelled instance line (DESIGN.md
+/// "Outputs"): `expected_steps` (the exact optimal expected number of
+/// actions, averaged over every truth that could be the valid one),
+/// `golden_length` (the actions the golden player takes on this instance's
+/// own observations) and `consistent_at_answer` (the instance truths that
+/// no observation along the golden trajectory rules out when the golden
+/// player answers: 1 when it answers with a single candidate left, more
+/// when it relies on KUMO's guarantee that every wrong candidate is ruled
+/// out by some action's actual outcome, so that no remaining action could
+/// rule out a survivor). DESIGN.md's `percentile` is not written yet.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Difficulty {
+    pub expected_steps: f64,
+    pub golden_length: usize,
+    pub consistent_at_answer: usize,
+}
+
+impl Difficulty {
+    /// The difficulty of the instance with domain `truths` and `actions`
+    /// (instance order), `observed` state per instance action (`None`: a
+    /// value in no state's range, which rules out nothing), and `label`.
+    pub fn of(
+        label: &Label,
+        domain: &Domain,
+        truths: &[usize],
+        actions: &[usize],
+        observed: &[Option<usize>],
+    ) -> Self {
+        let consistent_at_answer = truths
+            .iter()
+            .filter(|&&t| {
+                !label.golden_actions.iter().any(|&pos| {
+                    observed[pos].is_some_and(|state| {
+                        domain.actions[actions[pos]].states[state]
+                            .rules_out
+                            .contains(t)
+                    })
+                })
+            })
+            .count();
+        Difficulty {
+            expected_steps: label.expected_steps,
+            golden_length: label.golden_actions.len(),
+            consistent_at_answer,
+        }
+    }
+
+    /// The object as compact JSON text.
+    pub fn to_json(&self) -> String {
+        // Integers and finite floats always serialise.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 struct Names<'a>(&'a [String], &'a [usize]);
 
 impl Serialize for Names<'_> {
@@ -165,6 +219,21 @@ impl Serialize for Record<'_> {
                 actions: &instance.actions,
             };
             map.serialize_entry("optimal", &optimal)?;
+            if let Ok(label) = labelled {
+                let observed: Vec<Option<usize>> = instance
+                    .observations
+                    .iter()
+                    .map(|o| Some(o.state))
+                    .collect();
+                let difficulty = Difficulty::of(
+                    label,
+                    domain,
+                    &instance.truths,
+                    &instance.actions,
+                    &observed,
+                );
+                map.serialize_entry("difficulty", &difficulty)?;
+            }
         }
         map.end()
     }

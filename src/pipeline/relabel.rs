@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::domain::Domain;
 use crate::game::InstanceLine;
-use crate::output::record::Optimal;
+use crate::output::record::{Difficulty, Optimal};
 use crate::search::{Problem, SearchBudget, SearchError, Searcher};
 
 /// Lines labelled per parallel batch.
@@ -179,8 +179,19 @@ pub fn label_line(
         truths: &instance.truths,
         actions: &instance.actions,
     };
+    let text = set_member(text, "optimal", Some(&optimal.to_json()));
+    let difficulty = labelled.as_ref().ok().map(|label| {
+        Difficulty::of(
+            label,
+            domain,
+            &instance.truths,
+            &instance.actions,
+            &instance.observed,
+        )
+        .to_json()
+    });
     Ok(Outcome {
-        text: set_member(text, "optimal", &optimal.to_json()),
+        text: set_member(&text, "difficulty", difficulty.as_deref()),
         unlabelled: labelled.is_err(),
         warning,
     })
@@ -188,12 +199,12 @@ pub fn label_line(
 
 /// `object` (one JSON object, already known to parse) with member `key`
 /// set to `value`: appended at the end, or replacing an existing member
-/// (moved to the end). The other members keep their exact text, and the
+/// (moved to the end); with `None`, without member `key`. The other members keep their exact text, and the
 /// new member is written in the line's own style: the separators after a
 /// key and between members are copied from the line (`"k":v,"k2":...` as
 /// the main command writes, `"k": v, "k2": ...` as Python's `json.dumps`
 /// in KUMO's files), so relabelling a generated line reproduces it.
-fn set_member(object: &str, key: &str, value: &str) -> String {
+fn set_member(object: &str, key: &str, value: Option<&str>) -> String {
     let body = object.trim();
     let inner = &body[1..body.len() - 1];
     let members = top_level_members(inner);
@@ -224,6 +235,9 @@ fn set_member(object: &str, key: &str, value: &str) -> String {
         kept.replace_range(from..to, "");
     }
     let kept = kept.trim_end();
+    let Some(value) = value else {
+        return format!("{{{kept}}}");
+    };
     let sep = if kept.trim().is_empty() { "" } else { comma };
     let encoded_key = Value::from(key).to_string();
     format!("{{{kept}{sep}{encoded_key}{colon}{value}}}")
@@ -299,27 +313,48 @@ mod tests {
     #[test]
     fn set_member_appends_or_replaces_keeping_other_text() {
         assert_eq!(
-            set_member(r#"{"a": 1,"b":[1, {"c": ","}]}"#, "optimal", "2"),
+            set_member(r#"{"a": 1,"b":[1, {"c": ","}]}"#, "optimal", Some("2")),
             r#"{"a": 1,"b":[1, {"c": ","}],"optimal": 2}"#
         );
-        assert_eq!(set_member("{}", "optimal", "2"), r#"{"optimal": 2}"#);
+        assert_eq!(set_member("{}", "optimal", Some("2")), r#"{"optimal": 2}"#);
         assert_eq!(
-            set_member(r#"{"optimal": {"x": 1}, "s": "q\"}"}"#, "optimal", "3"),
+            set_member(
+                r#"{"optimal": {"x": 1}, "s": "q\"}"}"#,
+                "optimal",
+                Some("3")
+            ),
             r#"{"s": "q\"}", "optimal": 3}"#
         );
         // The main command's compact lines and KUMO's Python-style ones.
         let ours = r#"{"seed":0,"valid_truth":"A","optimal":{"expected_steps":1.0}}"#;
         assert_eq!(
-            set_member(ours, "optimal", r#"{"expected_steps":1.0}"#),
+            set_member(ours, "optimal", Some(r#"{"expected_steps":1.0}"#)),
             ours
         );
         assert_eq!(
-            set_member(r#"{"seed": 0, "valid_truth": "A"}"#, "optimal", "{}"),
+            set_member(r#"{"seed": 0, "valid_truth": "A"}"#, "optimal", Some("{}")),
             r#"{"seed": 0, "valid_truth": "A", "optimal": {}}"#
         );
         assert_eq!(
-            set_member(r#"{"optimal":1,"seed":0}"#, "optimal", "2"),
+            set_member(r#"{"optimal":1,"seed":0}"#, "optimal", Some("2")),
             r#"{"seed":0,"optimal":2}"#
+        );
+        // Without a value the member goes, whatever its place.
+        assert_eq!(
+            set_member(
+                r#"{"seed":0,"difficulty":{"a":1},"x":2}"#,
+                "difficulty",
+                None
+            ),
+            r#"{"seed":0,"x":2}"#
+        );
+        assert_eq!(
+            set_member(r#"{"difficulty":1, "seed": 0}"#, "difficulty", None),
+            r#"{"seed": 0}"#
+        );
+        assert_eq!(
+            set_member(r#"{"seed":0}"#, "difficulty", None),
+            r#"{"seed":0}"#
         );
     }
 }

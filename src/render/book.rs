@@ -5,6 +5,8 @@
 //! `title`, `goal`, `truth_noun`, `truth_plural`, `action_noun`,
 //! `action_plural`):
 //! - `book.j2`: `truths` [{`name`, `sentence`}], `truths_sentence`,
+//!   `guarantee_sentence` (KUMO's guarantee, checked like the rules; empty
+//!   for an instance it is not true of),
 //!   `actions` [{`name`, `kind`, `unit`, `states` [{`label`, `lo`, `hi`,
 //!   `rules_out` [names], `sentence`}]}]. `sentence`s are the canonical
 //!   sentences of [`super::vocab`]; the book checker requires each on a
@@ -84,6 +86,7 @@ struct BookCtx<'a> {
     words: Words<'a>,
     truths: Vec<TruthCtx<'a>>,
     truths_sentence: String,
+    guarantee_sentence: String,
     actions: Vec<ActionCtx<'a>>,
 }
 
@@ -172,6 +175,11 @@ impl<'t> Renderer<'t> {
                 })
                 .collect(),
             truths_sentence: vocab::truths_sentence(task),
+            guarantee_sentence: if task.every_wrong_truth_ruled_out() {
+                vocab::guarantee_sentence(task)
+            } else {
+                String::new()
+            },
             actions: actions_ctx(task, true),
         };
         self.templates
@@ -185,6 +193,7 @@ impl<'t> Renderer<'t> {
             words: Words::of(task.domain),
             truths: Vec::new(),
             truths_sentence: String::new(),
+            guarantee_sentence: String::new(),
             actions: actions_ctx(task, false),
         };
         self.templates

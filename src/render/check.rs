@@ -73,6 +73,9 @@ pub enum BookProblem {
     MissingIndex { truth: String, expected: String },
     /// The sentence listing the truths is not a line.
     MissingTruthList { expected: String },
+    /// KUMO's guarantee (every wrong candidate is ruled out by the actual
+    /// outcome of some action) holds but is not a line.
+    MissingGuarantee { expected: String },
     /// A line is the false twin of a canonical sentence.
     False { line: usize, text: String },
     /// A claim (a line in claim form) that is not a canonical sentence of
@@ -121,6 +124,10 @@ impl fmt::Display for BookProblem {
                     "the list of truths is missing (expected the line `{expected}`)"
                 )
             }
+            BookProblem::MissingGuarantee { expected } => write!(
+                f,
+                "the guarantee that every wrong candidate is ruled out is missing (expected the line `{expected}`)"
+            ),
             BookProblem::False { line, text } => write!(f, "line {line} is false: `{text}`"),
             BookProblem::Unverified { line, text, claim } => {
                 write!(f, "line {line} ")?;
@@ -280,6 +287,19 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
         });
     }
     canonical.push(list);
+    // The guarantee is a claim about the observations: canonical where it
+    // holds, false where some wrong candidate survives every outcome.
+    let guarantee = vocab::guarantee_sentence(task);
+    if task.every_wrong_truth_ruled_out() {
+        if !present.contains(guarantee.as_str()) {
+            check.problems.push(BookProblem::MissingGuarantee {
+                expected: guarantee.clone(),
+            });
+        }
+        canonical.push(guarantee);
+    } else {
+        false_twins.push(guarantee);
+    }
 
     let canonical: HashSet<&str, Fnv> = canonical.iter().map(String::as_str).collect();
     let false_twins: HashSet<&str, Fnv> = false_twins.iter().map(String::as_str).collect();

@@ -42,6 +42,23 @@ impl TaskView<'_> {
             .filter(move |&t| set.contains(t))
     }
 
+    /// Whether KUMO's guarantee holds: every truth that is not valid is
+    /// ruled out by the observed state of at least one instance action.
+    /// True of every instance kumo-gen writes and of KUMO's published ones;
+    /// the book states it only when it holds.
+    pub fn every_wrong_truth_ruled_out(&self) -> bool {
+        self.truths
+            .iter()
+            .filter(|t| !self.valid.contains(t))
+            .all(|&t| {
+                (0..self.actions.len()).any(|pos| {
+                    self.domain.actions[self.actions[pos]].states[self.observed[pos]]
+                        .rules_out
+                        .contains(t)
+                })
+            })
+    }
+
     /// The observation of instance action `pos` as text: the state label of
     /// a `str` action, the value of a numeric one (shortest round-trip
     /// form, as KUMO prints it).

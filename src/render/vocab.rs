@@ -147,6 +147,21 @@ pub fn truths_sentence(task: &TaskView) -> String {
     out
 }
 
+/// KUMO's guarantee, the rule the golden player answers by: every
+/// candidate except the valid one(s) is ruled out by the actual outcome of
+/// at least one available action (DESIGN.md "The game"). So once no
+/// remaining action can rule out a candidate still consistent with what
+/// was observed, every such candidate left is valid and the player answers,
+/// even when several are still consistent with the outcomes seen so far.
+pub fn guarantee_sentence(task: &TaskView) -> String {
+    let d = task.domain;
+    let valid = if task.valid.len() > 1 { "ones" } else { "one" };
+    format!(
+        "Every candidate {} except the true {valid} is ruled out by the actual outcome of at least one of the available {}.",
+        d.truth_noun, d.action_plural
+    )
+}
+
 /// Upper-cases the first letter (`diseases` -> `Diseases`), leaving the
 /// rest alone (unlike jinja's `capitalize`).
 pub fn ucfirst(text: &str) -> String {

@@ -23,6 +23,9 @@
 //!   `search.py` records its oracle the same way). Over a row it is the ratio
 //!   of means over the labelled lines, which stays defined when `E = 0`
 //!   (instances the book alone solves). `None` ("n/a") without labels.
+//! - *repeats* (WILT's wasted probes): queries of an action the trial had
+//!   already queried; it shows nothing new. Per line the mean over its
+//!   trials, per row the mean of the lines, like the other counts.
 //!
 //! No file-system access here: [`crate::cli`] reads the files.
 
@@ -134,6 +137,9 @@ pub struct Row {
     /// Actions queried before the prediction (KUMO's count without the two
     /// prediction entries and a parse error's `null`).
     pub mean_queries: f64,
+    /// Queries of an action already queried in the same trial (WILT's
+    /// wasted probes), per trial.
+    pub mean_repeats: f64,
     /// Mean optimal expected steps `E` over the labelled lines.
     pub optimal_steps: Option<f64>,
     /// Lines with an optimal label.
@@ -148,6 +154,7 @@ struct LineScore {
     success: f64,
     actions: f64,
     queries: f64,
+    repeats: f64,
     parse_errors: f64,
     tokens: f64,
     optimal: Option<f64>,
@@ -281,6 +288,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             success: wins as f64 / div,
             actions: line.trials.iter().map(|t| t.kumo_actions).sum::<usize>() as f64 / div,
             queries: line.trials.iter().map(|t| t.queries).sum::<usize>() as f64 / div,
+            repeats: line.trials.iter().map(|t| t.repeats).sum::<usize>() as f64 / div,
             parse_errors: line.trials.iter().filter(|t| t.parse_error).count() as f64 / div,
             tokens: sum(|t| t.tokens),
             optimal,
@@ -341,6 +349,7 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
         parse_error_rate: mean(lines.iter().map(|l| l.parse_errors)),
         mean_tokens: mean(lines.iter().map(|l| l.tokens)),
         mean_queries: mean(lines.iter().map(|l| l.queries)),
+        mean_repeats: mean(lines.iter().map(|l| l.repeats)),
         optimal_steps,
         labelled: labelled.len(),
         success_from: if checked == lines.len() && checked > 0 {

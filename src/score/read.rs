@@ -21,6 +21,9 @@ pub struct TrialFacts {
     pub kumo_actions: usize,
     /// Actions queried (the string entries before the prediction).
     pub queries: usize,
+    /// Queries of an action this trial had already queried (WILT counts
+    /// them as wasted probes: a repeat shows nothing new).
+    pub repeats: usize,
     /// The truth named at the end, if any.
     pub predicted: Option<String>,
     /// KUMO's recorded `successful`, if present.
@@ -169,9 +172,20 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
         // Without the flag: KUMO ends a trial on an unusable reply with a `null`.
         _ => actions.last().is_some_and(Value::is_null),
     };
+    let said: Vec<String> = actions
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let repeats = said[..queries.min(said.len())]
+        .iter()
+        .filter(|action| !seen.insert(action.as_str()))
+        .count();
     Ok(TrialFacts {
         kumo_actions: actions.len(),
         queries,
+        repeats,
         predicted,
         recorded_success: t.get("successful").and_then(Value::as_bool),
         parse_error,
@@ -179,11 +193,7 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
             .get("consumed_tokens")
             .and_then(Value::as_f64)
             .unwrap_or(0.0),
-        said: actions
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
+        said,
     })
 }
 
@@ -208,6 +218,21 @@ pub fn parse_setting(setting: &str) -> Option<(u64, u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_repeated_queries_but_not_the_named_truth() {
+        let text = r#"{"trajectories": [{"actions": ["A", "B", "A", "A", "B", "T", {"predicted_truth": "B"}], "successful": false}, {"actions": ["A", "A"]}], "seed": 0}"#;
+        let path = Path::new(
+            "results/m/VanillaAgent/E/truth_num=4+action_num=6+valid_truth_num=1/eval_times=1.jsonl",
+        );
+        let f = parse_result_file(path, text).unwrap();
+        let trials = &f.lines[0].trials;
+        // A, B, then A, A and B again: three repeats; naming `B` as the
+        // truth after querying an action `B` is no repeat.
+        assert_eq!((trials[0].queries, trials[0].repeats), (5, 3));
+        // No prediction: every string is a query.
+        assert_eq!((trials[1].queries, trials[1].repeats), (2, 1));
+    }
 
     #[test]
     fn counts_like_kumo() {

@@ -31,6 +31,7 @@ pub fn render_table(rows: &[Row]) -> String {
         "ACTIONS",
         "OPTIMAL",
         "REL",
+        "REPEATS",
         "PARSE",
         "TOKENS",
         "SUCCESS FROM",
@@ -48,6 +49,7 @@ pub fn render_table(rows: &[Row]) -> String {
             format!("{:.3}", r.mean_actions),
             opt(r.optimal_steps, |e| format!("{:.3}", e + 2.0)),
             opt(r.relative_action_count, |v| format!("{v:+.3}")),
+            format!("{:.3}", r.mean_repeats),
             format!("{:.3}", r.parse_error_rate),
             format!("{:.1}", r.mean_tokens),
             format!("{:?}", r.success_from).to_lowercase(),
@@ -82,7 +84,8 @@ pub fn render_table(rows: &[Row]) -> String {
     }
     out.push_str(
         "ACTIONS counts KUMO's way (len(actions): the prediction counts twice); \
-         OPTIMAL = expected steps + 2 in the same count; REL = (ACTIONS - OPTIMAL) / OPTIMAL.\n",
+         OPTIMAL = expected steps + 2 in the same count; REL = (ACTIONS - OPTIMAL) / OPTIMAL; \
+         REPEATS = queries of an action already queried in the same game, per game.\n",
     );
     out
 }
