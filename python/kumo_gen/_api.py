@@ -179,19 +179,17 @@ def stamp(
     valid: int,
     seed: int,
     index: int,
-    native_task: Optional[Any] = None,
 ) -> Dict[str, Any]:
     """What every Python item carries about its instance: `id`
     (`task_id`), `generator_version`, `domain_hash` (as in `manifest.json`)
-    and `difficulty`: `truths`, `actions`, `valid`, `expected_steps` (the
-    exact optimal expected number of actions), `golden_length` (actions the
-    golden trajectory takes on this instance) and `consistent_at_answer`
-    (truths no observation along the golden trajectory rules out when it
-    answers); the last three are `None` for an unlabelled instance.
-    DESIGN.md's `percentile` is not computed yet."""
-    optimal = task.get("optimal") or {}
-    if native_task is None:
-        native_task = _native.Task(domain, json.dumps(task, ensure_ascii=False))
+    and `difficulty`: the setting (`truths`, `actions`, `valid`) and the
+    line's own `difficulty` object (`expected_steps`, the exact optimal
+    expected number of actions; `golden_length`, the actions the golden
+    player takes on this instance; `consistent_at_answer`, the truths no
+    observation along the golden trajectory rules out when it answers),
+    each `None` for an unlabelled line. DESIGN.md's `percentile` is not
+    written yet."""
+    labels = task.get("difficulty") or {}
     return {
         "id": task_id(domain.name, truths, actions, valid, seed, index),
         "generator_version": _native.__version__,
@@ -200,9 +198,9 @@ def stamp(
             "truths": truths,
             "actions": actions,
             "valid": valid,
-            "expected_steps": optimal.get("expected_steps"),
-            "golden_length": optimal.get("golden_actions"),
-            "consistent_at_answer": native_task.consistent_at_answer,
+            "expected_steps": labels.get("expected_steps"),
+            "golden_length": labels.get("golden_length"),
+            "consistent_at_answer": labels.get("consistent_at_answer"),
         },
     }
 

@@ -50,7 +50,7 @@ def episodes(
             "system_prompt": native.system_prompt,
             "instruction": native.instruction,
             "golden_answer": (task.get("optimal") or {}).get("golden_answer"),
-            **stamp(domain, task, truths, actions, valid, seed, index, native),
+            **stamp(domain, task, truths, actions, valid, seed, index),
         }
 
 

@@ -99,9 +99,7 @@ class KumoDataset:
         valid = instance["valid_truth"]
         answer = (optimal or {}).get("golden_answer") or (valid if isinstance(valid, str) else valid[0])
         truths, actions, valid_count = self._setting
-        stamped = stamp(
-            self.domain, json.loads(line), truths, actions, valid_count, self.seed, index, native_task=task
-        )
+        stamped = stamp(self.domain, instance, truths, actions, valid_count, self.seed, index)
         return {
             "question": task.system_prompt,
             "answer": answer,

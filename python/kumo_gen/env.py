@@ -102,11 +102,9 @@ class Env:
         task = self.instance(index)
         if self._origin is not None:
             truths, actions, valid, seed, start = self._origin
-            return stamp(self.domain, task, truths, actions, valid, seed, start + index, self.task(index))
+            return stamp(self.domain, task, truths, actions, valid, seed, start + index)
         valid_truths = task["valid_truth"] if isinstance(task["valid_truth"], list) else [task["valid_truth"]]
-        stamped = stamp(
-            self.domain, task, len(task["truths"]), len(task["actions"]), len(valid_truths), 0, index, self.task(index)
-        )
+        stamped = stamp(self.domain, task, len(task["truths"]), len(task["actions"]), len(valid_truths), 0, index)
         stamped["id"] = stamped["id"].rsplit("/", 2)[0] + f"/tasks/{task.get('seed', index)}"
         return stamped
 

@@ -81,7 +81,7 @@ class KumoProceduralDataset(ProceduralDataset):
             "metadata": {
                 "source_dataset": NAME,
                 "source_index": idx,
-                **stamp(self.domain, {**task, "optimal": optimal}, c.truths, c.actions, c.valid, self.seed, idx, native),
+                **stamp(self.domain, task, c.truths, c.actions, c.valid, self.seed, idx),
                 "domain": self.domain.name,
                 "setting": setting_name(c.truths, c.actions, c.valid),
                 "instance": task,

@@ -493,21 +493,6 @@ impl PyTask {
         self.inner.instance.expected_steps()
     }
 
-    /// How many truths no observation along the golden trajectory rules
-    /// out when the golden player answers (`None` for an unlabelled line).
-    #[getter]
-    fn consistent_at_answer(&self) -> PyResult<Option<usize>> {
-        let resolved = self
-            .inner
-            .instance
-            .resolve(&self.domain)
-            .map_err(value_error)?;
-        Ok(resolved.golden.as_ref().map(|golden| {
-            let curve = resolved.remaining_after(&self.domain, golden);
-            curve.last().copied().unwrap_or_default() as usize
-        }))
-    }
-
     /// Whether `answer` names a truth no observation rules out.
     fn judge(&self, answer: &str) -> bool {
         self.inner.judge.evaluate(answer)

@@ -44,6 +44,7 @@ def test_every_item_is_stamped() -> None:
     assert s["domain_hash"] == domain.source_hash and len(s["domain_hash"]) > 8
     d = s["difficulty"]
     assert (d["truths"], d["actions"], d["valid"]) == (4, 6, 1)
+    assert {k: d[k] for k in task["difficulty"]} == task["difficulty"]
     assert d["expected_steps"] == task["optimal"]["expected_steps"]
     assert d["golden_length"] == len(task["optimal"]["golden_trajectory"])
     # The golden player answers when at most one candidate is left, or

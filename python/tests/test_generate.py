@@ -46,7 +46,7 @@ def test_generate_equals_the_cli_bytes(run_cli, tmp_path: Path, case) -> None:
     plain = "".join(json.dumps(t, separators=(",", ":"), ensure_ascii=False) + "\n" for t in tasks)
     assert plain.encode() == expected
     first = tasks[0]
-    assert list(first) == ["truths", "actions", "observations", "seed", "valid_truth", "structure", "optimal"]
+    assert list(first) == ["truths", "actions", "observations", "seed", "valid_truth", "structure", "optimal", "difficulty"]
     assert list(first["optimal"]) == ["expected_steps", "first_action", "golden_actions", "golden_trajectory", "golden_answer"]
     assert isinstance(first["optimal"]["golden_actions"], int)
     assert [t["seed"] for t in tasks] == list(range(n))

@@ -22,7 +22,7 @@ def test_create_dataset_from_defaults_and_score() -> None:
         assert meta["source_dataset"] == "kumo" and meta["source_index"] == i
         assert meta["id"] == f"medical/truth_num=4+action_num=6+valid_truth_num=1/2/{i}"
         assert meta["difficulty"]["expected_steps"] == meta["optimal"]["expected_steps"]
-        assert kumo_gen.dumps({**meta["instance"], "optimal": meta["optimal"]}) == kumo_gen.dumps(kumo_gen.instance("medical", index=i, seed=2))
+        assert {**meta["instance"], "optimal": meta["optimal"]} == kumo_gen.instance("medical", index=i, seed=2)
         assert data.score_answer(entry["answer"], entry) == 1.0
         assert data.score_answer(f"<ANSWER> {entry['answer']} </ANSWER>", entry) == 1.0
         wrong = next(t for t in meta["instance"]["truths"] if t not in meta["accepted_answers"])
