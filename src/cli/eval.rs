@@ -75,7 +75,7 @@ pub struct EvalArgs {
 }
 
 fn fail(message: String) -> io::Result<i32> {
-    eprintln!("error: {message}");
+    crate::stderr_line!("error: {message}");
     Ok(EXIT_INPUT)
 }
 
@@ -230,7 +230,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                  the missing books from the domain"
             ));
         }
-        eprintln!(
+        crate::stderr_line!(
             "note: {what}; rendered from the domain and the instances instead \
              (--require-books refuses)"
         );
@@ -295,7 +295,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     };
     // Say at once when nobody listens, instead of retrying in silence.
     if let Err(e) = crate::eval::client::check_reachable(&args.api_base, Duration::from_secs(10)) {
-        eprintln!("error: {e}");
+        crate::stderr_line!("error: {e}");
         return Ok(EXIT_OTHER);
     }
     let summary = eval::run(&suites, &config, &progress)?;
@@ -328,14 +328,14 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     }
     out(&text)?;
     for f in &summary.failures {
-        eprintln!("error: {f}");
+        crate::stderr_line!("error: {f}");
     }
     if let Some(fatal) = &summary.fatal {
-        eprintln!("error: the API refused the run: {fatal}");
+        crate::stderr_line!("error: the API refused the run: {fatal}");
         return Ok(EXIT_OTHER);
     }
     if summary.unfinished > 0 {
-        eprintln!(
+        crate::stderr_line!(
             "error: {} instance(s) unfinished after retries; run the same command again to resume",
             summary.unfinished
         );

@@ -67,14 +67,14 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             domain
         }
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return EXIT_INPUT;
         }
     };
     let budget = match budget(args) {
         Ok(b) => b,
         Err(message) => {
-            eprintln!("error: {message}");
+            crate::stderr_line!("error: {message}");
             return EXIT_OTHER;
         }
     };
@@ -84,7 +84,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
     {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("error: cannot start worker threads: {e}");
+            crate::stderr_line!("error: cannot start worker threads: {e}");
             return EXIT_OTHER;
         }
     };
@@ -95,14 +95,14 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
         match File::open(&args.instances) {
             Ok(f) => Box::new(BufReader::new(f)),
             Err(e) => {
-                eprintln!("error: cannot read `{source}`: {e}");
+                crate::stderr_line!("error: cannot read `{source}`: {e}");
                 return EXIT_INPUT;
             }
         }
     };
     let job = |out: &mut dyn Write| {
         relabel::relabel(&pool, &domain, budget, &source, input, out, |w| {
-            eprintln!("warning: {w}")
+            crate::stderr_line!("warning: {w}")
         })
     };
     let outcome = match &args.output {
@@ -124,7 +124,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             unlabelled,
         }) => {
             if unlabelled > 0 {
-                eprintln!(
+                crate::stderr_line!(
                     "warning: {unlabelled} of {} instances left unlabelled (search budget exceeded)",
                     labelled + unlabelled
                 );
@@ -133,13 +133,13 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
         }
         Err(RelabelError::Input(errors)) => {
             for e in errors {
-                eprintln!("error: {e}");
+                crate::stderr_line!("error: {e}");
             }
             EXIT_INPUT
         }
         Err(RelabelError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(RelabelError::Io(e)) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             EXIT_OTHER
         }
     }

@@ -148,7 +148,7 @@ impl Client {
                         });
                     }
                     let delay = self.backoff(retried).max(retry_after.unwrap_or_default());
-                    eprintln!(
+                    crate::stderr_line!(
                         "note: {}: {why}; retry {}/{} in {:.1} s",
                         self.url(),
                         retried + 1,
