@@ -58,6 +58,7 @@
 
 mod append;
 pub mod derived;
+mod derived_stamp;
 pub mod files;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;
@@ -278,7 +279,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     let start = Instant::now();
     let domain = job.domain;
     let dir = domain_dir(&job.out, &domain.name);
-    std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, e))?;
+    files::create_dir_below(&job.out, &dir)?;
     let setting = setting_name(&job.params);
     let path = dir.join(format!("{setting}.jsonl"));
     let lock = files::FileLock::exclusive(&path)?;
