@@ -260,6 +260,13 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    if let Some(legacy) = eval::legacy_results_dir(&args.out, &args.model) {
+        crate::stderr_line!(
+            "note: `{}` holds results of an earlier kumo-gen under a folder name other models share; they are not resumed here (folder `{}`); move them there to resume",
+            legacy.display(),
+            eval::path_component(&args.model)
+        );
+    }
     let api_key = ["KUMO_API_KEY", "OPENAI_API_KEY"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
@@ -298,8 +305,23 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         crate::stderr_line!("error: {e}");
         return Ok(EXIT_OTHER);
     }
-    let summary = eval::run(&suites, &config, &progress)?;
+    let summary = eval::run(&suites, &config, &progress);
     bar.finish_and_clear();
+    let summary = match summary {
+        Ok(summary) => summary,
+        // Another run owns the results file, or it is not a results file:
+        // the same code as generate gives the same conditions.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData
+            ) =>
+        {
+            crate::stderr_line!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+        Err(e) => return Err(e),
+    };
 
     let rate = |n: usize| {
         if summary.trials == 0 {
