@@ -144,3 +144,22 @@ fn symbolic_links_inside_out_are_never_written_through() {
     assert_eq!(all_files(&outside), vec![PathBuf::from("victim.txt")]);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
 }
+
+#[test]
+fn requests_beyond_the_documented_bounds_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let huge = generate(&out, 1_000_000_000_000, &[]).output().unwrap();
+    assert_eq!(huge.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&huge.stderr);
+    assert!(said.contains("100000000"), "{said}");
+    assert!(!out.exists(), "nothing written");
+    let trials = kumo_gen_command()
+        .args(["eval", "--model", "m", "--trials", "4294967296", "--data"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(trials.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&trials.stderr);
+    assert!(said.contains("10000"), "{said}");
+}

@@ -274,6 +274,8 @@ fn a_200_that_is_not_a_completion_is_the_servers_fault_not_a_parse_error() {
         "<html><body>502 Bad Gateway</body></html>".to_string(),
         r#"{"choices": [{"finish_rea"#.to_string(),
         r#"{"object": "error", "message": "overloaded"}"#.to_string(),
+        r#"{"choices": [{"finish_reason": "stop", "message": {"content": 42}}]}"#.to_string(),
+        r#"{"choices": [{"finish_reason": "stop", "message": {"content": ["Flu"]}}]}"#.to_string(),
     ] {
         let (base, count) = misbehave(200, "", body.clone(), Duration::ZERO);
         let dir = tempfile::tempdir().unwrap();

@@ -36,7 +36,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "T,A")]
     setting: Option<String>,
     /// Trials per instance (KUMO's `eval_times`).
-    #[arg(long, value_name = "K", default_value_t = 5)]
+    #[arg(long, value_name = "K", default_value_t = 5, value_parser = parse_trials)]
     trials: usize,
     /// Instances played at once.
     #[arg(long, value_name = "C", default_value_t = 4)]
@@ -72,6 +72,21 @@ pub struct EvalArgs {
     /// for missing files (`book.j2`).
     #[arg(long, value_name = "DIR")]
     templates_dir: Option<PathBuf>,
+}
+
+/// Most trials per instance `--trials` accepts (every trial's result is
+/// kept in memory until its instance is written).
+pub const MAX_TRIALS: usize = 10_000;
+
+/// `--trials K`: 1 to [`MAX_TRIALS`], refused at once beyond.
+fn parse_trials(text: &str) -> Result<usize, super::generate::BadValue> {
+    let shown: String = text.chars().take(40).collect();
+    match text.trim().parse::<usize>() {
+        Ok(k) if (1..=MAX_TRIALS).contains(&k) => Ok(k),
+        _ => Err(super::generate::BadValue(format!(
+            "expected a number of trials from 1 to {MAX_TRIALS}, not `{shown}`"
+        ))),
+    }
 }
 
 fn fail(message: String) -> io::Result<i32> {

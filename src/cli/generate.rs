@@ -27,7 +27,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 6, value_name = "N")]
     pub actions: usize,
     /// Number of instances (seeds 0..n-1).
-    #[arg(short = 'n', default_value_t = 50, value_name = "N")]
+    #[arg(short = 'n', default_value_t = 50, value_name = "N", value_parser = parse_instances)]
     pub n: u64,
     /// Valid truths per instance.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -241,6 +241,27 @@ pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
             "expected a number of nodes of at least 1, not `{text}`"
         ))),
     }
+}
+
+/// Most instances `-n` accepts: the dedup keys of every instance stay in
+/// memory (about 100 bytes each, so 10^8 needs about 10 GB), and a larger
+/// request is refused at once rather than failing hours later.
+pub const MAX_INSTANCES: u64 = 100_000_000;
+
+/// `-n N`: a number of instances up to [`MAX_INSTANCES`].
+pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
+    let shown: String = text.chars().take(40).collect();
+    let n: u64 = text.trim().parse().map_err(|_| {
+        BadValue(format!(
+            "`{shown}` is not a number of instances up to {MAX_INSTANCES}"
+        ))
+    })?;
+    if n > MAX_INSTANCES {
+        return Err(BadValue(format!(
+            "{n} instances is more than {MAX_INSTANCES} (the dedup keys of every instance stay in memory, about 100 bytes each); split the job into several settings or seeds"
+        )));
+    }
+    Ok(n)
 }
 
 /// Most worker threads `--threads` accepts.
