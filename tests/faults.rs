@@ -163,3 +163,96 @@ fn requests_beyond_the_documented_bounds_are_refused_at_once() {
     let said = String::from_utf8_lossy(&trials.stderr);
     assert!(said.contains("10000"), "{said}");
 }
+
+#[test]
+fn a_run_stopped_by_a_full_disk_resumes_to_the_same_bytes_and_leaves_no_temp_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, full) = (dir.path().join("whole"), dir.path().join("full"));
+    let medical = |out: &Path| {
+        let mut command = kumo_gen_command();
+        command
+            .args(["--domain", "medical", "--truths", "6", "--actions", "8"])
+            .args(["-n", "60", "--out"])
+            .arg(out);
+        command
+    };
+    assert!(medical(&whole).status().unwrap().success());
+    // A file-size limit stands in for a full disk: the kernel stops the
+    // run (SIGXFSZ) in the middle of a write: at 8 KiB while the manifest
+    // is written (its temp file is left), at 32 KiB inside the dataset.
+    let program = env!("CARGO_BIN_EXE_kumo-gen");
+    let dataset = "medical/truth_num=6+action_num=8+valid_truth_num=1.jsonl";
+    for blocks in [16, 64] {
+        let _ = std::fs::remove_dir_all(&full);
+        let stopped = Command::new("sh")
+            .current_dir(root())
+            .arg("-c")
+            .arg(format!(
+                "ulimit -f {blocks}; exec '{program}' --domain medical --truths 6 --actions 8 -n 60 --out '{}'",
+                full.display()
+            ))
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!stopped.success(), "the size limit stops the run");
+        if blocks == 64 {
+            assert_eq!(
+                std::fs::metadata(full.join(dataset)).unwrap().len(),
+                32 * 1024,
+                "what was written before the disk filled is kept"
+            );
+        }
+        let resumed = medical(&full).output().unwrap();
+        assert!(resumed.status.success(), "{resumed:?}");
+        assert_eq!(
+            std::fs::read(full.join(dataset)).unwrap(),
+            std::fs::read(whole.join(dataset)).unwrap()
+        );
+        assert_eq!(temp_files(&full), Vec::<PathBuf>::new(), "{blocks} blocks");
+    }
+    let names = |d: &Path| -> Vec<PathBuf> {
+        all_files(d)
+            .into_iter()
+            .filter(|p| !p.ends_with("manifest.json"))
+            .collect()
+    };
+    assert_eq!(names(&full), names(&whole), "nothing lost, nothing extra");
+}
+
+#[test]
+fn label_removes_the_temp_file_of_a_killed_run_and_reports_a_full_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    assert!(
+        generate(&out, 4, &["--no-labels"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let instances = out.join(format!("tiny/{SETTING}.jsonl"));
+    let labelled = dir.path().join("labelled.jsonl");
+    // A PID above the kernel's largest (2^22) belongs to no process.
+    let orphan = dir.path().join(".labelled.jsonl.tmp-99999999");
+    std::fs::write(&orphan, "{\"partial\":").unwrap();
+    let label = |target: &Path| {
+        kumo_gen_command()
+            .args(["label", "--domain", TINY, "--instances"])
+            .arg(&instances)
+            .arg("-o")
+            .arg(target)
+            .output()
+            .unwrap()
+    };
+    let done = label(&labelled);
+    assert!(done.status.success(), "{done:?}");
+    assert!(!orphan.exists(), "the killed run's temp file is removed");
+    assert_eq!(
+        std::fs::read_to_string(&labelled).unwrap().lines().count(),
+        4
+    );
+    // `/dev/full` fails every write with ENOSPC: an output failure, exit 2.
+    let full = label(Path::new("/dev/full"));
+    assert_eq!(full.status.code(), Some(2), "{full:?}");
+    let said = String::from_utf8_lossy(&full.stderr);
+    assert!(said.contains("/dev/full"), "{said}");
+}

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use super::{EXIT_INPUT, EXIT_OTHER};
 use crate::domain::Registry;
-use crate::output::files::write_atomic_with;
+use crate::output::files::{NamingWriter, write_atomic_with};
 use crate::pipeline::relabel::{self, RelabelError, Summary};
 use crate::search::SearchBudget;
 
@@ -111,12 +111,16 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             let mut w = BufWriter::new(stdout.lock());
             job(&mut w)
         }
-        Some(path) => write_atomic_with(path, job, |p, e| {
-            RelabelError::Io(io::Error::new(
-                e.kind(),
-                format!("cannot write `{}`: {e}", p.display()),
-            ))
-        }),
+        Some(path) => write_atomic_with(
+            path,
+            |w| job(&mut NamingWriter::new(w, path)),
+            |p, e| {
+                RelabelError::Io(io::Error::new(
+                    e.kind(),
+                    format!("cannot write `{}`: {e}", p.display()),
+                ))
+            },
+        ),
     };
     match outcome {
         Ok(Summary {

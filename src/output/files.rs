@@ -208,10 +208,15 @@ pub fn write_atomic_with<T, E>(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let tmp = dir
-        .unwrap_or(Path::new("."))
-        .join(format!(".{name}.tmp-{}", std::process::id()));
-    let file = File::create(&tmp).map_err(|e| io(&tmp, e))?;
+    let dir = dir.unwrap_or(Path::new("."));
+    remove_orphaned_temps(dir, &name);
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| io(&tmp, e))?;
     let mut w = std::io::BufWriter::new(file);
     let result = write(&mut w).and_then(|value| {
         let file = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
@@ -223,6 +228,65 @@ pub fn write_atomic_with<T, E>(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
+/// process no longer exists (known from `/proc`; where there is no
+/// `/proc`, nothing is removed, as a live writer's file cannot be told
+/// from an orphan).
+fn remove_orphaned_temps(dir: &Path, name: &str) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !proc.join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A writer whose errors name the file they are about (`cannot write
+/// `PATH`: No space left on device`), for writers that only see a
+/// `dyn Write`.
+pub struct NamingWriter<'a> {
+    inner: &'a mut dyn Write,
+    path: &'a Path,
+}
+
+impl<'a> NamingWriter<'a> {
+    pub fn new(inner: &'a mut dyn Write, path: &'a Path) -> Self {
+        NamingWriter { inner, path }
+    }
+
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot write `{}`: {e}", self.path.display()),
+        )
+    }
+}
+
+impl Write for NamingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().map_err(|e| self.named(e))
+    }
 }
 
 /// `dir/.name.tmp` beside `path`.
@@ -365,6 +429,26 @@ mod tests {
             digest(&lock_path(&path)).unwrap(),
             crate::domain::fnv1a_hex(b"")
         );
+    }
+
+    #[test]
+    fn atomic_writes_remove_temp_files_of_dead_processes_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labelled.jsonl");
+        // PID 0 never names a user process; our own is alive.
+        let orphan = dir.path().join(".labelled.jsonl.tmp-0");
+        let parent = dir.path().join(format!(
+            ".labelled.jsonl.tmp-{}",
+            std::os::unix::process::parent_id()
+        ));
+        let other = dir.path().join(".other.jsonl.tmp-0");
+        for p in [&orphan, &parent, &other] {
+            std::fs::write(p, "partial").unwrap();
+        }
+        write_atomic(&path, b"done\n").unwrap();
+        assert!(!orphan.exists(), "a dead run's temp file is removed");
+        assert!(parent.exists(), "a live process's temp file is kept");
+        assert!(other.exists(), "another file's temp file is not ours");
     }
 
     #[test]

@@ -247,7 +247,10 @@ fn existing(
     parameters: &Parameters,
     force: bool,
 ) -> Result<Option<DatasetEntry>, OutputError> {
-    if force || !path.exists() {
+    // An empty file holds nothing to lose: a run killed before its first
+    // manifest entry was written (a full disk) starts afresh.
+    let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
+    if force || !path.exists() || (entry.is_none() && empty) {
         return Ok(None);
     }
     let Some(entry) = entry else {
