@@ -43,4 +43,5 @@ pub mod render;
 pub mod score;
 pub mod search;
 pub mod stats;
+mod stderr_line;
 pub mod synth;

@@ -200,6 +200,11 @@ fn lookalike_and_unanswerable_names_are_located_errors() {
         ("\"<ANSWER> Flu\"", "`<ANSWER>`"),
         ("\"Flu </answer>\"", "`</ANSWER>`"),
         ("\"x ${Flu}\"", "`${`"),
+        ("\"Fl\\u200Bu\"", "invisible character U+200B"),
+        ("\"Fl\\u200Du\"", "invisible character U+200D"),
+        ("\"Fl\\u00ADu\"", "invisible character U+00AD"),
+        ("\"\\uFF26lu\"", "looks the same as truth `Flu`"),
+        ("\"\\uFF26\\uFF2C\\uFF35\"", "looks the same as truth `Flu`"),
     ];
     for (bad, expect) in corpus {
         let yaml = format!(
@@ -229,4 +234,25 @@ fn lookalike_and_unanswerable_names_are_located_errors() {
     );
     let yaml = yaml.replace("[Flu, flu, Caf\u{e9}]", "[Flu, Cafe\u{301}, Caf\u{e9}]");
     assert!(load_bytes("look.yaml", yaml.as_bytes()).is_err());
+    // Full-width letters are not a case difference: still an error.
+    let yaml = yaml.replace(
+        "[Flu, Cafe\u{301}, Caf\u{e9}]",
+        "[Flu, \u{ff46}lu, Caf\u{e9}]",
+    );
+    assert!(load_bytes("look.yaml", yaml.as_bytes()).is_err());
+}
+
+/// Names of other scripts that look alike (TR39 confusable skeletons) load
+/// with a warning located at the later name.
+#[test]
+fn confusable_names_of_other_scripts_are_located_warnings() {
+    // `Flu` beside `Fӏu`: Latin F and u around the Cyrillic palochka U+04CF.
+    let yaml = "name: look\ntruths:\n  - Flu\n  - Caf\u{e9}\n  - F\u{4cf}u\nactions:\n  - name: Test\n    type: str\n    states:\n      a: [Flu]\n      b: [Caf\u{e9}]\n";
+    let (_, warnings) = load_bytes("look.yaml", yaml.as_bytes()).unwrap();
+    let w = warnings
+        .iter()
+        .find(|w| w.message.contains("TR39"))
+        .unwrap_or_else(|| panic!("no confusable warning in {warnings:?}"));
+    assert_eq!(w.path, "truths[2]", "{w:?}");
+    assert_eq!(w.line, Some(5), "{w:?}");
 }

@@ -155,7 +155,8 @@ fn eval_cmd(base: &str, out: &Path, extra: &[&str]) -> assert_cmd::Command {
 }
 
 fn result_file(out: &Path) -> PathBuf {
-    out.join("org--scripted/VanillaAgent/tiny")
+    out.join(kumo_gen::eval::path_component("org/scripted"))
+        .join("VanillaAgent/tiny")
         .join(SETTING)
         .join("eval_times=2.jsonl")
 }

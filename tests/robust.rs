@@ -274,6 +274,8 @@ fn a_200_that_is_not_a_completion_is_the_servers_fault_not_a_parse_error() {
         "<html><body>502 Bad Gateway</body></html>".to_string(),
         r#"{"choices": [{"finish_rea"#.to_string(),
         r#"{"object": "error", "message": "overloaded"}"#.to_string(),
+        r#"{"choices": [{"finish_reason": "stop", "message": {"content": 42}}]}"#.to_string(),
+        r#"{"choices": [{"finish_reason": "stop", "message": {"content": ["Flu"]}}]}"#.to_string(),
     ] {
         let (base, count) = misbehave(200, "", body.clone(), Duration::ZERO);
         let dir = tempfile::tempdir().unwrap();
@@ -337,25 +339,44 @@ fn results_paths_keep_organisations_apart_and_stay_inside_out() {
     let (base, _) = misbehave(200, "", said("no idea"), Duration::ZERO);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
-    for model in ["orgA/llama-8b", "orgB/llama-8b", "../../evil", "/", "."] {
+    let models = [
+        "orgA/llama-8b",
+        "orgB/llama-8b",
+        "orgA--llama-8b",
+        "../../evil",
+        "/",
+        ".",
+        "modèle",
+        "modèla",
+        &"m".repeat(300),
+    ];
+    for model in models {
         let output = eval(&base, &out, model, &[]).output().unwrap();
-        assert!(output.status.success(), "{model}");
+        assert!(output.status.success(), "{model}: {output:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains(" 0 already done"),
+            "{model}: every model plays its own instances: {stdout}"
+        );
     }
     let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(
-        names,
-        [
-            "--",
-            "_.",
-            "_..--..--evil",
-            "orgA--llama-8b",
-            "orgB--llama-8b"
-        ]
-    );
+    assert_eq!(names.len(), models.len(), "one folder per model: {names:?}");
+    for (prefix, model) in [
+        ("orgA--llama-8b~", "orgA/llama-8b"),
+        ("_..--..--evil~", "../../evil"),
+        ("mod_le~", "modèle"),
+    ] {
+        assert!(
+            names.iter().any(|n| n.starts_with(prefix)),
+            "{model} keeps a readable folder name: {names:?}"
+        );
+    }
+    assert!(names.contains(&"orgA--llama-8b".to_string()));
+    assert!(names.iter().all(|n| !n.starts_with('.') && n.len() < 200));
     let outside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(outside.len(), 1, "nothing written outside --out");
 
@@ -393,7 +414,11 @@ fn a_second_eval_on_the_same_results_file_is_refused() {
     }
     let second = eval(&base, dir.path(), "m", &[]).output().unwrap();
     first.wait().unwrap();
-    assert_ne!(second.status.code(), Some(0));
+    assert_eq!(
+        second.status.code(),
+        Some(1),
+        "a lock conflict exits 1, as in generate"
+    );
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(
         stderr.contains("being written by another kumo-gen run"),
@@ -438,10 +463,11 @@ fn derived_files_are_lean_by_default_and_follow_the_options() {
     run(&["--steps"]);
     assert!(steps.is_file());
 
+    // Not asking for a file again never deletes it while it matches.
     run(&["--books", "none", "--no-sft"]);
-    assert!(!books.exists() && !sft.exists() && !steps.exists());
+    assert!(books.is_dir() && sft.is_file() && steps.is_file());
 
     run(&[]);
     assert_eq!(std::fs::read_dir(&books).unwrap().count(), 30);
-    assert!(sft.is_file() && !steps.exists());
+    assert!(sft.is_file() && steps.is_file());
 }

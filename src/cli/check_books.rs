@@ -66,7 +66,7 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
     let domain = match globals.registry.load(&spec) {
         Ok((domain, _)) => domain,
         Err(e) => {
-            eprintln!("{e}\nhelp: name the dataset's domain with `--domain NAME|PATH`");
+            crate::stderr_line!("{e}\nhelp: name the dataset's domain with `--domain NAME|PATH`");
             return Ok(EXIT_INPUT);
         }
     };
@@ -81,7 +81,7 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
     settings.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "jsonl"));
     settings.sort();
     if settings.is_empty() {
-        eprintln!(
+        crate::stderr_line!(
             "error: no `<setting>.jsonl` instance file in `{}`",
             args.dir.display()
         );
@@ -94,6 +94,13 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
             .and_then(|s| s.to_str())
             .unwrap_or_default();
         let books = args.dir.join("knowledge_book").join(setting);
+        if !books.is_dir() {
+            out(&format!(
+                "{setting}: no books to check (`{}` does not exist: written with `--books none`?)\n",
+                books.display()
+            ))?;
+            continue;
+        }
         let tally = check_setting(&domain, file, &books, kumo, args.show)?;
         out(&format!(
             "{setting}: {} books, {} passed, {} failed{}{}{}\n",
@@ -122,6 +129,7 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
         total.books += tally.books;
         total.failed += tally.failed;
         total.bad_lines += tally.bad_lines;
+        total.no_book += tally.no_book;
     }
     out(&format!(
         "{} books checked ({} checker): {} passed, {} failed\n",
@@ -130,11 +138,26 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
         total.books - total.failed,
         total.failed
     ))?;
-    Ok(if total.failed == 0 && total.bad_lines == 0 {
-        0
-    } else {
-        EXIT_INPUT
-    })
+    if total.no_book > 0 {
+        crate::stderr_line!(
+            "error: {} instances have no book file\n  = help: re-run the command that made the dataset (it rebuilds missing books) or pass `--books files` to it",
+            total.no_book
+        );
+    }
+    if total.books == 0 && total.no_book == 0 {
+        crate::stderr_line!(
+            "error: no knowledge books under `{}`",
+            args.dir.join("knowledge_book").display()
+        );
+        return Ok(EXIT_INPUT);
+    }
+    Ok(
+        if total.failed == 0 && total.bad_lines == 0 && total.no_book == 0 {
+            0
+        } else {
+            EXIT_INPUT
+        },
+    )
 }
 
 fn check_setting(
@@ -157,7 +180,7 @@ fn check_setting(
             Ok(task) => task,
             Err(e) => {
                 tally.bad_lines += 1;
-                eprintln!("{}:{}: {e}", file.display(), i + 1);
+                crate::stderr_line!("{}:{}: {e}", file.display(), i + 1);
                 continue;
             }
         };
@@ -193,9 +216,9 @@ fn check_setting(
         };
         if !problems.is_empty() {
             tally.failed += 1;
-            eprintln!("FAIL {} ({} problems)", path.display(), problems.len());
+            crate::stderr_line!("FAIL {} ({} problems)", path.display(), problems.len());
             for p in problems.iter().take(show) {
-                eprintln!("  {p}");
+                crate::stderr_line!("  {p}");
             }
         }
     }

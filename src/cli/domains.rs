@@ -35,7 +35,7 @@ pub fn validate(globals: &Globals, args: &ValidateArgs) -> io::Result<i32> {
         match source.and_then(|s| s.load()) {
             Ok((domain, warnings)) => {
                 for w in &warnings {
-                    eprintln!("{w}\n");
+                    crate::stderr_line!("{w}\n");
                 }
                 passed += 1;
                 out(&format!(
@@ -52,7 +52,7 @@ pub fn validate(globals: &Globals, args: &ValidateArgs) -> io::Result<i32> {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("{e}\n");
+                crate::stderr_line!("{e}\n");
                 out(&format!("FAIL  {name}\n"))?;
             }
         }
@@ -66,7 +66,7 @@ pub fn list(globals: &Globals) -> io::Result<i32> {
     let all = match globals.registry.all() {
         Ok(all) => all,
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -85,7 +85,7 @@ pub fn list(globals: &Globals) -> io::Result<i32> {
                 d.title
             )),
             Err(e) => {
-                eprintln!("{e}\n");
+                crate::stderr_line!("{e}\n");
                 table.push_str(&format!(
                     "{name:<24} {:>7} {:>8}  (invalid: run `kumo-gen validate {name}`)\n",
                     "-", "-"

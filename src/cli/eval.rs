@@ -66,7 +66,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "S", default_value_t = 0, requires = "sample")]
     sample_seed: u64,
     /// Trials per instance (KUMO's `eval_times`).
-    #[arg(long, value_name = "K", default_value_t = 5)]
+    #[arg(long, value_name = "K", default_value_t = 5, value_parser = parse_trials)]
     trials: usize,
     /// Instances played at once.
     #[arg(long, value_name = "C", default_value_t = 4)]
@@ -110,8 +110,23 @@ pub struct EvalArgs {
     templates_dir: Option<PathBuf>,
 }
 
+/// Most trials per instance `--trials` accepts (every trial's result is
+/// kept in memory until its instance is written).
+pub const MAX_TRIALS: usize = 10_000;
+
+/// `--trials K`: 1 to [`MAX_TRIALS`], refused at once beyond.
+fn parse_trials(text: &str) -> Result<usize, super::generate::BadValue> {
+    let shown: String = text.chars().take(40).collect();
+    match text.trim().parse::<usize>() {
+        Ok(k) if (1..=MAX_TRIALS).contains(&k) => Ok(k),
+        _ => Err(super::generate::BadValue(format!(
+            "expected a number of trials from 1 to {MAX_TRIALS}, not `{shown}`"
+        ))),
+    }
+}
+
 fn fail(message: String) -> io::Result<i32> {
-    eprintln!("error: {message}");
+    crate::stderr_line!("error: {message}");
     Ok(EXIT_INPUT)
 }
 
@@ -296,7 +311,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                  the missing books from the domain"
             ));
         }
-        eprintln!(
+        crate::stderr_line!(
             "note: {what}; rendered from the domain and the instances instead \
              (--require-books refuses)"
         );
@@ -348,6 +363,13 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
             }
         }
     }
+    if let Some(legacy) = eval::legacy_results_dir(&args.out, results_name(args)) {
+        crate::stderr_line!(
+            "note: `{}` holds results of an earlier kumo-gen under a folder name other models share; they are not resumed here (folder `{}`); move them there to resume",
+            legacy.display(),
+            eval::path_component(results_name(args))
+        );
+    }
     let api_key = crate::eval::client::api_key_from_env();
     let config = RunConfig {
         client: ClientConfig {
@@ -386,11 +408,26 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         && let Err(e) =
             crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))
     {
-        eprintln!("error: {e}");
+        crate::stderr_line!("error: {e}");
         return Ok(EXIT_OTHER);
     }
-    let summary = eval::run(&suites, &config, &progress)?;
+    let summary = eval::run(&suites, &config, &progress);
     bar.finish_and_clear();
+    let summary = match summary {
+        Ok(summary) => summary,
+        // Another run owns the results file, or it is not a results file:
+        // the same code as generate gives the same conditions.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData
+            ) =>
+        {
+            crate::stderr_line!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+        Err(e) => return Err(e),
+    };
 
     let rate = |n: usize| {
         if summary.trials == 0 {
@@ -420,14 +457,14 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
     }
     out(&text)?;
     for f in &summary.failures {
-        eprintln!("error: {f}");
+        crate::stderr_line!("error: {f}");
     }
     if let Some(fatal) = &summary.fatal {
-        eprintln!("error: the API refused the run: {fatal}");
+        crate::stderr_line!("error: the API refused the run: {fatal}");
         return Ok(EXIT_OTHER);
     }
     if summary.unfinished > 0 {
-        eprintln!(
+        crate::stderr_line!(
             "error: {} instance(s) unfinished after retries; run the same command again to resume",
             summary.unfinished
         );

@@ -83,13 +83,15 @@ pub fn run(args: &FamilyArgs) -> io::Result<i32> {
         length: args.length,
     };
     if args.output.is_none() && !args.curve {
-        eprintln!("error: nothing to do\n  = help: pass -o DOMAIN.yaml, --curve, or both");
+        crate::stderr_line!(
+            "error: nothing to do\n  = help: pass -o DOMAIN.yaml, --curve, or both"
+        );
         return Ok(EXIT_INPUT);
     }
     let (text, report) = match domain_file(&args.name, &params) {
         Ok(made) => made,
         Err(e) => {
-            eprintln!("error: {e}\n  = help: {}", e.help);
+            crate::stderr_line!("error: {e}\n  = help: {}", e.help);
             return Ok(EXIT_INPUT);
         }
     };
@@ -100,14 +102,14 @@ pub fn run(args: &FamilyArgs) -> io::Result<i32> {
     let domain = match Domain::from_yaml(&file, &text) {
         Ok((domain, _warnings)) => domain,
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return Ok(EXIT_INPUT);
         }
     };
     if let Some(path) = &args.output {
         write_atomic(path, text.as_bytes())
             .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", path.display())))?;
-        eprintln!("{}", summary(&args.name, &report, path));
+        crate::stderr_line!("{}", summary(&args.name, &report, path));
     }
     if args.curve {
         return print_curve(&domain, args);
@@ -140,7 +142,7 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> io::Result<i32> {
             match generate_lines(domain, params, args.curve_n, Some(SearchBudget::default())) {
                 Ok(lines) => lines,
                 Err(e) => {
-                    eprintln!("error: {truths} hypotheses x {actions} probes: {e}");
+                    crate::stderr_line!("error: {truths} hypotheses x {actions} probes: {e}");
                     return Ok(EXIT_INPUT);
                 }
             };

@@ -27,7 +27,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 6, value_name = "N")]
     pub actions: usize,
     /// Number of instances (seeds 0..n-1).
-    #[arg(short = 'n', default_value_t = 50, value_name = "N")]
+    #[arg(short = 'n', default_value_t = 50, value_name = "N", value_parser = parse_instances)]
     pub n: u64,
     /// Valid truths per instance.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -127,7 +127,7 @@ impl RenderArgs {
     /// Loads the templates (exit 1 on a template error).
     pub fn templates(&self) -> Result<Templates, i32> {
         Templates::resolve(self.templates_dir.as_deref()).map_err(|e| {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             EXIT_INPUT
         })
     }
@@ -161,7 +161,7 @@ impl RenderArgs {
             BooksArg::Auto => lines <= AUTO_BOOKS_LIMIT,
         };
         if self.books == BooksArg::Auto && !books {
-            eprintln!(
+            crate::stderr_line!(
                 "note: {lines} instances: no knowledge-book files above {AUTO_BOOKS_LIMIT} (every book is still checked; eval and play render them from the domain); `--books files` writes them"
             );
         }
@@ -181,16 +181,19 @@ impl RenderArgs {
         if let Some(bar) = &bar {
             bar.finish_and_clear();
         }
+        for removed in result.iter().flat_map(|s| &s.removed) {
+            crate::stderr_line!("note: removed stale {removed}");
+        }
         match result {
             Ok(s) if s.up_to_date => {
-                eprintln!(
+                crate::stderr_line!(
                     "{}: books and SFT records are up to date (nothing rewritten)",
                     domain.name
                 );
                 Ok(())
             }
             Ok(s) => {
-                eprintln!(
+                crate::stderr_line!(
                     "{}: {} knowledge books (all checked{}), {} SFT records ({} steps){} in {:.3} s",
                     domain.name,
                     s.books,
@@ -205,7 +208,7 @@ impl RenderArgs {
                     s.seconds
                 );
                 if labels && s.unlabelled > 0 {
-                    eprintln!(
+                    crate::stderr_line!(
                         "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: raise them and re-run with `--force` to label them",
                         s.unlabelled
                     );
@@ -238,6 +241,27 @@ pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
             "expected a number of nodes of at least 1, not `{text}`"
         ))),
     }
+}
+
+/// Most instances `-n` accepts: the dedup keys of every instance stay in
+/// memory (about 100 bytes each, so 10^8 needs about 10 GB), and a larger
+/// request is refused at once rather than failing hours later.
+pub const MAX_INSTANCES: u64 = 100_000_000;
+
+/// `-n N`: a number of instances up to [`MAX_INSTANCES`].
+pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
+    let shown: String = text.chars().take(40).collect();
+    let n: u64 = text.trim().parse().map_err(|_| {
+        BadValue(format!(
+            "`{shown}` is not a number of instances up to {MAX_INSTANCES}"
+        ))
+    })?;
+    if n > MAX_INSTANCES {
+        return Err(BadValue(format!(
+            "{n} instances is more than {MAX_INSTANCES} (the dedup keys of every instance stay in memory, about 100 bytes each); split the job into several settings or seeds"
+        )));
+    }
+    Ok(n)
 }
 
 /// Most worker threads `--threads` accepts.
@@ -303,8 +327,8 @@ pub fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
 /// Prints an output error with its help; the exit code.
 pub fn report(e: &OutputError) -> i32 {
     match e.help() {
-        Some(help) => eprintln!("error: {e}\n  = help: {help}"),
-        None => eprintln!("error: {e}"),
+        Some(help) => crate::stderr_line!("error: {e}\n  = help: {help}"),
+        None => crate::stderr_line!("error: {e}"),
     }
     if e.is_input() { EXIT_INPUT } else { EXIT_OTHER }
 }
@@ -340,7 +364,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     let (domain, warnings) = match globals.registry.load(&args.domain) {
         Ok(loaded) => loaded,
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -389,7 +413,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
                 Some(s) => format!("shard {}/{}:", s.index, s.count),
                 None => format!("{}:", domain.name),
             };
-            eprintln!("{}", summary_line(&what, &summary));
+            crate::stderr_line!("{}", summary_line(&what, &summary));
             // Books and SFT follow the final file: after `merge` for shards.
             if args.shard.is_none()
                 && let Err(code) = pool.install(|| {

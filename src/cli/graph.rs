@@ -41,7 +41,7 @@ pub fn run(globals: &Globals, args: &GraphArgs) -> io::Result<i32> {
     let domain = match globals.registry.load(&args.domain) {
         Ok((domain, _warnings)) => domain,
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return Ok(EXIT_INPUT);
         }
     };

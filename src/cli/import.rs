@@ -78,26 +78,26 @@ pub fn run(args: &ImportArgs) -> i32 {
     let source = match read_source(&args.file) {
         Ok(Ok(text)) => text,
         Ok(Err(diagnostic)) => {
-            eprintln!("{diagnostic}");
+            crate::stderr_line!("{diagnostic}");
             return EXIT_INPUT;
         }
         Err(e) => {
-            eprintln!("error: cannot read `{file}`: {e}");
+            crate::stderr_line!("error: cannot read `{file}`: {e}");
             return EXIT_OTHER;
         }
     };
     let imported = match import_python(&file, &source, &args.options()) {
         Ok(imported) => imported,
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return EXIT_INPUT;
         }
     };
     for note in &imported.notes {
-        eprintln!("note: {file}:{note}");
+        crate::stderr_line!("note: {file}:{note}");
     }
     let (truths, actions, outcomes) = &imported.variables;
-    eprintln!(
+    crate::stderr_line!(
         "imported `{}` from `{file}`: {} truths (`{truths}`), {} actions (`{}`, `{outcomes}`), {} note{}",
         imported.doc.name,
         imported.doc.truths.len(),
@@ -111,8 +111,8 @@ pub fn run(args: &ImportArgs) -> i32 {
         |p| p.display().to_string(),
     );
     if let Err(e) = compile(&target, &imported.doc) {
-        eprintln!("{e}");
-        eprintln!(
+        crate::stderr_line!("{e}");
+        crate::stderr_line!(
             "error: the imported domain does not validate; fix the Python file or report this"
         );
         return EXIT_INPUT;
@@ -126,7 +126,7 @@ pub fn run(args: &ImportArgs) -> i32 {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("error: cannot write `{target}`: {e}");
+            crate::stderr_line!("error: cannot write `{target}`: {e}");
             EXIT_OTHER
         }
     }

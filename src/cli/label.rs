@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use super::{EXIT_INPUT, EXIT_OTHER};
 use crate::domain::Registry;
-use crate::output::files::write_atomic_with;
+use crate::output::files::{NamingWriter, write_atomic_with};
 use crate::pipeline::relabel::{self, RelabelError, Summary};
 use crate::search::SearchBudget;
 
@@ -67,14 +67,14 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             domain
         }
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return EXIT_INPUT;
         }
     };
     let budget = match budget(args) {
         Ok(b) => b,
         Err(message) => {
-            eprintln!("error: {message}");
+            crate::stderr_line!("error: {message}");
             return EXIT_OTHER;
         }
     };
@@ -84,7 +84,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
     {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("error: cannot start worker threads: {e}");
+            crate::stderr_line!("error: cannot start worker threads: {e}");
             return EXIT_OTHER;
         }
     };
@@ -95,14 +95,14 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
         match File::open(&args.instances) {
             Ok(f) => Box::new(BufReader::new(f)),
             Err(e) => {
-                eprintln!("error: cannot read `{source}`: {e}");
+                crate::stderr_line!("error: cannot read `{source}`: {e}");
                 return EXIT_INPUT;
             }
         }
     };
     let job = |out: &mut dyn Write| {
         relabel::relabel(&pool, &domain, budget, &source, input, out, |w| {
-            eprintln!("warning: {w}")
+            crate::stderr_line!("warning: {w}")
         })
     };
     let outcome = match &args.output {
@@ -111,12 +111,16 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             let mut w = BufWriter::new(stdout.lock());
             job(&mut w)
         }
-        Some(path) => write_atomic_with(path, job, |p, e| {
-            RelabelError::Io(io::Error::new(
-                e.kind(),
-                format!("cannot write `{}`: {e}", p.display()),
-            ))
-        }),
+        Some(path) => write_atomic_with(
+            path,
+            |w| job(&mut NamingWriter::new(w, path)),
+            |p, e| {
+                RelabelError::Io(io::Error::new(
+                    e.kind(),
+                    format!("cannot write `{}`: {e}", p.display()),
+                ))
+            },
+        ),
     };
     match outcome {
         Ok(Summary {
@@ -124,7 +128,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             unlabelled,
         }) => {
             if unlabelled > 0 {
-                eprintln!(
+                crate::stderr_line!(
                     "warning: {unlabelled} of {} instances left unlabelled (search budget exceeded)",
                     labelled + unlabelled
                 );
@@ -133,13 +137,13 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
         }
         Err(RelabelError::Input(errors)) => {
             for e in errors {
-                eprintln!("error: {e}");
+                crate::stderr_line!("error: {e}");
             }
             EXIT_INPUT
         }
         Err(RelabelError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(RelabelError::Io(e)) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             EXIT_OTHER
         }
     }

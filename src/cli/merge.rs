@@ -59,11 +59,11 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
     match result {
         Ok(summaries) => {
             for s in &summaries {
-                eprintln!("{}", summary_line("merged", s));
+                crate::stderr_line!("{}", summary_line("merged", s));
                 let domain = match dataset_domain(&s.path) {
                     Ok(domain) => domain,
                     Err(message) => {
-                        eprintln!("error: {message}");
+                        crate::stderr_line!("error: {message}");
                         return Ok(EXIT_INPUT);
                     }
                 };

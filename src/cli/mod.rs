@@ -127,7 +127,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             EXIT_OTHER
         }
     }
@@ -171,7 +171,7 @@ pub fn out(text: &str) -> io::Result<()> {
 pub fn report_warnings(domain: &crate::domain::Domain, warnings: &[crate::domain::Diagnostic]) {
     let shipped = warnings.iter().all(|w| w.file.starts_with("<shipped>"));
     if shipped && !warnings.is_empty() {
-        eprintln!(
+        crate::stderr_line!(
             "note: the shipped domain `{}` has {} validation warning{} (KUMO's published data, kept as is); `kumo-gen validate {}` lists them",
             domain.name,
             warnings.len(),
@@ -181,6 +181,6 @@ pub fn report_warnings(domain: &crate::domain::Domain, warnings: &[crate::domain
         return;
     }
     for w in warnings {
-        eprintln!("{w}\n");
+        crate::stderr_line!("{w}\n");
     }
 }

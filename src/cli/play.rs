@@ -188,7 +188,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     let templates = match Templates::resolve(args.templates_dir.as_deref()) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -206,7 +206,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     } = match source {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -214,7 +214,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     let judge = match Judge::new(&domain, instance) {
         Ok(j) => j,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -245,7 +245,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         out(&format!("round {}> ", episode.replies() + 1))?;
         let Some(line) = lines.next().transpose()? else {
             out("\n")?;
-            eprintln!("game abandoned at end of input; nothing recorded");
+            crate::stderr_line!("game abandoned at end of input; nothing recorded");
             return Ok(EXIT_INPUT);
         };
         let input = line.trim();
@@ -253,7 +253,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
             continue;
         }
         if input.eq_ignore_ascii_case("quit") {
-            eprintln!("game abandoned; nothing recorded");
+            crate::stderr_line!("game abandoned; nothing recorded");
             return Ok(EXIT_INPUT);
         }
         let choice = resolve(input, &instance.actions, &instance.truths);

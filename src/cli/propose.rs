@@ -81,7 +81,7 @@ pub struct ProposeArgs {
 }
 
 fn fail(message: impl std::fmt::Display) -> io::Result<i32> {
-    eprintln!("error: {message}");
+    crate::stderr_line!("error: {message}");
     Ok(EXIT_INPUT)
 }
 
@@ -167,7 +167,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
         .iter()
         .any(|t| batch::existing(&dir.join(format!("{}.yaml", t.name))).is_none());
     if pending && let Err(e) = check_reachable(&args.api_base, Duration::from_secs(10)) {
-        eprintln!("error: {e}");
+        crate::stderr_line!("error: {e}");
         return Ok(EXIT_OTHER);
     }
     let mut client = Client::new(
@@ -199,7 +199,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
         &dir,
         &settings,
         &mut |topic, r| {
-            eprintln!(
+            crate::stderr_line!(
                 "  {}: round {}: {}{}",
                 topic.name,
                 r.round,
@@ -218,11 +218,11 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
     let rows = match result {
         Ok(rows) => rows,
         Err(e @ BatchError::Api { .. }) => {
-            eprintln!("error: {e}; run the same command again to resume");
+            crate::stderr_line!("error: {e}; run the same command again to resume");
             return Ok(EXIT_OTHER);
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_OTHER);
         }
     };
@@ -257,6 +257,6 @@ fn progress(i: usize, total: usize, row: &Row) {
         let _ = out(&format!("  see `{}`\n", note.display()));
     }
     for e in &o.errors {
-        eprintln!("{e}\n");
+        crate::stderr_line!("{e}\n");
     }
 }

@@ -100,7 +100,10 @@ pub(crate) fn load_instance_sets(paths: &[PathBuf]) -> Result<Vec<InstanceSet>, 
                 Ok(i) => i,
                 Err(e) if explicit => return Err(format!("{}:{e}", file.display())),
                 Err(_) => {
-                    eprintln!("note: skipping `{}`: not an instance file", file.display());
+                    crate::stderr_line!(
+                        "note: skipping `{}`: not an instance file",
+                        file.display()
+                    );
                     continue;
                 }
             };
@@ -127,25 +130,25 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
         match score::parse_result_file(&path, &text) {
             Ok(f) => {
                 for w in &f.repeated {
-                    eprintln!("warning: {w}");
+                    crate::stderr_line!("warning: {w}");
                 }
                 files.push(f);
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                crate::stderr_line!("error: {e}");
                 return Ok(EXIT_INPUT);
             }
         }
     }
     if files.is_empty() {
-        eprintln!("error: no result files (`*.jsonl`) under the given paths");
+        crate::stderr_line!("error: no result files (`*.jsonl`) under the given paths");
         return Ok(EXIT_INPUT);
     }
     let mut sources = Sources::default();
     match load_instance_sets(&args.instances) {
         Ok(sets) => sources.instance_sets = sets,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     }
@@ -159,7 +162,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
             match serde_json::from_str::<OracleEntry>(line) {
                 Ok(e) => sources.oracle.push(e),
                 Err(e) => {
-                    eprintln!(
+                    crate::stderr_line!(
                         "error: {}:{}: not an oracle line ({e}); expected {{env, truth_num, action_num, seed, expected_steps}}",
                         oracle.display(),
                         i + 1
@@ -178,7 +181,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
                 }
             }
             Err(e) => {
-                eprintln!("{e}");
+                crate::stderr_line!("{e}");
                 return Ok(EXIT_INPUT);
             }
         }
@@ -197,7 +200,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
                 Some(d) => {
                     sources.domains.insert(n.clone(), d);
                 }
-                None => eprintln!(
+                None => crate::stderr_line!(
                     "note: no domain found for `{n}`: success comes from the recorded `successful` fields (give --domain to check answers)"
                 ),
             }
@@ -205,7 +208,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     }
     let report = score::score(&files, &sources);
     for note in &report.notes {
-        eprintln!("note: {note}");
+        crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
         std::fs::write(svg, score::render_svg(&report.rows)).map_err(|e| {
@@ -215,7 +218,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     if let Some(path) = &args.curve_svg {
         let curves = score::curves(&files, &sources);
         if curves.is_empty() {
-            eprintln!(
+            crate::stderr_line!(
                 "error: no result file has both its instances and its domain, so no curve can be drawn\n  = help: pass --instances DIR (and --domain if the domain is not found by name)"
             );
             return Ok(EXIT_INPUT);

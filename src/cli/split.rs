@@ -35,7 +35,7 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> io::Result<i32> {
     let domain = match globals.registry.load(&args.domain) {
         Ok((domain, _warnings)) => domain,
         Err(e) => {
-            eprintln!("{e}");
+            crate::stderr_line!("{e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -47,7 +47,7 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> io::Result<i32> {
     let split = match split(&domain, &options) {
         Ok(split) => split,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     };

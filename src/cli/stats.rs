@@ -39,12 +39,12 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         match score::parse_result_file(&path, &text) {
             Ok(f) => {
                 for w in &f.repeated {
-                    eprintln!("warning: {w}");
+                    crate::stderr_line!("warning: {w}");
                 }
                 files.push(f);
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                crate::stderr_line!("error: {e}");
                 return Ok(EXIT_INPUT);
             }
         }
@@ -55,7 +55,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
             ..Sources::default()
         },
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     };
@@ -68,7 +68,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
             globals.registry.load(spec).ok().map(|(d, _)| d)
         });
         let Some(domain) = domain.as_ref() else {
-            eprintln!(
+            crate::stderr_line!(
                 "error: no domain for `{}` (give --domain NAME|PATH)",
                 file.key.domain
             );
@@ -86,7 +86,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
             let judge = match Judge::new(domain, inst) {
                 Ok(j) => j,
                 Err(e) => {
-                    eprintln!("error: {}: {e}", file.path);
+                    crate::stderr_line!("error: {}: {e}", file.path);
                     return Ok(EXIT_INPUT);
                 }
             };
@@ -103,7 +103,9 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         }
     }
     if skipped > 0 {
-        eprintln!("note: {skipped} result line(s) without a matching instance were left out");
+        crate::stderr_line!(
+            "note: {skipped} result line(s) without a matching instance were left out"
+        );
     }
     let tests: Vec<stats::Test> = per_model
         .iter()

@@ -14,10 +14,18 @@
 //! how text is displayed, so the name a player sees is not the one to
 //! type), no answer tag (`<ANSWER>`, `</ANSWER>`, any case: the answer is
 //! cut at the tags) and no `${` (KUMO's answer parser keeps only what
-//! follows it). Two truths, two actions or two states of one action must
-//! differ after Unicode canonical caseless matching (NFD, full case
-//! folding, then NFC; Unicode D145): `Flu` and `flu`, or `é` written
-//! precomposed and decomposed, are one name to a reader. Vocabulary text is
+//! follows it), no other default-ignorable character (zero-width space or
+//! joiner, soft hyphen, variation selector: it prints as nothing, so a
+//! correct answer typed without it would be judged wrong). Two truths, two
+//! actions or two states of one action must differ after removing
+//! default-ignorable characters and Unicode compatibility caseless matching
+//! (NFKD, full case folding, NFKD, then NFKC; Unicode D146): `Flu` and
+//! `flu`, `é` written precomposed and decomposed, or full-width `Ａpple`
+//! and `Apple` are one name to a reader (with `case_sensitive_names: true`,
+//! the documented exception for imported KUMO domains, names differing in
+//! letter case only are a warning). Two names whose Unicode TR39
+//! confusable skeletons are equal (Latin `Apple`, Cyrillic `Аpple`) are a
+//! located warning. Vocabulary text is
 //! only read, so it only must hold no control, separator or bidi
 //! character.
 //!
@@ -51,6 +59,33 @@ pub fn is_bidi_control(c: char) -> bool {
     )
 }
 
+/// Unicode's `Default_Ignorable_Code_Point` characters (DerivedCoreProperties):
+/// zero-width space and joiners, the soft hyphen, variation selectors, tags
+/// and the like print as nothing, so a name holding one cannot be read or
+/// typed as it is.
+pub fn is_default_ignorable(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{61c}'
+            | '\u{115f}'..='\u{1160}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff0}'..='\u{fff8}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
+}
+
 /// Control characters and the Unicode line and paragraph separators: each
 /// breaks a line or prints as nothing.
 fn is_line_breaking(c: char) -> bool {
@@ -62,7 +97,7 @@ fn is_line_breaking(c: char) -> bool {
 pub fn shown(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
-        if is_line_breaking(c) || is_bidi_control(c) {
+        if is_line_breaking(c) || is_bidi_control(c) || is_default_ignorable(c) {
             out.push_str(&format!("\\u{{{:04X}}}", c as u32));
         } else {
             out.push(c);
@@ -71,10 +106,34 @@ pub fn shown(name: &str) -> String {
     out
 }
 
-/// The key two names share when a reader cannot tell them apart: Unicode
-/// canonical caseless matching (D145), `NFD(fold(NFD(x)))`, recomposed.
+/// The key two names share when a reader cannot tell them apart: default
+/// ignorable characters removed, then Unicode compatibility caseless
+/// matching (D146), `NFKD(fold(NFKD(x)))`, recomposed with NFKC: full-width
+/// and other compatibility forms, letter case and invisible characters
+/// make no difference.
 pub fn lookalike_key(name: &str) -> String {
+    let visible: String = name.chars().filter(|&c| !is_default_ignorable(c)).collect();
+    visible.nfkd().default_case_fold().nfkd().nfkc().collect()
+}
+
+/// Unicode canonical caseless matching (D145), `NFD(fold(NFD(x)))`,
+/// recomposed: two names with one key differ at most in letter case and
+/// canonical encoding.
+fn caseless_key(name: &str) -> String {
     name.nfd().default_case_fold().nfc().collect()
+}
+
+/// `name` without invisible characters, in NFKC: two names with one such
+/// text differ only in how their characters are encoded.
+fn plain_text(name: &str) -> String {
+    let visible: String = name.chars().filter(|&c| !is_default_ignorable(c)).collect();
+    visible.nfkc().collect()
+}
+
+/// The Unicode TR39 confusable skeleton of a name's look-alike key: names
+/// of one skeleton look alike across scripts (Latin `a`, Cyrillic `а`).
+fn confusable_skeleton(name: &str) -> String {
+    unicode_security::skeleton(&lookalike_key(name)).collect()
 }
 
 /// The first character-level problem of text that is only read (a title,
@@ -139,6 +198,15 @@ fn name_problem(name: &str) -> Option<(String, &'static str)> {
             "remove it: it reorders how the name is displayed, so the name a player sees is not the name to type",
         ));
     }
+    if let Some(c) = name.chars().find(|&c| is_default_ignorable(c)) {
+        return Some((
+            format!(
+                "contains the invisible character U+{:04X} (a default-ignorable code point)",
+                c as u32
+            ),
+            "remove it: it prints as nothing, so a player cannot see or type it and a correct answer would be judged wrong",
+        ));
+    }
     let lower = name.to_ascii_lowercase();
     if let Some(tag) = ["<answer>", "</answer>"]
         .into_iter()
@@ -167,6 +235,8 @@ struct Group<'a> {
     case_sensitive: bool,
     /// Look-alike key -> (first name, its path).
     seen: HashMap<String, (&'a str, String)>,
+    /// Confusable skeleton -> (first name, its path).
+    skeletons: HashMap<String, (&'a str, String)>,
 }
 
 impl<'a> Group<'a> {
@@ -175,6 +245,7 @@ impl<'a> Group<'a> {
             what,
             case_sensitive,
             seen: HashMap::new(),
+            skeletons: HashMap::new(),
         }
     }
 
@@ -195,10 +266,11 @@ impl<'a> Group<'a> {
             // An exact duplicate: `compile` reports it.
             Some((first, _)) if *first == name => {}
             Some((first, first_path)) => {
-                let same_text = name.nfc().eq(first.nfc());
-                let warning = self.case_sensitive && !same_text;
+                let same_text = plain_text(name) == plain_text(first);
+                let case_only = !same_text && caseless_key(name) == caseless_key(first);
+                let warning = self.case_sensitive && case_only;
                 let help = if same_text {
-                    "rename one of them: they are the same text encoded two ways, so a reader cannot tell them apart"
+                    "rename one of them: they are the same text encoded two ways (compatibility forms such as full-width letters, or invisible characters), so a reader cannot tell them apart"
                 } else if warning {
                     "rename one of them if you can: answers are compared exactly, so a player must type the exact case"
                 } else {
@@ -213,8 +285,10 @@ impl<'a> Group<'a> {
                         shown(first),
                         if same_text {
                             "how their characters are encoded"
+                        } else if case_only {
+                            "letter case"
                         } else {
-                            "letter case (or how their characters are encoded)"
+                            "letter case and how their characters are encoded"
                         }
                     ),
                     help: help.into(),
@@ -223,7 +297,31 @@ impl<'a> Group<'a> {
                 })
             }
             None => {
+                self.check_skeleton(name, &path, out);
                 self.seen.insert(lookalike_key(name), (name, path));
+            }
+        }
+    }
+
+    /// A located warning when `name` has the confusable skeleton of an
+    /// earlier name of its group (letters of other scripts that look alike).
+    fn check_skeleton(&mut self, name: &'a str, path: &str, out: &mut Vec<NameProblem>) {
+        let skeleton = confusable_skeleton(name);
+        match self.skeletons.get(&skeleton) {
+            Some((first, first_path)) => out.push(NameProblem {
+                message: format!(
+                    "{} `{}` looks like {} `{}` (at `{first_path}`): their characters are confusable (equal Unicode TR39 skeletons: Latin `a` and Cyrillic `а`, `’` and `'`)",
+                    self.what,
+                    shown(name),
+                    self.what,
+                    shown(first)
+                ),
+                help: "rename one of them so a reader can tell them apart, or write both in one script".into(),
+                path: path.to_string(),
+                warning: true,
+            }),
+            None => {
+                self.skeletons.insert(skeleton, (name, path.to_string()));
             }
         }
     }
@@ -238,13 +336,13 @@ pub fn case_only_lookalikes(doc: &DomainDoc) -> Vec<(String, String, String)> {
     let mut group = |names: Vec<(&str, String)>| {
         let mut seen: HashMap<String, &str> = HashMap::new();
         for (name, path) in names {
-            match seen.get(&lookalike_key(name)) {
+            match seen.get(&caseless_key(name)) {
                 Some(first) if !first.nfc().eq(name.nfc()) => {
                     out.push((path, first.to_string(), name.to_string()));
                 }
                 Some(_) => {}
                 None => {
-                    seen.insert(lookalike_key(name), name);
+                    seen.insert(caseless_key(name), name);
                 }
             }
         }
@@ -337,6 +435,11 @@ mod tests {
         assert!(same("\u{3a3}\u{39f}\u{3a3}", "\u{3c3}\u{3bf}\u{3c2}")); // final sigma
         assert!(same("\u{b5}g", "\u{3bc}g")); // micro sign vs mu
         assert!(same("\u{212b}", "\u{c5}")); // angstrom sign vs Å (NFC)
+        assert!(same("\u{ff21}pple", "Apple")); // full-width A
+        assert!(same("Ap\u{200b}ple", "Apple")); // zero-width space
+        assert!(same("Ap\u{ad}ple", "apple")); // soft hyphen
+        assert!(same("Ap\u{200d}ple", "Apple")); // zero-width joiner
+        assert!(!same("\u{410}pple", "Apple")); // Cyrillic A: a warning, below
         assert!(!same("Flu", "Flue"));
         assert!(!same("Lamp 1", "Lamp1"));
     }
@@ -370,8 +473,45 @@ mod tests {
     }
 
     #[test]
+    fn invisible_characters_are_errors_and_confusable_scripts_warnings() {
+        let problem = |name: &str| name_problem(name).map(|(m, _)| m);
+        for c in [
+            '\u{200b}', '\u{200c}', '\u{200d}', '\u{ad}', '\u{2060}', '\u{feff}',
+        ] {
+            let name = format!("Ap{c}ple");
+            assert!(problem(&name).unwrap().contains("invisible"), "{name:?}");
+        }
+        assert_eq!(
+            confusable_skeleton("\u{410}pple"),
+            confusable_skeleton("Apple")
+        );
+        assert_eq!(
+            confusable_skeleton("\u{391}lpha"),
+            confusable_skeleton("Alpha")
+        );
+        assert_ne!(confusable_skeleton("Apple"), confusable_skeleton("Apply"));
+        let mut group = Group::new("truth", false);
+        let mut out = Vec::new();
+        group.check("Apple", "truths[0]".into(), &mut out);
+        group.check("\u{410}pple", "truths[1]".into(), &mut out);
+        group.check("\u{ff21}pple", "truths[2]".into(), &mut out);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out[0].warning && out[0].path == "truths[1]", "{out:?}");
+        assert!(out[0].message.contains("TR39"), "{out:?}");
+        assert!(!out[1].warning && out[1].path == "truths[2]", "{out:?}");
+        // The case exception of imported domains covers letter case only.
+        let mut group = Group::new("truth", true);
+        let mut out = Vec::new();
+        group.check("Apple", "truths[0]".into(), &mut out);
+        group.check("apple", "truths[1]".into(), &mut out);
+        group.check("\u{ff41}pple", "truths[2]".into(), &mut out);
+        assert!(out[0].warning && !out[1].warning, "{out:?}");
+    }
+
+    #[test]
     fn shown_escapes_invisible_characters() {
         assert_eq!(shown("a\u{202e}b\nc"), "a\\u{202E}b\\u{000A}c");
+        assert_eq!(shown("a\u{200b}b"), "a\\u{200B}b");
         assert_eq!(shown("Café"), "Café");
     }
 }

@@ -184,7 +184,7 @@ impl Client {
                         });
                     }
                     let delay = self.backoff(retried).max(retry_after.unwrap_or_default());
-                    eprintln!(
+                    crate::stderr_line!(
                         "note: {}: {why}; retry {}/{} in {:.1} s",
                         self.url(),
                         retried + 1,
@@ -372,9 +372,15 @@ fn parse_completion(body: &str, accept_length: bool) -> Attempt {
     if choice["finish_reason"] != "stop" && !truncated {
         return Attempt::Reply;
     }
-    // A `stop` without content reaches KUMO's agent as `None` at once.
+    // A `stop` without content reaches KUMO's agent as `None` at once;
+    // content that is not text (a number, a list, an object) is no
+    // completion the protocol knows: the server's fault, retried.
+    let content = &choice["message"]["content"];
+    if !(content.is_string() || content.is_null()) {
+        return not_completion("`choices[0].message.content` is not a string");
+    }
     Attempt::Ok {
-        text: choice["message"]["content"].as_str().map(str::to_string),
+        text: content.as_str().map(str::to_string),
         tokens: v["usage"]["total_tokens"].as_u64().unwrap_or(0),
         truncated,
     }
@@ -465,6 +471,15 @@ mod tests {
             parse_completion(r#"{"object": "error"}"#, false),
             Attempt::Transport { .. }
         ));
+        for content in ["42", "[\"hi\"]", "{\"text\": \"hi\"}", "true"] {
+            let body = format!(
+                r#"{{"choices": [{{"finish_reason": "stop", "message": {{"content": {content}}}}}]}}"#
+            );
+            assert!(
+                matches!(parse_completion(&body), Attempt::Transport { .. }),
+                "a content of {content} is the server's fault, retried"
+            );
+        }
         let null = r#"{"choices": [{"finish_reason": "stop", "message": {"content": null}}]}"#;
         assert!(matches!(
             parse_completion(null, false),

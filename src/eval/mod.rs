@@ -146,13 +146,34 @@ pub struct Summary {
     pub fatal: Option<String>,
 }
 
-/// A model or player name as one directory name inside `--out`: `/`
-/// becomes `--` (`orgA/llama-8b` -> `orgA--llama-8b`, so two organisations'
-/// models of one name never share a file, unlike KUMO's last path
-/// component), other characters outside `[A-Za-z0-9._-]` become `_`, and
-/// a leading `.` gets a `_` before it, so `..`, `.` and hidden names can
-/// never leave or hide in `--out`.
+/// A model or player name as one directory name inside `--out`, one
+/// folder per name (two names never share a results file):
+/// - a name of `[A-Za-z0-9._-]` only, not starting with `.`, of at most
+///   [`READABLE_LEN`] characters, is the folder name as it is;
+/// - any other name is made readable (`/` becomes `--`, other characters
+///   become `_`, a leading `.` gets a `_` before it, at most
+///   [`READABLE_LEN`] characters kept) and gets `~` and the FNV-1a 64 of
+///   the whole name as a suffix: `orgA/llama-8b` ->
+///   `orgA--llama-8b~<16 hex>`, never `orgA--llama-8b` (a name of its
+///   own). `~` appears in no name of the first kind, so the two kinds
+///   never meet, and `..`, `.` and hidden names never leave or hide in
+///   `--out`.
 pub fn path_component(name: &str) -> String {
+    let readable = readable_component(name);
+    if readable == name && name.len() <= READABLE_LEN {
+        return readable;
+    }
+    let cut: String = readable.chars().take(READABLE_LEN).collect();
+    format!("{cut}~{}", crate::domain::fnv1a_hex(name.as_bytes()))
+}
+
+/// How many characters of a changed name its folder keeps (the whole
+/// folder name stays far below the usual 255-byte limit).
+pub const READABLE_LEN: usize = 150;
+
+/// The folder name earlier kumo-gen versions used for `name` (lossy: the
+/// readable part of [`path_component`] without its suffix).
+fn readable_component(name: &str) -> String {
     let mut out: String = name
         .replace('/', "--")
         .chars()
@@ -168,6 +189,15 @@ pub fn path_component(name: &str) -> String {
         out.insert(0, '_');
     }
     out
+}
+
+/// A results folder of `model` named by the older, lossy mapping, when it
+/// exists and the current folder does not: its results are not read (that
+/// folder name may belong to another model), and the caller says so.
+pub fn legacy_results_dir(out: &Path, model: &str) -> Option<PathBuf> {
+    let legacy = out.join(readable_component(model));
+    let current = out.join(path_component(model));
+    (legacy != current && legacy.is_dir() && !current.exists()).then_some(legacy)
 }
 
 /// The result file of a suite: `<out>/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`,
@@ -329,7 +359,10 @@ pub fn run(
     let mut files = Vec::with_capacity(suites.len());
     let mut jobs: Vec<(usize, usize)> = Vec::new();
     for (s, suite) in suites.iter().enumerate() {
-        let (file, done) = open_results(&suite.out)?;
+        let (file, done) = open_results(&suite.out).map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData => e,
+            kind => io::Error::new(kind, format!("cannot write `{}`: {e}", suite.out.display())),
+        })?;
         files.push(file);
         for (t, task) in suite.tasks.iter().enumerate() {
             if done.contains(&task.instance.seed) {

@@ -20,15 +20,16 @@
 //!   the cargo feature `parquet`, `.parquet` files of the same rows
 //!   ([`super::hf_parquet`]).
 //!
-//! Files of this setting that the options do not ask for are removed, so
-//! what is on disk always follows the current dataset.
+//! Files of this setting that the options do not ask for are kept while
+//! they still match the dataset, and removed (with a note saying which and
+//! why) once they do not ([`super::derived_stamp`]).
 //!
 //! Everything here is a pure function of the dataset file and the
 //! renderer, so it is rebuilt whole when either changed (resumed, extended
 //! or merged alike) and never needs resuming itself: a stamp
-//! (`.<setting>.derived.json`: the dataset's digest and the renderer's
-//! signature) says when the files on disk are current, and then nothing is
-//! rewritten. Lines are read and rendered in chunks (memory flat in n),
+//! (`.<setting>.derived.json`: the dataset's digest, the renderer's
+//! signature and the digest of every derived file) says when the files on
+//! disk are current, and then nothing is rewritten. Lines are read and rendered in chunks (memory flat in n),
 //! rendered in parallel and written in order, with progress per chunk.
 //! Every file goes to a temporary name first and is renamed into place;
 //! the book directory is swapped in whole. Temporary files a killed run
@@ -44,6 +45,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::OutputError;
+use super::derived_stamp::{self as stamp, Artifact};
 use crate::domain::Domain;
 use crate::render::hf::{Card, CardConfig, dataset_card, hf_row, hf_sft_row};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
@@ -97,6 +99,9 @@ pub struct DerivedSummary {
     pub seconds: f64,
     /// The files on disk were current; nothing was rewritten.
     pub up_to_date: bool,
+    /// Derived files not asked for that no longer matched the dataset and
+    /// were removed: `path: why; how to rebuild`.
+    pub removed: Vec<String>,
 }
 
 /// One line's rendered artifacts.
@@ -127,12 +132,20 @@ struct Staged {
 }
 
 impl Staged {
-    fn create(path: PathBuf) -> Result<Staged, OutputError> {
+    /// Stages `path`, creating its directories below `out` (never through
+    /// a symbolic link) and its temp file anew (never through a link left
+    /// at its name).
+    fn create(out: &Path, path: PathBuf) -> Result<Staged, OutputError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+            super::files::create_dir_below(out, dir)?;
         }
         let tmp = temp_name(&path);
-        let file = File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
+        stamp::remove_path(&tmp)?;
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| OutputError::io(&tmp, e))?;
         Ok(Staged {
             path,
             tmp,
@@ -212,11 +225,12 @@ pub fn write_derived(
         .ok_or_else(|| corrupt("the dataset file has no name".into()))?
         .to_string();
     let domain_dir = dataset.parent().unwrap_or(Path::new("."));
+    let out = domain_dir.parent().unwrap_or(Path::new("."));
 
     let books_dir = domain_dir.join("knowledge_book").join(&setting);
     let sft_dir = domain_dir.join("sft");
     // The export is shared by every domain of this `--out`.
-    let hf_dir = domain_dir.parent().unwrap_or(Path::new(".")).join("hf");
+    let hf_dir = out.join("hf");
     let hf_data = hf_dir.join("data").join(&domain.name);
     let sft_path = sft_dir.join(format!("{setting}.jsonl"));
     let steps_path = sft_dir.join(format!("{setting}.steps.jsonl"));
@@ -235,30 +249,59 @@ pub fn write_derived(
         hf_data.join(format!("{setting}.{other}")),
         hf_data.join(format!("{setting}-sft.{other}")),
     ];
-    // (file, wanted): files not wanted are removed, so what is on disk is
-    // always derived from the current dataset.
+    let artifact = |kind, path: &PathBuf, wanted, flag| Artifact {
+        kind,
+        path: path.clone(),
+        wanted,
+        flag,
+    };
+    let artifacts = [
+        artifact("books", &books_dir, options.books, "--books files"),
+        artifact(
+            "sft",
+            &sft_path,
+            options.sft,
+            "SFT records (drop `--no-sft`)",
+        ),
+        artifact(
+            "steps",
+            &steps_path,
+            options.sft && options.steps,
+            "--steps",
+        ),
+        artifact("hf", &hf_rows_path, options.hf, "--hf"),
+        artifact("hf_sft", &hf_sft_path, options.hf && options.sft, "--hf"),
+    ];
     let files = [
-        (&sft_path, options.sft),
-        (&steps_path, options.sft && options.steps),
-        (&hf_rows_path, options.hf),
-        (&hf_sft_path, options.hf && options.sft),
+        (&sft_path, artifacts[1].wanted),
+        (&steps_path, artifacts[2].wanted),
+        (&hf_rows_path, artifacts[3].wanted),
+        (&hf_sft_path, artifacts[4].wanted),
     ];
 
-    // Current already? The stamp names the dataset bytes, the renderer and
-    // the options.
+    // Current already? The stamp names the dataset bytes and the renderer,
+    // and the digest of every derived file.
     let stamp_path = domain_dir.join(format!(".{setting}.derived.json"));
-    let stamp = serde_json::json!({
-        "dataset": super::files::digest(dataset)?,
-        "renderer": renderer.signature(),
-        "options": format!("{options:?}"),
-        "hf_format": HF_FORMAT,
-    })
-    .to_string();
-    let current = books_dir.is_dir() == options.books
-        && files.iter().all(|(p, wanted)| p.is_file() == *wanted)
-        && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
-    if current {
-        let books = if options.books {
+    let source = stamp::Source {
+        dataset: super::files::digest(dataset)?,
+        renderer: renderer.signature(),
+        hf_format: HF_FORMAT.into(),
+    };
+    let old = stamp::read(&stamp_path);
+    let plan = stamp::plan(&old, &source, &artifacts)?;
+    let removed_hf = plan.removed.iter().any(|r| r.contains("`--hf`"));
+    let mut kept = stamp::Stamp {
+        source,
+        files: plan.current.clone(),
+    };
+    if !plan.rebuild {
+        if kept != old {
+            stamp::write(&stamp_path, &kept)?;
+        }
+        if removed_hf && hf_dir.join("README.md").exists() {
+            write_card(&hf_dir)?;
+        }
+        let books = if books_dir.is_dir() {
             std::fs::read_dir(&books_dir)
                 .map_err(|e| OutputError::io(&books_dir, e))?
                 .count() as u64
@@ -269,42 +312,33 @@ pub fn write_derived(
             books,
             seconds: start.elapsed().as_secs_f64(),
             up_to_date: true,
+            removed: plan.removed,
             ..DerivedSummary::default()
         });
     }
-    // Not current: a rebuild killed half way must not look current.
-    let remove = |path: &Path| -> Result<(), OutputError> {
-        let removed = if path.is_dir() {
-            std::fs::remove_dir_all(path)
-        } else if path.exists() {
-            std::fs::remove_file(path)
-        } else {
-            Ok(())
-        };
-        removed.map_err(|e| OutputError::io(path, e))
-    };
-    remove(&stamp_path)?;
-    for (path, wanted) in files {
+    // Not current: a rebuild killed half way must not look current, so
+    // until it ends the stamp records only the files kept as they are.
+    for a in artifacts.iter().filter(|a| a.wanted) {
+        kept.files.remove(a.kind);
+    }
+    stamp::write(&stamp_path, &kept)?;
+    for (path, _) in files {
         remove_stale_temps(path)?;
-        if !wanted {
-            remove(path)?;
-        }
     }
     for path in &hf_stale {
         remove_stale_temps(path)?;
-        remove(path)?;
+        stamp::remove_path(path)?;
     }
     remove_stale_temps(&books_dir)?;
-    if !options.books {
-        remove(&books_dir)?;
-    }
 
     let books_tmp = temp_name(&books_dir);
     if options.books {
-        std::fs::create_dir_all(&books_tmp).map_err(|e| OutputError::io(&books_tmp, e))?;
+        super::files::create_dir_below(out, &books_tmp)?;
     }
     let stage = |path: &PathBuf, wanted: bool| -> Result<Option<Staged>, OutputError> {
-        wanted.then(|| Staged::create(path.clone())).transpose()
+        wanted
+            .then(|| Staged::create(out, path.clone()))
+            .transpose()
     };
     let mut sft = stage(files[0].0, files[0].1)?;
     let mut steps = stage(files[1].0, files[1].1)?;
@@ -404,21 +438,25 @@ pub fn write_derived(
     ] {
         if wanted {
             super::hf_parquet::convert(lines, parquet, sft)?;
-            remove(lines)?;
+            stamp::remove_path(lines)?;
         }
     }
     // The card lists every data file, whatever this run wrote: written
     // whenever a data file of this setting appeared or went away.
-    if options.hf || hf_dir.join("README.md").exists() {
+    if options.hf || removed_hf || hf_dir.join("README.md").exists() {
         write_card(&hf_dir)?;
     }
     if options.books {
-        if books_dir.exists() {
-            std::fs::remove_dir_all(&books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
-        }
+        stamp::remove_path(&books_dir)?;
         std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
     }
-    super::files::write_atomic(&stamp_path, stamp.as_bytes())?;
+    for a in artifacts.iter().filter(|a| a.wanted) {
+        if let Some(found) = stamp::on_disk(&a.path)? {
+            kept.files.insert(a.kind.to_string(), found);
+        }
+    }
+    stamp::write(&stamp_path, &kept)?;
+    summary.removed = plan.removed;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -594,7 +632,7 @@ fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         parameters: Vec::new(),
         domains: domains.into_iter().map(|d| (d, String::new())).collect(),
     };
-    let mut staged = Staged::create(card_path)?;
+    let mut staged = Staged::create(hf_dir.parent().unwrap_or(Path::new(".")), card_path)?;
     staged
         .writer
         .write_all(dataset_card(&card).as_bytes())

@@ -23,30 +23,46 @@ use std::path::Path;
 /// until dropped (clones share it).
 #[derive(Clone, Debug)]
 pub struct FileLock {
-    _file: std::sync::Arc<File>,
+    _file: Option<std::sync::Arc<File>>,
 }
 
 impl FileLock {
-    fn open(path: &Path) -> Result<File, OutputError> {
+    /// Opens (creates) the lock file; `None` on a read-only file system
+    /// where it does not exist: nobody can write there, so there is
+    /// nothing to guard, and a finished dataset can still be checked.
+    fn open(path: &Path) -> Result<Option<File>, OutputError> {
         let lock = lock_path(path);
+        if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(symlink_refused(&lock));
+        }
         if let Some(dir) = lock.parent() {
             std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
         }
-        OpenOptions::new()
+        let opened = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(&lock)
-            .map_err(|e| OutputError::io(&lock, e))
+            .open(&lock);
+        match opened {
+            Ok(file) => Ok(Some(file)),
+            Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem => match File::open(&lock)
+            {
+                Ok(file) => Ok(Some(file)),
+                Err(_) => Ok(None),
+            },
+            Err(e) => Err(OutputError::io(&lock, e)),
+        }
     }
 
     /// Takes the lock of `path` or fails at once when another process
     /// holds it: a dataset being written by another run.
     pub fn exclusive(path: &Path) -> Result<FileLock, OutputError> {
-        let file = Self::open(path)?;
+        let Some(file) = Self::open(path)? else {
+            return Ok(FileLock { _file: None });
+        };
         match file.try_lock() {
             Ok(()) => Ok(FileLock {
-                _file: std::sync::Arc::new(file),
+                _file: Some(std::sync::Arc::new(file)),
             }),
             Err(std::fs::TryLockError::WouldBlock) => Err(OutputError::Busy {
                 path: path.to_path_buf(),
@@ -58,11 +74,13 @@ impl FileLock {
     /// Takes the lock of `path`, waiting while another process holds it
     /// (manifest updates take milliseconds).
     pub fn wait(path: &Path) -> Result<FileLock, OutputError> {
-        let file = Self::open(path)?;
+        let Some(file) = Self::open(path)? else {
+            return Ok(FileLock { _file: None });
+        };
         file.lock()
             .map_err(|e| OutputError::io(&lock_path(path), e))?;
         Ok(FileLock {
-            _file: std::sync::Arc::new(file),
+            _file: Some(std::sync::Arc::new(file)),
         })
     }
 }
@@ -79,9 +97,34 @@ pub fn lock_path(path: &Path) -> std::path::PathBuf {
 /// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
 /// dataset's manifest entry records.
 pub fn digest(path: &Path) -> Result<String, OutputError> {
+    Ok(format!("{:016x}", fnv1a_file(path, 0xcbf2_9ce4_8422_2325)?))
+}
+
+/// The digest of a directory's regular files: FNV-1a 64 over every file's
+/// name and bytes, in name order (what a derived book directory's stamp
+/// records).
+pub fn dir_digest(dir: &Path) -> Result<String, OutputError> {
+    let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
+        .map_err(|e| OutputError::io(dir, e))?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| OutputError::io(dir, e))?;
+    names.sort();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for name in names {
+        for &b in name.as_encoded_bytes().iter().chain(b"\0") {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        hash = fnv1a_file(&dir.join(name), hash)?;
+    }
+    Ok(format!("{hash:016x}"))
+}
+
+/// FNV-1a 64 of a file's bytes, continuing from `hash`.
+fn fnv1a_file(path: &Path, mut hash: u64) -> Result<u64, OutputError> {
     let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     loop {
         let buf = reader.fill_buf().map_err(|e| OutputError::io(path, e))?;
         if buf.is_empty() {
@@ -94,7 +137,40 @@ pub fn digest(path: &Path) -> Result<String, OutputError> {
         let n = buf.len();
         reader.consume(n);
     }
-    Ok(format!("{hash:016x}"))
+    Ok(hash)
+}
+
+/// Creates `dir` and its missing parents below `base` (which must exist
+/// or is created as given), refusing any directory below `base` that is a
+/// symbolic link: writing through it would put files outside `--out`.
+pub fn create_dir_below(base: &Path, dir: &Path) -> Result<(), OutputError> {
+    let Ok(below) = dir.strip_prefix(base) else {
+        return std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e));
+    };
+    std::fs::create_dir_all(base).map_err(|e| OutputError::io(base, e))?;
+    let mut path = base.to_path_buf();
+    for part in below.components() {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => return Err(symlink_refused(&path)),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&path).map_err(|e| OutputError::io(&path, e))?;
+            }
+            Err(e) => return Err(OutputError::io(&path, e)),
+        }
+    }
+    Ok(())
+}
+
+/// The error for a symbolic link where kumo-gen writes.
+pub fn symlink_refused(path: &Path) -> OutputError {
+    OutputError::io(
+        path,
+        std::io::Error::other(
+            "it is a symbolic link, and kumo-gen never writes through one (that could change files outside `--out`); remove the link or choose another `--out`",
+        ),
+    )
 }
 
 /// Writes `bytes` to `path` atomically (see [`write_atomic_with`]).
@@ -132,10 +208,15 @@ pub fn write_atomic_with<T, E>(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let tmp = dir
-        .unwrap_or(Path::new("."))
-        .join(format!(".{name}.tmp-{}", std::process::id()));
-    let file = File::create(&tmp).map_err(|e| io(&tmp, e))?;
+    let dir = dir.unwrap_or(Path::new("."));
+    remove_orphaned_temps(dir, &name);
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| io(&tmp, e))?;
     let mut w = std::io::BufWriter::new(file);
     let result = write(&mut w).and_then(|value| {
         let file = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
@@ -149,6 +230,65 @@ pub fn write_atomic_with<T, E>(
     result
 }
 
+/// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
+/// process no longer exists (known from `/proc`; where there is no
+/// `/proc`, nothing is removed, as a live writer's file cannot be told
+/// from an orphan).
+fn remove_orphaned_temps(dir: &Path, name: &str) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !proc.join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A writer whose errors name the file they are about (`cannot write
+/// `PATH`: No space left on device`), for writers that only see a
+/// `dyn Write`.
+pub struct NamingWriter<'a> {
+    inner: &'a mut dyn Write,
+    path: &'a Path,
+}
+
+impl<'a> NamingWriter<'a> {
+    pub fn new(inner: &'a mut dyn Write, path: &'a Path) -> Self {
+        NamingWriter { inner, path }
+    }
+
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot write `{}`: {e}", self.path.display()),
+        )
+    }
+}
+
+impl Write for NamingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().map_err(|e| self.named(e))
+    }
+}
+
 /// `dir/.name.tmp` beside `path`.
 pub fn temp_path(path: &Path) -> std::path::PathBuf {
     let name = path
@@ -160,8 +300,17 @@ pub fn temp_path(path: &Path) -> std::path::PathBuf {
 
 /// Opens `path` for appending after cutting any partial last line; returns
 /// the file and the number of complete lines in it. `truncate` empties it.
+///
+/// A symbolic link at `path` is never written through: with `truncate`
+/// the link itself is replaced by a new file, else it is refused.
 pub fn open_for_append(path: &Path, truncate: bool) -> Result<(File, u64), OutputError> {
     let io = |e| OutputError::io(path, e);
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        if !truncate {
+            return Err(symlink_refused(path));
+        }
+        std::fs::remove_file(path).map_err(io)?;
+    }
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -280,6 +429,26 @@ mod tests {
             digest(&lock_path(&path)).unwrap(),
             crate::domain::fnv1a_hex(b"")
         );
+    }
+
+    #[test]
+    fn atomic_writes_remove_temp_files_of_dead_processes_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labelled.jsonl");
+        // PID 0 never names a user process; our own is alive.
+        let orphan = dir.path().join(".labelled.jsonl.tmp-0");
+        let parent = dir.path().join(format!(
+            ".labelled.jsonl.tmp-{}",
+            std::os::unix::process::parent_id()
+        ));
+        let other = dir.path().join(".other.jsonl.tmp-0");
+        for p in [&orphan, &parent, &other] {
+            std::fs::write(p, "partial").unwrap();
+        }
+        write_atomic(&path, b"done\n").unwrap();
+        assert!(!orphan.exists(), "a dead run's temp file is removed");
+        assert!(parent.exists(), "a live process's temp file is kept");
+        assert!(other.exists(), "another file's temp file is not ours");
     }
 
     #[test]

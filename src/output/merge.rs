@@ -181,7 +181,7 @@ pub(super) fn merge_group(
     let dir = domain_dir(out, &domain.name);
     let setting = setting_name(&params);
     let path = dir.join(format!("{setting}.jsonl"));
-    std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, e))?;
+    files::create_dir_below(out, &dir)?;
     let lock = files::FileLock::exclusive(&path)?;
     let manifest_path = dir.join("manifest.json");
     if path.exists() && !force {

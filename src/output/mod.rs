@@ -58,6 +58,7 @@
 
 mod append;
 pub mod derived;
+mod derived_stamp;
 pub mod files;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;
@@ -246,7 +247,10 @@ fn existing(
     parameters: &Parameters,
     force: bool,
 ) -> Result<Option<DatasetEntry>, OutputError> {
-    if force || !path.exists() {
+    // An empty file holds nothing to lose: a run killed before its first
+    // manifest entry was written (a full disk) starts afresh.
+    let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
+    if force || !path.exists() || (entry.is_none() && empty) {
         return Ok(None);
     }
     let Some(entry) = entry else {
@@ -278,7 +282,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     let start = Instant::now();
     let domain = job.domain;
     let dir = domain_dir(&job.out, &domain.name);
-    std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, e))?;
+    files::create_dir_below(&job.out, &dir)?;
     let setting = setting_name(&job.params);
     let path = dir.join(format!("{setting}.jsonl"));
     let lock = files::FileLock::exclusive(&path)?;

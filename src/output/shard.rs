@@ -46,7 +46,7 @@ pub(super) fn write_shard(
     }
     let (path, manifest_path) = shard_paths(&job.out, &domain.name, &job.params, shard);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+        files::create_dir_below(&job.out, dir)?;
     }
     let lock = files::FileLock::exclusive(&path)?;
     let parameters = Parameters::new(&job.params, job.n, job.labeler.is_some());

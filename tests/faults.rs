@@ -1,0 +1,258 @@
+//! Fault injection from the outside: closed stderr and stdout, kills,
+//! a full disk, symbolic links inside `--out`. Each test checks that
+//! nothing is lost, nothing is written outside `--out`, no temp file
+//! survives the next run and the exit code is the documented one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::common::root;
+
+const TINY: &str = "tests/fixtures/ok/tiny.yaml";
+const SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1";
+
+fn kumo_gen_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kumo-gen"));
+    command.current_dir(root());
+    command
+}
+
+/// `kumo-gen generate` of the tiny fixture into `out` (`-n n`), with `extra`.
+fn generate(out: &Path, n: u64, extra: &[&str]) -> Command {
+    let mut command = kumo_gen_command();
+    command
+        .args([
+            "generate",
+            "--domain",
+            TINY,
+            "--truths",
+            "3",
+            "--actions",
+            "3",
+        ])
+        .args(["-n", &n.to_string(), "--out"])
+        .arg(out)
+        .args(extra);
+    command
+}
+
+/// A pipe whose reading end is already closed: every write fails (EPIPE).
+fn broken_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer
+}
+
+/// Every path under `dir` (relative), sorted.
+fn all_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            out.push(path.strip_prefix(base).unwrap().to_path_buf());
+            if path.is_dir() && !path.is_symlink() {
+                walk(base, &path, out);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files);
+    files.sort();
+    files
+}
+
+/// Temp files of the writers (`.NAME.tmp...`) anywhere under `dir`.
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    all_files(dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".tmp"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_closed_stderr_and_stdout_do_not_stop_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let status = generate(&out, 5, &[])
+        .stdout(broken_pipe())
+        .stderr(broken_pipe())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let domain = out.join("tiny");
+    assert!(domain.join(format!("{SETTING}.jsonl")).is_file());
+    assert!(domain.join(format!("sft/{SETTING}.jsonl")).is_file());
+    assert_eq!(
+        std::fs::read_dir(domain.join(format!("knowledge_book/{SETTING}")))
+            .unwrap()
+            .count(),
+        5
+    );
+    // An error with stderr closed still ends with its documented code.
+    let status = kumo_gen_command()
+        .args(["generate", "--domain", "no-such-domain", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(broken_pipe())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let status = kumo_gen_command()
+        .args(["check-books", "--domain", TINY])
+        .arg(&domain)
+        .stdout(broken_pipe())
+        .stderr(broken_pipe())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert!(temp_files(&out).is_empty());
+}
+
+#[test]
+fn symbolic_links_inside_out_are_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim.txt");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    assert!(generate(&out, 3, &[]).status().unwrap().success());
+    let domain = out.join("tiny");
+
+    // A dataset file that is a link: `--force` replaces the link itself.
+    let dataset = domain.join(format!("{SETTING}.jsonl"));
+    std::fs::remove_file(&dataset).unwrap();
+    std::os::unix::fs::symlink(&victim, &dataset).unwrap();
+    let forced = generate(&out, 3, &["--force"]).output().unwrap();
+    assert!(forced.status.success(), "{forced:?}");
+    assert!(!dataset.is_symlink());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+
+    // A derived directory that is a link is refused (exit 2, named).
+    let sft = domain.join("sft");
+    std::fs::remove_dir_all(&sft).unwrap();
+    std::os::unix::fs::symlink(&outside, &sft).unwrap();
+    let refused = generate(&out, 3, &["--force"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("symbolic link") && said.contains("sft"),
+        "{said}"
+    );
+    assert_eq!(all_files(&outside), vec![PathBuf::from("victim.txt")]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+}
+
+#[test]
+fn requests_beyond_the_documented_bounds_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let huge = generate(&out, 1_000_000_000_000, &[]).output().unwrap();
+    assert_eq!(huge.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&huge.stderr);
+    assert!(said.contains("100000000"), "{said}");
+    assert!(!out.exists(), "nothing written");
+    let trials = kumo_gen_command()
+        .args(["eval", "--model", "m", "--trials", "4294967296", "--data"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(trials.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&trials.stderr);
+    assert!(said.contains("10000"), "{said}");
+}
+
+#[test]
+fn a_run_stopped_by_a_full_disk_resumes_to_the_same_bytes_and_leaves_no_temp_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, full) = (dir.path().join("whole"), dir.path().join("full"));
+    let medical = |out: &Path| {
+        let mut command = kumo_gen_command();
+        command
+            .args(["--domain", "medical", "--truths", "6", "--actions", "8"])
+            .args(["-n", "60", "--out"])
+            .arg(out);
+        command
+    };
+    assert!(medical(&whole).status().unwrap().success());
+    // A file-size limit stands in for a full disk: the kernel stops the
+    // run (SIGXFSZ) in the middle of a write: at 8 KiB while the manifest
+    // is written (its temp file is left), at 32 KiB inside the dataset.
+    let program = env!("CARGO_BIN_EXE_kumo-gen");
+    let dataset = "medical/truth_num=6+action_num=8+valid_truth_num=1.jsonl";
+    for blocks in [16, 64] {
+        let _ = std::fs::remove_dir_all(&full);
+        let stopped = Command::new("sh")
+            .current_dir(root())
+            .arg("-c")
+            .arg(format!(
+                "ulimit -f {blocks}; exec '{program}' --domain medical --truths 6 --actions 8 -n 60 --out '{}'",
+                full.display()
+            ))
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!stopped.success(), "the size limit stops the run");
+        if blocks == 64 {
+            assert_eq!(
+                std::fs::metadata(full.join(dataset)).unwrap().len(),
+                32 * 1024,
+                "what was written before the disk filled is kept"
+            );
+        }
+        let resumed = medical(&full).output().unwrap();
+        assert!(resumed.status.success(), "{resumed:?}");
+        assert_eq!(
+            std::fs::read(full.join(dataset)).unwrap(),
+            std::fs::read(whole.join(dataset)).unwrap()
+        );
+        assert_eq!(temp_files(&full), Vec::<PathBuf>::new(), "{blocks} blocks");
+    }
+    let names = |d: &Path| -> Vec<PathBuf> {
+        all_files(d)
+            .into_iter()
+            .filter(|p| !p.ends_with("manifest.json"))
+            .collect()
+    };
+    assert_eq!(names(&full), names(&whole), "nothing lost, nothing extra");
+}
+
+#[test]
+fn label_removes_the_temp_file_of_a_killed_run_and_reports_a_full_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    assert!(
+        generate(&out, 4, &["--no-labels"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let instances = out.join(format!("tiny/{SETTING}.jsonl"));
+    let labelled = dir.path().join("labelled.jsonl");
+    // A PID above the kernel's largest (2^22) belongs to no process.
+    let orphan = dir.path().join(".labelled.jsonl.tmp-99999999");
+    std::fs::write(&orphan, "{\"partial\":").unwrap();
+    let label = |target: &Path| {
+        kumo_gen_command()
+            .args(["label", "--domain", TINY, "--instances"])
+            .arg(&instances)
+            .arg("-o")
+            .arg(target)
+            .output()
+            .unwrap()
+    };
+    let done = label(&labelled);
+    assert!(done.status.success(), "{done:?}");
+    assert!(!orphan.exists(), "the killed run's temp file is removed");
+    assert_eq!(
+        std::fs::read_to_string(&labelled).unwrap().lines().count(),
+        4
+    );
+    // `/dev/full` fails every write with ENOSPC: an output failure, exit 2.
+    let full = label(Path::new("/dev/full"));
+    assert_eq!(full.status.code(), Some(2), "{full:?}");
+    let said = String::from_utf8_lossy(&full.stderr);
+    assert!(said.contains("/dev/full"), "{said}");
+}
