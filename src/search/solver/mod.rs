@@ -26,7 +26,11 @@
 //! is dismissed by a test against the best sum. Static bounds of a node
 //! never searched: `E >= 1` (it is not a base case) and `E <= |A|` (each
 //! sum is below `(|A| - 1) * ΣP` with `ΣP < 1 - 1e-13`, far more than the
-//! float error, and `|A|` is a float).
+//! float error, and `|A|` is a float). Once a search has made
+//! `DEEP_AFTER` expansions (a deep game), the lower bound of a node is
+//! also the value of the game with reusable actions ([`reuse`]), which on
+//! deep games is within 10-20 % of the value where the path bound is off by
+//! 3x.
 //!
 //! The reductions, each exact:
 //!
@@ -58,6 +62,10 @@
 //!   earlier one only at `> best`).
 
 use std::time::Instant;
+
+mod reuse;
+
+use reuse::ReuseBound;
 
 use super::mask::Mask;
 use super::memo::{Bounds, Key, Memo, Memos};
@@ -152,7 +160,15 @@ pub struct Solver<'m, M: Mask, K: Key> {
     budget: SearchBudget,
     started: Instant,
     expansions: u64,
+    /// The reuse bound of deep games, once the search has proved deep.
+    reuse: Option<ReuseBound>,
+    /// Expansions after which the reuse bound is built.
+    reuse_after: u64,
 }
+
+/// Expansions after which a search builds the reuse bound (instances of
+/// at most `reuse::MAX_TRUTHS` truths).
+const DEEP_AFTER: u64 = 2_000;
 
 impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     pub fn new(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
@@ -186,6 +202,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             budget,
             started: Instant::now(),
             expansions: 0,
+            reuse: None,
+            reuse_after: DEEP_AFTER,
         }
     }
 
@@ -280,7 +298,18 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let cover = (1..LAYERS as u32)
             .find(|&k| !(truths & !ge[k as usize]).is_zero())
             .unwrap_or(LAYERS as u32);
-        path_bound(cover, truths.count(), self.widest_rule_out)
+        self.floor(truths, cover, self.widest_rule_out)
+    }
+
+    /// The best lower bound of a non-base node whose cover is `cover`: its
+    /// path bound (see `path_bound`) or the reuse bound.
+    #[inline]
+    fn floor(&self, truths: M, cover: u32, widest: u32) -> f64 {
+        let path = path_bound(cover, truths.count(), widest);
+        match &self.reuse {
+            Some(reuse) => path.max(reuse.get(truths, cover)),
+            None => path,
+        }
     }
 
     fn store(&mut self, truths: M, actions: M, bounds: Bounds) -> Result<(), SearchError> {
@@ -303,6 +332,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// Counts one node expansion against the budgets.
     fn count_expansion(&mut self) -> Result<(), SearchError> {
         self.expansions += 1;
+        if self.expansions == self.reuse_after && self.key_shift as usize <= reuse::MAX_TRUTHS {
+            self.reuse = Some(ReuseBound::new(
+                self.key_shift as usize,
+                &self.states,
+                &self.related,
+            ));
+        }
         if self.expansions > self.budget.max_nodes {
             return Err(self.exceeded());
         }
@@ -593,7 +629,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
                 }
-                lo += p * path_bound(cover_after(&ge, r, t), w, self.widest_rule_out);
+                lo += p * self.floor(t, cover_after(&ge, r, t), self.widest_rule_out);
             }
             if lo < best.2 || (lo == best.2 && spread < best.3) {
                 best = (b, sum_w, lo, spread);
@@ -867,7 +903,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 if kid.base {
                     continue;
                 }
-                kid.b.lo = path_bound(cover_after(&ge, r, kid.truths), kid.truths.count(), widest);
+                kid.b.lo = self.floor(kid.truths, cover_after(&ge, r, kid.truths), widest);
             }
             cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
         }
@@ -1063,6 +1099,72 @@ mod tests {
         let value = best + 1.0;
         memo.insert((truths, actions), value);
         value
+    }
+
+    /// The reuse bound is at most the value bit for bit at every node of
+    /// every subset of truths, with all actions or all but one (the
+    /// induction of `reuse`, with the node's cover as level).
+    #[test]
+    fn reuse_bound_is_below_every_value() {
+        let mut memos = Memos::<u64>::default();
+        let (mut checked, mut above_path) = (0, 0);
+        for problem in problems(30, 9, 7) {
+            let solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+            let reuse = ReuseBound::new(problem.truth_count(), &solver.states, &solver.related);
+            let all_t: u64 = (1 << problem.truth_count()) - 1;
+            let all_a: u64 = (1 << problem.action_count()) - 1;
+            let mut exact = std::collections::HashMap::new();
+            for truths in 0..=all_t {
+                for drop in 0..=problem.action_count() {
+                    let actions = all_a & !(1 << drop);
+                    let Some(canonical) = solver.reduce(truths, actions) else {
+                        continue;
+                    };
+                    let cover = truths
+                        .ones()
+                        .map(|t| {
+                            canonical
+                                .ones()
+                                .filter(|&b| solver.related[b].contains(t))
+                                .count()
+                        })
+                        .min()
+                        .unwrap() as u32;
+                    let bound = reuse.get(truths, cover);
+                    let value = plain(&problem, truths, actions, &mut exact);
+                    assert!(bound <= value, "reuse bound {bound} > value {value}");
+                    checked += 1;
+                    above_path += usize::from(bound > solver.static_lo(truths, canonical));
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} non-base nodes checked");
+        assert!(
+            above_path > 1_000,
+            "the bound beat the path bound {above_path} times"
+        );
+    }
+
+    /// A search that uses the reuse bound from its first expansion gets
+    /// the plain recursion's values bit for bit.
+    #[test]
+    fn search_with_the_reuse_bound_equals_the_plain_recursion() {
+        let mut memos = Memos::<u64>::default();
+        for problem in problems(60, 11, 9) {
+            let all_t: u64 = (1 << problem.truth_count()) - 1;
+            let all_a: u64 = (1 << problem.action_count()) - 1;
+            let want = plain(
+                &problem,
+                all_t,
+                all_a,
+                &mut std::collections::HashMap::new(),
+            );
+            let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+            solver.reuse_after = 1;
+            let got = solver.value(all_t, all_a).unwrap();
+            assert!(solver.reuse.is_some());
+            assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+        }
     }
 
     /// The greedy rollout bounds the exact value from above, at the root
