@@ -1,9 +1,10 @@
 //! `kumo-gen generate` (and `kumo-gen --domain ...`): flags to a checked
 //! [`Job`], progress on a terminal, a one-line summary.
 
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::PathBuf;
 
+use super::progress::Progress;
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
@@ -171,16 +172,10 @@ impl RenderArgs {
             steps: self.steps && !self.no_sft,
             hf: self.hf,
         };
-        let bar = progress_bar(lines, "books and SFT records");
-        let progress = |done: u64| {
-            if let Some(bar) = &bar {
-                bar.set_position(done);
-            }
-        };
+        let bar = progress_bar(lines, "books and SFT records", "instances");
+        let progress = |done: u64| bar.set_position(done);
         let result = derived::write_derived(domain, dataset, &renderer, options, Some(&progress));
-        if let Some(bar) = &bar {
-            bar.finish_and_clear();
-        }
+        bar.finish();
         match result {
             Ok(s) if s.up_to_date => {
                 eprintln!(
@@ -286,18 +281,9 @@ pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
         .map_err(io::Error::other)
 }
 
-/// A progress bar on stderr when it is a terminal, else nothing.
-pub fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
-    if !io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-        "{{bar:40}} {{pos}}/{{len}} {what}, {{elapsed}} elapsed, about {{eta}} left"
-    )) {
-        bar.set_style(style);
-    }
-    Some(bar)
+/// Progress of `stage` on stderr (see [`Progress`]).
+pub fn progress_bar(len: u64, stage: &str, unit: &str) -> Progress {
+    Progress::new(len, stage, unit)
 }
 
 /// Prints an output error with its help; the exit code.
@@ -362,12 +348,13 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         Err(code) => return Ok(code),
     };
     let label = labeler(args.search_budget, args.search_nodes);
-    let bar = progress_bar(total, "instances");
-    let progress = |done: u64| {
-        if let Some(bar) = &bar {
-            bar.set_position(done);
-        }
+    let stage = if args.no_labels {
+        "synthesis"
+    } else {
+        "synthesis and labels"
     };
+    let bar = progress_bar(total, stage, "instances");
+    let progress = |done: u64| bar.set_position(done);
     let job = Job {
         domain: &domain,
         params,
@@ -380,9 +367,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     };
     let pool = pool(args.threads)?;
     let result = pool.install(|| output::generate(&job));
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     match result {
         Ok(summary) => {
             let what = match args.shard {

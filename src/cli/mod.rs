@@ -15,6 +15,7 @@ pub mod import;
 pub mod label;
 pub mod merge;
 mod play;
+pub mod progress;
 mod score;
 mod split;
 mod stats;
