@@ -62,7 +62,7 @@ pub struct GenerateArgs {
     pub no_labels: bool,
     /// Most memo entries one instance's optimal search may use; an instance
     /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = parse_entries)]
     pub search_budget: usize,
     /// Most nodes one instance's optimal search may expand (its time budget,
     /// counted in work so that the output is the same on every machine); an
@@ -231,6 +231,17 @@ pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
         Ok(n) if n >= 1 => Ok(n),
         _ => Err(BadValue(format!(
             "expected a number of nodes of at least 1, not `{text}`"
+        ))),
+    }
+}
+
+/// `--search-budget ENTRIES`: a memo budget of at least 1 entry (the same
+/// check in every command that labels).
+pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(BadValue(format!(
+            "expected a number of memo entries of at least 1, not `{text}`"
         ))),
     }
 }

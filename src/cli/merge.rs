@@ -26,7 +26,7 @@ pub struct MergeArgs {
     pub force: bool,
     /// Memo budget of the optimal search for redrawn instances; use the
     /// value the shards were generated with.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = super::generate::parse_entries)]
     pub search_budget: usize,
     /// Node budget of the optimal search for redrawn instances; use the
     /// value the shards were generated with.
