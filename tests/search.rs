@@ -494,3 +494,43 @@ fn label_reproduces_the_main_commands_lines() {
         }
     }
 }
+
+/// A memo or node budget of 0, or a negative one, is the same usage error
+/// (exit 2, naming the flag) in every command that labels.
+#[test]
+fn zero_or_negative_budgets_are_refused_by_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clinic = root().join("tests/fixtures/ok/clinic.yaml");
+    let clinic = clinic.to_str().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let commands: [&[&str]; 3] = [
+        &[
+            "generate",
+            "--domain",
+            clinic,
+            "--truths",
+            "4",
+            "--actions",
+            "5",
+            "-n",
+            "2",
+            "--out",
+            out,
+        ],
+        &["merge", "--out", out],
+        &["label", "--domain", clinic, "--instances", out],
+    ];
+    for command in commands {
+        for flag in ["--search-budget", "--search-nodes"] {
+            for value in ["0", "-3"] {
+                kumo_gen()
+                    .args(command)
+                    .arg(format!("{flag}={value}"))
+                    .assert()
+                    .code(2)
+                    .stderr(predicates::str::contains(flag))
+                    .stderr(predicates::str::contains("at least 1"));
+            }
+        }
+    }
+}

@@ -1,9 +1,10 @@
 //! `kumo-gen generate` (and `kumo-gen --domain ...`): flags to a checked
 //! [`Job`], progress on a terminal, a one-line summary.
 
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::PathBuf;
 
+use super::progress::Progress;
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
@@ -61,7 +62,7 @@ pub struct GenerateArgs {
     pub no_labels: bool,
     /// Most memo entries one instance's optimal search may use; an instance
     /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = parse_entries)]
     pub search_budget: usize,
     /// Most nodes one instance's optimal search may expand (its time budget,
     /// counted in work so that the output is the same on every machine); an
@@ -171,16 +172,10 @@ impl RenderArgs {
             steps: self.steps && !self.no_sft,
             hf: self.hf,
         };
-        let bar = progress_bar(lines, "books and SFT records");
-        let progress = |done: u64| {
-            if let Some(bar) = &bar {
-                bar.set_position(done);
-            }
-        };
+        let bar = progress_bar(lines, "books and SFT records", "instances");
+        let progress = |done: u64| bar.set_position(done);
         let result = derived::write_derived(domain, dataset, &renderer, options, Some(&progress));
-        if let Some(bar) = &bar {
-            bar.finish_and_clear();
-        }
+        bar.finish();
         for removed in result.iter().flat_map(|s| &s.removed) {
             crate::stderr_line!("note: removed stale {removed}");
         }
@@ -264,6 +259,17 @@ pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
     Ok(n)
 }
 
+/// `--search-budget ENTRIES`: a memo budget of at least 1 entry (the same
+/// check in every command that labels).
+pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(BadValue(format!(
+            "expected a number of memo entries of at least 1, not `{text}`"
+        ))),
+    }
+}
+
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
 
@@ -310,18 +316,9 @@ pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
         .map_err(io::Error::other)
 }
 
-/// A progress bar on stderr when it is a terminal, else nothing.
-pub fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
-    if !io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-        "{{bar:40}} {{pos}}/{{len}} {what}, {{elapsed}} elapsed, about {{eta}} left"
-    )) {
-        bar.set_style(style);
-    }
-    Some(bar)
+/// Progress of `stage` on stderr (see [`Progress`]).
+pub fn progress_bar(len: u64, stage: &str, unit: &str) -> Progress {
+    Progress::new(len, stage, unit)
 }
 
 /// Prints an output error with its help; the exit code.
@@ -386,12 +383,13 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         Err(code) => return Ok(code),
     };
     let label = labeler(args.search_budget, args.search_nodes);
-    let bar = progress_bar(total, "instances");
-    let progress = |done: u64| {
-        if let Some(bar) = &bar {
-            bar.set_position(done);
-        }
+    let stage = if args.no_labels {
+        "synthesis"
+    } else {
+        "synthesis and labels"
     };
+    let bar = progress_bar(total, stage, "instances");
+    let progress = |done: u64| bar.set_position(done);
     let job = Job {
         domain: &domain,
         params,
@@ -404,9 +402,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     };
     let pool = pool(args.threads)?;
     let result = pool.install(|| output::generate(&job));
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     match result {
         Ok(summary) => {
             let what = match args.shard {

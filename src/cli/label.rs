@@ -41,7 +41,7 @@ pub struct LabelArgs {
     /// Most memo entries one instance's search may store before it is
     /// marked unlabelled (the table takes up to 48 bytes per entry up to 64
     /// truths + actions in all, 64 up to 128, 96 beyond).
-    #[arg(long, value_name = "ENTRIES", default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES)]
+    #[arg(long, value_name = "ENTRIES", default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_parser = super::generate::parse_entries)]
     pub search_budget: usize,
     /// Most nodes one instance's search may expand before it is marked
     /// unlabelled: a time budget that gives the same output on every
@@ -150,9 +150,6 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
 }
 
 fn budget(args: &LabelArgs) -> Result<SearchBudget, String> {
-    if args.search_budget == 0 {
-        return Err("`--search-budget` must be at least 1".into());
-    }
     let max_time = match args.search_time {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),

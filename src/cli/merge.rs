@@ -26,7 +26,7 @@ pub struct MergeArgs {
     pub force: bool,
     /// Memo budget of the optimal search for redrawn instances; use the
     /// value the shards were generated with.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES")]
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = super::generate::parse_entries)]
     pub search_budget: usize,
     /// Node budget of the optimal search for redrawn instances; use the
     /// value the shards were generated with.
@@ -38,12 +38,10 @@ pub struct MergeArgs {
 
 /// Merges every shard group under `--out`; returns the exit code.
 pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
-    let bar = progress_bar(0, "instances");
+    let bar = progress_bar(0, "merge", "instances");
     let progress = |done: u64| {
-        if let Some(bar) = &bar {
-            bar.set_length(bar.length().unwrap_or(0).max(done));
-            bar.set_position(done);
-        }
+        bar.grow_to(done);
+        bar.set_position(done);
     };
     let templates = match args.render.templates() {
         Ok(t) => t,
@@ -53,9 +51,7 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
     let pool = pool(args.threads)?;
     let result =
         pool.install(|| output::merge(&args.out, args.force, Some(&label), Some(&progress)));
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     match result {
         Ok(summaries) => {
             for s in &summaries {

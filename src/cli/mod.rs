@@ -15,6 +15,7 @@ pub mod import;
 pub mod label;
 pub mod merge;
 mod play;
+pub mod progress;
 mod propose;
 mod score;
 mod split;

@@ -1,0 +1,219 @@
+//! Progress of a long command on stderr, the one helper every command uses.
+//!
+//! On a terminal: an indicatif bar that names its stage and what it counts,
+//! with the elapsed time and an estimate of the rest. Anywhere else (a file,
+//! a pipe, `nohup`, a batch job's log): one plain line every few seconds
+//! (`stage: done/total units (percent), rate per second, about T left`)
+//! instead of silence, and a last line when the stage ends, if it ran long
+//! enough to have printed any. Nothing is printed for stages that end
+//! within the first interval, so short runs and tests stay quiet.
+
+use std::io::{self, IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often a line is printed when stderr is not a terminal.
+const LOG_EVERY: Duration = Duration::from_secs(5);
+
+/// Progress of one stage: a bar, lines, or both absent.
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    log: Option<Mutex<Log>>,
+}
+
+struct Log {
+    stage: String,
+    unit: String,
+    total: u64,
+    done: u64,
+    started: Instant,
+    last: Instant,
+    every: Duration,
+    printed: bool,
+    sink: Box<dyn Write + Send>,
+}
+
+impl Progress {
+    /// Progress of `stage` over `total` `unit`s (`0` when not yet known)
+    /// on stderr.
+    pub fn new(total: u64, stage: &str, unit: &str) -> Self {
+        if io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+                "{stage}: {{bar:40}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, about {{eta}} left"
+            )) {
+                bar.set_style(style);
+            }
+            Progress {
+                bar: Some(bar),
+                log: None,
+            }
+        } else {
+            Self::lines(total, stage, unit, LOG_EVERY, Box::new(io::stderr()))
+        }
+    }
+
+    /// Progress printed as lines to `sink` every `every`.
+    fn lines(
+        total: u64,
+        stage: &str,
+        unit: &str,
+        every: Duration,
+        sink: Box<dyn Write + Send>,
+    ) -> Self {
+        let now = Instant::now();
+        Progress {
+            bar: None,
+            log: Some(Mutex::new(Log {
+                stage: stage.to_string(),
+                unit: unit.to_string(),
+                total,
+                done: 0,
+                started: now,
+                last: now,
+                every,
+                printed: false,
+                sink,
+            })),
+        }
+    }
+
+    /// Raises the total to at least `total`.
+    pub fn grow_to(&self, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(bar.length().unwrap_or(0).max(total));
+        }
+        if let Some(log) = &self.log
+            && let Ok(mut log) = log.lock()
+        {
+            log.total = log.total.max(total);
+        }
+    }
+
+    /// `done` units of the stage are finished.
+    pub fn set_position(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+        if let Some(log) = &self.log
+            && let Ok(mut log) = log.lock()
+        {
+            log.done = done;
+            let now = Instant::now();
+            if now.duration_since(log.last) >= log.every {
+                log.last = now;
+                log.print();
+            }
+        }
+    }
+
+    /// The stage is over: the bar is cleared; a log that printed anything
+    /// gets a last line.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+        if let Some(log) = &self.log
+            && let Ok(mut log) = log.lock()
+            && log.printed
+        {
+            log.print();
+        }
+    }
+}
+
+impl Log {
+    fn print(&mut self) {
+        let line = line(
+            &self.stage,
+            &self.unit,
+            self.done,
+            self.total,
+            self.started.elapsed(),
+        );
+        // Progress is best effort: a closed stderr must not stop the work.
+        let _ = writeln!(self.sink, "{line}");
+        self.printed = true;
+    }
+}
+
+/// One progress line: stage, done/total, rate and the time left at that
+/// rate.
+fn line(stage: &str, unit: &str, done: u64, total: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+    let mut out = format!("{stage}: {done}");
+    if total > 0 {
+        out += &format!(
+            "/{total} {unit} ({:.0}%)",
+            100.0 * done as f64 / total as f64
+        );
+    } else {
+        out += &format!(" {unit}");
+    }
+    out += &format!(", {rate:.1}/s, {:.0} s elapsed", secs);
+    if total > done && rate > 0.0 {
+        out += &format!(", about {:.0} s left", (total - done) as f64 / rate);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// A sink the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_line_names_stage_count_rate_and_time_left() {
+        let l = line("labels", "instances", 250, 1000, Duration::from_secs(5));
+        assert_eq!(
+            l,
+            "labels: 250/1000 instances (25%), 50.0/s, 5 s elapsed, about 15 s left"
+        );
+        let l = line("merge", "instances", 7, 0, Duration::from_secs(2));
+        assert_eq!(l, "merge: 7 instances, 3.5/s, 2 s elapsed");
+    }
+
+    #[test]
+    fn lines_are_printed_every_interval_and_at_the_end() {
+        let sink = Shared::default();
+        let quiet = Progress::lines(
+            10,
+            "s",
+            "u",
+            Duration::from_secs(3600),
+            Box::new(sink.clone()),
+        );
+        quiet.set_position(5);
+        quiet.finish();
+        assert!(
+            sink.0.lock().unwrap().is_empty(),
+            "a short stage prints nothing"
+        );
+
+        let p = Progress::lines(10, "stage", "units", Duration::ZERO, Box::new(sink.clone()));
+        p.set_position(4);
+        p.grow_to(20);
+        p.set_position(20);
+        p.finish();
+        let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("stage: 4/10 units (40%)"), "{text}");
+        assert!(lines[2].starts_with("stage: 20/20 units (100%)"), "{text}");
+    }
+}

@@ -1,0 +1,192 @@
+//! Bounds of node values that need no search: the path bound (the
+//! shortest path to a base case, from cover counts and the widest
+//! rule-out), the reuse bound where built (see [`super::reuse`]), the
+//! greedy rollout (an upper bound: a policy's value in the reference's
+//! float operations), and the float sums of children's bounds that bound
+//! an action's sum and a node's value (monotonicity of every float
+//! operation, see the parent module).
+
+use super::{Cand, Kid, Solver};
+use crate::search::SearchError;
+use crate::search::mask::Mask;
+use crate::search::memo::{Bounds, Key};
+
+impl<M: Mask, K: Key> Solver<'_, M, K> {
+    /// Static bounds of a non-base node: its path bound and its action
+    /// count.
+    pub(super) fn static_bounds(&self, truths: M, actions: M) -> Bounds {
+        Bounds {
+            lo: self.static_lo(truths, actions),
+            hi: f64::from(actions.count()),
+        }
+    }
+
+    /// A lower bound of a non-base node from the length of its shortest
+    /// path to a base case (see `path_bound`).
+    pub(super) fn static_lo(&self, truths: M, actions: M) -> f64 {
+        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let cover = (1..LAYERS as u32)
+            .find(|&k| !(truths & !ge[k as usize]).is_zero())
+            .unwrap_or(LAYERS as u32);
+        self.floor(truths, cover, self.widest_rule_out)
+    }
+
+    /// The best lower bound of a non-base node whose cover is `cover`: its
+    /// path bound (see `path_bound`) or the reuse bound.
+    #[inline]
+    pub(super) fn floor(&self, truths: M, cover: u32, widest: u32) -> f64 {
+        let path = path_bound(cover, truths.count(), widest);
+        match &self.reuse {
+            Some(reuse) => path.max(reuse.get(truths, cover)),
+            None => path,
+        }
+    }
+
+    /// An upper bound of a non-base node's value (canonical `actions`):
+    /// the value of the greedy policy that takes, at every node, the
+    /// action with the lowest sum of its children's path bounds (base
+    /// children counting 0; the order of `expand`, with the instance's
+    /// widest rule-out instead of the node's), then the fewest truths left
+    /// expected, computed in the reference's float operations with the
+    /// memo's upper bound of a child where tighter. By the monotonicity
+    /// argument of the module comment it is at least the reference's value.
+    /// Each node's rollout is computed once (the `greedy` table) and counts
+    /// as one expansion.
+    pub(super) fn greedy_hi(&mut self, truths: M, actions: M) -> Result<f64, SearchError> {
+        let key = self.key(truths, actions);
+        if let Some(b) = self.greedy.get(key) {
+            return Ok(b.hi);
+        }
+        self.count_expansion()?;
+        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let (once, twice) = (ge[0], ge[1]);
+        // (action, ΣW, bound of its sum, spread) of the greedy choice.
+        let mut best = (usize::MAX, 0u32, f64::INFINITY, f64::INFINITY);
+        for b in actions.ones() {
+            let r = self.related[b];
+            let covered_without = twice | (once & !r);
+            let sum_w: u32 = self.states[b].iter().map(|&x| (truths & !x).count()).sum();
+            let denom = f64::from(sum_w) + 1e-9;
+            let (mut lo, mut spread) = (0.0f64, 0.0f64);
+            for &x in &self.states[b] {
+                let t = truths & !x;
+                let w = t.count();
+                let p = f64::from(w) / denom;
+                spread += p * f64::from(w);
+                if w <= 1 || !(t & !covered_without).is_zero() {
+                    continue;
+                }
+                lo += p * self.floor(t, cover_after(&ge, r, t), self.widest_rule_out);
+            }
+            if lo < best.2 || (lo == best.2 && spread < best.3) {
+                best = (b, sum_w, lo, spread);
+            }
+        }
+        let (b, sum_w, _, _) = best;
+        let child_actions = actions & !M::bit(b);
+        let denom = f64::from(sum_w) + 1e-9;
+        let mut sum = 0.0f64;
+        for s in 0..self.states[b].len() {
+            let t = truths & !self.states[b][s];
+            let Some(a) = self.reduce(t, child_actions) else {
+                continue;
+            };
+            let known = self.known(
+                t,
+                a,
+                Bounds {
+                    lo: 1.0,
+                    hi: f64::from(a.count()),
+                },
+            );
+            let v = if known.exact() {
+                known.hi
+            } else {
+                known.hi.min(self.greedy_hi(t, a)?)
+            };
+            sum += v * (f64::from(t.count()) / denom);
+        }
+        let rollout = (sum + 1.0).min(f64::from(actions.count()));
+        if self.memo_entries() >= self.budget.max_memo_entries {
+            return Err(self.exceeded());
+        }
+        self.greedy.put(
+            key,
+            Bounds {
+                lo: rollout,
+                hi: rollout,
+            },
+        );
+        Ok(rollout)
+    }
+}
+
+/// Bounds of an action's sum from its children's bounds: the reference's
+/// float sum, in state order, of lower and of upper bounds. Base children
+/// add `0.0 * P`, which leaves a non-negative sum unchanged.
+#[inline]
+pub(super) fn sum_bounds<M>(kids: &[Kid<M>]) -> Bounds {
+    let mut lo = 0.0f64;
+    let mut hi = 0.0f64;
+    for kid in kids {
+        if !kid.base {
+            lo += kid.b.lo * kid.p;
+            hi += kid.b.hi * kid.p;
+        }
+    }
+    Bounds { lo, hi }
+}
+
+/// Cover-count layers kept by [`cover_layers`].
+pub(super) const LAYERS: usize = 8;
+
+/// `ge[k]`: the truths related to more than `k` of the given actions
+/// (`related` masks), for `k <= LAYERS`.
+pub(super) fn cover_layers<M: Mask>(related: impl Iterator<Item = M>) -> [M; LAYERS + 1] {
+    let mut ge = [M::ZERO; LAYERS + 1];
+    for r in related {
+        for k in (1..=LAYERS).rev() {
+            let below = ge[k - 1] & r;
+            ge[k] |= below;
+        }
+        ge[0] |= r;
+    }
+    ge
+}
+
+/// The fewest actions relating to one truth of `truths` once the action
+/// related to `r` is used, from the cover layers `ge` of a node's actions
+/// (capped at [`LAYERS`]).
+pub(super) fn cover_after<M: Mask>(ge: &[M; LAYERS + 1], r: M, truths: M) -> u32 {
+    (1..LAYERS)
+        .find(|&k| {
+            let more = (ge[k] & !r) | (ge[k + 1] & r);
+            !(truths & !more).is_zero()
+        })
+        .unwrap_or(LAYERS) as u32
+}
+
+/// A lower bound of the value of a non-base node from the shortest path
+/// from it to a base case: `steps = min(cover, ceil((|T| - 1) / widest))`
+/// where `cover` is the fewest actions relating to one of its truths (a
+/// truth is left uncovered only once all of them are used) and `widest`
+/// bounds the truths one state rules out (`|T| <= 1` needs `|T| - 1`
+/// ruled out). Every child of such a node is non-base with a path bound
+/// one less, and the sum of its `P(s)` is at least `1 - 1e-9` (up to
+/// rounding), so by induction `E >= 1 + (steps - 1) * (1 - 1e-6)`, with
+/// ample margin for up to a few hundred steps.
+pub(super) fn path_bound(cover: u32, truths: u32, widest: u32) -> f64 {
+    let size = (truths - 1).div_ceil(widest.max(1));
+    let steps = cover.min(size).max(1);
+    1.0 + f64::from(steps - 1) * (1.0 - 1e-6)
+}
+
+/// Bounds of a node's value from its candidates' sum bounds.
+pub(super) fn node_bounds(cands: &[Cand]) -> Bounds {
+    let lo = cands.iter().map(|c| c.sum.lo).fold(f64::INFINITY, f64::min);
+    let hi = cands.iter().map(|c| c.sum.hi).fold(f64::INFINITY, f64::min);
+    Bounds {
+        lo: lo + 1.0,
+        hi: hi + 1.0,
+    }
+}

@@ -1,0 +1,161 @@
+//! Unit tests of the solver against a plain memoised recursion: greedy
+//! rollouts are upper bounds, the reuse bound is a lower bound, and a
+//! search using it from its first expansion gets the same values.
+
+use super::*;
+
+/// Small pseudo-random problems: `truths` truths, `actions` actions of
+/// 2-3 states, each state ruling out a random subset.
+fn problems(count: usize, truths: usize, actions: usize) -> Vec<Problem> {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..count)
+        .map(|_| {
+            let rules: Vec<Vec<Vec<usize>>> = (0..actions)
+                .map(|_| {
+                    let states = 2 + (next() % 2) as usize;
+                    (0..states)
+                        .map(|_| (0..truths).filter(|_| next() % 3 == 0).collect())
+                        .collect()
+                })
+                .collect();
+            Problem::from_rule_outs(truths, &rules).unwrap()
+        })
+        .collect()
+}
+
+/// The reference recursion, plainly (memoized), for small problems.
+fn plain(
+    problem: &Problem,
+    truths: u64,
+    actions: u64,
+    memo: &mut std::collections::HashMap<(u64, u64), f64>,
+) -> f64 {
+    let related = |a: usize| problem.states(a).iter().fold(0u64, |m, &x| m | x as u64);
+    let covered = actions.ones().fold(0u64, |m, a| m | related(a));
+    if truths.count() <= 1 || truths & !covered != 0 {
+        return 0.0;
+    }
+    if let Some(&v) = memo.get(&(truths, actions)) {
+        return v;
+    }
+    let mut best = f64::INFINITY;
+    for a in actions.ones() {
+        let children: Vec<u64> = problem
+            .states(a)
+            .iter()
+            .map(|&x| truths & !(x as u64))
+            .collect();
+        let denom = f64::from(children.iter().map(|t| t.count()).sum::<u32>()) + 1e-9;
+        let mut sum = 0.0;
+        for &t in &children {
+            sum += plain(problem, t, actions & !(1 << a), memo) * (f64::from(t.count()) / denom);
+        }
+        best = best.min(sum);
+    }
+    let value = best + 1.0;
+    memo.insert((truths, actions), value);
+    value
+}
+
+/// The reuse bound is at most the value bit for bit at every node of
+/// every subset of truths, with all actions or all but one (the
+/// induction of `reuse`, with the node's cover as level).
+#[test]
+fn reuse_bound_is_below_every_value() {
+    let mut memos = Memos::<u64>::default();
+    let (mut checked, mut above_path) = (0, 0);
+    for problem in problems(30, 9, 7) {
+        let solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+        let reuse = ReuseBound::new(problem.truth_count(), &solver.states, &solver.related);
+        let all_t: u64 = (1 << problem.truth_count()) - 1;
+        let all_a: u64 = (1 << problem.action_count()) - 1;
+        let mut exact = std::collections::HashMap::new();
+        for truths in 0..=all_t {
+            for drop in 0..=problem.action_count() {
+                let actions = all_a & !(1 << drop);
+                let Some(canonical) = solver.reduce(truths, actions) else {
+                    continue;
+                };
+                let cover = truths
+                    .ones()
+                    .map(|t| {
+                        canonical
+                            .ones()
+                            .filter(|&b| solver.related[b].contains(t))
+                            .count()
+                    })
+                    .min()
+                    .unwrap() as u32;
+                let bound = reuse.get(truths, cover);
+                let value = plain(&problem, truths, actions, &mut exact);
+                assert!(bound <= value, "reuse bound {bound} > value {value}");
+                checked += 1;
+                above_path += usize::from(bound > solver.static_lo(truths, canonical));
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} non-base nodes checked");
+    assert!(
+        above_path > 1_000,
+        "the bound beat the path bound {above_path} times"
+    );
+}
+
+/// A search that uses the reuse bound from its first expansion gets
+/// the plain recursion's values bit for bit.
+#[test]
+fn search_with_the_reuse_bound_equals_the_plain_recursion() {
+    let mut memos = Memos::<u64>::default();
+    for problem in problems(60, 11, 9) {
+        let all_t: u64 = (1 << problem.truth_count()) - 1;
+        let all_a: u64 = (1 << problem.action_count()) - 1;
+        let want = plain(
+            &problem,
+            all_t,
+            all_a,
+            &mut std::collections::HashMap::new(),
+        );
+        let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+        solver.reuse_after = 1;
+        let got = solver.value(all_t, all_a).unwrap();
+        assert!(solver.reuse.is_some());
+        assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+    }
+}
+
+/// The greedy rollout bounds the exact value from above, at the root
+/// and at every child of every root action.
+#[test]
+fn greedy_rollouts_are_upper_bounds() {
+    let mut memos = Memos::<u64>::default();
+    let mut checked = 0;
+    for problem in problems(60, 9, 7) {
+        let all_t: u64 = (1 << problem.truth_count()) - 1;
+        let all_a: u64 = (1 << problem.action_count()) - 1;
+        let mut nodes = vec![(all_t, all_a)];
+        for a in 0..problem.action_count() {
+            for &x in problem.states(a) {
+                nodes.push((all_t & !(x as u64), all_a & !(1 << a)));
+            }
+        }
+        let mut exact = std::collections::HashMap::new();
+        for (truths, actions) in nodes {
+            // A fresh solver each time, with nothing proven to lean on.
+            let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+            let Some(canonical) = solver.reduce(truths, actions) else {
+                continue;
+            };
+            let rollout = solver.greedy_hi(truths, canonical).unwrap();
+            let value = plain(&problem, truths, actions, &mut exact);
+            assert!(rollout >= value, "rollout {rollout} < value {value}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "only {checked} non-base nodes checked");
+}
