@@ -52,10 +52,22 @@ pub fn generate_lines(
     n: u64,
     labels: Option<SearchBudget>,
 ) -> Result<Vec<String>, SynthError> {
+    generate_lines_excluding(domain, params, n, labels, None)
+}
+
+/// [`generate_lines`] with `--exclude`: instances of `exclude` are redrawn
+/// like duplicates.
+pub fn generate_lines_excluding(
+    domain: &Domain,
+    params: Params,
+    n: u64,
+    labels: Option<SearchBudget>,
+    exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
+) -> Result<Vec<String>, SynthError> {
     let synth = Synthesizer::new(domain, params)?;
     synth.check_count(n)?;
     let mut stats = Stats::default();
-    let instances = synth.generate(0..n, &mut Dedup::new(), &mut stats)?;
+    let instances = synth.generate(0..n, &mut Dedup::excluding(exclude), &mut stats)?;
     Ok(instances
         .par_iter()
         .with_min_len(1)
@@ -111,6 +123,8 @@ mod tests {
             force: false,
             labeler: Some(&label),
             progress: None,
+            exclude: None,
+            secret_seed: false,
         };
         let summary = generate(&job).unwrap();
         let written = std::fs::read_to_string(&summary.path).unwrap();

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _native
 from ._native import Domain
@@ -99,11 +99,14 @@ def generate_lines(
     search_nodes: int = DEFAULT_SEARCH_NODES,
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    exclude: Sequence[Union[str, "os.PathLike[str]"]] = (),
+    exclude_key: str = "exact",
 ) -> List[str]:
     """The lines of `kumo-gen generate --domain D --truths T --actions A -n N
     --seed S --valid V ...`'s dataset file, byte for byte (without the
     newlines). `labels=False` is `--no-labels`; `threads=0` uses every
-    core (the output does not depend on it)."""
+    core (the output does not depend on it). `exclude` / `exclude_key` are
+    `--exclude PATH...` / `--exclude-key`."""
     d = load_domain(domain, domains_dir)
     return _native.generate_lines(
         d,
@@ -118,6 +121,8 @@ def generate_lines(
         search_budget=search_budget,
         search_nodes=search_nodes,
         threads=threads,
+        exclude=[os.fspath(p) for p in exclude],
+        exclude_key=exclude_key,
     )
 
 

@@ -80,6 +80,8 @@ def generate_lines(
     search_budget: int = ...,
     search_nodes: int = ...,
     threads: int = 0,
+    exclude: List[str] = ...,
+    exclude_key: str = "exact",
 ) -> List[str]: ...
 def label_lines(
     domain: Domain,

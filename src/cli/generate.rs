@@ -5,6 +5,7 @@ use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
+use crate::contamination::secret;
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
@@ -33,9 +34,10 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub valid: usize,
     /// Dataset seed; the output depends only on the domain, the parameters
-    /// and this seed.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
+    /// and this seed. `random`: a seed from the OS, written only to the
+    /// private OUT/SECRET-seeds/ (see `kumo-gen verify`).
+    #[arg(long, default_value_t = SeedArg::Fixed(DEFAULT_SEED), value_parser = parse_seed, value_name = "N|random")]
+    pub seed: SeedArg,
     /// Decimals of float observations.
     #[arg(long, default_value_t = DEFAULT_DECIMALS, value_name = "N")]
     pub decimals: u32,
@@ -68,6 +70,8 @@ pub struct GenerateArgs {
     /// instance over it is written unlabelled like one over `--search-budget`.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
     pub search_nodes: u64,
+    #[command(flatten)]
+    pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
     pub render: RenderArgs,
 }
@@ -240,6 +244,35 @@ pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
     }
 }
 
+/// `--seed` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedArg {
+    Fixed(u64),
+    /// Drawn from the OS and kept private.
+    Random,
+}
+
+impl std::fmt::Display for SeedArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SeedArg::Fixed(n) => write!(f, "{n}"),
+            SeedArg::Random => f.write_str("random"),
+        }
+    }
+}
+
+/// `--seed N|random`.
+pub fn parse_seed(text: &str) -> Result<SeedArg, BadValue> {
+    if text.trim() == "random" {
+        return Ok(SeedArg::Random);
+    }
+    text.trim().parse().map(SeedArg::Fixed).map_err(|_| {
+        BadValue(format!(
+            "expected a seed (0 to 2^64-1) or `random`, not `{text}`"
+        ))
+    })
+}
+
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
 
@@ -345,11 +378,21 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         }
     };
     super::report_warnings(&domain, &warnings);
+    let seed = match args.seed {
+        SeedArg::Fixed(seed) => seed,
+        SeedArg::Random => match secret::draw_seed() {
+            Ok(seed) => seed,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return Ok(EXIT_OTHER);
+            }
+        },
+    };
     let params = Params {
         truths: args.truths,
         actions: args.actions,
         valid: args.valid,
-        seed: args.seed,
+        seed,
         allow_shortcuts: args.allow_shortcuts,
         decimals: args.decimals,
     };
@@ -359,6 +402,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     };
     let templates = match args.render.templates() {
         Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    let exclude = match args.exclude.read(&domain) {
+        Ok(e) => e,
         Err(code) => return Ok(code),
     };
     let label = labeler(args.search_budget, args.search_nodes);
@@ -377,7 +424,16 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         force: args.force,
         labeler: (!args.no_labels).then_some(&label as output::Labeler),
         progress: Some(&progress),
+        exclude,
+        secret_seed: args.seed == SeedArg::Random,
     };
+    let mut secret_run = None;
+    if job.secret_seed {
+        match secret::begin(&job, args.search_budget, args.search_nodes) {
+            Ok(run) => secret_run = Some(run),
+            Err(e) => return Ok(report(&e)),
+        }
+    }
     let pool = pool(args.threads)?;
     let result = pool.install(|| output::generate(&job));
     if let Some(bar) = &bar {
@@ -398,6 +454,16 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
                 })
             {
                 return Ok(code);
+            }
+            if let Some(run) = &mut secret_run {
+                match secret::finish(run, &summary.path) {
+                    Ok(digest) => eprintln!(
+                        "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
+                        run.path.display(),
+                        run.path.display()
+                    ),
+                    Err(e) => return Ok(report(&e)),
+                }
             }
             Ok(0)
         }

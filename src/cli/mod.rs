@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod check_books;
+pub mod contamination;
 mod domains;
 mod eval;
 mod family;
@@ -78,6 +79,10 @@ enum Command {
     Import(Box<import::ImportArgs>),
     /// Add optimal-search labels to KUMO-format instance lines.
     Label(label::LabelArgs),
+    /// Count the instances two datasets share (ours, KUMO's, SFT, HF).
+    Overlap(contamination::OverlapArgs),
+    /// Prove a dataset made with `--seed random` from its private seed file.
+    Verify(contamination::VerifyArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -113,6 +118,8 @@ pub fn main() -> i32 {
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
+        Some(Command::Overlap(args)) => contamination::run(&globals, &args),
+        Some(Command::Verify(args)) => contamination::verify(&args),
         None => {
             // No subcommand and no flags: usage on stderr, as for any usage error.
             let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());
