@@ -186,6 +186,26 @@ fn historical_battle_two_seed_overlap_is_reproduced_then_excluded() {
         .unwrap();
     assert_eq!(fail.status.code(), Some(1));
 
+    // Excluding every context of the training set leaves (almost) nothing:
+    // refused up front, naming how many remain.
+    let refused = [&exclude[..], &["--exclude-key", "context"]].concat();
+    let context_out = dir.path().join("context").display().to_string();
+    run(&[
+        &[
+            "generate",
+            "--domain",
+            "historical-battle",
+            "-n",
+            "2000",
+            "--out",
+            &context_out,
+        ][..],
+        &refused[..],
+    ]
+    .concat())
+    .code(1)
+    .stderr(predicates::str::contains("distinct instances"));
+
     // Shards + merge with the same `--exclude`: the same bytes.
     let sharded = dir.path().join("sharded");
     for k in ["0/2", "1/2"] {
@@ -411,4 +431,48 @@ fn a_random_seed_never_appears_in_the_public_outputs_and_verifies_later() {
     ])
     .code(1)
     .stderr(predicates::str::contains("cannot be sharded"));
+}
+
+#[test]
+fn split_parts_share_no_context_and_do_not_depend_on_threads() {
+    let domain = load("medical");
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.path().join(threads);
+        let args = ["--split", "train=0.8,test=0.2", "--threads", threads];
+        generate("medical", 0, 250, &out, &args);
+        runs.push(out);
+    }
+    let part = |run: &Path, name: &str| run.join(name).join("medical").join(SETTING_4X6);
+    for name in ["train", "test"] {
+        assert_eq!(
+            std::fs::read(part(&runs[0], name)).unwrap(),
+            std::fs::read(part(&runs[1], name)).unwrap()
+        );
+    }
+    assert_eq!(lines(&part(&runs[0], "train")).len(), 200);
+    assert_eq!(lines(&part(&runs[0], "test")).len(), 50);
+    let (train, test) = (part(&runs[0], "train"), part(&runs[0], "test"));
+    assert_eq!(brute_overlap(&domain, &train, &test, false), (0, 0));
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(runs[0].join("test/medical/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        manifest["datasets"][SETTING_4X6.trim_end_matches(".jsonl")]["parameters"]["split"],
+        "test of train=0.8,test=0.2"
+    );
+    // The same run again finds both parts up to date.
+    generate(
+        "medical",
+        0,
+        250,
+        &runs[0],
+        &["--split", "train=0.8,test=0.2"],
+    );
+    assert_eq!(
+        std::fs::read(&train).unwrap(),
+        std::fs::read(part(&runs[1], "train")).unwrap()
+    );
 }

@@ -172,3 +172,39 @@ pub fn verify(args: &VerifyArgs) -> io::Result<i32> {
         }
     }
 }
+
+/// Prints the capacity of the setting (estimated from its first draws) and
+/// a warning when `n` comes close; the exit code when `n` is impossible.
+/// A setting whose draws fail is left to the run, which names the cause.
+pub fn report_capacity(
+    domain: &Domain,
+    params: &crate::synth::Params,
+    exclusion: Option<&Exclusion>,
+    n: u64,
+) -> Result<(), i32> {
+    use crate::contamination::capacity;
+    let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
+        return Ok(());
+    };
+    let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
+        return Ok(());
+    };
+    eprintln!("{}: {}", domain.name, found.describe());
+    let what = format!(
+        "domain `{}` with {} truths and {} actions",
+        domain.name, params.truths, params.actions
+    );
+    match found.check(n, &what) {
+        Ok(None) => Ok(()),
+        Ok(Some(warning)) => {
+            eprintln!("warning: {warning}");
+            Ok(())
+        }
+        Err(message) => {
+            eprintln!(
+                "error: {message}\n  = help: lower `-n`, raise `--truths`/`--actions`, or exclude less"
+            );
+            Err(EXIT_INPUT)
+        }
+    }
+}

@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
-use crate::contamination::secret;
+use crate::contamination::{Exclusion, secret, split};
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
@@ -70,6 +70,11 @@ pub struct GenerateArgs {
     /// instance over it is written unlabelled like one over `--search-budget`.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
     pub search_nodes: u64,
+    /// Disjoint parts in one run, e.g. `train=0.9,test=0.1`: each part is
+    /// its own dataset under OUT/PART/ (books, SFT, HF), and no context
+    /// (truths, actions, valid truth) is in two parts.
+    #[arg(long, value_name = "NAME=FRACTION,...", value_parser = parse_split)]
+    pub split: Option<SplitParts>,
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
@@ -244,6 +249,14 @@ pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
     }
 }
 
+/// `--split` parts (one value, so clap does not read it as many).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitParts(pub Vec<split::Part>);
+
+fn parse_split(text: &str) -> Result<SplitParts, BadValue> {
+    split::parse_split(text).map(SplitParts).map_err(BadValue)
+}
+
 /// `--seed` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeedArg {
@@ -396,10 +409,6 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         allow_shortcuts: args.allow_shortcuts,
         decimals: args.decimals,
     };
-    let total = match args.shard {
-        Some(s) => args.n.saturating_sub(s.index).div_ceil(s.count),
-        None => args.n,
-    };
     let templates = match args.render.templates() {
         Ok(t) => t,
         Err(code) => return Ok(code),
@@ -407,6 +416,65 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     let exclude = match args.exclude.read(&domain) {
         Ok(e) => e,
         Err(code) => return Ok(code),
+    };
+    let pool = pool(args.threads)?;
+    let Some(SplitParts(parts)) = &args.split else {
+        return run_one(
+            args, &domain, &templates, &pool, params, exclude, &args.out, args.n,
+        );
+    };
+    if args.shard.is_some() {
+        eprintln!(
+            "error: `--split` cannot be sharded yet: merge would not know the parts\n  = help: generate the split unsharded"
+        );
+        return Ok(EXIT_INPUT);
+    }
+    let base = exclude.unwrap_or_else(|| std::sync::Arc::new(Exclusion::none(&domain)));
+    for (index, (part, n)) in parts
+        .iter()
+        .zip(split::part_sizes(parts, args.n))
+        .enumerate()
+    {
+        let filter = split::PartFilter::new(parts, index);
+        eprintln!(
+            "part `{}`: {n} instances into `{}`",
+            filter.label,
+            args.out.join(&part.name).display()
+        );
+        let exclusion = std::sync::Arc::new(base.for_part(filter));
+        let out = args.out.join(&part.name);
+        let code = run_one(
+            args,
+            &domain,
+            &templates,
+            &pool,
+            params.clone(),
+            Some(exclusion),
+            &out,
+            n,
+        )?;
+        if code != 0 {
+            return Ok(code);
+        }
+    }
+    Ok(0)
+}
+
+/// One dataset: the capacity check, the instances, then books, SFT and HF.
+#[allow(clippy::too_many_arguments)]
+fn run_one(
+    args: &GenerateArgs,
+    domain: &Domain,
+    templates: &Templates,
+    pool: &rayon::ThreadPool,
+    params: Params,
+    exclude: Option<std::sync::Arc<Exclusion>>,
+    out: &std::path::Path,
+    n: u64,
+) -> io::Result<i32> {
+    let total = match args.shard {
+        Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
+        None => n,
     };
     let label = labeler(args.search_budget, args.search_nodes);
     let bar = progress_bar(total, "instances");
@@ -416,10 +484,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         }
     };
     let job = Job {
-        domain: &domain,
+        domain,
         params,
-        n: args.n,
-        out: args.out.clone(),
+        n,
+        out: out.to_path_buf(),
         shard: args.shard,
         force: args.force,
         labeler: (!args.no_labels).then_some(&label as output::Labeler),
@@ -427,6 +495,11 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         exclude,
         secret_seed: args.seed == SeedArg::Random,
     };
+    if let Err(code) = pool.install(|| {
+        super::contamination::report_capacity(domain, &job.params, job.exclude.as_deref(), n)
+    }) {
+        return Ok(code);
+    }
     let mut secret_run = None;
     if job.secret_seed {
         match secret::begin(&job, args.search_budget, args.search_nodes) {
@@ -434,7 +507,6 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             Err(e) => return Ok(report(&e)),
         }
     }
-    let pool = pool(args.threads)?;
     let result = pool.install(|| output::generate(&job));
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -450,7 +522,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             if args.shard.is_none()
                 && let Err(code) = pool.install(|| {
                     args.render
-                        .derive(&domain, &templates, &summary.path, !args.no_labels)
+                        .derive(domain, templates, &summary.path, !args.no_labels)
                 })
             {
                 return Ok(code);

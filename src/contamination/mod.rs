@@ -28,10 +28,12 @@
 //! ([`ExcludedSet`]: path, key, digest, size), and a resume, extension or
 //! merge with different sets is refused like any other parameter change.
 
+pub mod capacity;
 pub mod overlap;
 pub mod recorded;
 pub mod secret;
 mod sources;
+pub mod split;
 
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -277,6 +279,8 @@ pub struct Exclusion {
     context: HashSet<u128>,
     sets: Vec<ExcludedSet>,
     domain: Option<Domain>,
+    /// `--split`: contexts outside this part count as excluded.
+    part: Option<split::PartFilter>,
 }
 
 impl Exclusion {
@@ -319,6 +323,33 @@ impl Exclusion {
         Ok(exclusion)
     }
 
+    /// No excluded set (yet): the start of a `--split` part without
+    /// `--exclude`.
+    pub fn none(domain: &Domain) -> Exclusion {
+        Exclusion {
+            domain: Some(domain.clone()),
+            ..Exclusion::default()
+        }
+    }
+
+    /// The same sets, for one part of a `--split`.
+    pub fn for_part(&self, part: split::PartFilter) -> Exclusion {
+        Exclusion {
+            kind: self.kind,
+            exact: self.exact.clone(),
+            context: self.context.clone(),
+            sets: self.sets.clone(),
+            domain: self.domain.clone(),
+            part: Some(part),
+        }
+    }
+
+    /// The part of a `--split` this exclusion keeps, as the manifest
+    /// records it.
+    pub fn part_label(&self) -> Option<String> {
+        self.part.as_ref().map(|p| p.label.clone())
+    }
+
     pub fn kind(&self) -> KeyKind {
         self.kind
     }
@@ -342,11 +373,13 @@ impl Exclusion {
         let Some(domain) = &self.domain else {
             return false;
         };
-        if self.is_empty() {
+        if self.is_empty() && self.part.is_none() {
             return false;
         }
         let keys = instance_keys(domain, key);
-        keys.exact.is_some_and(|k| self.exact.contains(&k)) || self.context.contains(&keys.context)
+        self.part.as_ref().is_some_and(|p| !p.holds(keys.context))
+            || keys.exact.is_some_and(|k| self.exact.contains(&k))
+            || self.context.contains(&keys.context)
     }
 }
 

@@ -77,6 +77,9 @@ pub struct Parameters {
     /// seed file only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub secret_seed: bool,
+    /// `--split`: the part this dataset is (`test of train=0.9,test=0.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
 }
 
 impl Parameters {
@@ -92,6 +95,7 @@ impl Parameters {
             labels,
             exclude: Vec::new(),
             secret_seed: false,
+            split: None,
         }
     }
 
@@ -137,6 +141,11 @@ impl Parameters {
                 "--seed random",
                 self.secret_seed.to_string(),
                 other.secret_seed.to_string(),
+            ),
+            (
+                "--split",
+                self.split.clone().unwrap_or_else(|| "none".into()),
+                other.split.clone().unwrap_or_else(|| "none".into()),
             ),
         ];
         pairs

@@ -106,6 +106,7 @@ impl Job<'_> {
     pub fn parameters(&self) -> Parameters {
         let mut parameters = Parameters::new(&self.params, self.n, self.labeler.is_some());
         parameters.exclude = excluded_sets(self.exclude.as_deref());
+        parameters.split = self.exclude.as_ref().and_then(|e| e.part_label());
         if self.secret_seed {
             parameters.seed = 0;
             parameters.secret_seed = true;
