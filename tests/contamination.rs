@@ -463,6 +463,22 @@ fn split_parts_share_no_context_and_do_not_depend_on_threads() {
         manifest["datasets"][SETTING_4X6.trim_end_matches(".jsonl")]["parameters"]["split"],
         "test of train=0.8,test=0.2"
     );
+    // A secret-seed split verifies part by part.
+    let secret = dir.path().join("secret");
+    generate(
+        "medical",
+        0,
+        100,
+        &secret,
+        &["--split", "a=0.5,b=0.5", "--seed", "random"],
+    );
+    for name in ["a", "b"] {
+        let seed_file = secret
+            .join(name)
+            .join("SECRET-seeds/medical")
+            .join(SETTING_4X6.replace(".jsonl", ".json"));
+        run(&["verify", "--seed-file", seed_file.to_str().unwrap()]).success();
+    }
     // The same run again finds both parts up to date.
     generate(
         "medical",

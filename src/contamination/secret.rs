@@ -191,8 +191,10 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
                 )
             },
         )?;
-    let exclusion = if record.parameters.exclude.is_empty() {
+    let exclusion = if record.parameters.exclude.is_empty() && record.parameters.split.is_none() {
         None
+    } else if record.parameters.exclude.is_empty() {
+        Some(std::sync::Arc::new(Exclusion::none(&domain)))
     } else {
         let paths: Vec<PathBuf> = record
             .parameters
@@ -208,6 +210,10 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
             ));
         }
         Some(std::sync::Arc::new(read))
+    };
+    let exclusion = match (&record.parameters.split, exclusion) {
+        (Some(label), Some(base)) => Some(std::sync::Arc::new(base.for_part(part_of(label)?))),
+        (_, exclusion) => exclusion,
     };
     let mut params = record.parameters.params();
     params.seed = record.seed;
@@ -248,4 +254,19 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
         instances: n,
         digest,
     })
+}
+
+/// The part filter a manifest's `split` label names
+/// (`test of train=0.9,test=0.1`).
+fn part_of(label: &str) -> Result<super::split::PartFilter, String> {
+    let bad = |why: String| format!("the seed file's split `{label}` is not readable: {why}");
+    let (name, spec) = label
+        .split_once(" of ")
+        .ok_or_else(|| bad("no ` of `".into()))?;
+    let parts = super::split::parse_split(spec).map_err(bad)?;
+    let index = parts
+        .iter()
+        .position(|p| p.name == name)
+        .ok_or_else(|| bad(format!("no part `{name}`")))?;
+    Ok(super::split::PartFilter::new(&parts, index))
 }
