@@ -71,6 +71,8 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
             force: true,
             labeler: None,
             progress: None,
+            exclude: None,
+            secret_seed: false,
         };
         pool(threads).install(|| output::generate(&job).expect("written").instances)
     });

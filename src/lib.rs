@@ -29,6 +29,7 @@
 //! [`python_repr`] prints values as KUMO's Python does (used by the
 //! importer, the game messages and `play`).
 pub mod cli;
+pub mod contamination;
 pub mod domain;
 pub mod eval;
 pub mod family;

@@ -52,25 +52,38 @@ pub fn generate_lines(
     n: u64,
     labels: Option<SearchBudget>,
 ) -> Result<Vec<String>, SynthError> {
-    generate_range_lines(domain, params, 0..n, labels)
+    generate_range_lines(domain, params, 0..n, labels, None)
+}
+
+/// [`generate_lines`] with `--exclude`: instances of `exclude` are redrawn
+/// like duplicates.
+pub fn generate_lines_excluding(
+    domain: &Domain,
+    params: Params,
+    n: u64,
+    labels: Option<SearchBudget>,
+    exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
+) -> Result<Vec<String>, SynthError> {
+    generate_range_lines(domain, params, 0..n, labels, exclude)
 }
 
 /// Lines `range` of the dataset file of `0..range.end` (line `i` is
 /// instance `i`), without labelling or rendering the lines before
 /// `range.start`. Instance `i` is the first draw of its stream whose dedup
-/// key no instance `j < i` has, so the earlier instances are still drawn
-/// (their keys decide line `i`), but only the asked-for ones are labelled
-/// and rendered.
+/// key no instance `j < i` has (and that `exclude` does not hold), so the
+/// earlier instances are still drawn (their keys decide line `i`), but only
+/// the asked-for ones are labelled and rendered.
 pub fn generate_range_lines(
     domain: &Domain,
     params: Params,
     range: std::ops::Range<u64>,
     labels: Option<SearchBudget>,
+    exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
 ) -> Result<Vec<String>, SynthError> {
     let synth = Synthesizer::new(domain, params)?;
     synth.check_count(if range.is_empty() { 0 } else { range.end })?;
     let mut stats = Stats::default();
-    let mut seen = Dedup::new();
+    let mut seen = Dedup::excluding(exclude);
     if range.start > 0 {
         synth.generate(0..range.start.min(range.end), &mut seen, &mut stats)?;
     }
@@ -130,6 +143,8 @@ mod tests {
             force: false,
             labeler: Some(&label),
             progress: None,
+            exclude: None,
+            secret_seed: false,
         };
         let summary = generate(&job).unwrap();
         let written = std::fs::read_to_string(&summary.path).unwrap();
@@ -172,9 +187,10 @@ mod tests {
             "the setting must have duplicate draws"
         );
         for (start, end) in [(0, 1), (97, 98), (120, 150), (149, 150)] {
-            let part = generate_range_lines(&domain, params.clone(), start..end, budget).unwrap();
+            let part =
+                generate_range_lines(&domain, params.clone(), start..end, budget, None).unwrap();
             assert_eq!(part, all[start as usize..end as usize]);
         }
-        assert!(generate_range_lines(&domain, params, 5..5, budget).is_err());
+        assert!(generate_range_lines(&domain, params, 5..5, budget, None).is_err());
     }
 }

@@ -4,6 +4,7 @@
 mod cli;
 mod common;
 mod conformance;
+mod contamination;
 mod derived;
 mod domain;
 mod eval;

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _native
 from ._native import Domain
@@ -100,6 +100,8 @@ def generate_lines(
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
     start: int = 0,
+    exclude: Sequence[Union[str, "os.PathLike[str]"]] = (),
+    exclude_key: str = "exact",
 ) -> List[str]:
     """Lines `start..start+n` of `kumo-gen generate --domain D --truths T
     --actions A -n N --seed S --valid V ...`'s dataset file (any N of at
@@ -107,7 +109,8 @@ def generate_lines(
     `start` are neither labelled nor rendered; their instances are still
     drawn, because line `i` is the first draw of stream `i` whose dedup key
     no earlier line has. `labels=False` is `--no-labels`; `threads=0` uses
-    every core (the output does not depend on it)."""
+    every core (the output does not depend on it). `exclude` / `exclude_key`
+    are `--exclude PATH...` / `--exclude-key`."""
     if start < 0:
         raise ValueError(f"start must be at least 0, not {start}")
     d = load_domain(domain, domains_dir)
@@ -125,6 +128,8 @@ def generate_lines(
         search_nodes=search_nodes,
         threads=threads,
         start=start,
+        exclude=[os.fspath(p) for p in exclude],
+        exclude_key=exclude_key,
     )
 
 

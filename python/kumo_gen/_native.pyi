@@ -81,6 +81,8 @@ def generate_lines(
     search_nodes: int = ...,
     threads: int = 0,
     start: int = 0,
+    exclude: List[str] = ...,
+    exclude_key: str = "exact",
 ) -> List[str]: ...
 def label_lines(
     domain: Domain,

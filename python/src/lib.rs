@@ -241,7 +241,7 @@ fn family_yaml(
 #[pyfunction]
 #[pyo3(signature = (domain, truths, actions, n, seed=0, valid=1, decimals=2,
     allow_shortcuts=false, labels=true, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0, start=0))]
+    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0, start=0, exclude=Vec::new(), exclude_key="exact"))]
 #[allow(clippy::too_many_arguments)]
 fn generate_lines(
     py: Python<'_>,
@@ -258,11 +258,29 @@ fn generate_lines(
     search_nodes: u64,
     threads: usize,
     start: u64,
+    exclude: Vec<std::path::PathBuf>,
+    exclude_key: &str,
 ) -> PyResult<Vec<String>> {
     check_budget(search_budget, search_nodes)?;
     let end = start
         .checked_add(n)
         .ok_or_else(|| value_error("`start + n` is too large"))?;
+    let key = match exclude_key {
+        "exact" => kumo_gen::contamination::KeyKind::Exact,
+        "context" => kumo_gen::contamination::KeyKind::Context,
+        other => {
+            return Err(value_error(format!(
+                "`exclude_key` must be \"exact\" or \"context\", not {other:?}"
+            )));
+        }
+    };
+    let exclusion = if exclude.is_empty() {
+        None
+    } else {
+        let read = kumo_gen::contamination::Exclusion::read(&domain.inner, &exclude, key)
+            .map_err(|e| value_error(format!("{e} ({})", e.help())))?;
+        Some(Arc::new(read))
+    };
     let params = Params {
         truths,
         actions,
@@ -280,7 +298,7 @@ fn generate_lines(
     let pool = pool(threads)?;
     py.detach(move || {
         pool.install(|| {
-            kumo_gen::pipeline::generate_range_lines(&domain, params, start..end, budget)
+            kumo_gen::pipeline::generate_range_lines(&domain, params, start..end, budget, exclusion)
         })
     })
     .map_err(synth_error)

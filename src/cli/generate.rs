@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::progress::Progress;
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
+use crate::contamination::{Exclusion, secret, split};
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
@@ -34,9 +35,10 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub valid: usize,
     /// Dataset seed; the output depends only on the domain, the parameters
-    /// and this seed.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
+    /// and this seed. `random`: a seed from the OS, written only to the
+    /// private OUT/SECRET-seeds/ (see `kumo-gen verify`).
+    #[arg(long, default_value_t = SeedArg::Fixed(DEFAULT_SEED), value_parser = parse_seed, value_name = "N|random")]
+    pub seed: SeedArg,
     /// Decimals of float observations.
     #[arg(long, default_value_t = DEFAULT_DECIMALS, value_name = "N")]
     pub decimals: u32,
@@ -69,6 +71,13 @@ pub struct GenerateArgs {
     /// instance over it is written unlabelled like one over `--search-budget`.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
     pub search_nodes: u64,
+    /// Disjoint parts in one run, e.g. `train=0.9,test=0.1`: each part is
+    /// its own dataset under OUT/PART/ (books, SFT, HF), and no context
+    /// (truths, actions, valid truth) is in two parts.
+    #[arg(long, value_name = "NAME=FRACTION,...", value_parser = parse_split)]
+    pub split: Option<SplitParts>,
+    #[command(flatten)]
+    pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
     pub render: RenderArgs,
 }
@@ -270,6 +279,43 @@ pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
     }
 }
 
+/// `--split` parts (one value, so clap does not read it as many).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitParts(pub Vec<split::Part>);
+
+fn parse_split(text: &str) -> Result<SplitParts, BadValue> {
+    split::parse_split(text).map(SplitParts).map_err(BadValue)
+}
+
+/// `--seed` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedArg {
+    Fixed(u64),
+    /// Drawn from the OS and kept private.
+    Random,
+}
+
+impl std::fmt::Display for SeedArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SeedArg::Fixed(n) => write!(f, "{n}"),
+            SeedArg::Random => f.write_str("random"),
+        }
+    }
+}
+
+/// `--seed N|random`.
+pub fn parse_seed(text: &str) -> Result<SeedArg, BadValue> {
+    if text.trim() == "random" {
+        return Ok(SeedArg::Random);
+    }
+    text.trim().parse().map(SeedArg::Fixed).map_err(|_| {
+        BadValue(format!(
+            "expected a seed (0 to 2^64-1) or `random`, not `{text}`"
+        ))
+    })
+}
+
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
 
@@ -366,21 +412,90 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         }
     };
     super::report_warnings(&domain, &warnings);
+    let seed = match args.seed {
+        SeedArg::Fixed(seed) => seed,
+        SeedArg::Random => match secret::draw_seed() {
+            Ok(seed) => seed,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return Ok(EXIT_OTHER);
+            }
+        },
+    };
     let params = Params {
         truths: args.truths,
         actions: args.actions,
         valid: args.valid,
-        seed: args.seed,
+        seed,
         allow_shortcuts: args.allow_shortcuts,
         decimals: args.decimals,
-    };
-    let total = match args.shard {
-        Some(s) => args.n.saturating_sub(s.index).div_ceil(s.count),
-        None => args.n,
     };
     let templates = match args.render.templates() {
         Ok(t) => t,
         Err(code) => return Ok(code),
+    };
+    let exclude = match args.exclude.read(&domain) {
+        Ok(e) => e,
+        Err(code) => return Ok(code),
+    };
+    let pool = pool(args.threads)?;
+    let Some(SplitParts(parts)) = &args.split else {
+        return run_one(
+            args, &domain, &templates, &pool, params, exclude, &args.out, args.n,
+        );
+    };
+    if args.shard.is_some() {
+        eprintln!(
+            "error: `--split` cannot be sharded yet: merge would not know the parts\n  = help: generate the split unsharded"
+        );
+        return Ok(EXIT_INPUT);
+    }
+    let base = exclude.unwrap_or_else(|| std::sync::Arc::new(Exclusion::none(&domain)));
+    for (index, (part, n)) in parts
+        .iter()
+        .zip(split::part_sizes(parts, args.n))
+        .enumerate()
+    {
+        let filter = split::PartFilter::new(parts, index);
+        eprintln!(
+            "part `{}`: {n} instances into `{}`",
+            filter.label,
+            args.out.join(&part.name).display()
+        );
+        let exclusion = std::sync::Arc::new(base.for_part(filter));
+        let out = args.out.join(&part.name);
+        let code = run_one(
+            args,
+            &domain,
+            &templates,
+            &pool,
+            params.clone(),
+            Some(exclusion),
+            &out,
+            n,
+        )?;
+        if code != 0 {
+            return Ok(code);
+        }
+    }
+    Ok(0)
+}
+
+/// One dataset: the capacity check, the instances, then books, SFT and HF.
+#[allow(clippy::too_many_arguments)]
+fn run_one(
+    args: &GenerateArgs,
+    domain: &Domain,
+    templates: &Templates,
+    pool: &rayon::ThreadPool,
+    params: Params,
+    exclude: Option<std::sync::Arc<Exclusion>>,
+    out: &std::path::Path,
+    n: u64,
+) -> io::Result<i32> {
+    let total = match args.shard {
+        Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
+        None => n,
     };
     let label = labeler(args.search_budget, args.search_nodes);
     let stage = if args.no_labels {
@@ -391,16 +506,29 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     let bar = progress_bar(total, stage, "instances");
     let progress = |done: u64| bar.set_position(done);
     let job = Job {
-        domain: &domain,
+        domain,
         params,
-        n: args.n,
-        out: args.out.clone(),
+        n,
+        out: out.to_path_buf(),
         shard: args.shard,
         force: args.force,
         labeler: (!args.no_labels).then_some(&label as output::Labeler),
         progress: Some(&progress),
+        exclude,
+        secret_seed: args.seed == SeedArg::Random,
     };
-    let pool = pool(args.threads)?;
+    if let Err(code) = pool.install(|| {
+        super::contamination::report_capacity(domain, &job.params, job.exclude.as_deref(), n)
+    }) {
+        return Ok(code);
+    }
+    let mut secret_run = None;
+    if job.secret_seed {
+        match secret::begin(&job, args.search_budget, args.search_nodes) {
+            Ok(run) => secret_run = Some(run),
+            Err(e) => return Ok(report(&e)),
+        }
+    }
     let result = pool.install(|| output::generate(&job));
     bar.finish();
     match result {
@@ -414,10 +542,20 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             if args.shard.is_none()
                 && let Err(code) = pool.install(|| {
                     args.render
-                        .derive(&domain, &templates, &summary.path, !args.no_labels)
+                        .derive(domain, templates, &summary.path, !args.no_labels)
                 })
             {
                 return Ok(code);
+            }
+            if let Some(run) = &mut secret_run {
+                match secret::finish(run, &summary.path) {
+                    Ok(digest) => eprintln!(
+                        "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
+                        run.path.display(),
+                        run.path.display()
+                    ),
+                    Err(e) => return Ok(report(&e)),
+                }
             }
             Ok(0)
         }

@@ -32,6 +32,9 @@ pub struct MergeArgs {
     /// value the shards were generated with.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = super::generate::parse_nodes)]
     pub search_nodes: u64,
+    /// The `--exclude` the shards were generated with.
+    #[command(flatten)]
+    pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
     pub render: RenderArgs,
 }
@@ -49,8 +52,16 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
     };
     let label = labeler(args.search_budget, args.search_nodes);
     let pool = pool(args.threads)?;
-    let result =
-        pool.install(|| output::merge(&args.out, args.force, Some(&label), Some(&progress)));
+    let exclude = args.exclude.for_merge();
+    let result = pool.install(|| {
+        output::merge(
+            &args.out,
+            args.force,
+            Some(&label),
+            Some(&progress),
+            &exclude,
+        )
+    });
     bar.finish();
     match result {
         Ok(summaries) => {

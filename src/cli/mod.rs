@@ -6,6 +6,7 @@
 //! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
 
 mod check_books;
+pub mod contamination;
 mod domains;
 mod eval;
 mod family;
@@ -82,6 +83,10 @@ enum Command {
     Label(label::LabelArgs),
     /// Ask a language model for a new domain; repair it until it validates.
     Propose(Box<propose::ProposeArgs>),
+    /// Count the instances two datasets share (ours, KUMO's, SFT, HF).
+    Overlap(contamination::OverlapArgs),
+    /// Prove a dataset made with `--seed random` from its private seed file.
+    Verify(contamination::VerifyArgs),
 }
 
 /// What every command gets besides its own flags.
@@ -118,6 +123,8 @@ pub fn main() -> i32 {
         Some(Command::Import(args)) => Ok(import::run(&args)),
         Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
         Some(Command::Propose(args)) => propose::run(&globals, &args),
+        Some(Command::Overlap(args)) => contamination::run(&globals, &args),
+        Some(Command::Verify(args)) => contamination::verify(&args),
         None => {
             // No subcommand and no flags: usage on stderr, as for any usage error.
             let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());

@@ -476,7 +476,7 @@ mod tests {
                 r#"{{"choices": [{{"finish_reason": "stop", "message": {{"content": {content}}}}}]}}"#
             );
             assert!(
-                matches!(parse_completion(&body), Attempt::Transport { .. }),
+                matches!(parse_completion(&body, false), Attempt::Transport { .. }),
                 "a content of {content} is the server's fault, retried"
             );
         }

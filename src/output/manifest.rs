@@ -14,6 +14,7 @@
 //! `n` must match (instance `i` does not depend on `n`).
 
 use super::OutputError;
+use crate::contamination::{ExcludedSet, sets_conflict};
 use crate::domain::{Domain, DomainDoc};
 use crate::synth::{Params, Stats};
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,16 @@ pub struct Parameters {
     pub decimals: u32,
     /// Whether lines carry `optimal` labels.
     pub labels: bool,
+    /// The `--exclude` sets the dataset is disjoint from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<ExcludedSet>,
+    /// `--seed random`: `seed` is 0 here, the real one is in the private
+    /// seed file only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret_seed: bool,
+    /// `--split`: the part this dataset is (`test of train=0.9,test=0.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
 }
 
 impl Parameters {
@@ -82,6 +93,9 @@ impl Parameters {
             allow_shortcuts: params.allow_shortcuts,
             decimals: params.decimals,
             labels,
+            exclude: Vec::new(),
+            secret_seed: false,
+            split: None,
         }
     }
 
@@ -123,11 +137,22 @@ impl Parameters {
                 other.decimals.to_string(),
             ),
             ("labels", self.labels.to_string(), other.labels.to_string()),
+            (
+                "--seed random",
+                self.secret_seed.to_string(),
+                other.secret_seed.to_string(),
+            ),
+            (
+                "--split",
+                self.split.clone().unwrap_or_else(|| "none".into()),
+                other.split.clone().unwrap_or_else(|| "none".into()),
+            ),
         ];
         pairs
             .into_iter()
             .find(|(_, a, b)| a != b)
             .map(|(flag, a, b)| format!("it was made with `{flag}` {a}, this run has {b}"))
+            .or_else(|| sets_conflict(&self.exclude, &other.exclude))
     }
 }
 

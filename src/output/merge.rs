@@ -13,7 +13,16 @@ use super::{
     Labeler, OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name,
     timings,
 };
+use crate::contamination::{Exclusion, KeyKind, sets_conflict};
 use crate::synth::{Dedup, Stats, Synthesizer};
+
+/// `--exclude` of a merge: read against each group's domain; it must be
+/// the set the shards were made with.
+#[derive(Clone, Debug, Default)]
+pub struct MergeExclude {
+    pub paths: Vec<PathBuf>,
+    pub key: KeyKind,
+}
 
 /// The shard groups under `out`: one directory per (domain, setting).
 pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
@@ -46,6 +55,7 @@ pub fn merge(
     force: bool,
     labeler: Option<Labeler>,
     progress: Option<Progress>,
+    exclude: &MergeExclude,
 ) -> Result<Vec<Summary>, OutputError> {
     let groups = shard_groups(out)?;
     if groups.is_empty() {
@@ -56,7 +66,7 @@ pub fn merge(
     }
     groups
         .iter()
-        .map(|group| merge_group(out, group, force, labeler, progress))
+        .map(|group| merge_group(out, group, force, labeler, progress, exclude))
         .collect()
 }
 
@@ -142,6 +152,7 @@ pub(super) fn merge_group(
     force: bool,
     labeler: Option<Labeler>,
     progress: Option<Progress>,
+    exclude: &MergeExclude,
 ) -> Result<Summary, OutputError> {
     let start = Instant::now();
     let (manifests, names) = complete_group(group)?;
@@ -176,6 +187,23 @@ pub(super) fn merge_group(
         )?;
     let params = first.parameters.params();
     let synth = Synthesizer::new(&domain, params.clone())?;
+    let exclusion = if exclude.paths.is_empty() {
+        None
+    } else {
+        Some(std::sync::Arc::new(Exclusion::read(
+            &domain,
+            &exclude.paths,
+            exclude.key,
+        )?))
+    };
+    let sets = super::excluded_sets(exclusion.as_deref());
+    if let Some(reason) = sets_conflict(&first.parameters.exclude, &sets) {
+        return Err(OutputError::Shards {
+            message: format!("`{}`: {reason}", group.display()),
+            help: "merge with the `--exclude` and `--exclude-key` the shards were generated with"
+                .into(),
+        });
+    }
     let n = first.parameters.n;
 
     let dir = domain_dir(out, &domain.name);
@@ -223,7 +251,7 @@ pub(super) fn merge_group(
     let tmp_file = std::fs::File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
     let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp_file);
     let index = record::NameIndex::new(&domain);
-    let mut seen = Dedup::new();
+    let mut seen = Dedup::excluding(exclusion);
     let mut line = Vec::new();
     for i in 0..n {
         let (shard_path, reader) = &mut readers[(i % count) as usize];

@@ -67,13 +67,15 @@ mod merge;
 pub mod record;
 mod shard;
 
-pub use merge::merge;
+pub use merge::{MergeExclude, merge};
 
+use crate::contamination::Exclusion;
 use crate::domain::Domain;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{Counts, DatasetEntry, DomainInfo, Parameters, ShardId, Status, Timings};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Computes the `optimal` object of a line (the search stage's labels).
@@ -93,6 +95,30 @@ pub struct Job<'a> {
     pub force: bool,
     pub labeler: Option<Labeler<'a>>,
     pub progress: Option<Progress<'a>>,
+    /// `--exclude`: instances of these sets are redrawn like duplicates.
+    pub exclude: Option<Arc<Exclusion>>,
+    /// `--seed random`: the manifest records no seed (see
+    /// [`crate::contamination::secret`]).
+    pub secret_seed: bool,
+}
+
+impl Job<'_> {
+    /// The manifest's parameters of this job.
+    pub fn parameters(&self) -> Parameters {
+        let mut parameters = Parameters::new(&self.params, self.n, self.labeler.is_some());
+        parameters.exclude = excluded_sets(self.exclude.as_deref());
+        parameters.split = self.exclude.as_ref().and_then(|e| e.part_label());
+        if self.secret_seed {
+            parameters.seed = 0;
+            parameters.secret_seed = true;
+        }
+        parameters
+    }
+}
+
+/// What the manifest records of an exclusion.
+pub fn excluded_sets(exclude: Option<&Exclusion>) -> Vec<crate::contamination::ExcludedSet> {
+    exclude.map(|e| e.sets().to_vec()).unwrap_or_default()
 }
 
 /// What a run did.
@@ -164,6 +190,9 @@ pub enum OutputError {
     /// that fails its check; the data is not at fault (exit 2).
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// An `--exclude` set cannot be read (exit 1).
+    #[error(transparent)]
+    Exclude(#[from] crate::contamination::ReadError),
     /// Reading or writing failed (exit 2).
     #[error("cannot write `{}`: {source}", path.display())]
     Io {
@@ -199,6 +228,7 @@ impl OutputError {
             OutputError::Busy { .. } => Some(
                 "wait for that run to finish (re-running the same command then resumes or finds it up to date), or choose another `--out`".into(),
             ),
+            OutputError::Exclude(e) => Some(e.help().into()),
             OutputError::Io { .. } => None,
         }
     }
@@ -287,7 +317,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     let path = dir.join(format!("{setting}.jsonl"));
     let lock = files::FileLock::exclusive(&path)?;
     let manifest_path = dir.join("manifest.json");
-    let parameters = Parameters::new(&job.params, job.n, job.labeler.is_some());
+    let parameters = job.parameters();
     let manifest = manifest::read_domain_manifest(&manifest_path);
     let entry = match manifest {
         Ok(m) => manifest::dataset_entry(&m, &setting),
@@ -313,7 +343,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     }
 
     // Keys of the lines already there: instance `lines` competes with them.
-    let mut seen = Dedup::new();
+    let mut seen = Dedup::excluding(job.exclude.clone());
     let names = record::NameIndex::new(domain);
     files::for_each_batch(&path, lines, |start, batch| {
         let keys: Vec<Result<(u64, crate::synth::Key), record::KeyError>> = batch

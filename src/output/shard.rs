@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::manifest::{
-    self, Counts, DomainInfo, Generator, Parameters, ShardId, ShardManifest, Status, Timings,
+    self, Counts, DomainInfo, Generator, ShardId, ShardManifest, Status, Timings,
 };
 use super::{
     Job, OutputError, Summary, append, check_digest, domain_dir, existing, files, setting_name,
@@ -49,7 +49,7 @@ pub(super) fn write_shard(
         files::create_dir_below(&job.out, dir)?;
     }
     let lock = files::FileLock::exclusive(&path)?;
-    let parameters = Parameters::new(&job.params, job.n, job.labeler.is_some());
+    let parameters = job.parameters();
     let previous = match manifest::read_json::<ShardManifest>(&manifest_path) {
         Ok(m) => m,
         Err(_) if job.force => None,

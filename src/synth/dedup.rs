@@ -8,9 +8,15 @@
 //!
 //! The set is a hash set (`O(1)` per lookup); its iteration order is never
 //! used, so the hasher's per-process seed cannot reach the output.
+//!
+//! A [`Dedup`] may also carry the keys of other datasets (`--exclude`,
+//! [`crate::contamination::Exclusion`]): a key they hold counts as taken,
+//! so an excluded draw is redrawn from its own stream like a duplicate.
 
 use super::Instance;
+use crate::contamination::Exclusion;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The canonical key of an instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,12 +58,28 @@ impl Key {
         }
         Key(key.into_boxed_slice())
     }
+
+    /// The sorted truths, the sorted valid truths and the flattened
+    /// `(action, state)` pairs sorted by action.
+    pub fn parts(&self) -> (&[u32], &[u32], &[u32]) {
+        let words = &self.0;
+        let truths = words[0] as usize;
+        let valid_at = 1 + truths;
+        let valid = words[valid_at] as usize;
+        let pairs_at = valid_at + 1 + valid;
+        (
+            &words[1..valid_at],
+            &words[valid_at + 1..pairs_at],
+            &words[pairs_at + 1..],
+        )
+    }
 }
 
 /// The keys of the instances admitted so far.
 #[derive(Clone, Debug, Default)]
 pub struct Dedup {
     seen: HashSet<Key>,
+    excluded: Option<Arc<Exclusion>>,
 }
 
 impl Dedup {
@@ -65,12 +87,24 @@ impl Dedup {
         Dedup::default()
     }
 
-    pub fn contains(&self, key: &Key) -> bool {
-        self.seen.contains(key)
+    /// An empty set that also counts the keys of `excluded` as taken.
+    pub fn excluding(excluded: Option<Arc<Exclusion>>) -> Dedup {
+        Dedup {
+            seen: HashSet::new(),
+            excluded,
+        }
     }
 
-    /// Records `key`; `false` if it was already there.
+    /// Whether `key` is taken: admitted before, or excluded.
+    pub fn contains(&self, key: &Key) -> bool {
+        self.seen.contains(key) || self.excluded.as_ref().is_some_and(|e| e.excludes(key))
+    }
+
+    /// Records `key`; `false` (and nothing recorded) if it was taken.
     pub fn insert(&mut self, key: Key) -> bool {
+        if self.excluded.as_ref().is_some_and(|e| e.excludes(&key)) {
+            return false;
+        }
         self.seen.insert(key)
     }
 
@@ -98,5 +132,10 @@ mod tests {
         assert!(seen.insert(a.clone()));
         assert!(!seen.insert(b));
         assert!(seen.contains(&a));
+        let (truths, valid, pairs) = a.parts();
+        assert_eq!(
+            (truths, valid, pairs),
+            (&[1, 2, 3][..], &[2][..], &[1, 1, 5, 0][..])
+        );
     }
 }

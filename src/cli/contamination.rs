@@ -1,0 +1,210 @@
+//! `kumo-gen overlap A B`, `kumo-gen verify --seed-file F`, and the
+//! `--exclude` flags that `generate` and `merge` share.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{EXIT_INPUT, Globals, out};
+use crate::contamination::{Exclusion, KeyKind, ReadError, overlap};
+use crate::domain::Domain;
+
+/// `--exclude-key` / `--key` values.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyArg {
+    /// Same truths, valid truths, actions and observed state per action
+    /// (the dedup key).
+    Exact,
+    /// Same truths, actions and valid truths, whatever was observed.
+    Context,
+}
+
+impl From<KeyArg> for KeyKind {
+    fn from(k: KeyArg) -> KeyKind {
+        match k {
+            KeyArg::Exact => KeyKind::Exact,
+            KeyArg::Context => KeyKind::Context,
+        }
+    }
+}
+
+/// `--exclude PATH... [--exclude-key exact|context]`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExcludeArgs {
+    /// Instances of these datasets are never generated (redrawn from their
+    /// own stream, like duplicates): dataset directories or .jsonl files of
+    /// ours or KUMO's instances, HF rows, or SFT records.
+    #[arg(long, value_name = "PATH", num_args = 1.., action = clap::ArgAction::Append)]
+    pub exclude: Vec<PathBuf>,
+    /// What counts as the same instance for `--exclude`.
+    #[arg(long, value_enum, default_value_t = KeyArg::Exact)]
+    pub exclude_key: KeyArg,
+}
+
+impl ExcludeArgs {
+    /// The exclusion against `domain` (`None` without `--exclude`); the
+    /// exit code when a set cannot be read.
+    pub fn read(&self, domain: &Domain) -> Result<Option<Arc<Exclusion>>, i32> {
+        if self.exclude.is_empty() {
+            return Ok(None);
+        }
+        match Exclusion::read(domain, &self.exclude, self.exclude_key.into()) {
+            Ok(exclusion) => {
+                for set in exclusion.sets() {
+                    eprintln!(
+                        "excluding `{}`: {} instances ({} key{}), digest {}",
+                        set.path,
+                        set.instances,
+                        set.key.name(),
+                        if set.context_only > 0 {
+                            format!("; {} SFT records by the context key", set.context_only)
+                        } else {
+                            String::new()
+                        },
+                        set.digest
+                    );
+                }
+                Ok(Some(Arc::new(exclusion)))
+            }
+            Err(e) => Err(report_read(&e)),
+        }
+    }
+
+    pub fn for_merge(&self) -> crate::output::MergeExclude {
+        crate::output::MergeExclude {
+            paths: self.exclude.clone(),
+            key: self.exclude_key.into(),
+        }
+    }
+}
+
+fn report_read(e: &ReadError) -> i32 {
+    eprintln!("error: {e}\n  = help: {}", e.help());
+    EXIT_INPUT
+}
+
+/// Flags of `kumo-gen overlap`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OverlapArgs {
+    /// First dataset (directory or .jsonl); its keys are held in memory.
+    pub a: PathBuf,
+    /// Second dataset (directory or .jsonl); streamed.
+    pub b: PathBuf,
+    /// What counts as the same instance.
+    #[arg(long, value_enum, default_value_t = KeyArg::Exact)]
+    pub key: KeyArg,
+    /// Domain whose states numeric observations are compared by (default:
+    /// the one in the `manifest.json` beside A or B; without one, by value).
+    #[arg(long, value_name = "NAME|PATH")]
+    pub domain: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when any instance is shared.
+    #[arg(long)]
+    pub fail_on_overlap: bool,
+}
+
+/// Runs `overlap`; the exit code.
+pub fn run(globals: &Globals, args: &OverlapArgs) -> io::Result<i32> {
+    let domain = match &args.domain {
+        Some(name) => match globals.registry.load(name) {
+            Ok((domain, _)) => Some(domain),
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(EXIT_INPUT);
+            }
+        },
+        None => overlap::manifest_domain(&args.a).or_else(|| overlap::manifest_domain(&args.b)),
+    };
+    let result = match overlap::overlap(&args.a, &args.b, args.key.into(), domain.as_ref()) {
+        Ok(result) => result,
+        Err(e) => return Ok(report_read(&e)),
+    };
+    if args.json {
+        let mut text = serde_json::to_string_pretty(&result).map_err(io::Error::other)?;
+        text.push('\n');
+        out(&text)?;
+    } else {
+        out(&result.text())?;
+    }
+    Ok(if args.fail_on_overlap && result.shared > 0 {
+        EXIT_INPUT
+    } else {
+        0
+    })
+}
+
+/// Flags of `kumo-gen verify`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// The private seed file of a `--seed random` run
+    /// (OUT/SECRET-seeds/DOMAIN/SETTING.json).
+    #[arg(long, value_name = "FILE")]
+    pub seed_file: PathBuf,
+    /// The published dataset file (default: the one the seed file names,
+    /// under the same OUT).
+    pub dataset: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::generate::parse_threads)]
+    pub threads: usize,
+}
+
+/// Runs `verify`; exit 1 when the dataset is not the seed's.
+pub fn verify(args: &VerifyArgs) -> io::Result<i32> {
+    let pool = super::generate::pool(args.threads)?;
+    match pool
+        .install(|| crate::contamination::secret::verify(&args.seed_file, args.dataset.as_deref()))
+    {
+        Ok(v) => {
+            out(&format!(
+                "verified: `{}` is the {} instances the seed in `{}` generates (digest {})\n",
+                v.dataset.display(),
+                v.instances,
+                args.seed_file.display(),
+                v.digest
+            ))?;
+            Ok(0)
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            Ok(EXIT_INPUT)
+        }
+    }
+}
+
+/// Prints the capacity of the setting (estimated from its first draws) and
+/// a warning when `n` comes close; the exit code when `n` is impossible.
+/// A setting whose draws fail is left to the run, which names the cause.
+pub fn report_capacity(
+    domain: &Domain,
+    params: &crate::synth::Params,
+    exclusion: Option<&Exclusion>,
+    n: u64,
+) -> Result<(), i32> {
+    use crate::contamination::capacity;
+    let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
+        return Ok(());
+    };
+    let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
+        return Ok(());
+    };
+    eprintln!("{}: {}", domain.name, found.describe());
+    let what = format!(
+        "domain `{}` with {} truths and {} actions",
+        domain.name, params.truths, params.actions
+    );
+    match found.check(n, &what) {
+        Ok(None) => Ok(()),
+        Ok(Some(warning)) => {
+            eprintln!("warning: {warning}");
+            Ok(())
+        }
+        Err(message) => {
+            eprintln!(
+                "error: {message}\n  = help: lower `-n`, raise `--truths`/`--actions`, or exclude less"
+            );
+            Err(EXIT_INPUT)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! How many distinct instances a domain and setting can give, estimated
+//! before a run from a sample of its own first draws.
+//!
+//! The sample is the first draw of the dataset's streams `0..m` (the same
+//! draws a run makes first, so the estimate costs `m` draws and changes no
+//! output). Draws an `--exclude` set takes are dropped first, so the
+//! estimate is of what is still available. Over the remaining draws, with
+//! `D` distinct keys of which `f1` were drawn once and `f2` twice, the
+//! estimate is Chao1's bias-corrected richness `D + f1 (f1 - 1) / (2 (f2 +
+//! 1))`: a lower-bound estimator suited to unequal draw probabilities,
+//! which the synthesizer has. Without any repeat (`f1 = D`) the sample only
+//! says "more than about m^2/6" (below that, a sample of m uniform draws
+//! repeats with probability above 95%).
+//!
+//! A request is refused up front only when the sample has *exhausted* the
+//! space: every key drawn at least twice and the sample at least ten times
+//! the distinct keys; then the count is all but exact and `n` above it is
+//! impossible. Otherwise `n` above half the estimate is a warning (the
+//! redraws grow, and the run may end with "found none new").
+//! [`crate::synth::Synthesizer::check_count`] keeps its combinatorial bound.
+
+use std::collections::HashMap;
+
+use super::{Exclusion, KeyKind, instance_keys};
+use crate::synth::{SynthError, Synthesizer};
+
+/// Draws sampled by default.
+pub const SAMPLE: u64 = 512;
+
+/// The estimate under one key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Distinct keys among the sample's non-excluded draws.
+    pub distinct: u64,
+    /// Chao1's estimate (`None`: no repeat, see [`Estimate::lower_bound`]).
+    pub estimate: Option<f64>,
+    /// Every key drawn at least twice and the sample at least ten times the
+    /// distinct keys: `distinct` is the count.
+    pub exhausted: bool,
+}
+
+impl Estimate {
+    fn of(counts: &HashMap<u128, u32>, sample: u64) -> Estimate {
+        let mut f1 = 0u64;
+        let mut f2 = 0u64;
+        // Counting only: the order of the values cannot matter.
+        #[allow(clippy::disallowed_methods)]
+        for &c in counts.values() {
+            match c {
+                1 => f1 += 1,
+                2 => f2 += 1,
+                _ => {}
+            }
+        }
+        let distinct = counts.len() as u64;
+        let estimate = (f1 < distinct || distinct == 0).then(|| {
+            distinct as f64 + (f1 * f1.saturating_sub(1)) as f64 / (2.0 * (f2 + 1) as f64)
+        });
+        Estimate {
+            distinct,
+            estimate,
+            exhausted: f1 == 0 && sample >= 10 * distinct,
+        }
+    }
+
+    /// What the sample guarantees at least (about): the estimate, or
+    /// `m^2/6` when no draw repeated.
+    pub fn lower_bound(&self, sample: u64) -> f64 {
+        self.estimate
+            .unwrap_or((sample * sample) as f64 / 6.0)
+            .max(self.distinct as f64)
+    }
+
+    /// `at least about 1234`, `more than about 43690`, or `12`.
+    pub fn describe(&self, sample: u64) -> String {
+        match self.estimate {
+            _ if self.exhausted => format!("{}", self.distinct),
+            Some(e) => format!("at least about {e:.0}"),
+            None => format!("more than about {:.0}", self.lower_bound(sample)),
+        }
+    }
+}
+
+/// The capacity of a setting.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capacity {
+    /// Draws sampled.
+    pub sample: u64,
+    /// Of those, draws an excluded set takes.
+    pub excluded: u64,
+    pub exact: Estimate,
+    pub context: Estimate,
+}
+
+/// Samples the first draws of streams `0..sample` of `synth`.
+pub fn estimate(
+    synth: &Synthesizer,
+    exclusion: Option<&Exclusion>,
+    sample: u64,
+) -> Result<Capacity, SynthError> {
+    let indices: Vec<u64> = (0..sample).collect();
+    let candidates = synth.candidates(&indices)?;
+    let mut exact: HashMap<u128, u32> = HashMap::new();
+    let mut context: HashMap<u128, u32> = HashMap::new();
+    let mut excluded = 0;
+    for candidate in &candidates {
+        if exclusion.is_some_and(|e| e.excludes(&candidate.key)) {
+            excluded += 1;
+            continue;
+        }
+        let keys = instance_keys(synth.domain(), &candidate.key);
+        *exact.entry(keys.get(KeyKind::Exact)).or_default() += 1;
+        *context.entry(keys.context).or_default() += 1;
+    }
+    let kept = sample - excluded;
+    Ok(Capacity {
+        sample,
+        excluded,
+        exact: Estimate::of(&exact, kept),
+        context: Estimate::of(&context, kept),
+    })
+}
+
+impl Capacity {
+    /// The line a run prints.
+    pub fn describe(&self) -> String {
+        let kept = self.sample - self.excluded;
+        let excluded = if self.excluded > 0 {
+            format!(
+                "; {} of {} sampled draws are excluded",
+                self.excluded, self.sample
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "capacity: {} distinct instances ({} distinct contexts), estimated from {} draws{excluded}",
+            self.exact.describe(kept),
+            self.context.describe(kept),
+            self.sample
+        )
+    }
+
+    /// `Err` (the refusal) when `n` is impossible; `Ok(Some(warning))` when
+    /// it is close to the estimate.
+    pub fn check(&self, n: u64, what: &str) -> Result<Option<String>, String> {
+        let kept = self.sample - self.excluded;
+        if self.exact.exhausted && n > self.exact.distinct {
+            return Err(format!(
+                "`-n {n}` is more than the {} distinct instances {what} can give{}: its first {} draws hold only those, each drawn at least twice",
+                self.exact.distinct,
+                if self.excluded > 0 {
+                    format!(
+                        " besides the excluded sets ({} of the draws are excluded)",
+                        self.excluded
+                    )
+                } else {
+                    String::new()
+                },
+                self.sample
+            ));
+        }
+        let bound = self.exact.lower_bound(kept);
+        Ok(((n as f64) > 0.5 * bound).then(|| {
+            format!(
+                "`-n {n}` is close to the {} distinct instances {what} can give: expect many redraws, or a run that ends finding none new",
+                self.exact.describe(kept)
+            )
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{Params, fixture};
+
+    #[test]
+    fn a_tiny_space_is_counted_and_a_large_one_estimated() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let domain = fixture::build(
+            "tiny",
+            &names,
+            vec![(
+                "test".into(),
+                crate::domain::ActionKind::Str,
+                vec![
+                    (crate::domain::StateLabel::Named("x".into()), vec![0]),
+                    (crate::domain::StateLabel::Named("y".into()), vec![1]),
+                ],
+            )],
+        );
+        let synth = Synthesizer::new(&domain, Params::new(2, 1, 1)).unwrap();
+        let capacity = estimate(&synth, None, 64).unwrap();
+        assert!(capacity.exact.exhausted);
+        assert_eq!(capacity.exact.distinct, 2);
+        assert!(capacity.check(2, "it").unwrap().is_some());
+        assert!(
+            capacity
+                .check(3, "it")
+                .unwrap_err()
+                .contains("the 2 distinct")
+        );
+
+        let domain = fixture::random(9, 40, 30, 0.2);
+        let synth = Synthesizer::new(&domain, Params::new(8, 8, 1)).unwrap();
+        let capacity = estimate(&synth, None, 128).unwrap();
+        assert!(!capacity.exact.exhausted);
+        assert!(capacity.exact.lower_bound(128) >= 128.0);
+        assert_eq!(capacity.check(100, "it"), Ok(None));
+    }
+
+    #[test]
+    fn chao1_on_known_counts() {
+        let counts: HashMap<u128, u32> = [(1, 1), (2, 1), (3, 1), (4, 2), (5, 3)].into();
+        let e = Estimate::of(&counts, 8);
+        // D = 5, f1 = 3, f2 = 1: 5 + 3 * 2 / (2 * 2).
+        assert_eq!(e.estimate, Some(6.5));
+        assert!(!e.exhausted);
+        let none_repeat: HashMap<u128, u32> = [(1, 1), (2, 1)].into();
+        assert_eq!(Estimate::of(&none_repeat, 2).estimate, None);
+    }
+}

@@ -1,0 +1,206 @@
+//! `kumo-gen overlap A B`: which instances two datasets share.
+//!
+//! A's keys go into a hash map (key -> first line, lines, whether B has
+//! it); B is streamed against it, so memory grows with A only and both
+//! files are read once, parsed in parallel batches. Counts:
+//! - `b_in_a`: lines of B whose instance is in A;
+//! - `a_in_b`: lines of A whose instance is in B;
+//! - `shared`: distinct shared instances.
+//!
+//! Examples are the first shared lines of B, in B's order.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{KeyKind, ReadError, dataset_files, read_keys};
+use crate::domain::Domain;
+
+/// Examples kept.
+pub const EXAMPLES: usize = 5;
+
+/// One side of an overlap.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Side {
+    pub path: String,
+    /// Instance lines read.
+    pub lines: u64,
+    /// Distinct instances among them.
+    pub distinct: u64,
+    /// Lines whose instance the other side has.
+    pub shared_lines: u64,
+}
+
+/// A line of B whose instance is in A.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Example {
+    pub a_file: String,
+    pub a_line: u64,
+    pub b_file: String,
+    pub b_line: u64,
+}
+
+/// The answer of `overlap`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overlap {
+    pub key: KeyKind,
+    pub a: Side,
+    pub b: Side,
+    /// Distinct instances both sides hold.
+    pub shared: u64,
+    pub examples: Vec<Example>,
+    /// Whether observations were compared by state (a domain was known)
+    /// or by recorded value.
+    pub by_state: bool,
+}
+
+struct Seen {
+    file: u32,
+    line: u64,
+    lines: u64,
+    in_b: bool,
+}
+
+/// Compares `a` and `b` (dataset directories or .jsonl files) under `key`.
+/// With `domain`, numeric observations are compared by the state whose
+/// range holds them; without, by value.
+pub fn overlap(
+    a: &Path,
+    b: &Path,
+    key: KeyKind,
+    domain: Option<&Domain>,
+) -> Result<Overlap, ReadError> {
+    let a_files = dataset_files(a)?;
+    let b_files = dataset_files(b)?;
+    let mut seen: HashMap<u128, Seen> = HashMap::new();
+    let mut a_lines = 0u64;
+    for (f, file) in a_files.iter().enumerate() {
+        read_keys(&file.path, domain, |line, keys| {
+            a_lines += 1;
+            seen.entry(keys.get(key))
+                .and_modify(|s| s.lines += 1)
+                .or_insert(Seen {
+                    file: f as u32,
+                    line,
+                    lines: 1,
+                    in_b: false,
+                });
+        })?;
+    }
+    let mut b_lines = 0u64;
+    let mut b_shared_lines = 0u64;
+    let mut b_distinct: std::collections::HashSet<u128> = std::collections::HashSet::new();
+    let mut examples = Vec::new();
+    let (mut shared, mut a_shared_lines) = (0u64, 0u64);
+    for file in &b_files {
+        read_keys(&file.path, domain, |line, keys| {
+            b_lines += 1;
+            let k = keys.get(key);
+            b_distinct.insert(k);
+            if let Some(s) = seen.get_mut(&k) {
+                if !s.in_b {
+                    s.in_b = true;
+                    shared += 1;
+                    a_shared_lines += s.lines;
+                }
+                b_shared_lines += 1;
+                if examples.len() < EXAMPLES {
+                    examples.push(Example {
+                        a_file: display(&a_files[s.file as usize].path),
+                        a_line: s.line,
+                        b_file: display(&file.path),
+                        b_line: line,
+                    });
+                }
+            }
+        })?;
+    }
+    Ok(Overlap {
+        key,
+        a: Side {
+            path: display(a),
+            lines: a_lines,
+            distinct: seen.len() as u64,
+            shared_lines: a_shared_lines,
+        },
+        b: Side {
+            path: display(b),
+            lines: b_lines,
+            distinct: b_distinct.len() as u64,
+            shared_lines: b_shared_lines,
+        },
+        shared,
+        examples,
+        by_state: domain.is_some(),
+    })
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// The domain recorded in the `manifest.json` of our layout beside `path`
+/// (a dataset file, its directory, or an `sft/` file below it), if any.
+pub fn manifest_domain(path: &Path) -> Option<Domain> {
+    let start: PathBuf = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent()?.to_path_buf()
+    };
+    let candidates = [
+        start.join("manifest.json"),
+        start.parent()?.join("manifest.json"),
+    ];
+    let manifest = candidates.iter().find(|p| p.is_file())?;
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(manifest).ok()?).ok()?;
+    let doc: crate::domain::DomainDoc =
+        serde_json::from_value(value.get("domain")?.get("document")?.clone()).ok()?;
+    crate::domain::compile(&manifest.display().to_string(), &doc)
+        .ok()
+        .map(|(domain, _)| domain)
+}
+
+impl Overlap {
+    /// The human-readable report.
+    pub fn text(&self) -> String {
+        let pct = |n: u64, of: u64| {
+            if of == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / of as f64
+            }
+        };
+        let mut out = format!(
+            "key: {} ({})\nA: {} ({} lines, {} distinct)\nB: {} ({} lines, {} distinct)\n\
+             shared instances: {}\nlines of B whose instance is in A: {} of {} ({:.1}%)\n\
+             lines of A whose instance is in B: {} of {} ({:.1}%)\n",
+            self.key.name(),
+            if self.by_state {
+                "observations compared by state"
+            } else {
+                "no domain known: numeric observations compared by value; pass --domain to compare by state"
+            },
+            self.a.path,
+            self.a.lines,
+            self.a.distinct,
+            self.b.path,
+            self.b.lines,
+            self.b.distinct,
+            self.shared,
+            self.b.shared_lines,
+            self.b.lines,
+            pct(self.b.shared_lines, self.b.lines),
+            self.a.shared_lines,
+            self.a.lines,
+            pct(self.a.shared_lines, self.a.lines),
+        );
+        for e in &self.examples {
+            out.push_str(&format!(
+                "  {}:{} = {}:{}\n",
+                e.b_file, e.b_line, e.a_file, e.a_line
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,155 @@
+//! `--split train=0.9,test=0.1`: disjoint parts in one run, by
+//! construction.
+//!
+//! Every *context* (truths, actions, valid truths; [`super::KeyKind`])
+//! belongs to exactly one part: the top 64 bits of its key hash, read as a
+//! fraction of 2^64, fall into one part's interval of `[0, 1)` (intervals
+//! in the order the parts are named, as wide as their fractions). Part `P`
+//! is then an ordinary dataset whose draws outside `P`'s interval count as
+//! taken, exactly like `--exclude`d ones: instance `i` of `P` is the first
+//! draw of stream `i` whose context is `P`'s and whose key is new. So the
+//! parts share no context (hence no instance), and each keeps the
+//! determinism of a dataset: the same bytes at any thread count or resume,
+//! and instance `i` of a part depends only on the part and `0..i`.
+//!
+//! The parts' sizes split `-n` by largest remainder (they sum to `n`).
+//! The fractions say how many instances each part gets; the contexts are
+//! spread by the same fractions, so a part's capacity is about its
+//! fraction of the setting's contexts (the capacity check reports it).
+
+/// One named part and its fraction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub name: String,
+    pub fraction: f64,
+}
+
+/// Reads `train=0.9,test=0.1`: names of letters, digits, `-` and `_`,
+/// distinct; fractions above 0 that sum to 1.
+pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
+    let mut parts: Vec<Part> = Vec::new();
+    for item in text.split(',') {
+        let (name, fraction) = item
+            .split_once('=')
+            .ok_or_else(|| format!("`{item}` is not NAME=FRACTION (e.g. `train=0.9,test=0.1`)"))?;
+        let name = name.trim();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(format!(
+                "part name `{name}`: use letters, digits, `-` and `_` (it names a directory)"
+            ));
+        }
+        if parts.iter().any(|p| p.name == name) {
+            return Err(format!("part `{name}` is named twice"));
+        }
+        let fraction: f64 = fraction
+            .trim()
+            .parse()
+            .ok()
+            .filter(|f: &f64| f.is_finite() && *f > 0.0 && *f <= 1.0)
+            .ok_or_else(|| format!("`{item}`: the fraction must be a number in (0, 1]"))?;
+        parts.push(Part {
+            name: name.to_string(),
+            fraction,
+        });
+    }
+    if parts.len() < 2 {
+        return Err("a split needs at least two parts, e.g. `train=0.9,test=0.1`".into());
+    }
+    let sum: f64 = parts.iter().map(|p| p.fraction).sum();
+    if (sum - 1.0).abs() > 1e-9 {
+        return Err(format!("the fractions sum to {sum}, not 1"));
+    }
+    Ok(parts)
+}
+
+/// The instances of each part: `n` split by largest remainder.
+pub fn part_sizes(parts: &[Part], n: u64) -> Vec<u64> {
+    let exact: Vec<f64> = parts.iter().map(|p| p.fraction * n as f64).collect();
+    let mut sizes: Vec<u64> = exact.iter().map(|e| e.floor() as u64).collect();
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    // Largest remainder first; ties by part order.
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    let mut left = n - sizes.iter().sum::<u64>();
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        sizes[i] += 1;
+        left -= 1;
+    }
+    sizes
+}
+
+/// The contexts of one part: an interval of `[0, 1)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartFilter {
+    /// `test of train=0.9,test=0.1`, as the manifest records it.
+    pub label: String,
+    lo: f64,
+    hi: f64,
+}
+
+impl PartFilter {
+    /// The filter of part `index` of `parts`.
+    pub fn new(parts: &[Part], index: usize) -> PartFilter {
+        let lo: f64 = parts[..index].iter().map(|p| p.fraction).sum();
+        let last = index + 1 == parts.len();
+        let hi = if last {
+            1.0
+        } else {
+            lo + parts[index].fraction
+        };
+        let spec: Vec<String> = parts
+            .iter()
+            .map(|p| format!("{}={}", p.name, p.fraction))
+            .collect();
+        PartFilter {
+            label: format!("{} of {}", parts[index].name, spec.join(",")),
+            lo,
+            hi,
+        }
+    }
+
+    /// Whether the context with key hash `context` belongs to the part.
+    pub fn holds(&self, context: u128) -> bool {
+        let at = (context >> 64) as u64 as f64 / 18_446_744_073_709_551_616.0;
+        at >= self.lo && at < self.hi
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_parse_and_sizes_sum_to_n() {
+        let parts = parse_split("train=0.9,test=0.1").unwrap();
+        assert_eq!(part_sizes(&parts, 2_001), vec![1_801, 200]);
+        let three = parse_split("a=0.5, b=0.25,c=0.25").unwrap();
+        assert_eq!(part_sizes(&three, 3), vec![1, 1, 1]);
+        assert_eq!(part_sizes(&three, 4), vec![2, 1, 1]);
+        for bad in [
+            "train=0.9",
+            "a=0.5,a=0.5",
+            "a=0.5,b=0.4",
+            "a/b=0.5,c=0.5",
+            "a=x,b=1",
+        ] {
+            assert!(parse_split(bad).is_err(), "{bad}");
+        }
+        // Every context is in exactly one part.
+        let filters: Vec<PartFilter> = (0..3).map(|i| PartFilter::new(&three, i)).collect();
+        for k in 0..1000u128 {
+            let context = k.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835);
+            assert_eq!(filters.iter().filter(|f| f.holds(context)).count(), 1);
+        }
+        assert_eq!(filters[1].label, "b of a=0.5,b=0.25,c=0.25");
+    }
+}
