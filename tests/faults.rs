@@ -256,3 +256,36 @@ fn label_removes_the_temp_file_of_a_killed_run_and_reports_a_full_disk() {
     let said = String::from_utf8_lossy(&full.stderr);
     assert!(said.contains("/dev/full"), "{said}");
 }
+
+#[test]
+fn a_missing_input_file_exits_1_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let missing = missing.to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["import", missing],
+        &["score", missing],
+        &["stats", "--instances", missing, missing],
+        &["label", "--domain", TINY, "--instances", missing],
+        &["validate", missing],
+    ];
+    for args in commands {
+        let output = kumo_gen_command().args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {output:?}");
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(said.contains(missing), "{args:?} names the file: {said}");
+    }
+    // `import X.py -o X.py` would overwrite its own input: refused.
+    let python = dir.path().join("domain.py");
+    let text = "truths = ['A', 'B']\n";
+    std::fs::write(&python, text).unwrap();
+    let output = kumo_gen_command()
+        .arg("import")
+        .arg(&python)
+        .arg("-o")
+        .arg(&python)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&python).unwrap(), text);
+}

@@ -467,7 +467,7 @@ fn cli_errors_exit_1_with_located_messages() {
     kumo_gen()
         .args(["import", "does/not/exist.py"])
         .assert()
-        .code(2)
+        .code(1)
         .stderr(predicates::str::contains("cannot read `does/not/exist.py`"));
 }
 

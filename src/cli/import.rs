@@ -82,10 +82,21 @@ pub fn run(args: &ImportArgs) -> i32 {
             return EXIT_INPUT;
         }
         Err(e) => {
+            // A missing or unreadable input named by the user is bad input.
             crate::stderr_line!("error: cannot read `{file}`: {e}");
-            return EXIT_OTHER;
+            return EXIT_INPUT;
         }
     };
+    if let Some(output) = &args.output
+        && std::fs::canonicalize(output).ok() == std::fs::canonicalize(&args.file).ok()
+    {
+        crate::stderr_line!(
+            "error: `-o {}` is the Python file being imported; it would be overwritten\n  = help: write the YAML to another file, e.g. `-o {}`",
+            output.display(),
+            args.file.with_extension("yaml").display()
+        );
+        return EXIT_INPUT;
+    }
     let imported = match import_python(&file, &source, &args.options()) {
         Ok(imported) => imported,
         Err(e) => {

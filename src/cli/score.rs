@@ -125,7 +125,15 @@ pub(crate) fn load_instance_sets(paths: &[PathBuf]) -> Result<Vec<InstanceSet>, 
 
 pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     let mut files = Vec::new();
-    for path in jsonl_files(&args.paths)? {
+    // A missing or unreadable input named by the user is bad input (1).
+    let paths = match jsonl_files(&args.paths) {
+        Ok(paths) => paths,
+        Err(e) => {
+            crate::stderr_line!("error: {e}");
+            return Ok(super::EXIT_INPUT);
+        }
+    };
+    for path in paths {
         let text = read(&path)?;
         match score::parse_result_file(&path, &text) {
             Ok(f) => {

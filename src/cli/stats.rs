@@ -34,7 +34,15 @@ pub struct StatsArgs {
 
 pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
     let mut files = Vec::new();
-    for path in jsonl_files(&args.paths)? {
+    // A missing or unreadable input named by the user is bad input (1).
+    let paths = match jsonl_files(&args.paths) {
+        Ok(paths) => paths,
+        Err(e) => {
+            crate::stderr_line!("error: {e}");
+            return Ok(super::EXIT_INPUT);
+        }
+    };
+    for path in paths {
         let text = std::fs::read_to_string(&path)?;
         match score::parse_result_file(&path, &text) {
             Ok(f) => {
