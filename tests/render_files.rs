@@ -47,6 +47,7 @@ fn hf_rows_have_one_type_per_column() {
         configs: vec![CardConfig {
             name: config_name("tiny", 4, 3, 1),
             kind: "instances".into(),
+            split: "train".into(),
             files: vec!["data/tiny/truth_num=4+action_num=3+valid_truth_num=1.jsonl".into()],
             rows: 10,
         }],
@@ -309,12 +310,14 @@ fn hf_export_directory() {
             CardConfig {
                 name: name.clone(),
                 kind: "instances".into(),
+                split: "train".into(),
                 files: vec![format!("data/tiny/{setting}.jsonl")],
                 rows: 30,
             },
             CardConfig {
                 name: format!("{name}-sft"),
                 kind: "sft chat".into(),
+                split: "train".into(),
                 files: vec![format!("data/tiny/{setting}.sft.jsonl")],
                 rows: 30,
             },

@@ -72,10 +72,15 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
     pub search_nodes: u64,
     /// Disjoint parts in one run, e.g. `train=0.9,test=0.1`: each part is
-    /// its own dataset under OUT/PART/ (books, SFT, HF), and no context
-    /// (truths, actions, valid truth) is in two parts.
+    /// its own dataset under OUT/PART/ (books, SFT), with `--hf` one export
+    /// OUT/hf/ with a config per part, and no context (truths, actions,
+    /// valid truth) is in two parts.
     #[arg(long, value_name = "NAME=FRACTION,...", value_parser = parse_split)]
     pub split: Option<SplitParts>,
+    /// With `--split`: the parts that get SFT records (default: every
+    /// part), e.g. `train`; the others get none.
+    #[arg(long, value_name = "PART,...", value_delimiter = ',', requires = "split", conflicts_with = "no_sft")]
+    pub sft_parts: Option<Vec<String>>,
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
@@ -160,6 +165,7 @@ impl RenderArgs {
         templates: &Templates,
         dataset: &std::path::Path,
         labels: bool,
+        part: Option<&str>,
     ) -> Result<(), i32> {
         let renderer = Renderer::new(templates, self.options());
         let lines = std::fs::read(dataset)
@@ -180,6 +186,7 @@ impl RenderArgs {
             sft: !self.no_sft,
             steps: self.steps && !self.no_sft,
             hf: self.hf,
+            part,
         };
         let bar = progress_bar(lines, "books and SFT records", "instances");
         let progress = |done: u64| bar.set_position(done);
@@ -441,7 +448,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     let pool = pool(args.threads)?;
     let Some(SplitParts(parts)) = &args.split else {
         return run_one(
-            args, &domain, &templates, &pool, params, exclude, &args.out, args.n,
+            args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None,
         );
     };
     if args.shard.is_some() {
@@ -449,6 +456,19 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             "error: `--split` cannot be sharded yet: merge would not know the parts\n  = help: generate the split unsharded"
         );
         return Ok(EXIT_INPUT);
+    }
+    if let Some(unknown) = args
+        .sft_parts
+        .iter()
+        .flatten()
+        .find(|name| !parts.iter().any(|p| &p.name == *name))
+    {
+        let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+        eprintln!(
+            "error: `--sft-parts`: `{unknown}` is not a part of `--split`\n  = help: name parts among {}",
+            names.join(", ")
+        );
+        return Ok(EXIT_OTHER);
     }
     let base = exclude.unwrap_or_else(|| std::sync::Arc::new(Exclusion::none(&domain)));
     for (index, (part, n)) in parts
@@ -464,8 +484,13 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         );
         let exclusion = std::sync::Arc::new(base.for_part(filter));
         let out = args.out.join(&part.name);
+        let mut part_args = args.clone();
+        part_args.render.no_sft |= args
+            .sft_parts
+            .as_ref()
+            .is_some_and(|names| !names.contains(&part.name));
         let code = run_one(
-            args,
+            &part_args,
             &domain,
             &templates,
             &pool,
@@ -473,6 +498,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             Some(exclusion),
             &out,
             n,
+            Some(&part.name),
         )?;
         if code != 0 {
             return Ok(code);
@@ -481,7 +507,8 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     Ok(0)
 }
 
-/// One dataset: the capacity check, the instances, then books, SFT and HF.
+/// One dataset (`part` of a `--split` run, if any): the capacity check,
+/// the instances, then books, SFT and HF.
 #[allow(clippy::too_many_arguments)]
 fn run_one(
     args: &GenerateArgs,
@@ -492,6 +519,7 @@ fn run_one(
     exclude: Option<std::sync::Arc<Exclusion>>,
     out: &std::path::Path,
     n: u64,
+    part: Option<&str>,
 ) -> io::Result<i32> {
     let total = match args.shard {
         Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
@@ -542,7 +570,7 @@ fn run_one(
             if args.shard.is_none()
                 && let Err(code) = pool.install(|| {
                     args.render
-                        .derive(domain, templates, &summary.path, !args.no_labels)
+                        .derive(domain, templates, &summary.path, !args.no_labels, part)
                 })
             {
                 return Ok(code);

@@ -75,7 +75,7 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
                     }
                 };
                 if let Err(code) =
-                    pool.install(|| args.render.derive(&domain, &templates, &s.path, true))
+                    pool.install(|| args.render.derive(&domain, &templates, &s.path, true, None))
                 {
                     return Ok(code);
                 }

@@ -16,9 +16,10 @@
 //! - with `hf`, under `OUT/hf/` (one export for every domain and setting
 //!   written into this `--out`): `data/<domain>/<setting>.jsonl` (one type
 //!   per column), `data/<domain>/<setting>-sft.jsonl` and the dataset card
-//!   `README.md` listing every file found under `data/` as a config; with
-//!   the cargo feature `parquet`, `.parquet` files of the same rows
-//!   ([`super::hf_parquet`]).
+//!   `README.md` listing every data file as a config ([`super::hf_card`]);
+//!   a `--split` part `RUN/<part>/` writes into the run's export instead,
+//!   `RUN/hf/parts/<part>/<domain>/`; with the cargo feature `parquet`,
+//!   `.parquet` files of the same rows ([`super::hf_parquet`]).
 //!
 //! Files of this setting that the options do not ask for are kept while
 //! they still match the dataset, and removed (with a note saying which and
@@ -47,7 +48,8 @@ use serde_json::Value;
 use super::OutputError;
 use super::derived_stamp::{self as stamp, Artifact};
 use crate::domain::Domain;
-use crate::render::hf::{Card, CardConfig, dataset_card, hf_row, hf_sft_row};
+use super::hf_card::write_card;
+use crate::render::hf::{hf_row, hf_sft_row};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 
 /// The HF export's file format: Parquet when built with the `parquet`
@@ -65,7 +67,7 @@ const CHUNK: usize = 1024;
 /// (the check is the proof that the dataset's lines are sound); `books`
 /// only decides whether they are written as files.
 #[derive(Clone, Copy, Debug)]
-pub struct DerivedOptions {
+pub struct DerivedOptions<'a> {
     /// `knowledge_book/<setting>/seed=<i>.txt`.
     pub books: bool,
     /// `sft/<setting>.jsonl` (chat records).
@@ -75,15 +77,19 @@ pub struct DerivedOptions {
     pub steps: bool,
     /// The Hugging Face export.
     pub hf: bool,
+    /// The `--split` part this dataset is (its `--out` is `RUN/<part>/`):
+    /// its HF files go to the run's export, `RUN/hf/parts/<part>/`.
+    pub part: Option<&'a str>,
 }
 
-impl Default for DerivedOptions {
+impl Default for DerivedOptions<'_> {
     fn default() -> Self {
         DerivedOptions {
             books: true,
             sft: true,
             steps: false,
             hf: false,
+            part: None,
         }
     }
 }
@@ -171,6 +177,17 @@ impl Staged {
     }
 }
 
+/// Writes `bytes` to `path` through a temporary file and a rename,
+/// creating its directories below `out`.
+pub(super) fn write_staged(out: &Path, path: PathBuf, bytes: &[u8]) -> Result<(), OutputError> {
+    let mut staged = Staged::create(out, path)?;
+    staged
+        .writer
+        .write_all(bytes)
+        .map_err(|e| OutputError::io(&staged.tmp, e))?;
+    staged.commit()
+}
+
 fn temp_name(path: &Path) -> PathBuf {
     let name = path
         .file_name()
@@ -211,7 +228,7 @@ pub fn write_derived(
     domain: &Domain,
     dataset: &Path,
     renderer: &Renderer,
-    options: DerivedOptions,
+    options: DerivedOptions<'_>,
     progress: Option<super::Progress>,
 ) -> Result<DerivedSummary, OutputError> {
     let start = Instant::now();
@@ -229,9 +246,17 @@ pub fn write_derived(
 
     let books_dir = domain_dir.join("knowledge_book").join(&setting);
     let sft_dir = domain_dir.join("sft");
-    // The export is shared by every domain of this `--out`.
-    let hf_dir = out.join("hf");
-    let hf_data = hf_dir.join("data").join(&domain.name);
+    // The export is shared by every domain of this `--out`, and by every
+    // part of a `--split` run.
+    let (hf_root, hf_data_dir) = match options.part {
+        None => (out, PathBuf::from("data")),
+        Some(part) => (
+            out.parent().unwrap_or(Path::new(".")),
+            Path::new("parts").join(part),
+        ),
+    };
+    let hf_dir = hf_root.join("hf");
+    let hf_data = hf_dir.join(hf_data_dir).join(&domain.name);
     let sft_path = sft_dir.join(format!("{setting}.jsonl"));
     let steps_path = sft_dir.join(format!("{setting}.steps.jsonl"));
     let hf_rows_path = hf_data.join(format!("{setting}.{HF_FORMAT}"));
@@ -335,15 +360,15 @@ pub fn write_derived(
     if options.books {
         super::files::create_dir_below(out, &books_tmp)?;
     }
-    let stage = |path: &PathBuf, wanted: bool| -> Result<Option<Staged>, OutputError> {
+    let stage = |root: &Path, path: &PathBuf, wanted: bool| {
         wanted
-            .then(|| Staged::create(out, path.clone()))
+            .then(|| Staged::create(root, path.clone()))
             .transpose()
     };
-    let mut sft = stage(files[0].0, files[0].1)?;
-    let mut steps = stage(files[1].0, files[1].1)?;
-    let mut hf_rows = stage(&hf_rows_lines, files[2].1)?;
-    let mut hf_sft = stage(&hf_sft_lines, files[3].1)?;
+    let mut sft = stage(out, files[0].0, files[0].1)?;
+    let mut steps = stage(out, files[1].0, files[1].1)?;
+    let mut hf_rows = stage(hf_root, &hf_rows_lines, files[2].1)?;
+    let mut hf_sft = stage(hf_root, &hf_sft_lines, files[3].1)?;
 
     let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
@@ -539,112 +564,4 @@ fn derive_line(
         sft,
         hf,
     })
-}
-
-/// Writes `OUT/hf/README.md` listing every data file under `OUT/hf/data/`
-/// (`<domain>/<setting>.jsonl`, `<domain>/<setting>-sft.jsonl`), so one
-/// export holds every domain and setting. The card depends only on the
-/// files present, never on which run wrote it last; a lock keeps two runs
-/// (other domains into one `--out`) from interleaving their cards.
-fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
-    let card_path = hf_dir.join("README.md");
-    let _lock = super::files::FileLock::wait(&card_path)?;
-    let data = hf_dir.join("data");
-    let list = |dir: &Path| -> Result<Vec<String>, OutputError> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map_err(|e| OutputError::io(dir, e))?
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| !n.starts_with('.'))
-            .collect();
-        names.sort();
-        Ok(names)
-    };
-    let mut configs = Vec::new();
-    let mut domains = Vec::new();
-    let domain_dirs = if data.is_dir() {
-        list(&data)?
-    } else {
-        Vec::new()
-    };
-    for domain in domain_dirs {
-        let dir = data.join(&domain);
-        if !dir.is_dir() {
-            continue;
-        }
-        let mut files: Vec<String> = list(&dir)?
-            .into_iter()
-            .filter(|n| n.ends_with(&format!(".{HF_FORMAT}")))
-            .collect();
-        // Per setting, the instances first, then the SFT chat records.
-        files.sort_by_key(|f| {
-            let stem = f.trim_end_matches(&format!(".{HF_FORMAT}")).to_string();
-            match stem.strip_suffix("-sft") {
-                Some(setting) => (setting.to_string(), true),
-                None => (stem, false),
-            }
-        });
-        if files.is_empty() {
-            continue;
-        }
-        for file in &files {
-            let stem = file.trim_end_matches(&format!(".{HF_FORMAT}"));
-            let (setting, kind, suffix) = match stem.strip_suffix("-sft") {
-                Some(setting) => (setting, "sft chat", "-sft"),
-                None => (stem, "instances", ""),
-            };
-            let path = dir.join(file);
-            #[cfg(feature = "parquet")]
-            let rows = super::hf_parquet::rows(&path)?;
-            #[cfg(not(feature = "parquet"))]
-            let rows = std::fs::read(&path)
-                .map_err(|e| OutputError::io(&path, e))?
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64;
-            configs.push(CardConfig {
-                name: format!("{domain}-{}{suffix}", short_setting(setting)),
-                kind: kind.to_string(),
-                files: vec![format!("data/{domain}/{file}")],
-                rows,
-            });
-        }
-        domains.push(domain);
-    }
-    if configs.is_empty() {
-        let removed = std::fs::remove_file(&card_path);
-        return match removed {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(OutputError::io(&card_path, e))
-            }
-            _ => Ok(()),
-        };
-    }
-    let pretty_name = match domains.as_slice() {
-        [one] => format!("KUMO-style tasks: {one}"),
-        many => format!("KUMO-style tasks: {} domains", many.len()),
-    };
-    let card = Card {
-        pretty_name,
-        license: "apache-2.0".into(),
-        generator: format!("kumo-gen {}", env!("CARGO_PKG_VERSION")),
-        configs,
-        parameters: Vec::new(),
-        domains: domains.into_iter().map(|d| (d, String::new())).collect(),
-    };
-    let mut staged = Staged::create(hf_dir.parent().unwrap_or(Path::new(".")), card_path)?;
-    staged
-        .writer
-        .write_all(dataset_card(&card).as_bytes())
-        .map_err(|e| OutputError::io(&staged.tmp, e))?;
-    staged.commit()
-}
-
-/// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`.
-fn short_setting(setting: &str) -> String {
-    // `valid_truth_num=` first: it contains `truth_num=`.
-    setting
-        .replace("+valid_truth_num=", "-v")
-        .replace("truth_num=", "t")
-        .replace("+action_num=", "-a")
 }

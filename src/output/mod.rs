@@ -59,6 +59,7 @@
 mod append;
 pub mod derived;
 mod derived_stamp;
+mod hf_card;
 pub mod files;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;

@@ -105,14 +105,16 @@ pub fn config_name(domain: &str, truths: usize, actions: usize, valid: usize) ->
     format!("{domain}-t{truths}-a{actions}-v{valid}")
 }
 
-/// One config of the card: its name and data files (one `train` split;
-/// SFT records have other columns, so they are a config of their own, e.g.
+/// One config of the card: its name, its one split and its data files
+/// (SFT records have other columns, so they are a config of their own, e.g.
 /// `medical-t12-a16-v1-sft`), relative to the card (`data/medical/truth_num=12+action_num=16+valid_truth_num=1.jsonl`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CardConfig {
     pub name: String,
     /// What the rows are, for the card's table (`instances`, `sft chat`).
     pub kind: String,
+    /// The split name (`train`; a `--split` part's own name).
+    pub split: String,
     pub files: Vec<String>,
     pub rows: u64,
 }
@@ -150,7 +152,8 @@ pub fn dataset_card(card: &Card) -> String {
             out.push_str("  default: true\n");
         }
         out.push_str("  data_files:\n");
-        out.push_str("  - split: train\n    path:\n");
+        // Split names are letters, digits and `_`: plain YAML.
+        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
         for file in &config.files {
             let _ = writeln!(out, "    - {}", yaml(file));
         }
@@ -198,13 +201,19 @@ pub fn dataset_card(card: &Card) -> String {
             let _ = writeln!(out, "- `{key}`: {value}");
         }
     }
-    let first = card.configs.first().map_or("CONFIG", |c| c.name.as_str());
+    let (first, split) = card
+        .configs
+        .first()
+        .map_or(("CONFIG", "train"), |c| (c.name.as_str(), c.split.as_str()));
     let _ = write!(
         out,
         "\n## Usage\n\n```python\nfrom datasets import load_dataset\n\n\
-         tasks = load_dataset(\"path/to/this/folder\", \"{first}\", split=\"train\")\n\
+         tasks = load_dataset(\"path/to/this/folder\", \"{first}\", split=\"{split}\")\n\
          print(tasks[0][\"truths\"], tasks[0][\"expected_steps\"])\n```\n\n\
-         Each config is one (domain, setting); configs ending in `-sft` hold the chat \
+         Each config is one (domain, setting), with one split `train`; a part of a \
+         `--split` run is a config named after the part (`test`, or `test-<domain>-<setting>` \
+         when the export holds several), its split named after the part too, and no \
+         instance context is in two parts. Configs ending in `-sft` hold the chat \
          transcripts for fine-tuning (train on turns with `weight` 1).\n"
     );
     out.push_str(

@@ -1,0 +1,233 @@
+//! The Hugging Face export's dataset card, `OUT/hf/README.md`: one config
+//! per data file found in the export, so the card depends only on the
+//! files present, never on which run wrote it last.
+//!
+//! Two layouts share one export:
+//! - `data/<domain>/<setting>.<fmt>` (and `<setting>-sft.<fmt>`): a
+//!   dataset of its own, config `<domain>-t4-a6-v1` (and `...-sft`), one
+//!   split `train`;
+//! - `parts/<part>/<domain>/<setting>.<fmt>`: part `<part>` of a `--split`
+//!   run. Its config is named after the part (`test`, and `train-sft` for
+//!   the SFT records of `train`) when every part of the export holds one
+//!   (domain, setting) and there is no other data, else
+//!   `<part>-<domain>-t4-a6-v1`. Its one split is named after the part too
+//!   (`-` read as `_`, which split names allow), so
+//!   `load_dataset(dir, "test", split="test")` reads the test part.
+
+use std::path::Path;
+
+use super::OutputError;
+use super::derived::{HF_FORMAT, write_staged};
+use crate::render::hf::{Card, CardConfig, dataset_card};
+
+/// One data file of the export.
+struct DataFile {
+    /// The `--split` part, if any.
+    part: Option<String>,
+    domain: String,
+    setting: String,
+    sft: bool,
+    /// Relative to the export.
+    path: String,
+    rows: u64,
+}
+
+/// The sorted names of the visible entries of `dir`.
+fn list(dir: &Path) -> Result<Vec<String>, OutputError> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| OutputError::io(dir, e))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The data files of `root/<domain>/` (`root` is `data` or
+/// `parts/<part>`), per domain and setting the instances first.
+fn data_files(
+    export: &Path,
+    root: &str,
+    part: Option<&str>,
+    found: &mut Vec<DataFile>,
+) -> Result<(), OutputError> {
+    let dir = export.join(root);
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let suffix = format!(".{HF_FORMAT}");
+    for domain in list(&dir)? {
+        let domain_dir = dir.join(&domain);
+        if !domain_dir.is_dir() {
+            continue;
+        }
+        let mut files: Vec<(String, bool, String)> = list(&domain_dir)?
+            .into_iter()
+            .filter_map(|file| {
+                let stem = file.strip_suffix(&suffix)?.to_string();
+                Some(match stem.strip_suffix("-sft") {
+                    Some(setting) => (setting.to_string(), true, file),
+                    None => (stem, false, file),
+                })
+            })
+            .collect();
+        files.sort();
+        for (setting, sft, file) in files {
+            let path = domain_dir.join(&file);
+            #[cfg(feature = "parquet")]
+            let rows = super::hf_parquet::rows(&path)?;
+            #[cfg(not(feature = "parquet"))]
+            let rows = std::fs::read(&path)
+                .map_err(|e| OutputError::io(&path, e))?
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            found.push(DataFile {
+                part: part.map(str::to_string),
+                domain: domain.clone(),
+                setting,
+                sft,
+                path: format!("{root}/{domain}/{file}"),
+                rows,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The configs of the export's data files (see the module doc).
+fn configs(files: &[DataFile]) -> Vec<CardConfig> {
+    let mut settings_per_part: std::collections::BTreeMap<&str, Vec<(&str, &str)>> =
+        Default::default();
+    for f in files {
+        let entry = settings_per_part
+            .entry(f.part.as_deref().unwrap_or(""))
+            .or_default();
+        if !entry.contains(&(&f.domain, &f.setting)) {
+            entry.push((&f.domain, &f.setting));
+        }
+    }
+    let short_part_names = files.iter().all(|f| f.part.is_some())
+        && settings_per_part.values().all(|s| s.len() == 1);
+    files
+        .iter()
+        .map(|f| {
+            let sft = if f.sft { "-sft" } else { "" };
+            let setting = format!("{}-{}", f.domain, short_setting(&f.setting));
+            let (name, split) = match &f.part {
+                None => (format!("{setting}{sft}"), "train".to_string()),
+                Some(part) if short_part_names => (format!("{part}{sft}"), part.replace('-', "_")),
+                Some(part) => (format!("{part}-{setting}{sft}"), part.replace('-', "_")),
+            };
+            CardConfig {
+                name,
+                kind: if f.sft { "sft chat" } else { "instances" }.to_string(),
+                split,
+                files: vec![f.path.clone()],
+                rows: f.rows,
+            }
+        })
+        .collect()
+}
+
+/// Writes `OUT/hf/README.md` listing every data file under `OUT/hf/data/`
+/// and `OUT/hf/parts/`, or removes it when there is none. A lock keeps two
+/// runs (other domains into one `--out`) from interleaving their cards.
+pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
+    let card_path = hf_dir.join("README.md");
+    let _lock = super::files::FileLock::wait(&card_path)?;
+    let mut files = Vec::new();
+    data_files(hf_dir, "data", None, &mut files)?;
+    let parts_dir = hf_dir.join("parts");
+    if parts_dir.is_dir() {
+        for part in list(&parts_dir)? {
+            data_files(hf_dir, &format!("parts/{part}"), Some(&part), &mut files)?;
+        }
+    }
+    if files.is_empty() {
+        let removed = std::fs::remove_file(&card_path);
+        return match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(OutputError::io(&card_path, e))
+            }
+            _ => Ok(()),
+        };
+    }
+    let mut domains: Vec<String> = files.iter().map(|f| f.domain.clone()).collect();
+    domains.sort();
+    domains.dedup();
+    let pretty_name = match domains.as_slice() {
+        [one] => format!("KUMO-style tasks: {one}"),
+        many => format!("KUMO-style tasks: {} domains", many.len()),
+    };
+    let card = Card {
+        pretty_name,
+        license: "apache-2.0".into(),
+        generator: format!("kumo-gen {}", env!("CARGO_PKG_VERSION")),
+        configs: configs(&files),
+        parameters: Vec::new(),
+        domains: domains.into_iter().map(|d| (d, String::new())).collect(),
+    };
+    let root = hf_dir.parent().unwrap_or(Path::new("."));
+    write_staged(root, card_path, dataset_card(&card).as_bytes())
+}
+
+/// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`.
+fn short_setting(setting: &str) -> String {
+    // `valid_truth_num=` first: it contains `truth_num=`.
+    setting
+        .replace("+valid_truth_num=", "-v")
+        .replace("truth_num=", "t")
+        .replace("+action_num=", "-a")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(part: Option<&str>, domain: &str, setting: &str, sft: bool) -> DataFile {
+        DataFile {
+            part: part.map(str::to_string),
+            domain: domain.into(),
+            setting: setting.into(),
+            sft,
+            path: String::new(),
+            rows: 1,
+        }
+    }
+
+    #[test]
+    fn parts_name_their_configs_and_splits() {
+        const S: &str = "truth_num=4+action_num=6+valid_truth_num=1";
+        let names = |files: &[DataFile]| -> Vec<(String, String)> {
+            configs(files)
+                .into_iter()
+                .map(|c| (c.name, c.split))
+                .collect()
+        };
+        let one_setting = [
+            file(Some("held-out"), "medical", S, false),
+            file(Some("train"), "medical", S, false),
+            file(Some("train"), "medical", S, true),
+        ];
+        assert_eq!(
+            names(&one_setting),
+            [
+                ("held-out", "held_out"),
+                ("train", "train"),
+                ("train-sft", "train")
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        let mixed = [
+            file(None, "cloud", S, false),
+            file(Some("test"), "medical", S, false),
+        ];
+        assert_eq!(
+            names(&mixed),
+            [("cloud-t4-a6-v1", "train"), ("test-medical-t4-a6-v1", "test")]
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+    }
+}
