@@ -23,3 +23,4 @@ mod robust;
 mod score;
 mod search;
 mod search_exact;
+mod split_parts;

@@ -79,7 +79,13 @@ pub struct GenerateArgs {
     pub split: Option<SplitParts>,
     /// With `--split`: the parts that get SFT records (default: every
     /// part), e.g. `train`; the others get none.
-    #[arg(long, value_name = "PART,...", value_delimiter = ',', requires = "split", conflicts_with = "no_sft")]
+    #[arg(
+        long,
+        value_name = "PART,...",
+        value_delimiter = ',',
+        requires = "split",
+        conflicts_with = "no_sft"
+    )]
     pub sft_parts: Option<Vec<String>>,
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,

@@ -47,8 +47,8 @@ use serde_json::Value;
 
 use super::OutputError;
 use super::derived_stamp::{self as stamp, Artifact};
-use crate::domain::Domain;
 use super::hf_card::write_card;
+use crate::domain::Domain;
 use crate::render::hf::{hf_row, hf_sft_row};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 

@@ -108,8 +108,8 @@ fn configs(files: &[DataFile]) -> Vec<CardConfig> {
             entry.push((&f.domain, &f.setting));
         }
     }
-    let short_part_names = files.iter().all(|f| f.part.is_some())
-        && settings_per_part.values().all(|s| s.len() == 1);
+    let short_part_names =
+        files.iter().all(|f| f.part.is_some()) && settings_per_part.values().all(|s| s.len() == 1);
     files
         .iter()
         .map(|f| {
@@ -226,8 +226,11 @@ mod tests {
         ];
         assert_eq!(
             names(&mixed),
-            [("cloud-t4-a6-v1", "train"), ("test-medical-t4-a6-v1", "test")]
-                .map(|(a, b)| (a.to_string(), b.to_string()))
+            [
+                ("cloud-t4-a6-v1", "train"),
+                ("test-medical-t4-a6-v1", "test")
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
         );
     }
 }

@@ -59,8 +59,8 @@
 mod append;
 pub mod derived;
 mod derived_stamp;
-mod hf_card;
 pub mod files;
+mod hf_card;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;
 pub mod manifest;
