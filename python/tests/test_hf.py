@@ -65,3 +65,26 @@ def test_load_dataset_reads_every_config(tmp_path: Path, run_cli: Callable[..., 
     for line in card.splitlines():
         if line.strip().startswith("- \"data/"):
             assert (export / json.loads(line.strip()[2:])).is_file(), line
+
+
+def test_split_parts_are_configs_of_one_export(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    """`--split train=0.8,test=0.2 --sft-parts train --hf`: one export whose
+    configs are the parts, each with a split of its own name."""
+    out = tmp_path / "out"
+    run_cli(
+        "--domain", "medical", "-n", "40", "--split", "train=0.8,test=0.2",
+        "--sft-parts", "train", "--hf", "--books", "none", "--out", out,
+    )
+    export = out / "hf"
+    assert sorted(datasets.get_dataset_config_names(str(export))) == ["test", "train", "train-sft"]
+    test = datasets.load_dataset(str(export), "test")
+    assert list(test) == ["test"] and len(test["test"]) == 8
+    train = datasets.load_dataset(str(export), "train", split="train")
+    assert len(train) == 32
+    sft = datasets.load_dataset(str(export), "train-sft", split="train")
+    assert sft["id"] == train["id"]
+    # No context (truths, actions, valid truths) is in both parts.
+    def context(row: Any) -> Any:
+        return (tuple(sorted(row["truths"])), tuple(sorted(row["actions"])), tuple(sorted(row["valid_truths"])))
+
+    assert not {context(r) for r in train} & {context(r) for r in test["test"]}
