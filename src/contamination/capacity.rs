@@ -18,6 +18,17 @@
 //! impossible. Otherwise `n` above half the estimate is a warning (the
 //! redraws grow, and the run may end with "found none new").
 //! [`crate::synth::Synthesizer::check_count`] keeps its combinatorial bound.
+//!
+//! Why not count exactly where the space is small: the space is what the
+//! synthesizer *reaches*, not every set of truths and actions that meets
+//! KUMO's constraints. Which action sets a draw can end with depends on
+//! the SAT solver's randomised search, the fill to N_action actions and
+//! the shortcut guard ([`crate::synth`]), and which states are observed on
+//! which ranges can be hit; a count by enumeration would have to replay
+//! those rules exactly, and one that drifted from them would refuse
+//! feasible requests. So a small space is "counted" only when the sample
+//! exhausts it (above), and the line printed says which kind of number it
+//! is and what the sample left out (other `--split` parts, excluded sets).
 
 use std::collections::HashMap;
 
@@ -86,8 +97,10 @@ impl Estimate {
 pub struct Capacity {
     /// Draws sampled.
     pub sample: u64,
-    /// Of those, draws an excluded set takes.
+    /// Of those, draws an excluded set or another `--split` part takes.
     pub excluded: u64,
+    /// Of `excluded`, draws whose context is another `--split` part's.
+    pub other_parts: u64,
     pub exact: Estimate,
     pub context: Estimate,
 }
@@ -103,9 +116,11 @@ pub fn estimate(
     let mut exact: HashMap<u128, u32> = HashMap::new();
     let mut context: HashMap<u128, u32> = HashMap::new();
     let mut excluded = 0;
+    let mut other_parts = 0;
     for candidate in &candidates {
         if exclusion.is_some_and(|e| e.excludes(&candidate.key)) {
             excluded += 1;
+            other_parts += u64::from(exclusion.is_some_and(|e| e.outside_part(&candidate.key)));
             continue;
         }
         let keys = instance_keys(synth.domain(), &candidate.key);
@@ -116,28 +131,57 @@ pub fn estimate(
     Ok(Capacity {
         sample,
         excluded,
+        other_parts,
         exact: Estimate::of(&exact, kept),
         context: Estimate::of(&context, kept),
     })
 }
 
 impl Capacity {
-    /// The line a run prints.
+    /// The line a run prints: the numbers, which kind of number each is
+    /// (counted or estimated), and what the sample left out.
     pub fn describe(&self) -> String {
         let kept = self.sample - self.excluded;
-        let excluded = if self.excluded > 0 {
-            format!(
-                "; {} of {} sampled draws are excluded",
-                self.excluded, self.sample
-            )
-        } else {
-            String::new()
+        let kind = |e: &Estimate| if e.exhausted { "counted" } else { "estimated" };
+        let estimate =
+            "an estimate is a lower bound (the space the synthesizer reaches is not enumerated)";
+        let count = "a count means every one was drawn at least twice";
+        let note = match (self.exact.exhausted, self.context.exhausted) {
+            (true, true) => count.to_string(),
+            (false, false) => estimate.to_string(),
+            _ => format!("{estimate}; {count}"),
         };
         format!(
-            "capacity: {} distinct instances ({} distinct contexts), estimated from {} draws{excluded}",
+            "capacity: {} distinct instances ({}), {} distinct contexts ({}), from {kept} draws of this run's streams; {note}{}",
             self.exact.describe(kept),
+            kind(&self.exact),
             self.context.describe(kept),
-            self.sample
+            kind(&self.context),
+            self.left_out()
+        )
+    }
+
+    /// `; of 512 draws, 417 belong to other parts ...`, or nothing.
+    fn left_out(&self) -> String {
+        if self.excluded == 0 {
+            return String::new();
+        }
+        let sets = self.excluded - self.other_parts;
+        let mut reasons = Vec::new();
+        if self.other_parts > 0 {
+            reasons.push(format!(
+                "{} belong to other parts of `--split`",
+                self.other_parts
+            ));
+        }
+        if sets > 0 {
+            let verb = if sets == 1 { "is" } else { "are" };
+            reasons.push(format!("{sets} {verb} in excluded sets"));
+        }
+        format!(
+            "; of {} draws, {}, so this is what is left",
+            self.sample,
+            reasons.join(" and ")
         )
     }
 
@@ -147,17 +191,10 @@ impl Capacity {
         let kept = self.sample - self.excluded;
         if self.exact.exhausted && n > self.exact.distinct {
             return Err(format!(
-                "`-n {n}` is more than the {} distinct instances {what} can give{}: its first {} draws hold only those, each drawn at least twice",
+                "`-n {n}` is more than the {} distinct instances {what} can give: its first {} draws hold only those, each drawn at least twice{}",
                 self.exact.distinct,
-                if self.excluded > 0 {
-                    format!(
-                        " besides the excluded sets ({} of the draws are excluded)",
-                        self.excluded
-                    )
-                } else {
-                    String::new()
-                },
-                self.sample
+                self.sample,
+                self.left_out()
             ));
         }
         let bound = self.exact.lower_bound(kept);
@@ -197,6 +234,13 @@ mod tests {
         assert!(capacity.check(2, "it").unwrap().is_some());
         assert!(
             capacity
+                .describe()
+                .starts_with("capacity: 2 distinct instances (counted), 2 distinct contexts (counted), from 64 draws"),
+            "{}",
+            capacity.describe()
+        );
+        assert!(
+            capacity
                 .check(3, "it")
                 .unwrap_err()
                 .contains("the 2 distinct")
@@ -208,6 +252,27 @@ mod tests {
         assert!(!capacity.exact.exhausted);
         assert!(capacity.exact.lower_bound(128) >= 128.0);
         assert_eq!(capacity.check(100, "it"), Ok(None));
+        assert!(capacity.describe().contains("(estimated)"));
+        assert!(!capacity.describe().contains("other parts"));
+
+        // A `--split` part: the other parts' draws are left out and said so.
+        let parts = super::super::split::parse_split("train=0.75,test=0.25").unwrap();
+        let part =
+            Exclusion::none(&domain).for_part(super::super::split::PartFilter::new(&parts, 1));
+        let capacity = estimate(&synth, Some(&part), 128).unwrap();
+        assert!(capacity.other_parts > 64, "{capacity:?}");
+        assert_eq!(capacity.other_parts, capacity.excluded);
+        let line = capacity.describe();
+        assert!(
+            line.contains(&format!(
+                "from {} draws of this run's streams",
+                128 - capacity.other_parts
+            )) && line.contains(&format!(
+                "of 128 draws, {} belong to other parts of `--split`",
+                capacity.other_parts
+            )),
+            "{line}"
+        );
     }
 
     #[test]

@@ -368,6 +368,15 @@ impl Exclusion {
         self.len() == 0
     }
 
+    /// Whether the instance with dedup key `key` is outside this
+    /// exclusion's `--split` part (never without a part).
+    pub fn outside_part(&self, key: &Key) -> bool {
+        match (&self.domain, &self.part) {
+            (Some(domain), Some(part)) => !part.holds(instance_keys(domain, key).context),
+            _ => false,
+        }
+    }
+
     /// Whether the instance with dedup key `key` is excluded.
     pub fn excludes(&self, key: &Key) -> bool {
         let Some(domain) = &self.domain else {
