@@ -51,7 +51,7 @@ impl ExcludeArgs {
         match Exclusion::read(domain, &self.exclude, self.exclude_key.into()) {
             Ok(exclusion) => {
                 for set in exclusion.sets() {
-                    eprintln!(
+                    crate::stderr_line!(
                         "excluding `{}`: {} instances ({} key{}), digest {}",
                         set.path,
                         set.instances,
@@ -79,7 +79,7 @@ impl ExcludeArgs {
 }
 
 fn report_read(e: &ReadError) -> i32 {
-    eprintln!("error: {e}\n  = help: {}", e.help());
+    crate::stderr_line!("error: {e}\n  = help: {}", e.help());
     EXIT_INPUT
 }
 
@@ -111,7 +111,7 @@ pub fn run(globals: &Globals, args: &OverlapArgs) -> io::Result<i32> {
         Some(name) => match globals.registry.load(name) {
             Ok((domain, _)) => Some(domain),
             Err(e) => {
-                eprintln!("{e}");
+                crate::stderr_line!("{e}");
                 return Ok(EXIT_INPUT);
             }
         },
@@ -167,7 +167,7 @@ pub fn verify(args: &VerifyArgs) -> io::Result<i32> {
             Ok(0)
         }
         Err(message) => {
-            eprintln!("error: {message}");
+            crate::stderr_line!("error: {message}");
             Ok(EXIT_INPUT)
         }
     }
@@ -189,7 +189,7 @@ pub fn report_capacity(
     let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
         return Ok(());
     };
-    eprintln!("{}: {}", domain.name, found.describe());
+    crate::stderr_line!("{}: {}", domain.name, found.describe());
     let what = format!(
         "domain `{}` with {} truths and {} actions",
         domain.name, params.truths, params.actions
@@ -197,11 +197,11 @@ pub fn report_capacity(
     match found.check(n, &what) {
         Ok(None) => Ok(()),
         Ok(Some(warning)) => {
-            eprintln!("warning: {warning}");
+            crate::stderr_line!("warning: {warning}");
             Ok(())
         }
         Err(message) => {
-            eprintln!(
+            crate::stderr_line!(
                 "error: {message}\n  = help: lower `-n`, raise `--truths`/`--actions`, or exclude less"
             );
             Err(EXIT_INPUT)

@@ -430,7 +430,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         SeedArg::Random => match secret::draw_seed() {
             Ok(seed) => seed,
             Err(message) => {
-                eprintln!("error: {message}");
+                crate::stderr_line!("error: {message}");
                 return Ok(EXIT_OTHER);
             }
         },
@@ -458,7 +458,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         );
     };
     if args.shard.is_some() {
-        eprintln!(
+        crate::stderr_line!(
             "error: `--split` cannot be sharded yet: merge would not know the parts\n  = help: generate the split unsharded"
         );
         return Ok(EXIT_INPUT);
@@ -483,7 +483,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         .enumerate()
     {
         let filter = split::PartFilter::new(parts, index);
-        eprintln!(
+        crate::stderr_line!(
             "part `{}`: {n} instances into `{}`",
             filter.label,
             args.out.join(&part.name).display()
@@ -583,7 +583,7 @@ fn run_one(
             }
             if let Some(run) = &mut secret_run {
                 match secret::finish(run, &summary.path) {
-                    Ok(digest) => eprintln!(
+                    Ok(digest) => crate::stderr_line!(
                         "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
                         run.path.display(),
                         run.path.display()

@@ -399,6 +399,7 @@ pub fn check(doc: &DomainDoc) -> Vec<NameProblem> {
     for (i, truth) in doc.truths.iter().enumerate() {
         truths.check(truth, format!("truths[{i}]"), &mut out);
     }
+    out.extend(ambiguous_in_sentences(&doc.truths));
     let mut actions = Group::new("action", doc.case_sensitive_names);
     for (a, action) in doc.actions.iter().enumerate() {
         let path = format!("actions[{a}]");
@@ -417,6 +418,49 @@ pub fn check(doc: &DomainDoc) -> Vec<NameProblem> {
                 states.check(label, format!("{path}.states.{label}"), &mut out);
             }
         }
+    }
+    out
+}
+
+/// Truths that make a book's rule sentences ambiguous, a located warning ("rules out
+/// nothing", "rules out A, B and C"): a truth named `nothing`, or one whose
+/// name splits at `, ` / ` and ` into names of other truths only.
+fn ambiguous_in_sentences(truths: &[String]) -> Vec<NameProblem> {
+    let keys: std::collections::HashSet<String> = truths.iter().map(|t| lookalike_key(t)).collect();
+    let mut out = Vec::new();
+    for (i, truth) in truths.iter().enumerate() {
+        let message = if lookalike_key(truth) == "nothing" {
+            format!(
+                "truth `{}` reads as the word a book uses for no truth (\"rules out nothing\")",
+                shown(truth)
+            )
+        } else {
+            let parts: Vec<&str> = truth
+                .split(", ")
+                .flat_map(|p| p.split(" and "))
+                .map(str::trim)
+                .collect();
+            let splits = parts.len() > 1 && parts.iter().all(|p| keys.contains(&lookalike_key(p)));
+            if !splits {
+                continue;
+            }
+            format!(
+                "truth `{}` reads as a list of other truths ({}) in a book's rule sentences",
+                shown(truth),
+                parts
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        out.push(NameProblem {
+            path: format!("truths[{i}]"),
+            message,
+            help: "rename it so no sentence of the knowledge book can be read two ways".into(),
+            // A warning: the shipped `rules3` family has such names.
+            warning: true,
+        });
     }
     out
 }
@@ -506,6 +550,15 @@ mod tests {
         group.check("apple", "truths[1]".into(), &mut out);
         group.check("\u{ff41}pple", "truths[2]".into(), &mut out);
         assert!(out[0].warning && !out[1].warning, "{out:?}");
+    }
+
+    #[test]
+    fn truths_that_make_rule_sentences_ambiguous_are_errors() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let found = ambiguous_in_sentences(&names(&["Flu", "Cold", "Flu and Cold", "Nothing"]));
+        let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["truths[2]", "truths[3]"], "{found:?}");
+        assert!(ambiguous_in_sentences(&names(&["Salt and Pepper", "Flu, acute"])).is_empty());
     }
 
     #[test]

@@ -30,8 +30,8 @@
 //! or merged alike) and never needs resuming itself: a stamp
 //! (`.<setting>.derived.json`: the dataset's digest, the renderer's
 //! signature and the digest of every derived file) says when the files on
-//! disk are current, and then nothing is rewritten. Lines are read and rendered in chunks (memory flat in n),
-//! rendered in parallel and written in order, with progress per chunk.
+//! disk are current, and then nothing is rewritten. Lines are read and
+//! rendered in chunks (memory flat in n), rendered in parallel and written in order, with progress per chunk.
 //! Every file goes to a temporary name first and is renamed into place;
 //! the book directory is swapped in whole. Temporary files a killed run
 //! left behind are removed first (the caller holds the dataset's lock, so
@@ -281,21 +281,21 @@ pub fn write_derived(
         flag,
     };
     let artifacts = [
-        artifact("books", &books_dir, options.books, "--books files"),
-        artifact(
-            "sft",
-            &sft_path,
-            options.sft,
-            "SFT records (drop `--no-sft`)",
-        ),
+        artifact("books", &books_dir, options.books, "pass `--books files`"),
+        artifact("sft", &sft_path, options.sft, "leave out `--no-sft`"),
         artifact(
             "steps",
             &steps_path,
             options.sft && options.steps,
-            "--steps",
+            "pass `--steps`",
         ),
-        artifact("hf", &hf_rows_path, options.hf, "--hf"),
-        artifact("hf_sft", &hf_sft_path, options.hf && options.sft, "--hf"),
+        artifact("hf", &hf_rows_path, options.hf, "pass `--hf`"),
+        artifact(
+            "hf_sft",
+            &hf_sft_path,
+            options.hf && options.sft,
+            "pass `--hf`",
+        ),
     ];
     let files = [
         (&sft_path, artifacts[1].wanted),

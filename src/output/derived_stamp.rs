@@ -27,7 +27,7 @@ pub struct Artifact {
     pub path: PathBuf,
     /// Asked for by this run's options.
     pub wanted: bool,
-    /// The flag that asks for it (named when it is removed).
+    /// How to ask for it (`pass `--hf``), named when it is removed.
     pub flag: &'static str,
 }
 
@@ -117,7 +117,7 @@ pub fn plan(old: &Stamp, source: &Source, artifacts: &[Artifact]) -> Result<Plan
         };
         remove_path(&artifact.path)?;
         plan.removed.push(format!(
-            "`{}`: {why}; pass `{}` to rebuild it",
+            "`{}`: {why}; {} to rebuild it",
             artifact.path.display(),
             artifact.flag
         ));
