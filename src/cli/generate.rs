@@ -470,7 +470,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         .find(|name| !parts.iter().any(|p| &p.name == *name))
     {
         let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
-        eprintln!(
+        crate::stderr_line!(
             "error: `--sft-parts`: `{unknown}` is not a part of `--split`\n  = help: name parts among {}",
             names.join(", ")
         );
