@@ -76,7 +76,9 @@ pub struct Outcome {
 
 /// Labels every line of `input` (blank lines skipped) on `pool` and
 /// writes the results to `out` in input order; `source` names the input in
-/// errors (`SOURCE:LINE`), `warn` receives each warning in order.
+/// errors (`SOURCE:LINE`), `warn` receives each warning in order and
+/// `progress` the number of lines labelled so far.
+#[allow(clippy::too_many_arguments)]
 pub fn relabel(
     pool: &rayon::ThreadPool,
     domain: &Domain,
