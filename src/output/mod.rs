@@ -15,7 +15,8 @@
 //! this one (jobs, errors, datasets, resume), [`append`] (lines written in
 //! order as they are labelled), `shard` (`--shard K/N`), [`merge`],
 //! [`files`] (atomic writes, locks, digests), [`manifest`], [`record`]
-//! (the instance line), [`derived`] (books, SFT, HF).
+//! (the instance line), [`derived`] (books, SFT, HF), `rebudget` (a
+//! larger search budget relabels the unlabelled lines in place).
 //!
 //! # Dedup, shards and resume: one rule
 //!
