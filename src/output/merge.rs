@@ -168,7 +168,7 @@ pub(super) fn merge_group(
     // the shards' budget (the unsharded file's bytes); a larger requested
     // budget then relabels what it left unlabelled.
     let recorded = rebudget::recorded(&first.parameters);
-    let labeler = if first.parameters.labels {
+    let requested = if first.parameters.labels {
         match labels {
             Some(requested) => Some(requested),
             None => {
@@ -223,7 +223,7 @@ pub(super) fn merge_group(
         if let Some(entry) = entry
             && entry.status == Status::Complete
             && rebudget::same_but_budget(&entry.parameters, &first.parameters)
-            && labeler.is_none_or(|requested| {
+            && requested.is_none_or(|requested| {
                 rebudget::compare(rebudget::recorded(&entry.parameters), requested)
                     != rebudget::Change::Larger
             })
@@ -300,7 +300,7 @@ pub(super) fn merge_group(
             stats.resamples += after.resamples - first_draw.resamples;
             stats.unsat += after.unsat - first_draw.unsat;
             stats.sat_calls += after.sat_calls - first_draw.sat_calls;
-            let optimal = labeler.map(|_| {
+            let optimal = requested.map(|_| {
                 crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
             });
             let bytes = record::render(&domain, &candidate.instance, optimal.as_ref());
@@ -329,11 +329,12 @@ pub(super) fn merge_group(
         .into_inner()
         .map_err(|e| OutputError::io(&tmp, e.into_error()))?;
     file.sync_all().map_err(|e| OutputError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| OutputError::io(&path, e))?;
+    // Relabelled before the rename: the merged file appears whole.
     let mut parameters = first.parameters.clone();
-    let note = match labeler.map(|requested| (requested, rebudget::compare(recorded, requested))) {
+    let note = match requested.map(|requested| (requested, rebudget::compare(recorded, requested)))
+    {
         Some((requested, rebudget::Change::Larger)) => {
-            let done = rebudget::relabel_unlabelled(&domain, &path, n, requested, progress)?;
+            let done = rebudget::relabel_unlabelled(&domain, &tmp, n, requested, progress)?;
             parameters.search_budget = Some(requested.max_memo_entries);
             parameters.search_nodes = Some(requested.max_nodes);
             Some(rebudget::relabelled_note(requested, done))
@@ -344,6 +345,7 @@ pub(super) fn merge_group(
         )),
         _ => None,
     };
+    std::fs::rename(&tmp, &path).map_err(|e| OutputError::io(&path, e))?;
     stats.instances = n;
     let total_s = start.elapsed().as_secs_f64();
     let synthesis_s: f64 = manifests.iter().map(|m| m.timings.synthesis_s).sum();
