@@ -70,6 +70,7 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
             shard: None,
             force: true,
             labeler: None,
+            budget: kumo_gen::search::SearchBudget::default(),
             progress: None,
             exclude: None,
             secret_seed: false,

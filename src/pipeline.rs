@@ -142,6 +142,7 @@ mod tests {
             shard: None,
             force: false,
             labeler: Some(&label),
+            budget: SearchBudget::default(),
             progress: None,
             exclude: None,
             secret_seed: false,

@@ -1,11 +1,9 @@
 //! `kumo-gen eval`: run a model over an OpenAI-compatible API on a
 //! generated dataset and write KUMO-format results.
 
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
 use crate::domain::Domain;
@@ -389,18 +387,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         seed: args.seed,
         player,
     };
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
-    if io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} instances  {per_sec}  elapsed {elapsed}  eta {eta}",
-            )
-            .expect("valid template"),
-        );
-    }
+    let bar = super::progress::Progress::new(0, "eval", "instances");
     let progress = |done: usize, total: usize| {
-        bar.set_length(total as u64);
+        bar.grow_to(total as u64);
         bar.set_position(done as u64);
     };
     // Say at once when nobody listens, instead of retrying in silence.
@@ -412,7 +401,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         return Ok(EXIT_OTHER);
     }
     let summary = eval::run(&suites, &config, &progress);
-    bar.finish_and_clear();
+    bar.finish();
     let summary = match summary {
         Ok(summary) => summary,
         // Another run owns the results file, or it is not a results file:

@@ -226,7 +226,7 @@ impl RenderArgs {
                 );
                 if labels && s.unlabelled > 0 {
                     crate::stderr_line!(
-                        "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: raise them and re-run with `--force` to label them",
+                        "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place",
                         s.unlabelled
                     );
                 }
@@ -547,6 +547,11 @@ fn run_one(
         shard: args.shard,
         force: args.force,
         labeler: (!args.no_labels).then_some(&label as output::Labeler),
+        budget: SearchBudget {
+            max_memo_entries: args.search_budget,
+            max_nodes: args.search_nodes,
+            max_time: None,
+        },
         progress: Some(&progress),
         exclude,
         secret_seed: args.seed == SeedArg::Random,
@@ -572,6 +577,9 @@ fn run_one(
                 None => format!("{}:", domain.name),
             };
             crate::stderr_line!("{}", summary_line(&what, &summary));
+            if let Some(note) = &summary.note {
+                crate::stderr_line!("note: {note}");
+            }
             // Books and SFT follow the final file: after `merge` for shards.
             if args.shard.is_none()
                 && let Err(code) = pool.install(|| {

@@ -89,6 +89,16 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
         }
     };
     let source = args.instances.display().to_string();
+    // The total is known for a file (its lines), not for stdin.
+    let total = match args.instances.as_os_str() == "-" {
+        true => 0,
+        false => count_lines(&args.instances),
+    };
+    let bar = super::progress::Progress::new(total, "labels", "lines");
+    let progress = |done: u64| {
+        bar.grow_to(done);
+        bar.set_position(done);
+    };
     let input: Box<dyn BufRead> = if args.instances.as_os_str() == "-" {
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
@@ -101,9 +111,16 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
         }
     };
     let job = |out: &mut dyn Write| {
-        relabel::relabel(&pool, &domain, budget, &source, input, out, |w| {
-            crate::stderr_line!("warning: {w}")
-        })
+        relabel::relabel(
+            &pool,
+            &domain,
+            budget,
+            &source,
+            input,
+            out,
+            |w| crate::stderr_line!("warning: {w}"),
+            &progress,
+        )
     };
     let outcome = match &args.output {
         None => {
@@ -122,6 +139,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             },
         ),
     };
+    bar.finish();
     match outcome {
         Ok(Summary {
             labelled,
@@ -147,6 +165,25 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
             EXIT_OTHER
         }
     }
+}
+
+/// Newlines in the file at `path` (0 when it cannot be read: the error
+/// comes when it is opened for labelling).
+fn count_lines(path: &std::path::Path) -> u64 {
+    let Ok(file) = File::open(path) else {
+        return 0;
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut lines = 0;
+    while let Ok(buf) = reader.fill_buf() {
+        if buf.is_empty() {
+            break;
+        }
+        lines += buf.iter().filter(|&&c| c == b'\n').count() as u64;
+        let len = buf.len();
+        reader.consume(len);
+    }
+    lines
 }
 
 fn budget(args: &LabelArgs) -> Result<SearchBudget, String> {

@@ -9,7 +9,6 @@ use super::Globals;
 use super::generate::{RenderArgs, pool, progress_bar, report, summary_line};
 use crate::domain::{Domain, DomainDoc, compile};
 use crate::output;
-use crate::pipeline::labeler;
 use crate::search::SearchBudget;
 
 /// Flags of `kumo-gen merge`.
@@ -24,12 +23,12 @@ pub struct MergeArgs {
     /// Replace an existing dataset file.
     #[arg(long)]
     pub force: bool,
-    /// Memo budget of the optimal search for redrawn instances; use the
-    /// value the shards were generated with.
+    /// Memo budget of the labels: redrawn instances are labelled under the
+    /// shards' recorded budget; a larger one here then labels the lines
+    /// that budget left unlabelled (and is recorded).
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = super::generate::parse_entries)]
     pub search_budget: usize,
-    /// Node budget of the optimal search for redrawn instances; use the
-    /// value the shards were generated with.
+    /// Node budget of the labels (as `--search-budget`).
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = super::generate::parse_nodes)]
     pub search_nodes: u64,
     /// The `--exclude` the shards were generated with.
@@ -50,14 +49,18 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
-    let label = labeler(args.search_budget, args.search_nodes);
+    let budget = SearchBudget {
+        max_memo_entries: args.search_budget,
+        max_nodes: args.search_nodes,
+        max_time: None,
+    };
     let pool = pool(args.threads)?;
     let exclude = args.exclude.for_merge();
     let result = pool.install(|| {
         output::merge(
             &args.out,
             args.force,
-            Some(&label),
+            Some(budget),
             Some(&progress),
             &exclude,
         )
@@ -67,6 +70,9 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         Ok(summaries) => {
             for s in &summaries {
                 crate::stderr_line!("{}", summary_line("merged", s));
+                if let Some(note) = &s.note {
+                    crate::stderr_line!("note: {note}");
+                }
                 let domain = match dataset_domain(&s.path) {
                     Ok(domain) => domain,
                     Err(message) => {

@@ -80,6 +80,13 @@ pub struct Parameters {
     /// `--split`: the part this dataset is (`test of train=0.9,test=0.1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<String>,
+    /// `--search-budget` of the labels (labelled datasets only; a
+    /// manifest without it was made with the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_budget: Option<usize>,
+    /// `--search-nodes` of the labels (as `search_budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_nodes: Option<u64>,
 }
 
 impl Parameters {
@@ -96,6 +103,8 @@ impl Parameters {
             exclude: Vec::new(),
             secret_seed: false,
             split: None,
+            search_budget: None,
+            search_nodes: None,
         }
     }
 

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Status};
+use super::rebudget;
 use super::{
-    Labeler, OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name,
-    timings,
+    OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name, timings,
 };
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
+use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
 
 /// `--exclude` of a merge: read against each group's domain; it must be
@@ -53,7 +54,7 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
 pub fn merge(
     out: &Path,
     force: bool,
-    labeler: Option<Labeler>,
+    labels: Option<SearchBudget>,
     progress: Option<Progress>,
     exclude: &MergeExclude,
 ) -> Result<Vec<Summary>, OutputError> {
@@ -66,7 +67,7 @@ pub fn merge(
     }
     groups
         .iter()
-        .map(|group| merge_group(out, group, force, labeler, progress, exclude))
+        .map(|group| merge_group(out, group, force, labels, progress, exclude))
         .collect()
 }
 
@@ -150,7 +151,7 @@ pub(super) fn merge_group(
     out: &Path,
     group: &Path,
     force: bool,
-    labeler: Option<Labeler>,
+    labels: Option<SearchBudget>,
     progress: Option<Progress>,
     exclude: &MergeExclude,
 ) -> Result<Summary, OutputError> {
@@ -163,10 +164,13 @@ pub(super) fn merge_group(
         help: "run the missing shards with the same command and `--shard K/N`, then merge again"
             .into(),
     };
-    // Merged lines are labelled exactly when the shards' lines are.
-    let labeler = if first.parameters.labels {
-        match labeler {
-            Some(labeler) => Some(labeler),
+    // Merged lines are labelled exactly when the shards' lines are, under
+    // the shards' budget (the unsharded file's bytes); a larger requested
+    // budget then relabels what it left unlabelled.
+    let recorded = rebudget::recorded(&first.parameters);
+    let requested = if first.parameters.labels {
+        match labels {
+            Some(requested) => Some(requested),
             None => {
                 return Err(shards_error(format!(
                     "`{}`: shards were made with labels, this merge has no labeler",
@@ -218,7 +222,11 @@ pub(super) fn merge_group(
             .and_then(|m| manifest::dataset_entry(&m, &setting));
         if let Some(entry) = entry
             && entry.status == Status::Complete
-            && entry.parameters == first.parameters
+            && rebudget::same_but_budget(&entry.parameters, &first.parameters)
+            && requested.is_none_or(|requested| {
+                rebudget::compare(rebudget::recorded(&entry.parameters), requested)
+                    != rebudget::Change::Larger
+            })
             && entry
                 .conflict(&first.domain.hash, &first.parameters)
                 .is_none()
@@ -292,7 +300,9 @@ pub(super) fn merge_group(
             stats.resamples += after.resamples - first_draw.resamples;
             stats.unsat += after.unsat - first_draw.unsat;
             stats.sat_calls += after.sat_calls - first_draw.sat_calls;
-            let optimal = labeler.map(|label| label(&domain, &candidate.instance));
+            let optimal = requested.map(|_| {
+                crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
+            });
             let bytes = record::render(&domain, &candidate.instance, optimal.as_ref());
             writer.write_all(&bytes).map_err(io)?;
         }
@@ -319,6 +329,22 @@ pub(super) fn merge_group(
         .into_inner()
         .map_err(|e| OutputError::io(&tmp, e.into_error()))?;
     file.sync_all().map_err(|e| OutputError::io(&tmp, e))?;
+    // Relabelled before the rename: the merged file appears whole.
+    let mut parameters = first.parameters.clone();
+    let note = match requested.map(|requested| (requested, rebudget::compare(recorded, requested)))
+    {
+        Some((requested, rebudget::Change::Larger)) => {
+            let done = rebudget::relabel_unlabelled(&domain, &tmp, n, requested, progress)?;
+            parameters.search_budget = Some(requested.max_memo_entries);
+            parameters.search_nodes = Some(requested.max_nodes);
+            Some(rebudget::relabelled_note(requested, done))
+        }
+        Some((_, rebudget::Change::NotLarger)) => Some(format!(
+            "the shards' labels were searched under {}, kept (a smaller budget changes nothing)",
+            rebudget::flags(recorded)
+        )),
+        _ => None,
+    };
     std::fs::rename(&tmp, &path).map_err(|e| OutputError::io(&path, e))?;
     stats.instances = n;
     let total_s = start.elapsed().as_secs_f64();
@@ -328,7 +354,7 @@ pub(super) fn merge_group(
         status: Status::Complete,
         generator_version: manifest::VERSION.into(),
         domain_hash: first.domain.hash.clone(),
-        parameters: first.parameters.clone(),
+        parameters,
         merged_shards: Some(count),
         counts: Counts::new(n, 0, &stats),
         timings: timings(synthesis_s, total_s, total_s, n),
@@ -348,6 +374,7 @@ pub(super) fn merge_group(
         synthesis_s,
         total_s,
         up_to_date: false,
+        note,
         lock: Some(lock),
     })
 }

@@ -15,7 +15,8 @@
 //! this one (jobs, errors, datasets, resume), [`append`] (lines written in
 //! order as they are labelled), `shard` (`--shard K/N`), [`merge`],
 //! [`files`] (atomic writes, locks, digests), [`manifest`], [`record`]
-//! (the instance line), [`derived`] (books, SFT, HF).
+//! (the instance line), [`derived`] (books, SFT, HF), `rebudget` (a
+//! larger search budget relabels the unlabelled lines in place).
 //!
 //! # Dedup, shards and resume: one rule
 //!
@@ -65,6 +66,7 @@ mod hf_card;
 pub mod hf_parquet;
 pub mod manifest;
 mod merge;
+mod rebudget;
 pub mod record;
 mod shard;
 
@@ -72,6 +74,7 @@ pub use merge::{MergeExclude, merge};
 
 use crate::contamination::Exclusion;
 use crate::domain::Domain;
+use crate::search::SearchBudget;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{Counts, DatasetEntry, DomainInfo, Parameters, ShardId, Status, Timings};
 use rayon::prelude::*;
@@ -95,6 +98,9 @@ pub struct Job<'a> {
     pub shard: Option<ShardId>,
     pub force: bool,
     pub labeler: Option<Labeler<'a>>,
+    /// The search budget `labeler` labels under (recorded in the manifest;
+    /// a larger one than recorded relabels the unlabelled lines).
+    pub budget: SearchBudget,
     pub progress: Option<Progress<'a>>,
     /// `--exclude`: instances of these sets are redrawn like duplicates.
     pub exclude: Option<Arc<Exclusion>>,
@@ -109,6 +115,10 @@ impl Job<'_> {
         let mut parameters = Parameters::new(&self.params, self.n, self.labeler.is_some());
         parameters.exclude = excluded_sets(self.exclude.as_deref());
         parameters.split = self.exclude.as_ref().and_then(|e| e.part_label());
+        if self.labeler.is_some() {
+            parameters.search_budget = Some(self.budget.max_memo_entries);
+            parameters.search_nodes = Some(self.budget.max_nodes);
+        }
         if self.secret_seed {
             parameters.seed = 0;
             parameters.secret_seed = true;
@@ -135,6 +145,8 @@ pub struct Summary {
     pub total_s: f64,
     /// The file was already complete; nothing was written.
     pub up_to_date: bool,
+    /// What else the run did or left alone (the search budget), to print.
+    pub note: Option<String>,
     /// This run's hold on the file: kept while derived files are written
     /// from it, released when the summary is dropped.
     pub lock: Option<files::FileLock>,
@@ -151,6 +163,7 @@ impl Summary {
             synthesis_s: 0.0,
             total_s: start.elapsed().as_secs_f64(),
             up_to_date: true,
+            note: None,
             lock: Some(lock),
         }
     }
@@ -335,11 +348,51 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         return Err(too_long(&path, lines, job.n));
     }
     let info = DomainInfo::of(domain);
-    if lines == job.n
-        && resume
-            .as_ref()
-            .is_some_and(|e| e.status == Status::Complete)
-    {
+    let complete = resume
+        .as_ref()
+        .is_some_and(|e| e.status == Status::Complete);
+    let mut note = None;
+    if let Some(entry) = resume.as_ref().filter(|_| job.labeler.is_some()) {
+        let recorded = rebudget::recorded(&entry.parameters);
+        match rebudget::compare(recorded, job.budget) {
+            rebudget::Change::Same => {}
+            rebudget::Change::NotLarger if complete && lines == job.n => {
+                let mut summary = Summary::up_to_date(path, lines, start, lock);
+                summary.note = Some(format!(
+                    "its labels were searched under {}; a budget that is not larger changes nothing (a larger one labels the lines left unlabelled)",
+                    rebudget::flags(recorded)
+                ));
+                return Ok(summary);
+            }
+            rebudget::Change::NotLarger => {
+                return Err(OutputError::Exists {
+                    path,
+                    reason: format!(
+                        "its labels were searched under {}, this run's budget is smaller",
+                        rebudget::flags(recorded)
+                    ),
+                    help: format!(
+                        "continue it with {} or larger, or pass `--force` to start over",
+                        rebudget::flags(recorded)
+                    ),
+                });
+            }
+            rebudget::Change::Larger => {
+                // Marked unfinished under the old budget first: a run killed
+                // while relabelling relabels again, to the same bytes.
+                let mut pending = entry.clone();
+                pending.status = Status::InProgress;
+                pending.digest = None;
+                manifest::update_domain_manifest(&manifest_path, &info, &setting, &pending)?;
+                drop(file);
+                let done =
+                    rebudget::relabel_unlabelled(domain, &path, lines, job.budget, job.progress)?;
+                file = files::open_for_append(&path, false)?.0;
+                note = Some(rebudget::relabelled_note(job.budget, done));
+            }
+        }
+    }
+    if lines == job.n && complete && note.is_none() {
         return Ok(Summary::up_to_date(path, lines, start, lock));
     }
 
@@ -398,6 +451,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         synthesis_s,
         total_s,
         up_to_date: false,
+        note,
         lock: Some(lock),
     })
 }

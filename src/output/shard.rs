@@ -58,6 +58,7 @@ pub(super) fn write_shard(
     let entry = previous.as_ref().map(ShardManifest::entry);
     let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
     check_digest(&path, resume.as_ref())?;
+    super::rebudget::shard_conflict(&path, resume.as_ref(), &parameters)?;
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
     // Indices i < n with i % count == index (no overflow for any count).
     let owned = |n: u64| {
@@ -122,6 +123,7 @@ pub(super) fn write_shard(
         synthesis_s,
         total_s,
         up_to_date: false,
+        note: None,
         lock: Some(lock),
     })
 }

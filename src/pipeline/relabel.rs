@@ -16,6 +16,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -75,7 +76,9 @@ pub struct Outcome {
 
 /// Labels every line of `input` (blank lines skipped) on `pool` and
 /// writes the results to `out` in input order; `source` names the input in
-/// errors (`SOURCE:LINE`), `warn` receives each warning in order.
+/// errors (`SOURCE:LINE`), `warn` receives each warning in order and
+/// `progress` the number of lines labelled so far.
+#[allow(clippy::too_many_arguments)]
 pub fn relabel(
     pool: &rayon::ThreadPool,
     domain: &Domain,
@@ -84,7 +87,10 @@ pub fn relabel(
     input: impl BufRead,
     out: &mut dyn Write,
     mut warn: impl FnMut(&str),
+    progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Summary, RelabelError> {
+    let done = AtomicU64::new(0);
+    let line_done = || progress(done.fetch_add(1, Ordering::Relaxed) + 1);
     let mut summary = Summary::default();
     let mut lines = input.lines().enumerate();
     loop {
@@ -102,7 +108,7 @@ pub fn relabel(
         if chunk.is_empty() {
             break;
         }
-        let results = pool.install(|| label_lines(domain, budget, &chunk));
+        let results = pool.install(|| label_lines_counted(domain, budget, &chunk, &line_done));
         let errors: Vec<LineError> = results
             .iter()
             .filter_map(|r| r.as_ref().err().cloned())
@@ -133,10 +139,23 @@ pub fn label_lines(
     budget: SearchBudget,
     lines: &[(String, String)],
 ) -> Vec<Result<Outcome, LineError>> {
+    label_lines_counted(domain, budget, lines, &|| {})
+}
+
+/// [`label_lines`], calling `line_done` as each line is labelled (in any
+/// order), for progress.
+pub fn label_lines_counted(
+    domain: &Domain,
+    budget: SearchBudget,
+    lines: &[(String, String)],
+    line_done: &(dyn Fn() + Sync),
+) -> Vec<Result<Outcome, LineError>> {
     lines
         .par_iter()
         .map_init(Searcher::new, |searcher, (at, line)| {
-            label_line(domain, budget, searcher, at, line)
+            let outcome = label_line(domain, budget, searcher, at, line);
+            line_done();
+            outcome
         })
         .collect()
 }
