@@ -118,7 +118,9 @@ pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, Ta
     })
 }
 
-pub mod relabel;
+/// `kumo-gen label` as a library; it lives with the writers (`output`),
+/// whose re-runs relabel lines too, and is re-exported here.
+pub use crate::output::relabel;
 
 #[cfg(test)]
 mod tests {

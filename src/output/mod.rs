@@ -68,6 +68,7 @@ pub mod manifest;
 mod merge;
 mod rebudget;
 pub mod record;
+pub mod relabel;
 mod shard;
 
 pub use merge::{MergeExclude, merge};

@@ -17,9 +17,9 @@
 //! manifest written before budgets were recorded counts as the default.
 
 use super::manifest::Parameters;
+use super::relabel::label_lines;
 use super::{OutputError, Progress, files};
 use crate::domain::Domain;
-use crate::pipeline::relabel::label_lines;
 use crate::search::SearchBudget;
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! In: a domain, a search budget and instance lines with KUMO's fields
 //! `truths`, `actions`, `observations` (state label, or the value of a
 //! numeric action) and `valid_truth`. Out: every line unchanged except for
-//! an `optimal` member added (or replaced) at the end, in input order.
+//! an `optimal` member (and `difficulty` when labelled) added or replaced at the end, in input order.
 //!
 //! Lines are labelled in parallel on the current rayon pool in chunks
 //! (memory stays flat in the input size) and written in order, so the
@@ -21,9 +21,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::record::{Difficulty, Optimal};
 use crate::domain::Domain;
 use crate::game::InstanceLine;
-use crate::output::record::{Difficulty, Optimal};
 use crate::search::{Problem, SearchBudget, SearchError, Searcher};
 
 /// Lines labelled per parallel batch.
