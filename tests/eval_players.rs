@@ -178,6 +178,18 @@ fn golden_refuses_unlabelled_instances() {
         .success();
 }
 
+/// 12 labelled medical 4x6 instances (no books, no SFT) in a new folder.
+fn medical_4x6_dataset() -> tempfile::TempDir {
+    let data = tempfile::tempdir().unwrap();
+    kumo_gen()
+        .args(["--domain", "medical", "--truths", "4", "--actions", "6"])
+        .args(["-n", "12", "--no-sft", "--books", "none", "--out"])
+        .arg(data.path())
+        .assert()
+        .success();
+    data
+}
+
 /// The seeds a results file of medical 4x6 holds, ascending.
 fn played_seeds(out: &Path, player: &str) -> Vec<u64> {
     let path = out
@@ -198,13 +210,7 @@ fn played_seeds(out: &Path, player: &str) -> Vec<u64> {
 
 #[test]
 fn limit_and_sample_pick_the_same_instances_for_every_player() {
-    let data = tempfile::tempdir().unwrap();
-    kumo_gen()
-        .args(["--domain", "medical", "--truths", "4", "--actions", "6"])
-        .args(["-n", "12", "--no-sft", "--books", "none", "--out"])
-        .arg(data.path())
-        .assert()
-        .success();
+    let data = medical_4x6_dataset();
     let subset = |flags: &[&str]| {
         let tmp = tempfile::tempdir().unwrap();
         let seeds: Vec<Vec<u64>> = ["golden", "guess"]
@@ -249,13 +255,7 @@ fn limit_and_sample_pick_the_same_instances_for_every_player() {
 
 #[test]
 fn budgeted_protocol_goes_on_after_a_wrong_answer_and_scores_within_the_budget() {
-    let data = tempfile::tempdir().unwrap();
-    kumo_gen()
-        .args(["--domain", "medical", "--truths", "4", "--actions", "6"])
-        .args(["-n", "12", "--no-sft", "--books", "none", "--out"])
-        .arg(data.path())
-        .assert()
-        .success();
+    let data = medical_4x6_dataset();
     let results = tempfile::tempdir().unwrap();
     for budget in [None, Some("4")] {
         let mut cmd = kumo_gen();
