@@ -6,10 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::common::root;
+use crate::common::{TINY, TINY_SETTING, generate_tiny, root};
 
-const TINY: &str = "tests/fixtures/ok/tiny.yaml";
-const SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1";
+const SETTING: &str = TINY_SETTING;
 
 fn kumo_gen_command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kumo-gen"));
@@ -19,21 +18,7 @@ fn kumo_gen_command() -> Command {
 
 /// `kumo-gen generate` of the tiny fixture into `out` (`-n n`), with `extra`.
 fn generate(out: &Path, n: u64, extra: &[&str]) -> Command {
-    let mut command = kumo_gen_command();
-    command
-        .args([
-            "generate",
-            "--domain",
-            TINY,
-            "--truths",
-            "3",
-            "--actions",
-            "3",
-        ])
-        .args(["-n", &n.to_string(), "--out"])
-        .arg(out)
-        .args(extra);
-    command
+    generate_tiny(out, n, extra)
 }
 
 /// A pipe whose reading end is already closed: every write fails (EPIPE).

@@ -5,28 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TINY, TINY_SETTING, generate_tiny, kumo_gen, root};
 
-const TINY: &str = "tests/fixtures/ok/tiny.yaml";
-const SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1";
+const SETTING: &str = TINY_SETTING;
 
 fn generate(out: &Path, n: u64, extra: &[&str]) -> std::process::Output {
-    kumo_gen()
-        .current_dir(root())
-        .args([
-            "generate",
-            "--domain",
-            TINY,
-            "--truths",
-            "3",
-            "--actions",
-            "3",
-        ])
-        .args(["-n", &n.to_string(), "--out"])
-        .arg(out)
-        .args(extra)
-        .output()
-        .unwrap()
+    generate_tiny(out, n, extra).output().unwrap()
 }
 
 fn stderr(output: &std::process::Output) -> String {

@@ -214,19 +214,7 @@ mod tests {
 
     #[test]
     fn a_tiny_space_is_counted_and_a_large_one_estimated() {
-        let names = vec!["a".to_string(), "b".to_string()];
-        let domain = fixture::build(
-            "tiny",
-            &names,
-            vec![(
-                "test".into(),
-                crate::domain::ActionKind::Str,
-                vec![
-                    (crate::domain::StateLabel::Named("x".into()), vec![0]),
-                    (crate::domain::StateLabel::Named("y".into()), vec![1]),
-                ],
-            )],
-        );
+        let domain = fixture::two_truths_one_action();
         let synth = Synthesizer::new(&domain, Params::new(2, 1, 1)).unwrap();
         let capacity = estimate(&synth, None, 64).unwrap();
         assert!(capacity.exact.exhausted);

@@ -93,6 +93,25 @@ pub fn build(name: &str, truths: &[String], actions: Vec<ActionSpec>) -> Domain 
     }
 }
 
+/// The smallest domain: truths `a` and `b`, one action `test` whose state
+/// `x` rules out `a` and `y` rules out `b`. Only two distinct instances
+/// exist (either truth valid), so it exhausts at once.
+pub fn two_truths_one_action() -> Domain {
+    let names = vec!["a".to_string(), "b".to_string()];
+    build(
+        "tiny",
+        &names,
+        vec![(
+            "test".into(),
+            ActionKind::Str,
+            vec![
+                (StateLabel::Named("x".into()), vec![0]),
+                (StateLabel::Named("y".into()), vec![1]),
+            ],
+        )],
+    )
+}
+
 /// A random valid domain: `truths` truths, `actions` actions of 2..=4
 /// states (about one in four numeric), each state ruling out each truth
 /// with probability `density`; no truth is ruled out by every state of an

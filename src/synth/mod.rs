@@ -386,19 +386,7 @@ mod tests {
     fn duplicates_are_redrawn_until_the_domain_is_exhausted() {
         // Two truths, one action with two states: only two distinct
         // instances exist (either truth valid).
-        let names = vec!["a".to_string(), "b".to_string()];
-        let domain = fixture::build(
-            "tiny",
-            &names,
-            vec![(
-                "test".into(),
-                crate::domain::ActionKind::Str,
-                vec![
-                    (crate::domain::StateLabel::Named("x".into()), vec![0]),
-                    (crate::domain::StateLabel::Named("y".into()), vec![1]),
-                ],
-            )],
-        );
+        let domain = fixture::two_truths_one_action();
         let params = Params::new(2, 1, 1);
         let two = run(&domain, params.clone(), 2, 1).unwrap();
         assert_ne!(Key::of(&two[0]), Key::of(&two[1]));
