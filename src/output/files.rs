@@ -155,7 +155,21 @@ pub fn create_dir_below(base: &Path, dir: &Path) -> Result<(), OutputError> {
             Ok(m) if m.file_type().is_symlink() => return Err(symlink_refused(&path)),
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir(&path).map_err(|e| OutputError::io(&path, e))?;
+                match std::fs::create_dir(&path) {
+                    Ok(()) => {}
+                    // Another run sharing `--out` made it between the look and
+                    // the create: a directory is as good as ours, a link is not.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        match std::fs::symlink_metadata(&path) {
+                            Ok(m) if m.file_type().is_symlink() => {
+                                return Err(symlink_refused(&path));
+                            }
+                            Ok(m) if m.is_dir() => {}
+                            _ => return Err(OutputError::io(&path, e)),
+                        }
+                    }
+                    Err(e) => return Err(OutputError::io(&path, e)),
+                }
             }
             Err(e) => return Err(OutputError::io(&path, e)),
         }
