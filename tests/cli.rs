@@ -1,19 +1,17 @@
 //! The command line as a whole: the main job without a subcommand, help,
 //! and exit codes.
 
-use crate::common::{kumo_gen, root};
+use crate::common::TestCommand;
 
 /// `kumo-gen --domain D ...` is the main job: it runs `generate`.
 #[test]
 fn main_job_needs_no_subcommand() {
     let dir = tempfile::tempdir().unwrap();
-    kumo_gen()
-        .current_dir(root())
+    TestCommand::new()
         .args(["--domain", "tests/fixtures/ok/clinic.yaml"])
         .args(["--truths", "3", "--actions", "3", "-n", "5", "--out"])
         .arg(dir.path())
-        .assert()
-        .code(0);
+        .ok();
     let lines = std::fs::read_to_string(
         dir.path()
             .join("clinic/truth_num=3+action_num=3+valid_truth_num=1.jsonl"),
@@ -30,8 +28,7 @@ fn main_job_needs_no_subcommand() {
 #[test]
 fn domains_dir_before_the_main_job() {
     let dir = tempfile::tempdir().unwrap();
-    kumo_gen()
-        .current_dir(root())
+    TestCommand::new()
         .args(["--domains-dir", "tests/fixtures/ok", "--domain", "clinic"])
         .args([
             "--truths",
@@ -44,24 +41,18 @@ fn domains_dir_before_the_main_job() {
             "--out",
         ])
         .arg(dir.path())
-        .assert()
-        .code(0);
-    kumo_gen()
-        .current_dir(root())
+        .ok();
+    TestCommand::new()
         .args(["--domains-dir", "tests/fixtures/ok", "validate", "clinic"])
-        .assert()
-        .code(0);
+        .ok();
 }
 
 #[test]
 fn no_arguments_prints_help_and_exits_2() {
-    kumo_gen()
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains(
-            "Main job: kumo-gen --domain medical",
-        ));
-    kumo_gen().arg("--help").assert().code(0);
-    kumo_gen().arg("--version").assert().code(0);
-    kumo_gen().arg("--no-such-flag").assert().code(2);
+    TestCommand::new()
+        .expect_code(2)
+        .stderr_contains("Main job: kumo-gen --domain medical");
+    TestCommand::new().arg("--help").ok();
+    TestCommand::new().arg("--version").ok();
+    TestCommand::new().arg("--no-such-flag").expect_code(2);
 }
