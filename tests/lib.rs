@@ -16,6 +16,7 @@ mod generate;
 mod graph;
 mod import;
 mod propose;
+mod reference;
 mod regression;
 mod render;
 mod render_files;
