@@ -19,6 +19,7 @@ mod generate;
 mod graph;
 mod import;
 mod propose;
+mod readme;
 mod reference;
 mod regression;
 mod render;
