@@ -49,7 +49,8 @@ pub fn kumo_gen() -> assert_cmd::Command {
 }
 
 /// One run of the `kumo-gen` binary, built like a `std::process::Command`
-/// (`arg`, `args`, `current_dir`, `env`, `env_remove`, `stdin`) and run by
+/// (`arg`, `args`, `current_dir`, `env`, `env_remove`, `stdout`, `stderr`;
+/// `stdin` takes the bytes to read) and run by
 /// what the test expects of it: [`ok`](Self::ok) (exit 0),
 /// [`expect_code`](Self::expect_code) or [`run`](Self::run) (no
 /// expectation). An unexpected exit code panics with everything needed to
@@ -129,13 +130,13 @@ impl TestCommand {
 
     /// Sends stdout elsewhere (a closed pipe, `/dev/null`) instead of
     /// capturing it; the failure report then says it was not captured.
-    pub fn stdout_to(&mut self, to: impl Into<Stdio>) -> &mut Self {
+    pub fn stdout(&mut self, to: impl Into<Stdio>) -> &mut Self {
         self.stdout = Some(to.into());
         self
     }
 
     /// Sends stderr elsewhere instead of capturing it.
-    pub fn stderr_to(&mut self, to: impl Into<Stdio>) -> &mut Self {
+    pub fn stderr(&mut self, to: impl Into<Stdio>) -> &mut Self {
         self.stderr = Some(to.into());
         self
     }
@@ -158,6 +159,17 @@ impl TestCommand {
             ran.fail(&format!("expected exit code {code}"));
         }
         ran
+    }
+
+    /// `std::process::Command::output`, for tests written against it:
+    /// prefer [`run`](Self::run), whose result reports itself.
+    pub fn output(&mut self) -> std::io::Result<Output> {
+        Ok(self.run().output)
+    }
+
+    /// `std::process::Command::status`, for tests written against it.
+    pub fn status(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        Ok(self.run().status)
     }
 
     /// Runs without expecting any exit code (the test looks at it).
@@ -213,7 +225,7 @@ impl TestCommand {
 
     /// Starts the run and hands back the child (for tests that kill it or
     /// race it against another run). Its stdout and stderr are captured
-    /// pipes unless `stdout_to`/`stderr_to` said otherwise.
+    /// pipes unless `stdout`/`stderr` said otherwise.
     pub fn spawn(&mut self) -> Child {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kumo-gen"));
         command.args(&self.args).current_dir(&self.cwd);

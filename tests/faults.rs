@@ -55,8 +55,8 @@ fn a_closed_stderr_and_stdout_do_not_stop_a_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let status = generate(&out, 5, &[])
-        .stdout_to(broken_pipe())
-        .stderr_to(broken_pipe())
+        .stdout(broken_pipe())
+        .stderr(broken_pipe())
         .run()
         .status;
     assert_eq!(status.code(), Some(0));
@@ -73,16 +73,16 @@ fn a_closed_stderr_and_stdout_do_not_stop_a_run() {
     let status = TestCommand::new()
         .args(["generate", "--domain", "no-such-domain", "--out"])
         .arg(&out)
-        .stdout_to(Stdio::null())
-        .stderr_to(broken_pipe())
+        .stdout(Stdio::null())
+        .stderr(broken_pipe())
         .run()
         .status;
     assert_eq!(status.code(), Some(1));
     let status = TestCommand::new()
         .args(["check-books", "--domain", TINY])
         .arg(&domain)
-        .stdout_to(broken_pipe())
-        .stderr_to(broken_pipe())
+        .stdout(broken_pipe())
+        .stderr(broken_pipe())
         .run()
         .status;
     assert_eq!(status.code(), Some(0));

@@ -38,7 +38,7 @@ fn finished_lines_are_on_disk_before_the_run_ends_and_kill_9_resumes_identically
         .args(HARD)
         .args(["-n", "60", "--threads", "2", "--out"])
         .arg(&killed)
-        .stderr_to(Stdio::null())
+        .stderr(Stdio::null())
         .spawn();
     let file = killed.join("medical").join(SETTING);
     let started = Instant::now();
@@ -77,7 +77,7 @@ fn concurrent_runs_of_other_settings_keep_every_manifest_entry() {
                 .args(["--domain", "medical", "--actions", "8", "-n", "300"])
                 .args(["--truths", &t.to_string(), "--out"])
                 .arg(out)
-                .stderr_to(Stdio::null())
+                .stderr(Stdio::null())
                 .spawn()
         })
         .collect();
@@ -102,7 +102,7 @@ fn a_second_run_on_the_same_file_is_refused_while_the_first_writes() {
         .args(HARD)
         .args(["-n", "400", "--out"])
         .arg(out)
-        .stderr_to(Stdio::null())
+        .stderr(Stdio::null())
         .spawn();
     let file = out.join("medical").join(SETTING);
     let started = Instant::now();
@@ -390,8 +390,8 @@ fn a_second_eval_on_the_same_results_file_is_refused() {
     let (base, _) = misbehave(200, "", said("no idea"), Duration::from_millis(700));
     let dir = tempfile::tempdir().unwrap();
     let mut first = eval(&base, dir.path(), "m", &["--concurrency", "1"])
-        .stdout_to(Stdio::null())
-        .stderr_to(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn();
     let file = dir.path().join("m").join(RESULTS);
     let started = Instant::now();
