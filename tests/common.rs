@@ -129,13 +129,14 @@ impl TestCommand {
     }
 
     /// Sends stdout elsewhere (a closed pipe, `/dev/null`) instead of
-    /// capturing it; the failure report then says it was not captured.
+    /// capturing it, for the next run only; the failure report then says
+    /// it was not captured.
     pub fn stdout(&mut self, to: impl Into<Stdio>) -> &mut Self {
         self.stdout = Some(to.into());
         self
     }
 
-    /// Sends stderr elsewhere instead of capturing it.
+    /// Sends stderr elsewhere instead of capturing it, for the next run only.
     pub fn stderr(&mut self, to: impl Into<Stdio>) -> &mut Self {
         self.stderr = Some(to.into());
         self
@@ -175,7 +176,7 @@ impl TestCommand {
     /// Runs without expecting any exit code (the test looks at it).
     pub fn run(&mut self) -> Ran {
         let mut child = self.spawn();
-        if let Some(bytes) = self.stdin.take() {
+        if let Some(bytes) = self.stdin.clone() {
             let mut pipe = child.stdin.take().unwrap();
             // A run that stops reading early closes the pipe: not a failure.
             std::thread::spawn(move || {
