@@ -387,7 +387,7 @@ fn quirks_are_mapped_and_noted() {
 
 #[test]
 fn cli_imports_to_stdout_and_file() {
-    let out = TestCommand::new()
+    let output = TestCommand::new()
         .args([
             "import",
             "tests/fixtures/kumo/quirks_data.py",
@@ -395,7 +395,6 @@ fn cli_imports_to_stdout_and_file() {
             "relic",
         ])
         .ok();
-    let output = out;
     let yaml = String::from_utf8(output.stdout.clone()).unwrap();
     let stderr = String::from_utf8(output.stderr.clone()).unwrap();
     assert!(yaml.starts_with("name: quirks\n"), "{yaml}");
