@@ -2,18 +2,16 @@
 //! generated dataset and write KUMO-format results.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
-use crate::domain::Domain;
+use crate::dataset::{self, Setting};
 use crate::eval::client::ClientConfig;
 use crate::eval::players::{PLAYER_NAMES, Player};
 use crate::eval::subset::Subset;
-use crate::eval::{self, RunConfig, Suite, Task, protocol};
-use crate::game::{Judge, parse_instances};
+use crate::eval::{self, RunConfig, Suite};
 use crate::render::{RenderOptions, Renderer, Templates};
-use crate::score::parse_setting;
 
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
@@ -128,14 +126,6 @@ fn fail(message: String) -> io::Result<i32> {
     Ok(EXIT_INPUT)
 }
 
-fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<io::Result<_>>()?;
-    v.sort();
-    Ok(v)
-}
-
 /// The instances of each file to play (`--limit`, `--sample`).
 fn subset(args: &EvalArgs) -> Subset {
     Subset {
@@ -152,138 +142,63 @@ fn results_name(args: &EvalArgs) -> &str {
         .unwrap_or_default()
 }
 
+/// `--setting T,A`: the truths and actions of the settings to play.
+fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
+    let Some(s) = &args.setting else {
+        return Ok(None);
+    };
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    match parts.as_slice() {
+        [t, a] => match (t.parse::<usize>(), a.parse::<usize>()) {
+            (Ok(t), Ok(a)) => Ok(Some((t, a))),
+            _ => Err(format!(
+                "--setting `{s}`: expected two numbers like `12,16`"
+            )),
+        },
+        _ => Err(format!(
+            "--setting `{s}`: expected truths,actions like `12,16`"
+        )),
+    }
+}
+
 fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
     if !args.data.is_dir() {
         return Err(format!("`{}` is not a directory", args.data.display()));
     }
-    let wanted_setting = match &args.setting {
-        None => None,
-        Some(s) => {
-            let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-            match parts.as_slice() {
-                [t, a] => match (t.parse::<u64>(), a.parse::<u64>()) {
-                    (Ok(t), Ok(a)) => Some((t, a)),
-                    _ => {
-                        return Err(format!(
-                            "--setting `{s}`: expected two numbers like `12,16`"
-                        ));
-                    }
-                },
-                _ => {
-                    return Err(format!(
-                        "--setting `{s}`: expected truths,actions like `12,16`"
-                    ));
-                }
-            }
-        }
-    };
-    let spec_domain = args
-        .domain
-        .as_deref()
-        .and_then(|s| globals.registry.load(s).ok())
-        .map(|(d, _)| d.name);
+    let wanted = wanted_setting(args)?;
     let templates = Templates::resolve(args.templates_dir.as_deref()).map_err(|e| e.to_string())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
+    let datasets = dataset::open_all(
+        &globals.registry,
+        &args.data,
+        args.domain.as_deref(),
+        |s: &Setting| wanted.is_none_or(|w| w == (s.truths, s.actions)),
+    )
+    .map_err(|e| e.to_string())?;
     let mut suites = Vec::new();
     let mut missing_books: Vec<PathBuf> = Vec::new();
-    for dir in sorted_entries(&args.data).map_err(|e| e.to_string())? {
-        if !dir.is_dir() {
-            continue;
-        }
-        let dir_name = dir
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // `--domain` names the directory, or a domain whose name the
-        // directory has (KUMO's `MedicalEnv` holds domain `medical`).
-        if let Some(want) = &args.domain
-            && *want != dir_name
-            && !spec_domain.as_ref().is_some_and(|d| {
-                *d == dir_name || crate::domain::kumo_env_domain(&dir_name) == Some(d.as_str())
-            })
-        {
-            continue;
-        }
-        let mut domain: Option<Domain> = None;
-        for file in sorted_entries(&dir).map_err(|e| e.to_string())? {
-            let Some(setting) = file
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jsonl"))
-                .map(str::to_string)
-            else {
-                continue;
-            };
-            let Some((t, a, _)) = parse_setting(&setting) else {
-                continue;
-            };
-            if wanted_setting.is_some_and(|w| w != (t, a)) {
-                continue;
-            }
-            if domain.is_none() {
-                domain = Some(
-                    globals
-                        .registry
-                        .for_dataset(args.domain.as_deref(), &dir)
-                        .map_err(|e| e.to_string())?,
-                );
-            }
-            let domain = domain.clone().expect("set above");
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-            let mut instances: Vec<Option<_>> = parse_instances(&text)
-                .map_err(|e| format!("{}:{e}", file.display()))?
-                .into_iter()
-                .map(Some)
-                .collect();
-            let chosen = subset(args).indices(instances.len());
-            let mut tasks = Vec::with_capacity(chosen.len());
-            for i in chosen {
-                let Some(instance) = instances[i].take() else {
-                    continue;
-                };
-                // KUMO numbers books by line index.
-                let book_path = dir
-                    .join("knowledge_book")
-                    .join(&setting)
-                    .join(format!("seed={i}.txt"));
-                let book = match std::fs::read_to_string(&book_path) {
-                    Ok(b) => b,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        missing_books.push(book_path);
-                        if args.require_books {
-                            continue;
-                        }
-                        eval::render_book(&renderer, &domain, &instance)
-                            .map_err(|e| format!("{}: {e}", file.display()))?
-                    }
-                    Err(e) => {
-                        return Err(format!("cannot read `{}`: {e}", book_path.display()));
-                    }
-                };
-                let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)
-                    .map_err(|e| e.to_string())?;
-                let judge = Judge::new(&domain, &instance)
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
-                tasks.push(Task {
-                    instance,
-                    system_prompt,
-                    judge,
-                });
-            }
+    for (data, settings) in datasets {
+        for setting in settings {
+            let lines = data.lines(&setting).map_err(|e| e.to_string())?;
+            let chosen = subset(args).indices(lines.len());
+            let found = data
+                .tasks(&renderer, &setting, lines, &chosen, args.require_books)
+                .map_err(|e| e.to_string())?;
+            missing_books.extend(found.missing_books);
+            let setting = setting.to_string();
             suites.push(Suite {
                 out: eval::result_path(
                     &args.out,
                     results_name(args),
                     &eval::agent_name(args.budget),
-                    &dir_name,
+                    &data.name(),
                     &setting,
                     args.trials,
                 ),
-                domain,
-                domain_dir: dir_name.clone(),
+                domain: data.domain().clone(),
+                domain_dir: data.name(),
                 setting,
-                tasks,
+                tasks: found.tasks,
             });
         }
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::EXIT_INPUT;
 use super::Globals;
 use super::generate::{RenderArgs, pool, progress_bar, report, summary_line};
-use crate::domain::{Domain, DomainDoc, compile};
+use crate::dataset::Dataset;
 use crate::output;
 use crate::search::SearchBudget;
 
@@ -39,7 +39,7 @@ pub struct MergeArgs {
 }
 
 /// Merges every shard group under `--out`; returns the exit code.
-pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
+pub fn run(globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
     let bar = progress_bar(0, "merge", "instances");
     let progress = |done: u64| {
         bar.grow_to(done);
@@ -73,10 +73,12 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
                 if let Some(note) = &s.note {
                     crate::stderr_line!("note: {note}");
                 }
-                let domain = match dataset_domain(&s.path) {
-                    Ok(domain) => domain,
-                    Err(message) => {
-                        crate::stderr_line!("error: {message}");
+                // The domain the dataset was made from, as its manifest records it.
+                let dir = s.path.parent().unwrap_or(std::path::Path::new("."));
+                let domain = match Dataset::open(&globals.registry, dir, None) {
+                    Ok(data) => data.domain().clone(),
+                    Err(e) => {
+                        crate::stderr_line!("error: {e}");
                         return Ok(EXIT_INPUT);
                     }
                 };
@@ -90,27 +92,4 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         }
         Err(e) => Ok(report(&e)),
     }
-}
-
-/// The domain a dataset file was made from, as recorded in the
-/// `manifest.json` beside it, with the recorded hash of the domain file
-/// (the compiled document has no file bytes; derived files such as the HF
-/// card name the file's hash, as an unsharded run does).
-fn dataset_domain(dataset: &std::path::Path) -> Result<Domain, String> {
-    let manifest = dataset
-        .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .join("manifest.json");
-    let name = manifest.display().to_string();
-    let text =
-        std::fs::read_to_string(&manifest).map_err(|e| format!("cannot read `{name}`: {e}"))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("`{name}` is not JSON: {e}"))?;
-    let doc: DomainDoc = serde_json::from_value(value["domain"]["document"].clone())
-        .map_err(|e| format!("`{name}` has no readable `domain.document`: {e}"))?;
-    let (mut domain, _) = compile(&name, &doc).map_err(|e| e.to_string())?;
-    if let Some(hash) = value["domain"]["hash"].as_str() {
-        domain.source_hash = hash.to_string();
-    }
-    Ok(domain)
 }

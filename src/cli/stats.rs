@@ -1,12 +1,12 @@
 //! `kumo-gen stats`: per model, chi-square test of independence between
 //! instance structure signature and correctness.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::PathBuf;
 
-use super::score::{jsonl_files, load_instance_sets};
 use super::{EXIT_INPUT, Globals, out};
+use crate::dataset;
 use crate::domain::Domain;
 use crate::game::Judge;
 use crate::score::{self, Sources};
@@ -33,49 +33,49 @@ pub struct StatsArgs {
 }
 
 pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
-    let mut files = Vec::new();
-    // A missing or unreadable input named by the user is bad input (1).
-    let paths = match jsonl_files(&args.paths) {
-        Ok(paths) => paths,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(super::EXIT_INPUT);
-        }
+    let read = || -> Result<_, String> {
+        let files = score::read_result_files(&args.paths).map_err(|e| e.to_string())?;
+        let (instance_sets, skipped) =
+            dataset::instance_sets(&args.instances).map_err(|e| e.to_string())?;
+        let given = match &args.domain {
+            Some(spec) => Some(globals.registry.load(spec).map_err(|e| e.to_string())?.0),
+            None => None,
+        };
+        Ok((files, instance_sets, skipped, given))
     };
-    for path in paths {
-        let text = std::fs::read_to_string(&path)?;
-        match score::parse_result_file(&path, &text) {
-            Ok(f) => {
-                for w in &f.repeated {
-                    crate::stderr_line!("warning: {w}");
-                }
-                files.push(f);
-            }
-            Err(e) => {
-                crate::stderr_line!("error: {e}");
-                return Ok(EXIT_INPUT);
-            }
-        }
-    }
-    let sources = match load_instance_sets(&args.instances) {
-        Ok(sets) => Sources {
-            instance_sets: sets,
-            ..Sources::default()
-        },
+    // A missing, unreadable or malformed input named by the user, or a
+    // --domain that does not load, is bad input (1).
+    let (files, instance_sets, skipped, given) = match read() {
+        Ok(read) => read,
         Err(e) => {
             crate::stderr_line!("error: {e}");
             return Ok(EXIT_INPUT);
         }
     };
-    let mut domains: BTreeMap<String, Option<Domain>> = BTreeMap::new();
+    for f in &files {
+        for w in &f.repeated {
+            crate::stderr_line!("warning: {w}");
+        }
+    }
+    for file in &skipped {
+        crate::stderr_line!("note: skipping `{}`: not an instance file", file.display());
+    }
+    let names: BTreeSet<&str> = files.iter().map(|f| f.key.domain.as_str()).collect();
+    let domains: BTreeMap<String, Domain> = match given {
+        Some(domain) => names
+            .iter()
+            .map(|n| (n.to_string(), domain.clone()))
+            .collect(),
+        None => score::domains_by_name(&globals.registry, names, &instance_sets),
+    };
+    let sources = Sources {
+        instance_sets,
+        ..Sources::default()
+    };
     let mut per_model: BTreeMap<String, Vec<(Signature, bool)>> = BTreeMap::new();
     let mut skipped = 0usize;
     for file in &files {
-        let domain = domains.entry(file.key.domain.clone()).or_insert_with(|| {
-            let spec = args.domain.as_deref().unwrap_or(&file.key.domain);
-            globals.registry.load(spec).ok().map(|(d, _)| d)
-        });
-        let Some(domain) = domain.as_ref() else {
+        let Some(domain) = domains.get(&file.key.domain) else {
             crate::stderr_line!(
                 "error: no domain for `{}` (give --domain NAME|PATH)",
                 file.key.domain

@@ -204,24 +204,6 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
     })
 }
 
-/// Parses `truth_num=T+action_num=A+valid_truth_num=V` into (T, A, V).
-pub fn parse_setting(setting: &str) -> Option<(u64, u64, u64)> {
-    let mut t = None;
-    let mut a = None;
-    let mut v = Some(1);
-    for part in setting.split('+') {
-        let (k, val) = part.split_once('=')?;
-        let val: u64 = val.parse().ok()?;
-        match k {
-            "truth_num" => t = Some(val),
-            "action_num" => a = Some(val),
-            "valid_truth_num" => v = Some(val),
-            _ => return None,
-        }
-    }
-    Some((t?, a?, v?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,10 +243,6 @@ mod tests {
         assert_eq!(l.trials[1].kumo_actions, 2);
         assert_eq!(l.trials[1].queries, 1);
         assert!(l.trials[1].parse_error);
-        assert_eq!(
-            parse_setting("truth_num=12+action_num=16+valid_truth_num=1"),
-            Some((12, 16, 1))
-        );
     }
 
     #[test]
