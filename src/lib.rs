@@ -34,6 +34,7 @@ pub mod cli;
 pub mod contamination;
 pub mod dataset;
 pub mod domain;
+pub mod error;
 pub mod eval;
 pub mod family;
 pub mod game;

@@ -100,3 +100,26 @@ fn stats_says_why_its_domain_does_not_load() {
         "{stderr}"
     );
 }
+
+/// A results file that is not text is the user's input (exit 1, as the
+/// README's exit-code table says), not a failure of the machine (2).
+#[test]
+fn a_result_file_that_is_not_text_is_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("eval_times=1.jsonl");
+    std::fs::write(&file, [0xff, 0xfe, b'\n']).unwrap();
+    for command in ["score", "stats"] {
+        let out = kumo_gen()
+            .arg(command)
+            .arg(&file)
+            .arg("--instances")
+            .arg(root().join("tests/fixtures/eval"))
+            .assert()
+            .code(1);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.starts_with("error: cannot read `") && stderr.contains("eval_times=1.jsonl"),
+            "{command}: {stderr}"
+        );
+    }
+}

@@ -7,10 +7,9 @@
 //! get the conservative heuristic ([`crate::render::check_kumo_book`]).
 //! With `--format auto` a directory with a `manifest.json` is ours.
 
-use std::io;
 use std::path::PathBuf;
 
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::dataset::{self, BookCheck, BookFinding, BookFormat, Dataset};
 
 /// `--format`: whose books these are.
@@ -42,33 +41,20 @@ pub struct CheckBooksArgs {
 }
 
 /// Checks every book of the directory; exit 1 when a book fails.
-pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
-    let data = match Dataset::open(&globals.registry, &args.dir, args.domain.as_deref()) {
-        Ok(data) => data,
-        Err(e) => {
-            crate::stderr_line!("{e}\nhelp: name the dataset's domain with `--domain NAME|PATH`");
-            return Ok(EXIT_INPUT);
-        }
-    };
+pub fn run(globals: &Globals, args: &CheckBooksArgs) -> Result<Report, Error> {
+    let data = Dataset::open(&globals.registry, &args.dir, args.domain.as_deref())?;
     let format = match args.format {
         FormatArg::Kumo => BookFormat::Kumo,
         FormatArg::Ours => BookFormat::Ours,
         FormatArg::Auto => BookFormat::of(&data),
     };
     let kumo = format == BookFormat::Kumo;
-    let settings = match data.settings() {
-        Ok(settings) => settings,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    let settings = data.settings()?;
     if settings.is_empty() {
-        crate::stderr_line!(
-            "error: no `<setting>.jsonl` instance file in `{}`",
+        return Err(Error::input(format!(
+            "no `<setting>.jsonl` instance file in `{}`",
             args.dir.display()
-        );
-        return Ok(EXIT_INPUT);
+        )));
     }
     let mut total = BookCheck::default();
     for setting in &settings {
@@ -80,13 +66,7 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
             ))?;
             continue;
         }
-        let tally = match dataset::check_books(&data, setting, format) {
-            Ok(tally) => tally,
-            Err(e) => {
-                crate::stderr_line!("error: {e}");
-                return Ok(EXIT_INPUT);
-            }
-        };
+        let tally = dataset::check_books(&data, setting, format)?;
         for finding in &tally.findings {
             match finding {
                 BookFinding::BadLine { line, message } => {
@@ -137,23 +117,16 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> io::Result<i32> {
         total.failed
     ))?;
     if total.no_book > 0 {
-        crate::stderr_line!(
-            "error: {} instances have no book file\n  = help: re-run the command that made the dataset (it rebuilds missing books) or pass `--books files` to it",
-            total.no_book
-        );
+        return Err(Error::input_with_help(
+            format!("{} instances have no book file", total.no_book),
+            "re-run the command that made the dataset (it rebuilds missing books) or pass `--books files` to it",
+        ));
     }
-    if total.books == 0 && total.no_book == 0 {
-        crate::stderr_line!(
-            "error: no knowledge books under `{}`",
+    if total.books == 0 {
+        return Err(Error::input(format!(
+            "no knowledge books under `{}`",
             args.dir.join("knowledge_book").display()
-        );
-        return Ok(EXIT_INPUT);
+        )));
     }
-    Ok(
-        if total.failed == 0 && total.bad_lines == 0 && total.no_book == 0 {
-            0
-        } else {
-            EXIT_INPUT
-        },
-    )
+    Ok(Report::failed_if(total.failed > 0 || total.bad_lines > 0))
 }

@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Setting};
 use crate::eval::client::ClientConfig;
 use crate::eval::players::{PLAYER_NAMES, Player};
@@ -121,9 +121,8 @@ fn parse_trials(text: &str) -> Result<usize, super::generate::BadValue> {
     }
 }
 
-fn fail(message: String) -> io::Result<i32> {
-    crate::stderr_line!("error: {message}");
-    Ok(EXIT_INPUT)
+fn fail(message: String) -> Result<Report, Error> {
+    Err(Error::input(message))
 }
 
 /// The instances of each file to play (`--limit`, `--sample`).
@@ -232,7 +231,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
     Ok(suites)
 }
 
-pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
+pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
         return fail("--trials, --max-steps and --concurrency must be at least 1".into());
     }
@@ -312,8 +311,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         && let Err(e) =
             crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))
     {
-        crate::stderr_line!("error: {e}");
-        return Ok(EXIT_OTHER);
+        return Err(Error::Service {
+            message: e.to_string(),
+        });
     }
     let summary = eval::run(&suites, &config, &progress);
     bar.finish();
@@ -327,10 +327,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
                 io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData
             ) =>
         {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
+            return Err(Error::input(e.to_string()));
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
 
     let rate = |n: usize| {
@@ -360,19 +359,19 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         text.push_str(&format!("  results: {}\n", s.out.display()));
     }
     out(&text)?;
-    for f in &summary.failures {
-        crate::stderr_line!("error: {f}");
-    }
+    let mut failures: Vec<String> = summary.failures.iter().map(ToString::to_string).collect();
     if let Some(fatal) = &summary.fatal {
-        crate::stderr_line!("error: the API refused the run: {fatal}");
-        return Ok(EXIT_OTHER);
-    }
-    if summary.unfinished > 0 {
-        crate::stderr_line!(
-            "error: {} instance(s) unfinished after retries; run the same command again to resume",
+        failures.push(format!("the API refused the run: {fatal}"));
+    } else if summary.unfinished > 0 {
+        failures.push(format!(
+            "{} instance(s) unfinished after retries; run the same command again to resume",
             summary.unfinished
-        );
-        return Ok(EXIT_OTHER);
+        ));
     }
-    Ok(0)
+    if !failures.is_empty() {
+        return Err(Error::Service {
+            message: failures.join("\nerror: "),
+        });
+    }
+    Ok(Report::Done)
 }

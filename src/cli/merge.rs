@@ -1,12 +1,10 @@
 //! `kumo-gen merge --out DIR`: join the shard files of sharded runs into
 //! the dataset files an unsharded run writes, byte for byte.
 
-use std::io;
 use std::path::PathBuf;
 
-use super::EXIT_INPUT;
-use super::Globals;
-use super::generate::{RenderArgs, pool, progress_bar, report, summary_line};
+use super::generate::{RenderArgs, pool, progress_bar, summary_line};
+use super::{Error, Globals, Report};
 use crate::dataset::Dataset;
 use crate::output;
 use crate::search::SearchBudget;
@@ -38,17 +36,14 @@ pub struct MergeArgs {
     pub render: RenderArgs,
 }
 
-/// Merges every shard group under `--out`; returns the exit code.
-pub fn run(globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
+/// Merges every shard group under `--out`.
+pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
     let bar = progress_bar(0, "merge", "instances");
     let progress = |done: u64| {
         bar.grow_to(done);
         bar.set_position(done);
     };
-    let templates = match args.render.templates() {
-        Ok(t) => t,
-        Err(code) => return Ok(code),
-    };
+    let templates = args.render.templates()?;
     let budget = SearchBudget {
         max_memo_entries: args.search_budget,
         max_nodes: args.search_nodes,
@@ -66,30 +61,18 @@ pub fn run(globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         )
     });
     bar.finish();
-    match result {
-        Ok(summaries) => {
-            for s in &summaries {
-                crate::stderr_line!("{}", summary_line("merged", s));
-                if let Some(note) = &s.note {
-                    crate::stderr_line!("note: {note}");
-                }
-                // The domain the dataset was made from, as its manifest records it.
-                let dir = s.path.parent().unwrap_or(std::path::Path::new("."));
-                let domain = match Dataset::open(&globals.registry, dir, None) {
-                    Ok(data) => data.domain().clone(),
-                    Err(e) => {
-                        crate::stderr_line!("error: {e}");
-                        return Ok(EXIT_INPUT);
-                    }
-                };
-                if let Err(code) =
-                    pool.install(|| args.render.derive(&domain, &templates, &s.path, true, None))
-                {
-                    return Ok(code);
-                }
-            }
-            Ok(0)
+    for s in &result? {
+        crate::stderr_line!("{}", summary_line("merged", s));
+        if let Some(note) = &s.note {
+            crate::stderr_line!("note: {note}");
         }
-        Err(e) => Ok(report(&e)),
+        // The domain the dataset was made from, as its manifest records it.
+        let dir = s.path.parent().unwrap_or(std::path::Path::new("."));
+        let data = Dataset::open(&globals.registry, dir, None)?;
+        pool.install(|| {
+            args.render
+                .derive(data.domain(), &templates, &s.path, true, None)
+        })?;
     }
+    Ok(Report::Done)
 }

@@ -9,7 +9,7 @@
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
 use crate::eval::render_book;
@@ -173,14 +173,8 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
     })
 }
 
-pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
-    let templates = match Templates::resolve(args.templates_dir.as_deref()) {
-        Ok(t) => t,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    let templates = Templates::resolve(args.templates_dir.as_deref())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
         Some(file) => from_file(globals, args, &renderer, file),
@@ -192,21 +186,9 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         dataset,
         setting,
         book,
-    } = match source {
-        Ok(s) => s,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    } = source.map_err(Error::input)?;
     let instance = &instance;
-    let judge = match Judge::new(&domain, instance) {
-        Ok(j) => j,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    let judge = Judge::new(&domain, instance).map_err(|e| Error::input(e.to_string()))?;
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();
@@ -234,16 +216,16 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         out(&format!("round {}> ", episode.replies() + 1))?;
         let Some(line) = lines.next().transpose()? else {
             out("\n")?;
-            crate::stderr_line!("game abandoned at end of input; nothing recorded");
-            return Ok(EXIT_INPUT);
+            return Err(Error::input(
+                "game abandoned at end of input; nothing recorded",
+            ));
         };
         let input = line.trim();
         if input.is_empty() {
             continue;
         }
         if input.eq_ignore_ascii_case("quit") {
-            crate::stderr_line!("game abandoned; nothing recorded");
-            return Ok(EXIT_INPUT);
+            return Err(Error::input("game abandoned; nothing recorded"));
         }
         let choice = resolve(input, &instance.actions, &instance.truths);
         let Some(choice) = choice else {
@@ -317,7 +299,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     file.write_all(line.to_jsonl().as_bytes())?;
     file.sync_data()?;
     out(&format!("trajectory appended to {}\n", path.display()))?;
-    Ok(0)
+    Ok(Report::Done)
 }
 
 fn capital(s: &str) -> String {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::PathBuf;
 
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::dataset;
 use crate::score::{self, Sources};
 
@@ -41,24 +41,12 @@ pub struct ScoreArgs {
     curve_svg: Option<PathBuf>,
 }
 
-pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
-    let read = || -> Result<_, String> {
-        let files = score::read_result_files(&args.paths).map_err(|e| e.to_string())?;
-        let (instance_sets, skipped) =
-            dataset::instance_sets(&args.instances).map_err(|e| e.to_string())?;
-        let oracle = match &args.oracle {
-            Some(path) => score::read_oracle(path).map_err(|e| e.to_string())?,
-            None => Vec::new(),
-        };
-        Ok((files, instance_sets, skipped, oracle))
-    };
-    // A missing, unreadable or malformed input named by the user is bad input (1).
-    let (files, instance_sets, skipped, oracle) = match read() {
-        Ok(read) => read,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
+pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
+    let files = score::read_result_files(&args.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
+    let oracle = match &args.oracle {
+        Some(path) => score::read_oracle(path)?,
+        None => Vec::new(),
     };
     for f in &files {
         for w in &f.repeated {
@@ -69,8 +57,9 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
         crate::stderr_line!("note: skipping `{}`: not an instance file", file.display());
     }
     if files.is_empty() {
-        crate::stderr_line!("error: no result files (`*.jsonl`) under the given paths");
-        return Ok(EXIT_INPUT);
+        return Err(Error::input(
+            "no result files (`*.jsonl`) under the given paths",
+        ));
     }
     let mut sources = Sources {
         instance_sets,
@@ -79,16 +68,9 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     };
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
     if let Some(spec) = &args.domain {
-        match globals.registry.load(spec) {
-            Ok((d, _)) => {
-                for n in &names {
-                    sources.domains.insert(n.clone(), d.clone());
-                }
-            }
-            Err(e) => {
-                crate::stderr_line!("{e}");
-                return Ok(EXIT_INPUT);
-            }
+        let (d, _) = globals.registry.load(spec)?;
+        for n in &names {
+            sources.domains.insert(n.clone(), d.clone());
         }
     } else if !sources.instance_sets.is_empty() {
         sources.domains = score::domains_by_name(
@@ -114,10 +96,10 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     if let Some(path) = &args.curve_svg {
         let curves = score::curves(&files, &sources);
         if curves.is_empty() {
-            crate::stderr_line!(
-                "error: no result file has both its instances and its domain, so no curve can be drawn\n  = help: pass --instances DIR (and --domain if the domain is not found by name)"
-            );
-            return Ok(EXIT_INPUT);
+            return Err(Error::input_with_help(
+                "no result file has both its instances and its domain, so no curve can be drawn",
+                "pass --instances DIR (and --domain if the domain is not found by name)",
+            ));
         }
         std::fs::write(path, score::render_curve_svg(&curves)).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
@@ -128,5 +110,5 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
     } else {
         out(&score::render_table(&report.rows))?;
     }
-    Ok(0)
+    Ok(Report::Done)
 }

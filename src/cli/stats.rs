@@ -2,15 +2,13 @@
 //! instance structure signature and correctness.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io;
 use std::path::PathBuf;
 
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::dataset;
 use crate::domain::Domain;
-use crate::game::Judge;
 use crate::score::{self, Sources};
-use crate::stats::{self, Signature};
+use crate::stats;
 
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
@@ -32,25 +30,12 @@ pub struct StatsArgs {
     json: bool,
 }
 
-pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
-    let read = || -> Result<_, String> {
-        let files = score::read_result_files(&args.paths).map_err(|e| e.to_string())?;
-        let (instance_sets, skipped) =
-            dataset::instance_sets(&args.instances).map_err(|e| e.to_string())?;
-        let given = match &args.domain {
-            Some(spec) => Some(globals.registry.load(spec).map_err(|e| e.to_string())?.0),
-            None => None,
-        };
-        Ok((files, instance_sets, skipped, given))
-    };
-    // A missing, unreadable or malformed input named by the user, or a
-    // --domain that does not load, is bad input (1).
-    let (files, instance_sets, skipped, given) = match read() {
-        Ok(read) => read,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
+pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
+    let files = score::read_result_files(&args.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
+    let given = match &args.domain {
+        Some(spec) => Some(globals.registry.load(spec)?.0),
+        None => None,
     };
     for f in &files {
         for w in &f.repeated {
@@ -72,50 +57,15 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         instance_sets,
         ..Sources::default()
     };
-    let mut per_model: BTreeMap<String, Vec<(Signature, bool)>> = BTreeMap::new();
-    let mut skipped = 0usize;
-    for file in &files {
-        let Some(domain) = domains.get(&file.key.domain) else {
-            crate::stderr_line!(
-                "error: no domain for `{}` (give --domain NAME|PATH)",
-                file.key.domain
-            );
-            return Ok(EXIT_INPUT);
-        };
-        let set = sources.instances(&file.key);
-        for line in &file.lines {
-            let inst = line
-                .seed
-                .and_then(|s| set.and_then(|set| set.instances.iter().find(|i| i.seed == s)));
-            let Some(inst) = inst else {
-                skipped += 1;
-                continue;
-            };
-            let judge = match Judge::new(domain, inst) {
-                Ok(j) => j,
-                Err(e) => {
-                    crate::stderr_line!("error: {}: {e}", file.path);
-                    return Ok(EXIT_INPUT);
-                }
-            };
-            let wins = line
-                .trials
-                .iter()
-                .filter(|t| t.predicted.as_deref().is_some_and(|p| judge.evaluate(p)))
-                .count();
-            let correct = 2 * wins > line.trials.len();
-            per_model
-                .entry(file.key.model.clone())
-                .or_default()
-                .push((stats::signature(domain, inst), correct));
-        }
-    }
-    if skipped > 0 {
+    let observed = stats::observe(&files, &sources, &domains).map_err(Error::input)?;
+    if observed.unmatched > 0 {
         crate::stderr_line!(
-            "note: {skipped} result line(s) without a matching instance were left out"
+            "note: {} result line(s) without a matching instance were left out",
+            observed.unmatched
         );
     }
-    let tests: Vec<stats::Test> = per_model
+    let tests: Vec<stats::Test> = observed
+        .per_model
         .iter()
         .map(|(model, data)| stats::test(model, data, args.pool))
         .collect();
@@ -123,7 +73,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         let mut s = serde_json::to_string_pretty(&tests).expect("tests serialize");
         s.push('\n');
         out(&s)?;
-        return Ok(0);
+        return Ok(Report::Done);
     }
     let mut text = String::new();
     for t in &tests {
@@ -151,5 +101,5 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         }
     }
     out(&text)?;
-    Ok(0)
+    Ok(Report::Done)
 }
