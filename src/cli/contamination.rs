@@ -124,13 +124,13 @@ pub struct VerifyArgs {
     /// under the same OUT).
     pub dataset: Option<PathBuf>,
     /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::generate::parse_threads)]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::flags::parse_threads)]
     pub threads: usize,
 }
 
 /// Runs `verify`; exit 1 when the dataset is not the seed's.
 pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
-    let pool = super::generate::pool(args.threads)?;
+    let pool = super::flags::pool(args.threads)?;
     let v = pool
         .install(|| crate::contamination::secret::verify(&args.seed_file, args.dataset.as_deref()))
         .map_err(Error::input)?;

@@ -111,11 +111,11 @@ pub struct EvalArgs {
 pub const MAX_TRIALS: usize = 10_000;
 
 /// `--trials K`: 1 to [`MAX_TRIALS`], refused at once beyond.
-fn parse_trials(text: &str) -> Result<usize, super::generate::BadValue> {
+fn parse_trials(text: &str) -> Result<usize, super::flags::BadValue> {
     let shown: String = text.chars().take(40).collect();
     match text.trim().parse::<usize>() {
         Ok(k) if (1..=MAX_TRIALS).contains(&k) => Ok(k),
-        _ => Err(super::generate::BadValue(format!(
+        _ => Err(super::flags::BadValue(format!(
             "expected a number of trials from 1 to {MAX_TRIALS}, not `{shown}`"
         ))),
     }

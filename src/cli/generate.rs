@@ -4,6 +4,7 @@
 use std::io;
 use std::path::PathBuf;
 
+pub use super::flags::{BadValue, MAX_THREADS, parse_threads, pool};
 use super::progress::Progress;
 use super::{Error, Globals, Report};
 use crate::contamination::{Exclusion, secret, split};
@@ -234,19 +235,6 @@ impl RenderArgs {
     }
 }
 
-/// A command-line value clap's own parsers cannot check: the message says
-/// what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadValue(pub String);
-
-impl std::fmt::Display for BadValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadValue {}
-
 /// `--search-nodes N`: at least 1.
 pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
     match text.parse::<u64>() {
@@ -326,23 +314,6 @@ pub fn parse_seed(text: &str) -> Result<SeedArg, BadValue> {
     })
 }
 
-/// Most worker threads `--threads` accepts.
-pub const MAX_THREADS: usize = 1024;
-
-/// `--threads N`: 0 (one per core) to [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<usize, BadValue> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| BadValue(format!("`{text}` is not a number of threads")))?;
-    if n > MAX_THREADS {
-        return Err(BadValue(format!(
-            "{n} threads is more than {MAX_THREADS}; use 0 for one per core"
-        )));
-    }
-    Ok(n)
-}
-
 /// Most shards `--shard K/N` accepts.
 pub const MAX_SHARDS: u64 = 1 << 20;
 
@@ -362,14 +333,6 @@ fn parse_shard(text: &str) -> Result<ShardId, String> {
         return Err(format!("`{text}`: at most {MAX_SHARDS} shards"));
     }
     Ok(ShardId { index, count })
-}
-
-/// Builds the rayon pool of `--threads`.
-pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(io::Error::other)
 }
 
 /// Progress of `stage` on stderr (see [`Progress`]).

@@ -13,6 +13,7 @@ pub mod contamination;
 mod domains;
 mod eval;
 mod family;
+mod flags;
 pub mod generate;
 mod graph;
 pub mod import;
