@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::dataset::Setting;
+
 /// What a group of results is about: `results/<model>/<agent>/<domain>/<setting>/`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupKey {
@@ -141,14 +143,14 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
 }
 
 /// `.../<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`, recognised
-/// by the `eval_times=` file name and a `truth_num=` setting directory.
+/// by the `eval_times=` file name and a setting directory ([`Setting`]).
 fn key_from_path(path: &Path) -> Option<GroupKey> {
     let parts: Vec<String> = path
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     let n = parts.len();
-    if n < 5 || !parts[n - 1].starts_with("eval_times=") || !parts[n - 2].starts_with("truth_num=")
+    if n < 5 || !parts[n - 1].starts_with("eval_times=") || parts[n - 2].parse::<Setting>().is_err()
     {
         return None;
     }
