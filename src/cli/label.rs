@@ -10,8 +10,8 @@
 //! The labelling itself is the library's [`pipeline::relabel`]
 //! (parallel chunks, input order, the same output for any `--threads`);
 //! this file reads the arguments, opens the input, writes `-o FILE`
-//! atomically and turns failures into exit codes (a malformed line: exit
-//! code 1, naming the line).
+//! atomically and turns failures into [`super::Error`]s (a malformed
+//! line: the user's input, exit code 1, naming the line).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
