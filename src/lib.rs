@@ -10,7 +10,9 @@
 //! 4. [`render`]: knowledge books, platform prompts and SFT golden trajectories
 //!    from templates, and the book checker.
 //! 5. [`output`]: write KUMO-compatible JSONL, books, SFT records and
-//!    `manifest.json`; shards, `merge` and resume.
+//!    `manifest.json`; shards, `merge` and resume. [`dataset`] is its
+//!    reading half: a dataset directory, its domain, a [`dataset::Setting`]'s
+//!    lines, books and tasks, for every reader.
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
@@ -30,7 +32,9 @@
 //! importer, the game messages and `play`).
 pub mod cli;
 pub mod contamination;
+pub mod dataset;
 pub mod domain;
+pub mod error;
 pub mod eval;
 pub mod family;
 pub mod game;

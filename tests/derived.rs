@@ -395,12 +395,13 @@ fn a_user_book_template_that_fails_its_check_is_named() {
 #[test]
 fn internal_errors_exit_2_and_blame_no_data() {
     use kumo_gen::output::OutputError;
-    let e = OutputError::Internal {
+    let internal = || OutputError::Internal {
         message: "seed 3: the knowledge book rendered by the shipped template fails its check: x"
             .into(),
     };
+    let e = internal();
     assert!(!e.is_input());
-    assert_eq!(kumo_gen::cli::generate::report(&e), 2);
+    assert_eq!(kumo_gen::error::Error::from(internal()).exit_code(), 2);
     let text = format!("{e} {}", e.help().unwrap());
     assert!(text.starts_with("internal error: "), "{text}");
     assert!(text.contains("bug in kumo-gen"), "{text}");

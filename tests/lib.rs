@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod conformance;
 mod contamination;
+mod dataset;
 mod derived;
 mod domain;
 mod eval;

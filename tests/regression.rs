@@ -35,9 +35,9 @@ fn kumo_env_names_are_accepted_wherever_a_domain_name_is() {
 #[test]
 fn a_bad_domain_for_a_dataset_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let err = Registry::default()
-        .for_dataset(Some("no-such-domain"), dir.path())
-        .unwrap_err();
+    let err =
+        kumo_gen::dataset::Dataset::open(&Registry::default(), dir.path(), Some("no-such-domain"))
+            .unwrap_err();
     assert!(err.to_string().contains("no-such-domain"), "{err}");
 }
 

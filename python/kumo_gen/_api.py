@@ -80,8 +80,9 @@ def _path(p: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
 
 
 def setting_name(truths: int, actions: int, valid: int = 1) -> str:
-    """The setting's file stem, as in `generated/<domain>/<setting>.jsonl`."""
-    return f"truth_num={truths}+action_num={actions}+valid_truth_num={valid}"
+    """The setting's file stem, as in `generated/<domain>/<setting>.jsonl`
+    (`kumo_gen::dataset::Setting`, the name every kumo-gen command uses)."""
+    return _native.setting_name(truths, actions, valid)
 
 
 def generate_lines(

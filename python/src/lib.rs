@@ -8,6 +8,7 @@
 //! - generation: [`kumo_gen::pipeline::generate_lines`] (the dataset lines
 //!   `kumo-gen generate` writes, byte for byte);
 //! - labels: [`kumo_gen::pipeline::relabel`] (`kumo-gen label`);
+//! - file names: [`kumo_gen::dataset::Setting`] (KUMO's setting name);
 //! - play: [`kumo_gen::pipeline::task`] and
 //!   [`kumo_gen::eval::session::Session`] (`kumo-gen eval`'s prompt,
 //!   parser, observation wording and KUMO's action counting), judged by
@@ -23,6 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
+use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::eval::Task;
 use kumo_gen::eval::players;
@@ -624,6 +626,14 @@ impl PySession {
     }
 }
 
+/// KUMO's setting name, the stem of `<domain>/<setting>.jsonl`:
+/// `truth_num=T+action_num=A+valid_truth_num=V`.
+#[pyfunction]
+#[pyo3(signature = (truths, actions, valid=1))]
+fn setting_name(truths: usize, actions: usize, valid: usize) -> String {
+    Setting::new(truths, actions, valid).to_string()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -646,6 +656,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(reward, m)?)?;
     m.add_function(wrap_pyfunction!(player_reply, m)?)?;
+    m.add_function(wrap_pyfunction!(setting_name, m)?)?;
     m.add("PLAYERS", players::PLAYER_NAMES.to_vec())?;
     Ok(())
 }

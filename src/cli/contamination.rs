@@ -5,8 +5,8 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{EXIT_INPUT, Globals, out};
-use crate::contamination::{Exclusion, KeyKind, ReadError, overlap};
+use super::{Error, Globals, Report, out};
+use crate::contamination::{Exclusion, KeyKind, overlap};
 use crate::domain::Domain;
 
 /// `--exclude-key` / `--key` values.
@@ -43,31 +43,27 @@ pub struct ExcludeArgs {
 
 impl ExcludeArgs {
     /// The exclusion against `domain` (`None` without `--exclude`); the
-    /// exit code when a set cannot be read.
-    pub fn read(&self, domain: &Domain) -> Result<Option<Arc<Exclusion>>, i32> {
+    /// error when a set cannot be read.
+    pub fn read(&self, domain: &Domain) -> Result<Option<Arc<Exclusion>>, Error> {
         if self.exclude.is_empty() {
             return Ok(None);
         }
-        match Exclusion::read(domain, &self.exclude, self.exclude_key.into()) {
-            Ok(exclusion) => {
-                for set in exclusion.sets() {
-                    crate::stderr_line!(
-                        "excluding `{}`: {} instances ({} key{}), digest {}",
-                        set.path,
-                        set.instances,
-                        set.key.name(),
-                        if set.context_only > 0 {
-                            format!("; {} SFT records by the context key", set.context_only)
-                        } else {
-                            String::new()
-                        },
-                        set.digest
-                    );
-                }
-                Ok(Some(Arc::new(exclusion)))
-            }
-            Err(e) => Err(report_read(&e)),
+        let exclusion = Exclusion::read(domain, &self.exclude, self.exclude_key.into())?;
+        for set in exclusion.sets() {
+            crate::stderr_line!(
+                "excluding `{}`: {} instances ({} key{}), digest {}",
+                set.path,
+                set.instances,
+                set.key.name(),
+                if set.context_only > 0 {
+                    format!("; {} SFT records by the context key", set.context_only)
+                } else {
+                    String::new()
+                },
+                set.digest
+            );
         }
+        Ok(Some(Arc::new(exclusion)))
     }
 
     pub fn for_merge(&self) -> crate::output::MergeExclude {
@@ -76,11 +72,6 @@ impl ExcludeArgs {
             key: self.exclude_key.into(),
         }
     }
-}
-
-fn report_read(e: &ReadError) -> i32 {
-    crate::stderr_line!("error: {e}\n  = help: {}", e.help());
-    EXIT_INPUT
 }
 
 /// Flags of `kumo-gen overlap`.
@@ -105,22 +96,13 @@ pub struct OverlapArgs {
     pub fail_on_overlap: bool,
 }
 
-/// Runs `overlap`; the exit code.
-pub fn run(globals: &Globals, args: &OverlapArgs) -> io::Result<i32> {
+/// Runs `overlap`; findings when `--fail-on-overlap` finds shared instances.
+pub fn run(globals: &Globals, args: &OverlapArgs) -> Result<Report, Error> {
     let domain = match &args.domain {
-        Some(name) => match globals.registry.load(name) {
-            Ok((domain, _)) => Some(domain),
-            Err(e) => {
-                crate::stderr_line!("{e}");
-                return Ok(EXIT_INPUT);
-            }
-        },
+        Some(name) => Some(globals.registry.load(name)?.0),
         None => overlap::manifest_domain(&args.a).or_else(|| overlap::manifest_domain(&args.b)),
     };
-    let result = match overlap::overlap(&args.a, &args.b, args.key.into(), domain.as_ref()) {
-        Ok(result) => result,
-        Err(e) => return Ok(report_read(&e)),
-    };
+    let result = overlap::overlap(&args.a, &args.b, args.key.into(), domain.as_ref())?;
     if args.json {
         let mut text = serde_json::to_string_pretty(&result).map_err(io::Error::other)?;
         text.push('\n');
@@ -128,11 +110,7 @@ pub fn run(globals: &Globals, args: &OverlapArgs) -> io::Result<i32> {
     } else {
         out(&result.text())?;
     }
-    Ok(if args.fail_on_overlap && result.shared > 0 {
-        EXIT_INPUT
-    } else {
-        0
-    })
+    Ok(Report::failed_if(args.fail_on_overlap && result.shared > 0))
 }
 
 /// Flags of `kumo-gen verify`.
@@ -146,42 +124,35 @@ pub struct VerifyArgs {
     /// under the same OUT).
     pub dataset: Option<PathBuf>,
     /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::generate::parse_threads)]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::flags::parse_threads)]
     pub threads: usize,
 }
 
 /// Runs `verify`; exit 1 when the dataset is not the seed's.
-pub fn verify(args: &VerifyArgs) -> io::Result<i32> {
-    let pool = super::generate::pool(args.threads)?;
-    match pool
+pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
+    let pool = super::flags::pool(args.threads)?;
+    let v = pool
         .install(|| crate::contamination::secret::verify(&args.seed_file, args.dataset.as_deref()))
-    {
-        Ok(v) => {
-            out(&format!(
-                "verified: `{}` is the {} instances the seed in `{}` generates (digest {})\n",
-                v.dataset.display(),
-                v.instances,
-                args.seed_file.display(),
-                v.digest
-            ))?;
-            Ok(0)
-        }
-        Err(message) => {
-            crate::stderr_line!("error: {message}");
-            Ok(EXIT_INPUT)
-        }
-    }
+        .map_err(Error::input)?;
+    out(&format!(
+        "verified: `{}` is the {} instances the seed in `{}` generates (digest {})\n",
+        v.dataset.display(),
+        v.instances,
+        args.seed_file.display(),
+        v.digest
+    ))?;
+    Ok(Report::Done)
 }
 
 /// Prints the capacity of the setting (estimated from its first draws) and
-/// a warning when `n` comes close; the exit code when `n` is impossible.
+/// a warning when `n` comes close; the error when `n` is impossible.
 /// A setting whose draws fail is left to the run, which names the cause.
 pub fn report_capacity(
     domain: &Domain,
     params: &crate::synth::Params,
     exclusion: Option<&Exclusion>,
     n: u64,
-) -> Result<(), i32> {
+) -> Result<(), Error> {
     use crate::contamination::capacity;
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
         return Ok(());
@@ -200,11 +171,9 @@ pub fn report_capacity(
             crate::stderr_line!("warning: {warning}");
             Ok(())
         }
-        Err(message) => {
-            crate::stderr_line!(
-                "error: {message}\n  = help: lower `-n`, raise `--truths`/`--actions`, or exclude less"
-            );
-            Err(EXIT_INPUT)
-        }
+        Err(message) => Err(Error::input_with_help(
+            message,
+            "lower `-n`, raise `--truths`/`--actions`, or exclude less",
+        )),
     }
 }

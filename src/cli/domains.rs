@@ -1,9 +1,7 @@
 //! `kumo-gen validate` and `kumo-gen domains`: check domain files and list
 //! the known domains.
 
-use std::io;
-
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::domain::{DomainSource, LoadError};
 
 #[derive(clap::Args, Debug)]
@@ -14,7 +12,7 @@ pub struct ValidateArgs {
 }
 
 /// Validates the given domains (or all), printing every diagnostic.
-pub fn validate(globals: &Globals, args: &ValidateArgs) -> io::Result<i32> {
+pub fn validate(globals: &Globals, args: &ValidateArgs) -> Result<Report, Error> {
     let sources: Vec<Result<DomainSource, LoadError>> = if args.domains.is_empty() {
         match globals.registry.all() {
             Ok(all) => all.into_iter().map(|(_, s)| Ok(s)).collect(),
@@ -58,23 +56,17 @@ pub fn validate(globals: &Globals, args: &ValidateArgs) -> io::Result<i32> {
         }
     }
     out(&format!("{passed} passed, {failed} failed\n"))?;
-    Ok(if failed == 0 { 0 } else { EXIT_INPUT })
+    Ok(Report::failed_if(failed > 0))
 }
 
 /// Lists every known domain as a table.
-pub fn list(globals: &Globals) -> io::Result<i32> {
-    let all = match globals.registry.all() {
-        Ok(all) => all,
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+pub fn list(globals: &Globals) -> Result<Report, Error> {
+    let all = globals.registry.all()?;
     let mut table = format!(
         "{:<24} {:>7} {:>8}  {}\n",
         "NAME", "TRUTHS", "ACTIONS", "TITLE"
     );
-    let mut code = 0;
+    let mut invalid = false;
     for (name, source) in all {
         match source.load() {
             Ok((d, _)) => table.push_str(&format!(
@@ -90,10 +82,10 @@ pub fn list(globals: &Globals) -> io::Result<i32> {
                     "{name:<24} {:>7} {:>8}  (invalid: run `kumo-gen validate {name}`)\n",
                     "-", "-"
                 ));
-                code = EXIT_INPUT;
+                invalid = true;
             }
         }
     }
     out(&table)?;
-    Ok(code)
+    Ok(Report::failed_if(invalid))
 }

@@ -2,18 +2,16 @@
 //! generated dataset and write KUMO-format results.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
-use crate::domain::Domain;
+use super::{Error, Globals, Report, out};
+use crate::dataset::{self, Setting};
 use crate::eval::client::ClientConfig;
 use crate::eval::players::{PLAYER_NAMES, Player};
 use crate::eval::subset::Subset;
-use crate::eval::{self, RunConfig, Suite, Task, protocol};
-use crate::game::{Judge, parse_instances};
+use crate::eval::{self, RunConfig, Suite};
 use crate::render::{RenderOptions, Renderer, Templates};
-use crate::score::parse_setting;
 
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
@@ -113,27 +111,18 @@ pub struct EvalArgs {
 pub const MAX_TRIALS: usize = 10_000;
 
 /// `--trials K`: 1 to [`MAX_TRIALS`], refused at once beyond.
-fn parse_trials(text: &str) -> Result<usize, super::generate::BadValue> {
+fn parse_trials(text: &str) -> Result<usize, super::flags::BadValue> {
     let shown: String = text.chars().take(40).collect();
     match text.trim().parse::<usize>() {
         Ok(k) if (1..=MAX_TRIALS).contains(&k) => Ok(k),
-        _ => Err(super::generate::BadValue(format!(
+        _ => Err(super::flags::BadValue(format!(
             "expected a number of trials from 1 to {MAX_TRIALS}, not `{shown}`"
         ))),
     }
 }
 
-fn fail(message: String) -> io::Result<i32> {
-    crate::stderr_line!("error: {message}");
-    Ok(EXIT_INPUT)
-}
-
-fn sorted_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<io::Result<_>>()?;
-    v.sort();
-    Ok(v)
+fn fail(message: String) -> Result<Report, Error> {
+    Err(Error::input(message))
 }
 
 /// The instances of each file to play (`--limit`, `--sample`).
@@ -152,138 +141,63 @@ fn results_name(args: &EvalArgs) -> &str {
         .unwrap_or_default()
 }
 
+/// `--setting T,A`: the truths and actions of the settings to play.
+fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
+    let Some(s) = &args.setting else {
+        return Ok(None);
+    };
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    match parts.as_slice() {
+        [t, a] => match (t.parse::<usize>(), a.parse::<usize>()) {
+            (Ok(t), Ok(a)) => Ok(Some((t, a))),
+            _ => Err(format!(
+                "--setting `{s}`: expected two numbers like `12,16`"
+            )),
+        },
+        _ => Err(format!(
+            "--setting `{s}`: expected truths,actions like `12,16`"
+        )),
+    }
+}
+
 fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
     if !args.data.is_dir() {
         return Err(format!("`{}` is not a directory", args.data.display()));
     }
-    let wanted_setting = match &args.setting {
-        None => None,
-        Some(s) => {
-            let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-            match parts.as_slice() {
-                [t, a] => match (t.parse::<u64>(), a.parse::<u64>()) {
-                    (Ok(t), Ok(a)) => Some((t, a)),
-                    _ => {
-                        return Err(format!(
-                            "--setting `{s}`: expected two numbers like `12,16`"
-                        ));
-                    }
-                },
-                _ => {
-                    return Err(format!(
-                        "--setting `{s}`: expected truths,actions like `12,16`"
-                    ));
-                }
-            }
-        }
-    };
-    let spec_domain = args
-        .domain
-        .as_deref()
-        .and_then(|s| globals.registry.load(s).ok())
-        .map(|(d, _)| d.name);
+    let wanted = wanted_setting(args)?;
     let templates = Templates::resolve(args.templates_dir.as_deref()).map_err(|e| e.to_string())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
+    let datasets = dataset::open_all(
+        &globals.registry,
+        &args.data,
+        args.domain.as_deref(),
+        |s: &Setting| wanted.is_none_or(|w| w == (s.truths, s.actions)),
+    )
+    .map_err(|e| e.to_string())?;
     let mut suites = Vec::new();
     let mut missing_books: Vec<PathBuf> = Vec::new();
-    for dir in sorted_entries(&args.data).map_err(|e| e.to_string())? {
-        if !dir.is_dir() {
-            continue;
-        }
-        let dir_name = dir
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // `--domain` names the directory, or a domain whose name the
-        // directory has (KUMO's `MedicalEnv` holds domain `medical`).
-        if let Some(want) = &args.domain
-            && *want != dir_name
-            && !spec_domain.as_ref().is_some_and(|d| {
-                *d == dir_name || crate::domain::kumo_env_domain(&dir_name) == Some(d.as_str())
-            })
-        {
-            continue;
-        }
-        let mut domain: Option<Domain> = None;
-        for file in sorted_entries(&dir).map_err(|e| e.to_string())? {
-            let Some(setting) = file
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jsonl"))
-                .map(str::to_string)
-            else {
-                continue;
-            };
-            let Some((t, a, _)) = parse_setting(&setting) else {
-                continue;
-            };
-            if wanted_setting.is_some_and(|w| w != (t, a)) {
-                continue;
-            }
-            if domain.is_none() {
-                domain = Some(
-                    globals
-                        .registry
-                        .for_dataset(args.domain.as_deref(), &dir)
-                        .map_err(|e| e.to_string())?,
-                );
-            }
-            let domain = domain.clone().expect("set above");
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-            let mut instances: Vec<Option<_>> = parse_instances(&text)
-                .map_err(|e| format!("{}:{e}", file.display()))?
-                .into_iter()
-                .map(Some)
-                .collect();
-            let chosen = subset(args).indices(instances.len());
-            let mut tasks = Vec::with_capacity(chosen.len());
-            for i in chosen {
-                let Some(instance) = instances[i].take() else {
-                    continue;
-                };
-                // KUMO numbers books by line index.
-                let book_path = dir
-                    .join("knowledge_book")
-                    .join(&setting)
-                    .join(format!("seed={i}.txt"));
-                let book = match std::fs::read_to_string(&book_path) {
-                    Ok(b) => b,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        missing_books.push(book_path);
-                        if args.require_books {
-                            continue;
-                        }
-                        eval::render_book(&renderer, &domain, &instance)
-                            .map_err(|e| format!("{}: {e}", file.display()))?
-                    }
-                    Err(e) => {
-                        return Err(format!("cannot read `{}`: {e}", book_path.display()));
-                    }
-                };
-                let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)
-                    .map_err(|e| e.to_string())?;
-                let judge = Judge::new(&domain, &instance)
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
-                tasks.push(Task {
-                    instance,
-                    system_prompt,
-                    judge,
-                });
-            }
+    for (data, settings) in datasets {
+        for setting in settings {
+            let lines = data.lines(&setting).map_err(|e| e.to_string())?;
+            let chosen = subset(args).indices(lines.len());
+            let found = data
+                .tasks(&renderer, &setting, lines, &chosen, args.require_books)
+                .map_err(|e| e.to_string())?;
+            missing_books.extend(found.missing_books);
+            let setting = setting.to_string();
             suites.push(Suite {
                 out: eval::result_path(
                     &args.out,
                     results_name(args),
                     &eval::agent_name(args.budget),
-                    &dir_name,
+                    &data.name(),
                     &setting,
                     args.trials,
                 ),
-                domain,
-                domain_dir: dir_name.clone(),
+                domain: data.domain().clone(),
+                domain_dir: data.name(),
                 setting,
-                tasks,
+                tasks: found.tasks,
             });
         }
     }
@@ -317,7 +231,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
     Ok(suites)
 }
 
-pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
+pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
         return fail("--trials, --max-steps and --concurrency must be at least 1".into());
     }
@@ -397,8 +311,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         && let Err(e) =
             crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))
     {
-        crate::stderr_line!("error: {e}");
-        return Ok(EXIT_OTHER);
+        return Err(Error::Service {
+            message: e.to_string(),
+        });
     }
     let summary = eval::run(&suites, &config, &progress);
     bar.finish();
@@ -412,10 +327,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
                 io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData
             ) =>
         {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
+            return Err(Error::input(e.to_string()));
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
 
     let rate = |n: usize| {
@@ -445,19 +359,19 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> io::Result<i32> {
         text.push_str(&format!("  results: {}\n", s.out.display()));
     }
     out(&text)?;
-    for f in &summary.failures {
-        crate::stderr_line!("error: {f}");
-    }
+    let mut failures: Vec<String> = summary.failures.iter().map(ToString::to_string).collect();
     if let Some(fatal) = &summary.fatal {
-        crate::stderr_line!("error: the API refused the run: {fatal}");
-        return Ok(EXIT_OTHER);
-    }
-    if summary.unfinished > 0 {
-        crate::stderr_line!(
-            "error: {} instance(s) unfinished after retries; run the same command again to resume",
+        failures.push(format!("the API refused the run: {fatal}"));
+    } else if summary.unfinished > 0 {
+        failures.push(format!(
+            "{} instance(s) unfinished after retries; run the same command again to resume",
             summary.unfinished
-        );
-        return Ok(EXIT_OTHER);
+        ));
     }
-    Ok(0)
+    if !failures.is_empty() {
+        return Err(Error::Service {
+            message: failures.join("\nerror: "),
+        });
+    }
+    Ok(Report::Done)
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::graph::write_atomic;
-use super::{EXIT_INPUT, out};
+use super::{Error, Report, out};
 use crate::domain::Domain;
 use crate::family::{FamilyParams, FamilyReport, default_counts, domain_file};
 use crate::game::InstanceLine;
@@ -70,7 +70,7 @@ pub struct FamilyArgs {
 }
 
 /// Runs `kumo-gen family`.
-pub fn run(args: &FamilyArgs) -> io::Result<i32> {
+pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
     let (hypotheses, probes) = default_counts(&args.name);
     let params = FamilyParams {
         hypotheses: args.hypotheses.unwrap_or(hypotheses),
@@ -83,29 +83,18 @@ pub fn run(args: &FamilyArgs) -> io::Result<i32> {
         length: args.length,
     };
     if args.output.is_none() && !args.curve {
-        crate::stderr_line!(
-            "error: nothing to do\n  = help: pass -o DOMAIN.yaml, --curve, or both"
-        );
-        return Ok(EXIT_INPUT);
+        return Err(Error::input_with_help(
+            "nothing to do",
+            "pass -o DOMAIN.yaml, --curve, or both",
+        ));
     }
-    let (text, report) = match domain_file(&args.name, &params) {
-        Ok(made) => made,
-        Err(e) => {
-            crate::stderr_line!("error: {e}\n  = help: {}", e.help);
-            return Ok(EXIT_INPUT);
-        }
-    };
+    let (text, report) = domain_file(&args.name, &params)
+        .map_err(|e| Error::input_with_help(e.to_string(), e.help.clone()))?;
     let file = args
         .output
         .as_ref()
         .map_or_else(|| format!("<{}>", args.name), |p| p.display().to_string());
-    let domain = match Domain::from_yaml(&file, &text) {
-        Ok((domain, _warnings)) => domain,
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    let (domain, _warnings) = Domain::from_yaml(&file, &text)?;
     if let Some(path) = &args.output {
         write_atomic(path, text.as_bytes())
             .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", path.display())))?;
@@ -114,7 +103,7 @@ pub fn run(args: &FamilyArgs) -> io::Result<i32> {
     if args.curve {
         return print_curve(&domain, args);
     }
-    Ok(0)
+    Ok(Report::Done)
 }
 
 fn summary(name: &str, report: &FamilyReport, path: &std::path::Path) -> String {
@@ -133,19 +122,13 @@ fn summary(name: &str, report: &FamilyReport, path: &std::path::Path) -> String 
 /// as the main command does; the mean exact optimal expected probes, and
 /// the mean number of hypotheses left after each probe of the golden
 /// trajectory.
-fn print_curve(domain: &Domain, args: &FamilyArgs) -> io::Result<i32> {
+fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
     let mut rows = Vec::new();
     for &truths in &args.curve_truths {
         let actions = args.curve_actions.min(domain.actions.len());
         let params = Params::new(truths, actions, 1);
-        let lines =
-            match generate_lines(domain, params, args.curve_n, Some(SearchBudget::default())) {
-                Ok(lines) => lines,
-                Err(e) => {
-                    crate::stderr_line!("error: {truths} hypotheses x {actions} probes: {e}");
-                    return Ok(EXIT_INPUT);
-                }
-            };
+        let lines = generate_lines(domain, params, args.curve_n, Some(SearchBudget::default()))
+            .map_err(|e| Error::input(format!("{truths} hypotheses x {actions} probes: {e}")))?;
         let mut expected = Vec::new();
         let mut remaining: Vec<Vec<f64>> = Vec::new();
         for line in &lines {
@@ -193,5 +176,6 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> io::Result<i32> {
         }
         text
     };
-    out(&text).map(|()| 0)
+    out(&text)?;
+    Ok(Report::Done)
 }

@@ -4,12 +4,13 @@
 use std::io;
 use std::path::PathBuf;
 
+pub use super::flags::{BadValue, MAX_THREADS, parse_threads, pool};
 use super::progress::Progress;
-use super::{EXIT_INPUT, EXIT_OTHER, Globals};
+use super::{Error, Globals, Report};
 use crate::contamination::{Exclusion, secret, split};
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
-use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
+use crate::output::{self, Job, Summary, manifest::ShardId};
 use crate::pipeline::labeler;
 use crate::render::{RenderOptions, Renderer, SftBook, Templates};
 use crate::search::SearchBudget;
@@ -145,12 +146,9 @@ pub enum SftBookArg {
 }
 
 impl RenderArgs {
-    /// Loads the templates (exit 1 on a template error).
-    pub fn templates(&self) -> Result<Templates, i32> {
-        Templates::resolve(self.templates_dir.as_deref()).map_err(|e| {
-            crate::stderr_line!("error: {e}");
-            EXIT_INPUT
-        })
+    /// Loads the templates.
+    pub fn templates(&self) -> Result<Templates, Error> {
+        Ok(Templates::resolve(self.templates_dir.as_deref())?)
     }
 
     pub fn options(&self) -> RenderOptions {
@@ -164,7 +162,7 @@ impl RenderArgs {
     }
 
     /// Writes books, SFT records (and the HF export) for the finished
-    /// dataset file `dataset`; the exit code on failure.
+    /// dataset file `dataset`.
     pub fn derive(
         &self,
         domain: &Domain,
@@ -172,7 +170,7 @@ impl RenderArgs {
         dataset: &std::path::Path,
         labels: bool,
         part: Option<&str>,
-    ) -> Result<(), i32> {
+    ) -> Result<(), Error> {
         let renderer = Renderer::new(templates, self.options());
         let lines = std::fs::read(dataset)
             .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
@@ -232,23 +230,10 @@ impl RenderArgs {
                 }
                 Ok(())
             }
-            Err(e) => Err(report(&e)),
+            Err(e) => Err(e.into()),
         }
     }
 }
-
-/// A command-line value clap's own parsers cannot check: the message says
-/// what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadValue(pub String);
-
-impl std::fmt::Display for BadValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadValue {}
 
 /// `--search-nodes N`: at least 1.
 pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
@@ -329,23 +314,6 @@ pub fn parse_seed(text: &str) -> Result<SeedArg, BadValue> {
     })
 }
 
-/// Most worker threads `--threads` accepts.
-pub const MAX_THREADS: usize = 1024;
-
-/// `--threads N`: 0 (one per core) to [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<usize, BadValue> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| BadValue(format!("`{text}` is not a number of threads")))?;
-    if n > MAX_THREADS {
-        return Err(BadValue(format!(
-            "{n} threads is more than {MAX_THREADS}; use 0 for one per core"
-        )));
-    }
-    Ok(n)
-}
-
 /// Most shards `--shard K/N` accepts.
 pub const MAX_SHARDS: u64 = 1 << 20;
 
@@ -367,26 +335,9 @@ fn parse_shard(text: &str) -> Result<ShardId, String> {
     Ok(ShardId { index, count })
 }
 
-/// Builds the rayon pool of `--threads`.
-pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(io::Error::other)
-}
-
 /// Progress of `stage` on stderr (see [`Progress`]).
 pub fn progress_bar(len: u64, stage: &str, unit: &str) -> Progress {
     Progress::new(len, stage, unit)
-}
-
-/// Prints an output error with its help; the exit code.
-pub fn report(e: &OutputError) -> i32 {
-    match e.help() {
-        Some(help) => crate::stderr_line!("error: {e}\n  = help: {help}"),
-        None => crate::stderr_line!("error: {e}"),
-    }
-    if e.is_input() { EXIT_INPUT } else { EXIT_OTHER }
 }
 
 /// The final summary line.
@@ -415,25 +366,13 @@ pub fn summary_line(what: &str, s: &Summary) -> String {
     )
 }
 
-/// Runs generation; returns the exit code.
-pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
-    let (domain, warnings) = match globals.registry.load(&args.domain) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+/// Runs generation.
+pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
+    let (domain, warnings) = globals.registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
     let seed = match args.seed {
         SeedArg::Fixed(seed) => seed,
-        SeedArg::Random => match secret::draw_seed() {
-            Ok(seed) => seed,
-            Err(message) => {
-                crate::stderr_line!("error: {message}");
-                return Ok(EXIT_OTHER);
-            }
-        },
+        SeedArg::Random => secret::draw_seed().map_err(io::Error::other)?,
     };
     let params = Params {
         truths: args.truths,
@@ -443,14 +382,8 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         allow_shortcuts: args.allow_shortcuts,
         decimals: args.decimals,
     };
-    let templates = match args.render.templates() {
-        Ok(t) => t,
-        Err(code) => return Ok(code),
-    };
-    let exclude = match args.exclude.read(&domain) {
-        Ok(e) => e,
-        Err(code) => return Ok(code),
-    };
+    let templates = args.render.templates()?;
+    let exclude = args.exclude.read(&domain)?;
     let pool = pool(args.threads)?;
     let Some(SplitParts(parts)) = &args.split else {
         return run_one(
@@ -458,10 +391,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         );
     };
     if args.shard.is_some() {
-        crate::stderr_line!(
-            "error: `--split` cannot be sharded yet: merge would not know the parts\n  = help: generate the split unsharded"
-        );
-        return Ok(EXIT_INPUT);
+        return Err(Error::input_with_help(
+            "`--split` cannot be sharded yet: merge would not know the parts",
+            "generate the split unsharded",
+        ));
     }
     if let Some(unknown) = args
         .sft_parts
@@ -470,11 +403,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
         .find(|name| !parts.iter().any(|p| &p.name == *name))
     {
         let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
-        crate::stderr_line!(
-            "error: `--sft-parts`: `{unknown}` is not a part of `--split`\n  = help: name parts among {}",
-            names.join(", ")
-        );
-        return Ok(EXIT_OTHER);
+        return Err(Error::Usage {
+            message: format!("`--sft-parts`: `{unknown}` is not a part of `--split`"),
+            help: Some(format!("name parts among {}", names.join(", "))),
+        });
     }
     let base = exclude.unwrap_or_else(|| std::sync::Arc::new(Exclusion::none(&domain)));
     for (index, (part, n)) in parts
@@ -495,7 +427,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             .sft_parts
             .as_ref()
             .is_some_and(|names| !names.contains(&part.name));
-        let code = run_one(
+        run_one(
             &part_args,
             &domain,
             &templates,
@@ -506,11 +438,8 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             n,
             Some(&part.name),
         )?;
-        if code != 0 {
-            return Ok(code);
-        }
     }
-    Ok(0)
+    Ok(Report::Done)
 }
 
 /// One dataset (`part` of a `--split` run, if any): the capacity check,
@@ -526,7 +455,7 @@ fn run_one(
     out: &std::path::Path,
     n: u64,
     part: Option<&str>,
-) -> io::Result<i32> {
+) -> Result<Report, Error> {
     let total = match args.shard {
         Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
         None => n,
@@ -556,17 +485,12 @@ fn run_one(
         exclude,
         secret_seed: args.seed == SeedArg::Random,
     };
-    if let Err(code) = pool.install(|| {
+    pool.install(|| {
         super::contamination::report_capacity(domain, &job.params, job.exclude.as_deref(), n)
-    }) {
-        return Ok(code);
-    }
+    })?;
     let mut secret_run = None;
     if job.secret_seed {
-        match secret::begin(&job, args.search_budget, args.search_nodes) {
-            Ok(run) => secret_run = Some(run),
-            Err(e) => return Ok(report(&e)),
-        }
+        secret_run = Some(secret::begin(&job, args.search_budget, args.search_nodes)?);
     }
     let result = pool.install(|| output::generate(&job));
     bar.finish();
@@ -581,26 +505,22 @@ fn run_one(
                 crate::stderr_line!("note: {note}");
             }
             // Books and SFT follow the final file: after `merge` for shards.
-            if args.shard.is_none()
-                && let Err(code) = pool.install(|| {
+            if args.shard.is_none() {
+                pool.install(|| {
                     args.render
                         .derive(domain, templates, &summary.path, !args.no_labels, part)
-                })
-            {
-                return Ok(code);
+                })?;
             }
             if let Some(run) = &mut secret_run {
-                match secret::finish(run, &summary.path) {
-                    Ok(digest) => crate::stderr_line!(
-                        "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
-                        run.path.display(),
-                        run.path.display()
-                    ),
-                    Err(e) => return Ok(report(&e)),
-                }
+                let digest = secret::finish(run, &summary.path)?;
+                crate::stderr_line!(
+                    "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
+                    run.path.display(),
+                    run.path.display()
+                );
             }
-            Ok(0)
+            Ok(Report::Done)
         }
-        Err(e) => Ok(report(&e)),
+        Err(e) => Err(e.into()),
     }
 }

@@ -5,7 +5,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::graph::render::GraphReport;
 use crate::graph::{DomainGraph, LOUVAIN_RUNS};
 
@@ -37,14 +37,8 @@ pub enum GraphFormat {
 }
 
 /// Runs `kumo-gen graph`.
-pub fn run(globals: &Globals, args: &GraphArgs) -> io::Result<i32> {
-    let domain = match globals.registry.load(&args.domain) {
-        Ok((domain, _warnings)) => domain,
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+pub fn run(globals: &Globals, args: &GraphArgs) -> Result<Report, Error> {
+    let (domain, _warnings) = globals.registry.load(&args.domain)?;
     let graph = DomainGraph::build(&domain);
     let partition = graph.communities(args.seed, args.runs);
     let report = GraphReport::new(&domain, &graph, &partition, args.seed, args.runs);
@@ -59,9 +53,12 @@ pub fn run(globals: &Globals, args: &GraphArgs) -> io::Result<i32> {
             write_atomic(path, text.as_bytes()).map_err(|e| {
                 io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
             })?;
-            Ok(0)
+            Ok(Report::Done)
         }
-        None => out(&text).map(|()| 0),
+        None => {
+            out(&text)?;
+            Ok(Report::Done)
+        }
     }
 }
 

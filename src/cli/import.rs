@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{EXIT_INPUT, EXIT_OTHER, out};
+use super::{Error, Report, out};
 use crate::domain::{Diagnostic, compile};
 use crate::import::{ImportOptions, import_python};
 
@@ -72,38 +72,31 @@ impl ImportArgs {
     }
 }
 
-/// Runs the import and returns the exit code.
-pub fn run(args: &ImportArgs) -> i32 {
+/// Runs the import.
+pub fn run(args: &ImportArgs) -> Result<Report, Error> {
     let file = args.file.display().to_string();
     let source = match read_source(&args.file) {
         Ok(Ok(text)) => text,
-        Ok(Err(diagnostic)) => {
-            crate::stderr_line!("{diagnostic}");
-            return EXIT_INPUT;
-        }
-        Err(e) => {
-            // A missing or unreadable input named by the user is bad input.
-            crate::stderr_line!("error: cannot read `{file}`: {e}");
-            return EXIT_INPUT;
-        }
+        Ok(Err(diagnostic)) => return Err(Error::Located(diagnostic.to_string())),
+        // A missing or unreadable input named by the user is bad input.
+        Err(e) => return Err(Error::input(format!("cannot read `{file}`: {e}"))),
     };
     if let Some(output) = &args.output
         && std::fs::canonicalize(output).ok() == std::fs::canonicalize(&args.file).ok()
     {
-        crate::stderr_line!(
-            "error: `-o {}` is the Python file being imported; it would be overwritten\n  = help: write the YAML to another file, e.g. `-o {}`",
-            output.display(),
-            args.file.with_extension("yaml").display()
-        );
-        return EXIT_INPUT;
+        return Err(Error::input_with_help(
+            format!(
+                "`-o {}` is the Python file being imported; it would be overwritten",
+                output.display()
+            ),
+            format!(
+                "write the YAML to another file, e.g. `-o {}`",
+                args.file.with_extension("yaml").display()
+            ),
+        ));
     }
-    let imported = match import_python(&file, &source, &args.options()) {
-        Ok(imported) => imported,
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return EXIT_INPUT;
-        }
-    };
+    let imported = import_python(&file, &source, &args.options())
+        .map_err(|e| Error::Located(e.to_string()))?;
     for note in &imported.notes {
         crate::stderr_line!("note: {file}:{note}");
     }
@@ -122,25 +115,17 @@ pub fn run(args: &ImportArgs) -> i32 {
         |p| p.display().to_string(),
     );
     if let Err(e) = compile(&target, &imported.doc) {
-        crate::stderr_line!("{e}");
-        crate::stderr_line!(
-            "error: the imported domain does not validate; fix the Python file or report this"
-        );
-        return EXIT_INPUT;
+        return Err(Error::Located(format!(
+            "{e}\nerror: the imported domain does not validate; fix the Python file or report this"
+        )));
     }
     let yaml = imported.doc.to_yaml();
     let written = match &args.output {
         Some(path) => write_atomic(path, &yaml),
         None => out(&yaml),
     };
-    match written {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            crate::stderr_line!("error: cannot write `{target}`: {e}");
-            EXIT_OTHER
-        }
-    }
+    written.map_err(|e| std::io::Error::new(e.kind(), format!("cannot write `{target}`: {e}")))?;
+    Ok(Report::Done)
 }
 
 /// Reads the file as UTF-8; a decoding problem is a located diagnostic.

@@ -10,15 +10,15 @@
 //! The labelling itself is the library's [`pipeline::relabel`]
 //! (parallel chunks, input order, the same output for any `--threads`);
 //! this file reads the arguments, opens the input, writes `-o FILE`
-//! atomically and turns failures into exit codes (a malformed line: exit
-//! code 1, naming the line).
+//! atomically and turns failures into [`super::Error`]s (a malformed
+//! line: the user's input, exit code 1, naming the line).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{EXIT_INPUT, EXIT_OTHER};
+use super::{Error, Report};
 use crate::domain::Registry;
 use crate::output::files::{NamingWriter, write_atomic_with};
 use crate::pipeline::relabel::{self, RelabelError, Summary};
@@ -54,40 +54,23 @@ pub struct LabelArgs {
     pub search_time: Option<f64>,
 }
 
-/// Runs `kumo-gen label` with the shipped domains and returns the exit code.
-pub fn run(args: &LabelArgs) -> i32 {
+/// Runs `kumo-gen label` with the shipped domains.
+pub fn run(args: &LabelArgs) -> Result<Report, Error> {
     run_in(&Registry::new(None), args)
 }
 
 /// Runs `kumo-gen label`, resolving the domain in `registry`.
-pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
-    let domain = match registry.load(&args.domain) {
-        Ok((domain, warnings)) => {
-            super::report_warnings(&domain, &warnings);
-            domain
-        }
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return EXIT_INPUT;
-        }
-    };
-    let budget = match budget(args) {
-        Ok(b) => b,
-        Err(message) => {
-            crate::stderr_line!("error: {message}");
-            return EXIT_OTHER;
-        }
-    };
-    let pool = match rayon::ThreadPoolBuilder::new()
+pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
+    let (domain, warnings) = registry.load(&args.domain)?;
+    super::report_warnings(&domain, &warnings);
+    let budget = budget(args).map_err(|message| Error::Usage {
+        message,
+        help: None,
+    })?;
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
-    {
-        Ok(pool) => pool,
-        Err(e) => {
-            crate::stderr_line!("error: cannot start worker threads: {e}");
-            return EXIT_OTHER;
-        }
-    };
+        .map_err(|e| io::Error::other(format!("cannot start worker threads: {e}")))?;
     let source = args.instances.display().to_string();
     // The total is known for a file (its lines), not for stdin.
     let total = match args.instances.as_os_str() == "-" {
@@ -102,13 +85,9 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
     let input: Box<dyn BufRead> = if args.instances.as_os_str() == "-" {
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
-        match File::open(&args.instances) {
-            Ok(f) => Box::new(BufReader::new(f)),
-            Err(e) => {
-                crate::stderr_line!("error: cannot read `{source}`: {e}");
-                return EXIT_INPUT;
-            }
-        }
+        let f = File::open(&args.instances)
+            .map_err(|e| Error::input(format!("cannot read `{source}`: {e}")))?;
+        Box::new(BufReader::new(f))
     };
     let job = |out: &mut dyn Write| {
         relabel::relabel(
@@ -151,19 +130,13 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> i32 {
                     labelled + unlabelled
                 );
             }
-            0
+            Ok(Report::Done)
         }
         Err(RelabelError::Input(errors)) => {
-            for e in errors {
-                crate::stderr_line!("error: {e}");
-            }
-            EXIT_INPUT
+            let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            Err(Error::input(messages.join("\nerror: ")))
         }
-        Err(RelabelError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
-        Err(RelabelError::Io(e)) => {
-            crate::stderr_line!("error: {e}");
-            EXIT_OTHER
-        }
+        Err(RelabelError::Io(e)) => Err(e.into()),
     }
 }
 

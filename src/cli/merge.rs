@@ -1,13 +1,11 @@
 //! `kumo-gen merge --out DIR`: join the shard files of sharded runs into
 //! the dataset files an unsharded run writes, byte for byte.
 
-use std::io;
 use std::path::PathBuf;
 
-use super::EXIT_INPUT;
-use super::Globals;
-use super::generate::{RenderArgs, pool, progress_bar, report, summary_line};
-use crate::domain::{Domain, DomainDoc, compile};
+use super::generate::{RenderArgs, pool, progress_bar, summary_line};
+use super::{Error, Globals, Report};
+use crate::dataset::Dataset;
 use crate::output;
 use crate::search::SearchBudget;
 
@@ -38,17 +36,14 @@ pub struct MergeArgs {
     pub render: RenderArgs,
 }
 
-/// Merges every shard group under `--out`; returns the exit code.
-pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
+/// Merges every shard group under `--out`.
+pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
     let bar = progress_bar(0, "merge", "instances");
     let progress = |done: u64| {
         bar.grow_to(done);
         bar.set_position(done);
     };
-    let templates = match args.render.templates() {
-        Ok(t) => t,
-        Err(code) => return Ok(code),
-    };
+    let templates = args.render.templates()?;
     let budget = SearchBudget {
         max_memo_entries: args.search_budget,
         max_nodes: args.search_nodes,
@@ -66,51 +61,18 @@ pub fn run(_globals: &Globals, args: &MergeArgs) -> io::Result<i32> {
         )
     });
     bar.finish();
-    match result {
-        Ok(summaries) => {
-            for s in &summaries {
-                crate::stderr_line!("{}", summary_line("merged", s));
-                if let Some(note) = &s.note {
-                    crate::stderr_line!("note: {note}");
-                }
-                let domain = match dataset_domain(&s.path) {
-                    Ok(domain) => domain,
-                    Err(message) => {
-                        crate::stderr_line!("error: {message}");
-                        return Ok(EXIT_INPUT);
-                    }
-                };
-                if let Err(code) =
-                    pool.install(|| args.render.derive(&domain, &templates, &s.path, true, None))
-                {
-                    return Ok(code);
-                }
-            }
-            Ok(0)
+    for s in &result? {
+        crate::stderr_line!("{}", summary_line("merged", s));
+        if let Some(note) = &s.note {
+            crate::stderr_line!("note: {note}");
         }
-        Err(e) => Ok(report(&e)),
+        // The domain the dataset was made from, as its manifest records it.
+        let dir = s.path.parent().unwrap_or(std::path::Path::new("."));
+        let data = Dataset::open(&globals.registry, dir, None)?;
+        pool.install(|| {
+            args.render
+                .derive(data.domain(), &templates, &s.path, true, None)
+        })?;
     }
-}
-
-/// The domain a dataset file was made from, as recorded in the
-/// `manifest.json` beside it, with the recorded hash of the domain file
-/// (the compiled document has no file bytes; derived files such as the HF
-/// card name the file's hash, as an unsharded run does).
-fn dataset_domain(dataset: &std::path::Path) -> Result<Domain, String> {
-    let manifest = dataset
-        .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .join("manifest.json");
-    let name = manifest.display().to_string();
-    let text =
-        std::fs::read_to_string(&manifest).map_err(|e| format!("cannot read `{name}`: {e}"))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("`{name}` is not JSON: {e}"))?;
-    let doc: DomainDoc = serde_json::from_value(value["domain"]["document"].clone())
-        .map_err(|e| format!("`{name}` has no readable `domain.document`: {e}"))?;
-    let (mut domain, _) = compile(&name, &doc).map_err(|e| e.to_string())?;
-    if let Some(hash) = value["domain"]["hash"].as_str() {
-        domain.source_hash = hash.to_string();
-    }
-    Ok(domain)
+    Ok(Report::Done)
 }

@@ -1,9 +1,12 @@
 //! The command-line layer: turns flags into checked configurations, calls
 //! the library, and maps results to exit codes.
 //!
-//! Exit codes: 0 ok, 1 bad input or an infeasible request, 2 usage, I/O or
-//! internal error. A closed stdout pipe ends quietly with 0. Without a
-//! subcommand, `kumo-gen --domain D ...` runs generation (the main job).
+//! Every command handler returns `Result<Report, Error>`; [`main`] alone
+//! prints an [`Error`] and picks the exit code from its kind: 0 ok, 1 bad
+//! input or an infeasible request, 2 usage, output, service or internal
+//! error ([`crate::error`]). A closed stdout pipe ends quietly with 0.
+//! Without a subcommand, `kumo-gen --domain D ...` runs generation (the
+//! main job).
 
 mod check_books;
 pub mod contamination;
@@ -11,6 +14,7 @@ mod domains;
 mod eval;
 mod family;
 pub mod flag_tables;
+mod flags;
 pub mod generate;
 mod graph;
 pub mod import;
@@ -29,11 +33,30 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::domain::Registry;
+pub use crate::error::{EXIT_INPUT, EXIT_OTHER, Error};
 
-/// Exit code: bad input or infeasible request.
-pub const EXIT_INPUT: i32 = 1;
-/// Exit code: usage, I/O or internal error.
-pub const EXIT_OTHER: i32 = 2;
+/// How a command that ran to its end went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// All is well (exit 0).
+    Done,
+    /// The command printed what it found, and what it found is a failure
+    /// of the input the exit code must tell (exit 1): books that fail
+    /// their check, domains that do not validate, topics left without a
+    /// domain.
+    Findings,
+}
+
+impl Report {
+    /// `Findings` when `failed`, else `Done`.
+    pub fn failed_if(failed: bool) -> Report {
+        if failed {
+            Report::Findings
+        } else {
+            Report::Done
+        }
+    }
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -127,23 +150,24 @@ pub fn main() -> i32 {
         Some(Command::Split(args)) => split::run(&globals, &args),
         Some(Command::Family(args)) => family::run(&args),
         Some(Command::CheckBooks(args)) => check_books::run(&globals, &args),
-        Some(Command::Import(args)) => Ok(import::run(&args)),
-        Some(Command::Label(args)) => Ok(label::run_in(&globals.registry, &args)),
+        Some(Command::Import(args)) => import::run(&args),
+        Some(Command::Label(args)) => label::run_in(&globals.registry, &args),
         Some(Command::Propose(args)) => propose::run(&globals, &args),
         Some(Command::Overlap(args)) => contamination::run(&globals, &args),
         Some(Command::Verify(args)) => contamination::verify(&args),
         None => {
             // No subcommand and no flags: usage on stderr, as for any usage error.
             let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());
-            Ok(EXIT_OTHER)
+            return EXIT_OTHER;
         }
     };
     match result {
-        Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Ok(Report::Done) => 0,
+        Ok(Report::Findings) => EXIT_INPUT,
+        Err(e) if e.is_closed_pipe() => 0,
         Err(e) => {
-            crate::stderr_line!("error: {e}");
-            EXIT_OTHER
+            crate::stderr_line!("{}", e.report());
+            e.exit_code()
         }
     }
 }

@@ -9,11 +9,11 @@
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
+use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
 use crate::eval::render_book;
 use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, parse_instances};
-use crate::output::setting_name;
 use crate::python_repr::py_repr;
 use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
@@ -101,9 +101,7 @@ fn from_file(
     renderer: &Renderer,
     file: &Path,
 ) -> Result<Source, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-    let mut instances = parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+    let mut instances = dataset::read_instances(file).map_err(|e| e.to_string())?;
     if args.line == 0 || args.line > instances.len() {
         return Err(format!(
             "--line {}: `{}` has instances on lines 1 to {}",
@@ -115,26 +113,23 @@ fn from_file(
     let index = args.line - 1;
     let instance = instances.swap_remove(index);
     let dir = file.parent().unwrap_or(Path::new("."));
-    let domain = globals
-        .registry
-        .for_dataset(args.domain.as_deref(), dir)
-        .map_err(|e| e.to_string())?;
+    let data =
+        Dataset::open(&globals.registry, dir, args.domain.as_deref()).map_err(|e| e.to_string())?;
     let setting = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let book_path = dir
-        .join("knowledge_book")
-        .join(&setting)
-        .join(format!("seed={index}.txt"));
-    let book = match std::fs::read_to_string(&book_path) {
-        Ok(book) => book,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?
-        }
-        Err(e) => return Err(format!("cannot read `{}`: {e}", book_path.display())),
-    };
-    let dataset = Some(name_of(Some(dir)))
+    // A file named by its setting has its books beside it.
+    let book = match setting.parse::<Setting>() {
+        Ok(s) => data
+            .book(renderer, &s, index, &instance)
+            .map_err(|e| e.to_string()),
+        Err(_) => data
+            .render_book(renderer, &instance)
+            .map_err(|e| e.to_string()),
+    }?;
+    let domain = data.domain().clone();
+    let dataset = Some(data.name())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| domain.name.clone());
     Ok(Source {
@@ -172,26 +167,14 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
     Ok(Source {
         instance,
         dataset: domain.name.clone(),
-        setting: setting_name(&params),
+        setting: Setting::from(&params).to_string(),
         domain,
         book,
     })
 }
 
-fn name_of(p: Option<&Path>) -> String {
-    p.and_then(Path::file_name)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
-    let templates = match Templates::resolve(args.templates_dir.as_deref()) {
-        Ok(t) => t,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    let templates = Templates::resolve(args.templates_dir.as_deref())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
         Some(file) => from_file(globals, args, &renderer, file),
@@ -203,21 +186,9 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         dataset,
         setting,
         book,
-    } = match source {
-        Ok(s) => s,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    } = source.map_err(Error::input)?;
     let instance = &instance;
-    let judge = match Judge::new(&domain, instance) {
-        Ok(j) => j,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    let judge = Judge::new(&domain, instance).map_err(|e| Error::input(e.to_string()))?;
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();
@@ -245,16 +216,16 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
         out(&format!("round {}> ", episode.replies() + 1))?;
         let Some(line) = lines.next().transpose()? else {
             out("\n")?;
-            crate::stderr_line!("game abandoned at end of input; nothing recorded");
-            return Ok(EXIT_INPUT);
+            return Err(Error::input(
+                "game abandoned at end of input; nothing recorded",
+            ));
         };
         let input = line.trim();
         if input.is_empty() {
             continue;
         }
         if input.eq_ignore_ascii_case("quit") {
-            crate::stderr_line!("game abandoned; nothing recorded");
-            return Ok(EXIT_INPUT);
+            return Err(Error::input("game abandoned; nothing recorded"));
         }
         let choice = resolve(input, &instance.actions, &instance.truths);
         let Some(choice) = choice else {
@@ -328,7 +299,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> io::Result<i32> {
     file.write_all(line.to_jsonl().as_bytes())?;
     file.sync_data()?;
     out(&format!("trajectory appended to {}\n", path.display()))?;
-    Ok(0)
+    Ok(Report::Done)
 }
 
 fn capital(s: &str) -> String {

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{EXIT_INPUT, EXIT_OTHER, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::eval::client::{
     Client, ClientConfig, api_key_from_env, check_reachable, parse_api_base,
 };
@@ -80,9 +80,8 @@ pub struct ProposeArgs {
     backoff_ms: u64,
 }
 
-fn fail(message: impl std::fmt::Display) -> io::Result<i32> {
-    crate::stderr_line!("error: {message}");
-    Ok(EXIT_INPUT)
+fn fail(message: impl std::fmt::Display) -> Result<Report, Error> {
+    Err(Error::input(message.to_string()))
 }
 
 /// The topics and the output directory.
@@ -129,7 +128,7 @@ fn stem(path: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("-o `{}` names no file; give `--name`", path.display()))
 }
 
-pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
+pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     if args.truths < 4 || args.actions < 6 {
         return fail(
             "--truths is at least 4 and --actions at least 6 (every domain must synthesize at 4x6)",
@@ -167,8 +166,9 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
         .iter()
         .any(|t| batch::existing(&dir.join(format!("{}.yaml", t.name))).is_none());
     if pending && let Err(e) = check_reachable(&args.api_base, Duration::from_secs(10)) {
-        crate::stderr_line!("error: {e}");
-        return Ok(EXIT_OTHER);
+        return Err(Error::Service {
+            message: e.to_string(),
+        });
     }
     let mut client = Client::new(
         ClientConfig {
@@ -215,22 +215,17 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> io::Result<i32> {
         },
         &mut |i, row| progress(i, total, row),
     );
-    let rows = match result {
-        Ok(rows) => rows,
-        Err(e @ BatchError::Api { .. }) => {
-            crate::stderr_line!("error: {e}; run the same command again to resume");
-            return Ok(EXIT_OTHER);
-        }
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_OTHER);
-        }
-    };
+    let rows = result.map_err(|e| match e {
+        BatchError::Api { .. } => Error::Service {
+            message: format!("{e}; run the same command again to resume"),
+        },
+        BatchError::Write(e) => io::Error::other(e.to_string()).into(),
+    })?;
     if args.topics.is_some() {
         out(&batch::summary_table(&rows))?;
     }
     let failed = rows.iter().any(|r| r.outcome.status == Status::Failed);
-    Ok(if failed { EXIT_INPUT } else { 0 })
+    Ok(Report::failed_if(failed))
 }
 
 /// One progress line per topic on stdout; a failure's findings on stderr.

@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use super::graph::write_atomic;
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
 use crate::graph::split::{SideReport, SplitMethod, SplitOptions, SplitReport, split};
 
 #[derive(clap::Args, Debug)]
@@ -31,26 +31,14 @@ pub struct SplitArgs {
 }
 
 /// Runs `kumo-gen split`.
-pub fn run(globals: &Globals, args: &SplitArgs) -> io::Result<i32> {
-    let domain = match globals.registry.load(&args.domain) {
-        Ok((domain, _warnings)) => domain,
-        Err(e) => {
-            crate::stderr_line!("{e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
+    let (domain, _warnings) = globals.registry.load(&args.domain)?;
     let options = SplitOptions {
         method: args.method,
         seed: args.seed,
         ..SplitOptions::default()
     };
-    let split = match split(&domain, &options) {
-        Ok(split) => split,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
+    let split = split(&domain, &options).map_err(|e| Error::input(e.to_string()))?;
     std::fs::create_dir_all(&args.out_dir).map_err(|e| {
         io::Error::new(
             e.kind(),
@@ -88,7 +76,7 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> io::Result<i32> {
     } else {
         out(&text_report(&split.report, &files))?;
     }
-    Ok(0)
+    Ok(Report::Done)
 }
 
 /// The human-readable report.

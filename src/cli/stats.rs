@@ -1,16 +1,14 @@
 //! `kumo-gen stats`: per model, chi-square test of independence between
 //! instance structure signature and correctness.
 
-use std::collections::BTreeMap;
-use std::io;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use super::score::{jsonl_files, load_instance_sets};
-use super::{EXIT_INPUT, Globals, out};
+use super::{Error, Globals, Report, out};
+use crate::dataset;
 use crate::domain::Domain;
-use crate::game::Judge;
 use crate::score::{self, Sources};
-use crate::stats::{self, Signature};
+use crate::stats;
 
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
@@ -32,90 +30,42 @@ pub struct StatsArgs {
     json: bool,
 }
 
-pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
-    let mut files = Vec::new();
-    // A missing or unreadable input named by the user is bad input (1).
-    let paths = match jsonl_files(&args.paths) {
-        Ok(paths) => paths,
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(super::EXIT_INPUT);
-        }
+pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
+    let files = score::read_result_files(&args.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
+    let given = match &args.domain {
+        Some(spec) => Some(globals.registry.load(spec)?.0),
+        None => None,
     };
-    for path in paths {
-        let text = std::fs::read_to_string(&path)?;
-        match score::parse_result_file(&path, &text) {
-            Ok(f) => {
-                for w in &f.repeated {
-                    crate::stderr_line!("warning: {w}");
-                }
-                files.push(f);
-            }
-            Err(e) => {
-                crate::stderr_line!("error: {e}");
-                return Ok(EXIT_INPUT);
-            }
+    for f in &files {
+        for w in &f.repeated {
+            crate::stderr_line!("warning: {w}");
         }
     }
-    let sources = match load_instance_sets(&args.instances) {
-        Ok(sets) => Sources {
-            instance_sets: sets,
-            ..Sources::default()
-        },
-        Err(e) => {
-            crate::stderr_line!("error: {e}");
-            return Ok(EXIT_INPUT);
-        }
-    };
-    let mut domains: BTreeMap<String, Option<Domain>> = BTreeMap::new();
-    let mut per_model: BTreeMap<String, Vec<(Signature, bool)>> = BTreeMap::new();
-    let mut skipped = 0usize;
-    for file in &files {
-        let domain = domains.entry(file.key.domain.clone()).or_insert_with(|| {
-            let spec = args.domain.as_deref().unwrap_or(&file.key.domain);
-            globals.registry.load(spec).ok().map(|(d, _)| d)
-        });
-        let Some(domain) = domain.as_ref() else {
-            crate::stderr_line!(
-                "error: no domain for `{}` (give --domain NAME|PATH)",
-                file.key.domain
-            );
-            return Ok(EXIT_INPUT);
-        };
-        let set = sources.instances(&file.key);
-        for line in &file.lines {
-            let inst = line
-                .seed
-                .and_then(|s| set.and_then(|set| set.instances.iter().find(|i| i.seed == s)));
-            let Some(inst) = inst else {
-                skipped += 1;
-                continue;
-            };
-            let judge = match Judge::new(domain, inst) {
-                Ok(j) => j,
-                Err(e) => {
-                    crate::stderr_line!("error: {}: {e}", file.path);
-                    return Ok(EXIT_INPUT);
-                }
-            };
-            let wins = line
-                .trials
-                .iter()
-                .filter(|t| t.predicted.as_deref().is_some_and(|p| judge.evaluate(p)))
-                .count();
-            let correct = 2 * wins > line.trials.len();
-            per_model
-                .entry(file.key.model.clone())
-                .or_default()
-                .push((stats::signature(domain, inst), correct));
-        }
+    for file in &skipped {
+        crate::stderr_line!("note: skipping `{}`: not an instance file", file.display());
     }
-    if skipped > 0 {
+    let names: BTreeSet<&str> = files.iter().map(|f| f.key.domain.as_str()).collect();
+    let domains: BTreeMap<String, Domain> = match given {
+        Some(domain) => names
+            .iter()
+            .map(|n| (n.to_string(), domain.clone()))
+            .collect(),
+        None => score::domains_by_name(&globals.registry, names, &instance_sets),
+    };
+    let sources = Sources {
+        instance_sets,
+        ..Sources::default()
+    };
+    let observed = stats::observe(&files, &sources, &domains).map_err(Error::input)?;
+    if observed.unmatched > 0 {
         crate::stderr_line!(
-            "note: {skipped} result line(s) without a matching instance were left out"
+            "note: {} result line(s) without a matching instance were left out",
+            observed.unmatched
         );
     }
-    let tests: Vec<stats::Test> = per_model
+    let tests: Vec<stats::Test> = observed
+        .per_model
         .iter()
         .map(|(model, data)| stats::test(model, data, args.pool))
         .collect();
@@ -123,7 +73,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         let mut s = serde_json::to_string_pretty(&tests).expect("tests serialize");
         s.push('\n');
         out(&s)?;
-        return Ok(0);
+        return Ok(Report::Done);
     }
     let mut text = String::new();
     for t in &tests {
@@ -151,5 +101,5 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         }
     }
     out(&text)?;
-    Ok(0)
+    Ok(Report::Done)
 }

@@ -20,8 +20,9 @@ use rand::TryRng;
 use serde::{Deserialize, Serialize};
 
 use super::{Exclusion, sets_conflict};
+use crate::dataset::Setting;
 use crate::output::manifest::{DomainInfo, Parameters};
-use crate::output::{Job, OutputError, dataset_path, domain_dir, files, setting_name};
+use crate::output::{Job, OutputError, dataset_path, domain_dir, files};
 use crate::search::SearchBudget;
 
 /// The directory of the private seed files under `--out`.
@@ -53,15 +54,15 @@ pub fn draw_seed() -> Result<u64, String> {
 
 /// `OUT/SECRET-seeds/<domain>/<setting>.json`.
 pub fn seed_file_path(out: &Path, domain_name: &str, parameters: &Parameters) -> PathBuf {
-    let setting = setting_name(&parameters.params());
+    let setting = Setting::from(&parameters.params());
     domain_dir(&out.join(SECRET_DIR), domain_name).join(format!("{setting}.json"))
 }
 
 /// The dataset path a seed file names, relative to `--out`.
 pub fn dataset_relative(domain_name: &str, parameters: &Parameters) -> String {
-    let setting = setting_name(&parameters.params());
+    let setting = Setting::from(&parameters.params());
     let dir = domain_dir(Path::new(""), domain_name);
-    dir.join(format!("{setting}.jsonl")).display().to_string()
+    dir.join(setting.file_name()).display().to_string()
 }
 
 /// Writes `seed_file` to `path` atomically (temp file + rename), readable

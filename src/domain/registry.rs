@@ -192,43 +192,6 @@ impl Registry {
     pub fn load(&self, spec: &str) -> Result<(Domain, Vec<Diagnostic>), LoadError> {
         self.resolve(spec)?.load()
     }
-
-    /// The domain of a dataset directory (`OUT/<domain>/` or KUMO's
-    /// `env/<Env>/`): `spec` when given (an error if it does not load),
-    /// else the domain recorded in the directory's `manifest.json`, else
-    /// the directory's name as a domain or KUMO env name.
-    pub fn for_dataset(
-        &self,
-        spec: Option<&str>,
-        dir: &Path,
-    ) -> Result<Domain, DatasetDomainError> {
-        if let Some(spec) = spec {
-            return self
-                .load(spec)
-                .map(|(d, _)| d)
-                .map_err(|e| DatasetDomainError(e.to_string()));
-        }
-        let manifest = dir.join("manifest.json");
-        if let Ok(text) = std::fs::read_to_string(&manifest)
-            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-            && let Some(doc) = v.pointer("/domain/document").or_else(|| v.get("domain"))
-            && let Ok(doc) = serde_json::from_value::<super::DomainDoc>(doc.clone())
-        {
-            return super::compile(&manifest.display().to_string(), &doc)
-                .map(|(d, _)| d)
-                .map_err(|e| DatasetDomainError(e.to_string()));
-        }
-        let name = dir
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        self.load(&name).map(|(d, _)| d).map_err(|_| {
-            DatasetDomainError(format!(
-                "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
-                dir.display()
-            ))
-        })
-    }
 }
 
 /// The shipped domain of a KUMO env name, from `domains/kumo-import.tsv`
@@ -250,9 +213,3 @@ pub fn kumo_env_domain(env: &str) -> Option<&'static str> {
         .find(|r| r[1] == row[1] && r[2] != "-")
         .map(|r| r[2])
 }
-
-/// No domain can be found for a dataset directory, or the given one does
-/// not load.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct DatasetDomainError(pub String);

@@ -244,7 +244,7 @@ pub fn write_derived(
     let domain_dir = dataset.parent().unwrap_or(Path::new("."));
     let out = domain_dir.parent().unwrap_or(Path::new("."));
 
-    let books_dir = domain_dir.join("knowledge_book").join(&setting);
+    let books_dir = crate::dataset::books_dir(domain_dir, &setting);
     let sft_dir = domain_dir.join("sft");
     // The export is shared by every domain of this `--out`, and by every
     // part of a `--split` run.
@@ -422,7 +422,7 @@ pub fn write_derived(
             })?;
         for d in derived.iter().flatten() {
             if options.books {
-                let path = books_tmp.join(format!("seed={}.txt", d.seed));
+                let path = books_tmp.join(crate::dataset::book_file_name(d.seed));
                 std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
             }
             summary.books += 1;

@@ -18,6 +18,7 @@ use std::path::Path;
 
 use super::OutputError;
 use super::derived::{HF_FORMAT, write_staged};
+use crate::dataset::Setting;
 use crate::render::hf::{Card, CardConfig, dataset_card};
 
 /// One data file of the export.
@@ -173,13 +174,12 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
     write_staged(root, card_path, dataset_card(&card).as_bytes())
 }
 
-/// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`.
+/// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`; a
+/// file stem that is no setting name stays as it is.
 fn short_setting(setting: &str) -> String {
-    // `valid_truth_num=` first: it contains `truth_num=`.
     setting
-        .replace("+valid_truth_num=", "-v")
-        .replace("truth_num=", "t")
-        .replace("+action_num=", "-a")
+        .parse::<Setting>()
+        .map_or_else(|_| setting.to_string(), |s| s.hf_name())
 }
 
 #[cfg(test)]

@@ -10,10 +10,9 @@ use std::time::Instant;
 
 use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Status};
 use super::rebudget;
-use super::{
-    OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name, timings,
-};
+use super::{OutputError, Progress, Summary, check_digest, domain_dir, files, record, timings};
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
+use crate::dataset::Setting;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
 
@@ -211,8 +210,9 @@ pub(super) fn merge_group(
     let n = first.parameters.n;
 
     let dir = domain_dir(out, &domain.name);
-    let setting = setting_name(&params);
-    let path = dir.join(format!("{setting}.jsonl"));
+    let setting = Setting::from(&params);
+    let path = dir.join(setting.file_name());
+    let setting = setting.to_string();
     files::create_dir_below(out, &dir)?;
     let lock = files::FileLock::exclusive(&path)?;
     let manifest_path = dir.join("manifest.json");

@@ -74,6 +74,7 @@ mod shard;
 pub use merge::{MergeExclude, merge};
 
 use crate::contamination::Exclusion;
+use crate::dataset::Setting;
 use crate::domain::Domain;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
@@ -255,14 +256,6 @@ impl OutputError {
     }
 }
 
-/// `truth_num=T+action_num=A+valid_truth_num=V`: KUMO's setting name.
-pub fn setting_name(params: &Params) -> String {
-    format!(
-        "truth_num={}+action_num={}+valid_truth_num={}",
-        params.truths, params.actions, params.valid
-    )
-}
-
 /// The directory of a domain's outputs under `out`.
 pub fn domain_dir(out: &Path, domain_name: &str) -> PathBuf {
     out.join(domain_name.replace(['/', '\\'], "_"))
@@ -270,7 +263,7 @@ pub fn domain_dir(out: &Path, domain_name: &str) -> PathBuf {
 
 /// Path of the dataset file of a setting.
 pub fn dataset_path(out: &Path, domain_name: &str, params: &Params) -> PathBuf {
-    domain_dir(out, domain_name).join(format!("{}.jsonl", setting_name(params)))
+    domain_dir(out, domain_name).join(Setting::from(params).file_name())
 }
 
 /// Runs `job`: the dataset, or one shard of it.
@@ -328,8 +321,9 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     let domain = job.domain;
     let dir = domain_dir(&job.out, &domain.name);
     files::create_dir_below(&job.out, &dir)?;
-    let setting = setting_name(&job.params);
-    let path = dir.join(format!("{setting}.jsonl"));
+    let setting = Setting::from(&job.params);
+    let path = dir.join(setting.file_name());
+    let setting = setting.to_string();
     let lock = files::FileLock::exclusive(&path)?;
     let manifest_path = dir.join("manifest.json");
     let parameters = job.parameters();

@@ -10,9 +10,9 @@ use super::manifest::{
     self, Counts, DomainInfo, Generator, ShardId, ShardManifest, Status, Timings,
 };
 use super::{
-    Job, OutputError, Summary, append, check_digest, domain_dir, existing, files, setting_name,
-    timings, too_long,
+    Job, OutputError, Summary, append, check_digest, domain_dir, existing, files, timings, too_long,
 };
+use crate::dataset::Setting;
 use crate::synth::{Params, Stats, Synthesizer};
 
 pub(super) fn shard_paths(
@@ -23,7 +23,7 @@ pub(super) fn shard_paths(
 ) -> (PathBuf, PathBuf) {
     let dir = domain_dir(out, domain_name)
         .join("shards")
-        .join(setting_name(params));
+        .join(Setting::from(params).to_string());
     let stem = format!("shard-{}-of-{}", shard.index, shard.count);
     (
         dir.join(format!("{stem}.jsonl")),

@@ -31,36 +31,28 @@
 //!   already queried; it shows nothing new. Per line the mean over its
 //!   trials, per row the mean of the lines, like the other counts.
 //!
-//! No file-system access here: [`crate::cli`] reads the files.
+//! File-system access is in `files` (result and oracle files, and the
+//! domains of the instance sets [`crate::dataset`] reads); the rest works
+//! on what it returns.
 
 mod curve;
+mod files;
 mod read;
 mod render;
 
 pub use curve::{Curve, curves, mean_curve, render_curve_svg};
-pub use read::{
-    GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file, parse_setting,
-};
+pub use files::{ScoreFileError, domains_by_name, read_oracle, read_result_files};
+pub use read::{GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file};
 pub use render::{render_json, render_svg, render_table};
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use crate::dataset::InstanceSet;
+use crate::dataset::Setting;
 use crate::domain::Domain;
 use crate::game::{InstanceLine, Judge};
-
-/// The instances of one file: `<domain>/<setting>.jsonl`.
-#[derive(Clone, Debug)]
-pub struct InstanceSet {
-    /// Name of the directory holding the file (KUMO: the env name).
-    pub domain: String,
-    /// File stem: `truth_num=T+action_num=A+valid_truth_num=V`.
-    pub setting: String,
-    pub instances: Vec<InstanceLine>,
-    /// The directory the file was read from, if any (for its manifest).
-    pub dir: Option<std::path::PathBuf>,
-}
 
 /// One line of an oracle file (`oracle-medical.jsonl`'s format).
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -101,11 +93,14 @@ impl Sources {
     }
 
     fn oracle_steps(&self, key: &GroupKey, seed: u64) -> Option<f64> {
-        let (t, a, _) = parse_setting(&key.setting)?;
+        let setting: Setting = key.setting.parse().ok()?;
         self.oracle
             .iter()
             .find(|o| {
-                o.env == key.domain && o.truth_num == t && o.action_num == a && o.seed == seed
+                o.env == key.domain
+                    && o.truth_num == setting.truths as u64
+                    && o.action_num == setting.actions as u64
+                    && o.seed == seed
             })
             .map(|o| o.expected_steps)
     }
@@ -238,10 +233,12 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
 
 /// Sort order of groups: model, agent, domain, then settings by their
 /// numbers (`4x6` before `12x16`).
-pub(crate) fn order_key(k: &GroupKey) -> (String, String, String, (u8, u64, u64, u64, String)) {
-    let setting = match parse_setting(&k.setting) {
-        Some((t, a, v)) => (0, t, a, v, String::new()),
-        None => (1, 0, 0, 0, k.setting.clone()),
+pub(crate) fn order_key(
+    k: &GroupKey,
+) -> (String, String, String, (u8, usize, usize, usize, String)) {
+    let setting = match k.setting.parse::<Setting>() {
+        Ok(s) => (0, s.truths, s.actions, s.valid, String::new()),
+        Err(_) => (1, 0, 0, 0, k.setting.clone()),
     };
     (k.model.clone(), k.agent.clone(), k.domain.clone(), setting)
 }

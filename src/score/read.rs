@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::dataset::Setting;
+
 /// What a group of results is about: `results/<model>/<agent>/<domain>/<setting>/`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupKey {
@@ -141,14 +143,14 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
 }
 
 /// `.../<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`, recognised
-/// by the `eval_times=` file name and a `truth_num=` setting directory.
+/// by the `eval_times=` file name and a setting directory ([`Setting`]).
 fn key_from_path(path: &Path) -> Option<GroupKey> {
     let parts: Vec<String> = path
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     let n = parts.len();
-    if n < 5 || !parts[n - 1].starts_with("eval_times=") || !parts[n - 2].starts_with("truth_num=")
+    if n < 5 || !parts[n - 1].starts_with("eval_times=") || parts[n - 2].parse::<Setting>().is_err()
     {
         return None;
     }
@@ -204,24 +206,6 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
     })
 }
 
-/// Parses `truth_num=T+action_num=A+valid_truth_num=V` into (T, A, V).
-pub fn parse_setting(setting: &str) -> Option<(u64, u64, u64)> {
-    let mut t = None;
-    let mut a = None;
-    let mut v = Some(1);
-    for part in setting.split('+') {
-        let (k, val) = part.split_once('=')?;
-        let val: u64 = val.parse().ok()?;
-        match k {
-            "truth_num" => t = Some(val),
-            "action_num" => a = Some(val),
-            "valid_truth_num" => v = Some(val),
-            _ => return None,
-        }
-    }
-    Some((t?, a?, v?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,10 +245,6 @@ mod tests {
         assert_eq!(l.trials[1].kumo_actions, 2);
         assert_eq!(l.trials[1].queries, 1);
         assert!(l.trials[1].parse_error);
-        assert_eq!(
-            parse_setting("truth_num=12+action_num=16+valid_truth_num=1"),
-            Some((12, 16, 1))
-        );
     }
 
     #[test]

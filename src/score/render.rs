@@ -2,16 +2,15 @@
 
 use std::fmt::Write;
 
-use super::{Row, parse_setting};
+use super::Row;
+use crate::dataset::Setting;
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16` (`12x16v2`
 /// with more than one valid truth); anything else unchanged.
 fn short_setting(setting: &str) -> String {
-    match parse_setting(setting) {
-        Some((t, a, 1)) => format!("{t}x{a}"),
-        Some((t, a, v)) => format!("{t}x{a}v{v}"),
-        None => setting.to_string(),
-    }
+    setting
+        .parse::<Setting>()
+        .map_or_else(|_| setting.to_string(), |s| s.short_name())
 }
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {

@@ -25,7 +25,8 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use crate::domain::Domain;
-use crate::game::InstanceLine;
+use crate::game::{InstanceLine, Judge};
+use crate::score::{ResultFile, Sources};
 
 /// Sorted (descending) degree sequences of truths and of actions.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -190,6 +191,61 @@ pub fn test(model: &str, data: &[(Signature, bool)], min_count: usize) -> Test {
     t.p_value = ChiSquared::new(dof as f64).ok().map(|d| d.sf(chi));
     t.cramers_v = Some((chi / n).sqrt()); // min(r, c) - 1 = 1 with two columns
     t
+}
+
+/// The (signature, correct) pairs of every result line with a matching
+/// instance, per model: correct when most of the line's trials name a
+/// truth the instance's judge accepts.
+pub struct Observed {
+    pub per_model: BTreeMap<String, Vec<(Signature, bool)>>,
+    /// Result lines without a matching instance, left out.
+    pub unmatched: usize,
+}
+
+/// Pairs each result line of `files` with its instance in `sources`,
+/// judged by the domain of its result domain name in `domains`. A file
+/// whose domain is unknown, or an instance that does not fit its domain,
+/// is an error (the message says which).
+pub fn observe(
+    files: &[ResultFile],
+    sources: &Sources,
+    domains: &BTreeMap<String, Domain>,
+) -> Result<Observed, String> {
+    let mut observed = Observed {
+        per_model: BTreeMap::new(),
+        unmatched: 0,
+    };
+    for file in files {
+        let Some(domain) = domains.get(&file.key.domain) else {
+            return Err(format!(
+                "no domain for `{}` (give --domain NAME|PATH)",
+                file.key.domain
+            ));
+        };
+        let set = sources.instances(&file.key);
+        for line in &file.lines {
+            let inst = line
+                .seed
+                .and_then(|s| set.and_then(|set| set.instances.iter().find(|i| i.seed == s)));
+            let Some(inst) = inst else {
+                observed.unmatched += 1;
+                continue;
+            };
+            let judge = Judge::new(domain, inst).map_err(|e| format!("{}: {e}", file.path))?;
+            let wins = line
+                .trials
+                .iter()
+                .filter(|t| t.predicted.as_deref().is_some_and(|p| judge.evaluate(p)))
+                .count();
+            let correct = 2 * wins > line.trials.len();
+            observed
+                .per_model
+                .entry(file.key.model.clone())
+                .or_default()
+                .push((signature(domain, inst), correct));
+        }
+    }
+    Ok(observed)
 }
 
 #[cfg(test)]

@@ -1,0 +1,469 @@
+//! The reading half of [`crate::output`]: a dataset directory as the
+//! writers leave it, and KUMO's (DESIGN.md "Outputs").
+//!
+//! Layout: `DIR/<setting>.jsonl` instance files (one line per instance),
+//! `DIR/knowledge_book/<setting>/seed=<i>.txt` books, `DIR/manifest.json`
+//! (ours only). [`Dataset::open`] picks the directory's domain once, by
+//! one rule for every reader (eval, play, check-books, score, stats,
+//! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
+//! read a setting's instances, an instance's book and the task eval plays.
+//! [`Setting`] names the files ([`setting`]). Readers of loose files
+//! (`score`, `stats`: any `*.jsonl` under the paths given) use
+//! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
+
+mod books;
+pub mod setting;
+
+pub use books::{BookCheck, BookFinding, BookFormat, check_books};
+pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::domain::{Domain, DomainDoc, Registry, compile};
+use crate::eval::{Task, protocol, render_book};
+use crate::game::{InstanceLine, Judge, parse_instances};
+use crate::render::{Renderer, TaskError};
+
+/// What went wrong reading a dataset. Every kind is about the user's
+/// files or flags: a missing or unreadable input file the user named is
+/// bad input too (the README's exit codes: 1).
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// `--domain` was given and does not load.
+    #[error("{message}")]
+    DomainSpec { spec: String, message: String },
+    /// The manifest's domain does not compile.
+    #[error("{message}")]
+    ManifestDomain { manifest: PathBuf, message: String },
+    /// Neither `--domain`, a manifest nor the directory's name gives a domain.
+    #[error(
+        "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
+        dir.display()
+    )]
+    NoDomain { dir: PathBuf },
+    /// A path the user named does not exist.
+    #[error("`{}` does not exist", path.display())]
+    NotFound { path: PathBuf },
+    /// A file that exists cannot be read (or a directory listed).
+    #[error("cannot read `{}`: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    /// A line of an instance file is not an instance line.
+    #[error("{}:line {line}: {message}", path.display())]
+    Line {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    /// An instance does not fit the domain, or its book or prompt cannot
+    /// be rendered from it.
+    #[error("{}: {message}", path.display())]
+    Instance { path: PathBuf, message: String },
+}
+
+impl DatasetError {
+    fn io(path: &Path, source: io::Error) -> DatasetError {
+        DatasetError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// A dataset directory with its domain.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    dir: PathBuf,
+    domain: Domain,
+}
+
+impl Dataset {
+    /// The dataset in `dir` (`OUT/<domain>/`, or KUMO's `<Env>/`) and its
+    /// domain, chosen once: `domain` when given (an error if it does not
+    /// load), else the one recorded in `dir/manifest.json` (with the
+    /// recorded hash of its file), else the directory's name as a domain
+    /// or KUMO env name.
+    pub fn open(
+        registry: &Registry,
+        dir: &Path,
+        domain: Option<&str>,
+    ) -> Result<Dataset, DatasetError> {
+        let domain = match domain {
+            Some(spec) => {
+                registry
+                    .load(spec)
+                    .map(|(d, _)| d)
+                    .map_err(|e| DatasetError::DomainSpec {
+                        spec: spec.to_string(),
+                        message: e.to_string(),
+                    })?
+            }
+            None => match recorded_domain(dir)? {
+                Some(domain) => domain,
+                None => registry.load(&name_of(dir)).map(|(d, _)| d).map_err(|_| {
+                    DatasetError::NoDomain {
+                        dir: dir.to_path_buf(),
+                    }
+                })?,
+            },
+        };
+        Ok(Dataset::with_domain(dir, domain))
+    }
+
+    /// The dataset in `dir` read with a domain the caller already has.
+    pub fn with_domain(dir: &Path, domain: Domain) -> Dataset {
+        Dataset {
+            dir: dir.to_path_buf(),
+            domain,
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The directory's name (KUMO: the env name), the name results are
+    /// filed under.
+    pub fn name(&self) -> String {
+        name_of(&self.dir)
+    }
+
+    pub fn domain(&self) -> &Domain {
+        &self.domain
+    }
+
+    /// The settings that have an instance file here, in file-name order.
+    pub fn settings(&self) -> Result<Vec<Setting>, DatasetError> {
+        settings_in(&self.dir)
+    }
+
+    /// The instance file of a setting: `DIR/<setting>.jsonl`.
+    pub fn file(&self, setting: &Setting) -> PathBuf {
+        self.dir.join(setting.file_name())
+    }
+
+    /// The instances of a setting, in file order.
+    pub fn lines(&self, setting: &Setting) -> Result<Vec<InstanceLine>, DatasetError> {
+        read_instances(&self.file(setting))
+    }
+
+    /// Where the book of the instance at position `i` of the setting's
+    /// file is: `DIR/knowledge_book/<setting>/seed=<i>.txt`.
+    pub fn book_path(&self, setting: &Setting, i: usize) -> PathBuf {
+        books_dir(&self.dir, &setting.to_string()).join(book_file_name(i as u64))
+    }
+
+    /// The book file of instance `i`, or `None` when there is none.
+    pub fn book_file(&self, setting: &Setting, i: usize) -> Result<Option<String>, DatasetError> {
+        let path = self.book_path(setting, i);
+        match std::fs::read_to_string(&path) {
+            Ok(book) => Ok(Some(book)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(DatasetError::io(&path, e)),
+        }
+    }
+
+    /// The book of instance `i`: its file, else the book the generator
+    /// writes for it, rendered from the domain.
+    pub fn book(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        i: usize,
+        instance: &InstanceLine,
+    ) -> Result<String, DatasetError> {
+        match self.book_file(setting, i)? {
+            Some(book) => Ok(book),
+            None => self.rendered_book(renderer, setting, instance),
+        }
+    }
+
+    /// The book the generator writes for `instance`, rendered from the
+    /// domain (for datasets whose book files are missing).
+    pub fn render_book(
+        &self,
+        renderer: &Renderer,
+        instance: &InstanceLine,
+    ) -> Result<String, TaskError> {
+        render_book(renderer, &self.domain, instance)
+    }
+
+    fn rendered_book(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        instance: &InstanceLine,
+    ) -> Result<String, DatasetError> {
+        self.render_book(renderer, instance)
+            .map_err(|e| DatasetError::Instance {
+                path: self.file(setting),
+                message: e.to_string(),
+            })
+    }
+
+    /// The tasks eval plays for the instances at `positions` of `lines`
+    /// (the setting's instances), each with its book file, else (unless
+    /// `require_books`, which leaves the instance out) the book rendered
+    /// from the domain; and the book files that were missing.
+    pub fn tasks(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        lines: Vec<InstanceLine>,
+        positions: &[usize],
+        require_books: bool,
+    ) -> Result<Tasks, DatasetError> {
+        let mut lines: Vec<Option<InstanceLine>> = lines.into_iter().map(Some).collect();
+        let mut tasks = Tasks::default();
+        for &i in positions {
+            let Some(instance) = lines.get_mut(i).and_then(Option::take) else {
+                continue;
+            };
+            let book = match self.book_file(setting, i)? {
+                Some(book) => book,
+                None => {
+                    tasks.missing_books.push(self.book_path(setting, i));
+                    if require_books {
+                        continue;
+                    }
+                    self.rendered_book(renderer, setting, &instance)?
+                }
+            };
+            tasks
+                .tasks
+                .push(self.task(renderer, setting, instance, &book)?);
+        }
+        Ok(tasks)
+    }
+
+    /// The task eval plays for an instance of the setting with its book:
+    /// the system prompt with the book, and the judge.
+    pub fn task(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        instance: InstanceLine,
+        book: &str,
+    ) -> Result<Task, DatasetError> {
+        let fail = |message: String| DatasetError::Instance {
+            path: self.file(setting),
+            message,
+        };
+        let system_prompt = protocol::system_prompt(renderer, &self.domain, &instance, book)
+            .map_err(|e| fail(e.to_string()))?;
+        let judge = Judge::new(&self.domain, &instance).map_err(|e| fail(e.to_string()))?;
+        Ok(Task {
+            instance,
+            system_prompt,
+            judge,
+        })
+    }
+}
+
+/// What [`Dataset::tasks`] found.
+#[derive(Default)]
+pub struct Tasks {
+    pub tasks: Vec<Task>,
+    /// Book files that do not exist.
+    pub missing_books: Vec<PathBuf>,
+}
+
+/// The settings that have an instance file in `dir`, in file-name order.
+/// Only files named by KUMO's full name count.
+pub fn settings_in(dir: &Path) -> Result<Vec<Setting>, DatasetError> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+                .collect()
+        })
+        .map_err(|e| DatasetError::io(dir, e))?;
+    names.sort();
+    Ok(names
+        .iter()
+        .filter_map(|n| n.strip_suffix(".jsonl"))
+        .filter_map(|stem| {
+            stem.parse::<Setting>()
+                .ok()
+                .filter(|s| s.to_string() == stem)
+        })
+        .filter(|s| dir.join(s.file_name()).is_file())
+        .collect())
+}
+
+/// The datasets under `root` (one directory each, in name order) that
+/// have a setting `keep` keeps, each with its settings kept, and opened
+/// with its domain. `domain` picks the directories: one of that name, or
+/// those a domain of that name or path is for (its name, or KUMO's env
+/// name of it: `medical` picks `MedicalEnv`), which it then judges. A
+/// `domain` that names no directory and does not load is an error.
+pub fn open_all(
+    registry: &Registry,
+    root: &Path,
+    domain: Option<&str>,
+    keep: impl Fn(&Setting) -> bool,
+) -> Result<Vec<(Dataset, Vec<Setting>)>, DatasetError> {
+    let given = domain.map(|spec| (spec, registry.load(spec).map(|(d, _)| d)));
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())
+        .map_err(|e| DatasetError::io(root, e))?;
+    dirs.sort();
+    let mut found = Vec::new();
+    for dir in dirs.iter().filter(|d| d.is_dir()) {
+        let name = name_of(dir);
+        let spec = match &given {
+            None => None,
+            Some((spec, Ok(d)))
+                if *spec == name
+                    || d.name == name
+                    || crate::domain::kumo_env_domain(&name) == Some(&d.name) =>
+            {
+                Some(*spec)
+            }
+            // A directory name that is no domain: the directory's own.
+            Some((spec, Err(_))) if *spec == name => None,
+            Some(_) => continue,
+        };
+        let settings: Vec<Setting> = settings_in(dir)?.into_iter().filter(&keep).collect();
+        if settings.is_empty() {
+            continue;
+        }
+        found.push((Dataset::open(registry, dir, spec)?, settings));
+    }
+    if let Some((spec, Err(e))) = given
+        && !dirs.iter().any(|d| name_of(d) == spec)
+    {
+        return Err(DatasetError::DomainSpec {
+            spec: spec.to_string(),
+            message: e.to_string(),
+        });
+    }
+    Ok(found)
+}
+
+/// The domain recorded in `dir/manifest.json`, with the recorded hash of
+/// its file (the compiled document has no file bytes; derived files name
+/// the file's hash). `None` without a readable manifest that holds one.
+fn recorded_domain(dir: &Path) -> Result<Option<Domain>, DatasetError> {
+    let manifest = dir.join("manifest.json");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        return Ok(None);
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(None);
+    };
+    let Some(doc) = value
+        .pointer("/domain/document")
+        .or_else(|| value.get("domain"))
+        .and_then(|doc| serde_json::from_value::<DomainDoc>(doc.clone()).ok())
+    else {
+        return Ok(None);
+    };
+    let name = manifest.display().to_string();
+    let (mut domain, _) = compile(&name, &doc).map_err(|e| DatasetError::ManifestDomain {
+        manifest: manifest.clone(),
+        message: e.to_string(),
+    })?;
+    if let Some(hash) = value.pointer("/domain/hash").and_then(|h| h.as_str()) {
+        domain.source_hash = hash.to_string();
+    }
+    Ok(Some(domain))
+}
+
+fn name_of(dir: &Path) -> String {
+    dir.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Every instance line of an instance file, in order.
+pub fn read_instances(path: &Path) -> Result<Vec<InstanceLine>, DatasetError> {
+    let text = std::fs::read_to_string(path).map_err(|e| DatasetError::io(path, e))?;
+    parse_instances(&text).map_err(|e| DatasetError::Line {
+        path: path.to_path_buf(),
+        line: e.line,
+        message: e.message,
+    })
+}
+
+/// Every `*.jsonl` file under `paths` (a file as given, a directory walked
+/// in sorted order); a path that does not exist is an error.
+pub fn jsonl_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, DatasetError> {
+    fn walk(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), DatasetError> {
+        if path.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+                .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())
+                .map_err(|e| DatasetError::io(path, e))?;
+            entries.sort();
+            for e in entries {
+                walk(&e, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path.to_path_buf());
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            return Err(DatasetError::NotFound { path: p.clone() });
+        }
+        if p.is_file() {
+            out.push(p.clone());
+        } else {
+            walk(p, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The instances of one file: `<domain>/<setting>.jsonl`.
+#[derive(Clone, Debug)]
+pub struct InstanceSet {
+    /// Name of the directory holding the file (KUMO: the env name).
+    pub domain: String,
+    /// File stem: `truth_num=T+action_num=A+valid_truth_num=V`.
+    pub setting: String,
+    pub instances: Vec<InstanceLine>,
+    /// The directory holding the file (its `manifest.json` may name the
+    /// domain).
+    pub dir: Option<PathBuf>,
+}
+
+/// The instance files under `paths`, and the files inside directories
+/// that were skipped as not instance files (a dataset's `sft/` lines,
+/// say). Inside directories only files named like a setting count; a
+/// file named explicitly must parse.
+pub fn instance_sets(paths: &[PathBuf]) -> Result<(Vec<InstanceSet>, Vec<PathBuf>), DatasetError> {
+    let mut sets = Vec::new();
+    let mut skipped = Vec::new();
+    for given in paths {
+        let explicit = given.is_file();
+        for file in jsonl_files(std::slice::from_ref(given))? {
+            let setting = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !explicit && setting.parse::<Setting>().is_err() {
+                continue;
+            }
+            let instances = match read_instances(&file) {
+                Ok(i) => i,
+                Err(e @ DatasetError::Line { .. }) if explicit => return Err(e),
+                Err(DatasetError::Line { .. }) => {
+                    skipped.push(file);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let dir = file.parent().map(Path::to_path_buf);
+            sets.push(InstanceSet {
+                domain: dir.as_deref().map(name_of).unwrap_or_default(),
+                setting,
+                instances,
+                dir,
+            });
+        }
+    }
+    Ok((sets, skipped))
+}

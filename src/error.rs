@@ -1,0 +1,194 @@
+//! The crate's one error: what stopped a command, by kind. Each kind knows
+//! whether it is the user's input or request (exit 1: a domain, dataset,
+//! results or other input file the user named, a flag value the command
+//! refuses, an output another run is writing, an infeasible request) or
+//! not (exit 2: usage, a failure writing output, a failing service, an
+//! internal error), as the README's "Exit codes" table says.
+//! [`crate::cli`] alone prints an `Error` and turns it into the exit code;
+//! the library's modules keep their own error types, wrapped here.
+
+use std::io;
+
+use crate::contamination::ReadError as RecordedError;
+use crate::dataset::DatasetError;
+use crate::domain::LoadError;
+use crate::output::OutputError;
+use crate::render::TemplateError;
+use crate::score::ScoreFileError;
+use crate::synth::SynthError;
+
+/// Exit code of the user's input or an infeasible request.
+pub const EXIT_INPUT: i32 = 1;
+/// Exit code of usage, output, service and internal errors.
+pub const EXIT_OTHER: i32 = 2;
+
+/// What stopped a command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A domain that does not resolve or load (its message is complete:
+    /// located diagnostics, or the unknown name with help).
+    #[error(transparent)]
+    Domain(#[from] LoadError),
+    /// A dataset directory or input file that cannot be read as one.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// A result or oracle file that cannot be read as one.
+    #[error(transparent)]
+    ScoreFile(#[from] ScoreFileError),
+    /// A recorded dataset (`--exclude`, `overlap`) that cannot be read.
+    #[error(transparent)]
+    Recorded(#[from] RecordedError),
+    /// The writers: the user's request (an output in the way, another
+    /// run writing it), or the disk.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// An infeasible setting.
+    #[error(transparent)]
+    Synth(#[from] SynthError),
+    /// A template set (`--templates-dir`) that does not load or render.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// The user's file, with located diagnostics already in their printed
+    /// form (`file:line:column`, the line, help): printed as it stands.
+    #[error("{0}")]
+    Located(String),
+    /// Anything else of the user's: a flag value or combination the
+    /// command refuses, an input that does not fit.
+    #[error("{message}")]
+    Input {
+        message: String,
+        help: Option<String>,
+    },
+    /// A usage error clap cannot see (flags that do not go together, a
+    /// value that names nothing).
+    #[error("{message}")]
+    Usage {
+        message: String,
+        help: Option<String>,
+    },
+    /// A service the command needs failed (the model's API after its
+    /// retries): running the same command again resumes.
+    #[error("{message}")]
+    Service { message: String },
+    /// Reading or writing failed outside the cases above (stdout included:
+    /// a closed pipe ends quietly).
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+impl Error {
+    /// The user's input or request, with no help line.
+    pub fn input(message: impl Into<String>) -> Error {
+        Error::Input {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    /// The user's input or request, and how to fix it.
+    pub fn input_with_help(message: impl Into<String>, help: impl Into<String>) -> Error {
+        Error::Input {
+            message: message.into(),
+            help: Some(help.into()),
+        }
+    }
+
+    /// Whether this is the user's input or an infeasible request (exit 1).
+    pub fn is_input(&self) -> bool {
+        match self {
+            Error::Domain(_)
+            | Error::Dataset(_)
+            | Error::ScoreFile(_)
+            | Error::Recorded(_)
+            | Error::Synth(_)
+            | Error::Template(_)
+            | Error::Located(_)
+            | Error::Input { .. } => true,
+            Error::Output(e) => e.is_input(),
+            Error::Usage { .. } | Error::Service { .. } | Error::Io(_) => false,
+        }
+    }
+
+    /// Whether stdout was closed under the command (`kumo-gen ... | head`):
+    /// not a failure.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, Error::Io(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+
+    /// The process exit code.
+    pub fn exit_code(&self) -> i32 {
+        if self.is_closed_pipe() {
+            0
+        } else if self.is_input() {
+            EXIT_INPUT
+        } else {
+            EXIT_OTHER
+        }
+    }
+
+    /// How to fix it, when known.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            Error::Output(e) => e.help(),
+            Error::Synth(e) => Some(e.help.clone()),
+            Error::Recorded(e) => Some(e.help().to_string()),
+            Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),
+            _ => None,
+        }
+    }
+
+    /// The message as printed on stderr: `error: MESSAGE` and its help
+    /// line; a domain's located diagnostics stand as they are.
+    pub fn report(&self) -> String {
+        let head = match self {
+            Error::Domain(_) | Error::Located(_) => self.to_string(),
+            _ => format!("error: {self}"),
+        };
+        match self.help() {
+            Some(help) => format!("{head}\n  = help: {help}"),
+            None => head,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_picks_the_readme_exit_code() {
+        let code = |e: Error| e.exit_code();
+        assert_eq!(code(Error::input("a flag value")), EXIT_INPUT);
+        assert_eq!(code(Error::Located("file:1:1: x".into())), EXIT_INPUT);
+        let not_found = DatasetError::NotFound {
+            path: "results".into(),
+        };
+        assert_eq!(code(not_found.into()), EXIT_INPUT);
+        let usage = Error::Usage {
+            message: "x".into(),
+            help: None,
+        };
+        assert_eq!(code(usage), EXIT_OTHER);
+        assert_eq!(
+            code(Error::Service {
+                message: "x".into()
+            }),
+            EXIT_OTHER
+        );
+        let disk = OutputError::Io {
+            path: "out".into(),
+            source: io::Error::other("disk full"),
+        };
+        assert_eq!(code(disk.into()), EXIT_OTHER);
+        let busy = OutputError::Busy { path: "out".into() };
+        assert_eq!(code(busy.into()), EXIT_INPUT);
+        let pipe = io::Error::new(io::ErrorKind::BrokenPipe, "closed");
+        assert_eq!(code(pipe.into()), 0);
+    }
+
+    #[test]
+    fn reports_put_help_under_the_message() {
+        let e = Error::input_with_help("nothing to do", "pass -o FILE");
+        assert_eq!(e.report(), "error: nothing to do\n  = help: pass -o FILE");
+    }
+}
