@@ -10,11 +10,13 @@
 //! Prints one Markdown row per domain: setting, instances, labelled, the
 //! time they took in all (search only, one thread), the projection to
 //! 5 000 on two threads (`5000 / COUNT * total / 2`), the slowest instance,
-//! and, with `REFERENCE=NODES`, the ratio of this search's time to that of
+//! this search's node expansions, and, with `REFERENCE=NODES`, the nodes
+//! the reference expanded and the ratio of this search's time to that of
 //! KUMO's recursion as DESIGN.md states it (`examples/support/reference.rs`,
 //! an independent solver, stopped after NODES nodes per instance; values
 //! equal bit for bit or the example panics). A last row sums the
-//! projections. Rows are sorted slowest first.
+//! projections. Rows are sorted slowest first. `PER_INSTANCE=1` also
+//! prints each instance's time, node expansions and value to stderr.
 
 use std::time::Instant;
 
@@ -33,6 +35,10 @@ struct Row {
     labelled: usize,
     total_s: f64,
     slowest_ms: f64,
+    /// Node expansions of this search, all instances.
+    nodes: u64,
+    /// Nodes the reference recursion expanded, all instances.
+    reference_nodes: u64,
     ratio: Option<f64>,
 }
 
@@ -59,6 +65,7 @@ fn main() {
     let reference_nodes: Option<u64> = std::env::var("REFERENCE")
         .ok()
         .map(|n| n.parse().expect("REFERENCE is a number of nodes"));
+    let per_instance = std::env::var_os("PER_INSTANCE").is_some();
     let mut searcher = Searcher::new();
     let mut rows = Vec::new();
     for name in &names {
@@ -81,6 +88,8 @@ fn main() {
             labelled: 0,
             total_s: 0.0,
             slowest_ms: 0.0,
+            nodes: 0,
+            reference_nodes: 0,
             ratio: None,
         };
         let mut reference_s = 0.0;
@@ -98,10 +107,24 @@ fn main() {
             row.total_s += elapsed;
             row.slowest_ms = row.slowest_ms.max(elapsed * 1e3);
             row.labelled += usize::from(result.is_ok());
+            row.nodes += result.as_ref().map_or(0, |label| label.nodes);
+            if per_instance {
+                eprintln!(
+                    "{name} seed {}: {:.3} ms, {} nodes, E {}",
+                    instance.index,
+                    elapsed * 1e3,
+                    result.as_ref().map_or(0, |label| label.nodes),
+                    result
+                        .as_ref()
+                        .map_or(f64::NAN, |label| label.expected_steps)
+                );
+            }
             if let Some(max_nodes) = reference_nodes {
                 let start = Instant::now();
-                let value = Reference::new(&problem, max_nodes).root_value();
+                let mut reference = Reference::new(&problem, max_nodes);
+                let value = reference.root_value();
                 reference_s += start.elapsed().as_secs_f64();
+                row.reference_nodes += reference.nodes;
                 if let (Some(v), Ok(label)) = (value, &result) {
                     assert_eq!(
                         v.to_bits(),
@@ -126,22 +149,26 @@ fn main() {
     }
     rows.sort_by(|x, y| y.projected().total_cmp(&x.projected()));
     println!(
-        "| domain | setting | n | labelled | total s (1 thread) | projected 5000 s (2 threads) | slowest ms | time / reference |"
+        "| domain | setting | n | labelled | total s (1 thread) | projected 5000 s (2 threads) | slowest ms | nodes | reference nodes | time / reference |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for row in &rows {
-        let ratio = row.ratio.map_or("-".to_string(), |r| format!("{r:.2}"));
+        let (reference_nodes, ratio) = match row.ratio {
+            Some(r) => (row.reference_nodes.to_string(), format!("{r:.2}")),
+            None => ("-".to_string(), "-".to_string()),
+        };
         println!(
-            "| {} | {} | {} | {} | {:.3} | {:.1} | {:.1} | {ratio} |",
+            "| {} | {} | {} | {} | {:.3} | {:.1} | {:.1} | {} | {reference_nodes} | {ratio} |",
             row.name,
             row.setting,
             row.n,
             row.labelled,
             row.total_s,
             row.projected(),
-            row.slowest_ms
+            row.slowest_ms,
+            row.nodes
         );
     }
     let all: f64 = rows.iter().map(Row::projected).sum();
-    println!("| all {} domains | | | | | {all:.1} | | |", rows.len());
+    println!("| all {} domains | | | | | {all:.1} | | | | |", rows.len());
 }

@@ -66,6 +66,7 @@ use std::time::Instant;
 mod bounds;
 mod narrow;
 mod ordering;
+mod plain;
 mod reuse;
 #[cfg(test)]
 mod tests;
@@ -170,6 +171,8 @@ pub struct Solver<'m, M: Mask, K: Key> {
     reuse: Option<ReuseBound>,
     /// Expansions after which the reuse bound is built.
     reuse_after: u64,
+    /// Nodes the plain recursion may still compute (see [`plain`]).
+    plain_left: u64,
 }
 
 /// Expansions after which a search builds the reuse bound (instances of
@@ -210,6 +213,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             expansions: 0,
             reuse: None,
             reuse_after: DEEP_AFTER,
+            plain_left: plain::PLAIN_NODES,
         }
     }
 
@@ -245,6 +249,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let Some(actions) = self.reduce(truths, actions) else {
             return Ok((0.0, None));
         };
+        if let Some(decided) = self.plain_decide(truths, actions)? {
+            return Ok(decided);
+        }
         let prior = self.static_bounds(truths, actions);
         let (value, best) = self.exact(truths, actions, prior, 0, true)?;
         Ok((value, best))
