@@ -146,19 +146,21 @@ fn main() {
             }
         }
         if reference_nodes.is_some() {
-            // CPU time where the system reports it (robust to load), else
-            // wall time.
-            row.ratio = Some(if reference_cpu_s > 0.0 {
-                row.cpu_s / reference_cpu_s
-            } else {
-                row.total_s / reference_s.max(1e-9)
-            });
+            // Wall times of the two, interleaved instance by instance so a
+            // changing load hits both alike (CPU ticks of 10 ms are too
+            // coarse for domains of a few milliseconds; both are printed).
+            row.ratio = Some(row.total_s / reference_s.max(1e-9));
+            eprintln!("{name}: reference cpu {reference_cpu_s:.2} s");
         }
         eprintln!(
-            "{name} {}: {:.3} s, projected {:.1} s",
+            "{name} {}: {:.3} s, cpu {:.2} s, projected {:.1} s, {} nodes, reference {} nodes, ratio {:?}",
             row.setting,
             row.total_s,
-            row.projected()
+            row.cpu_s,
+            row.projected(),
+            row.nodes,
+            row.reference_nodes,
+            row.ratio
         );
         rows.push(row);
     }
