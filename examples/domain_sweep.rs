@@ -8,13 +8,16 @@
 //!     cargo run --release --example domain_sweep -- COUNT [DOMAIN,..]
 //!
 //! Prints one Markdown row per domain: setting, instances, labelled, the
-//! time they took in all (search only, one thread), the projection to
+//! time they took in all (search only, one thread, wall; and the CPU time
+//! of the thread, which a loaded machine does not inflate), the projection to
 //! 5 000 on two threads (`5000 / COUNT * total / 2`), the slowest instance,
-//! and, with `REFERENCE=NODES`, the ratio of this search's time to that of
+//! this search's node expansions, and, with `REFERENCE=NODES`, the nodes
+//! the reference expanded and the ratio of this search's time to that of
 //! KUMO's recursion as DESIGN.md states it (`tests/reference.rs`,
 //! an independent solver, stopped after NODES nodes per instance; values
 //! equal bit for bit or the example panics). A last row sums the
-//! projections. Rows are sorted slowest first.
+//! projections. Rows are sorted slowest first. `PER_INSTANCE=1` also
+//! prints each instance's time, node expansions and value to stderr.
 
 use std::time::Instant;
 
@@ -43,7 +46,13 @@ struct Row {
     n: usize,
     labelled: usize,
     total_s: f64,
+    /// CPU time of the searches (this thread's, in clock ticks).
+    cpu_s: f64,
     slowest_ms: f64,
+    /// Node expansions of this search, all instances.
+    nodes: u64,
+    /// Nodes the reference recursion expanded, all instances.
+    reference_nodes: u64,
     ratio: Option<f64>,
 }
 
@@ -70,6 +79,7 @@ fn main() {
     let reference_nodes: Option<u64> = std::env::var("REFERENCE")
         .ok()
         .map(|n| n.parse().expect("REFERENCE is a number of nodes"));
+    let per_instance = std::env::var_os("PER_INSTANCE").is_some();
     let mut searcher = Searcher::new();
     let mut rows = Vec::new();
     for name in &names {
@@ -91,10 +101,14 @@ fn main() {
             n: instances.len(),
             labelled: 0,
             total_s: 0.0,
+            cpu_s: 0.0,
             slowest_ms: 0.0,
+            nodes: 0,
+            reference_nodes: 0,
             ratio: None,
         };
         let mut reference_s = 0.0;
+        let mut reference_cpu_s = 0.0;
         for instance in &instances {
             let problem =
                 Problem::new(&domain, &instance.truths, &instance.actions).expect("instance fits");
@@ -103,16 +117,34 @@ fn main() {
                 .iter()
                 .map(|o| Some(o.state))
                 .collect();
+            let cpu = thread_cpu_s();
             let start = Instant::now();
             let result = searcher.label(&problem, &observed, SearchBudget::default());
             let elapsed = start.elapsed().as_secs_f64();
+            row.cpu_s += thread_cpu_s() - cpu;
             row.total_s += elapsed;
             row.slowest_ms = row.slowest_ms.max(elapsed * 1e3);
             row.labelled += usize::from(result.is_ok());
+            row.nodes += result.as_ref().map_or(0, |label| label.nodes);
+            if per_instance {
+                eprintln!(
+                    "{name} seed {}: {:.3} ms, {} nodes, E {}",
+                    instance.index,
+                    elapsed * 1e3,
+                    result.as_ref().map_or(0, |label| label.nodes),
+                    result
+                        .as_ref()
+                        .map_or(f64::NAN, |label| label.expected_steps)
+                );
+            }
             if let Some(max_nodes) = reference_nodes {
+                let cpu = thread_cpu_s();
                 let start = Instant::now();
-                let value = reference(&problem, max_nodes).root_value();
+                let mut reference = reference(&problem, max_nodes);
+                let value = reference.root_value();
                 reference_s += start.elapsed().as_secs_f64();
+                reference_cpu_s += thread_cpu_s() - cpu;
+                row.reference_nodes += reference.nodes;
                 if let (Some(v), Ok(label)) = (value, &result) {
                     assert_eq!(
                         v.to_bits(),
@@ -125,34 +157,70 @@ fn main() {
             }
         }
         if reference_nodes.is_some() {
+            // Wall times of the two, interleaved instance by instance so a
+            // changing load hits both alike (CPU ticks of 10 ms are too
+            // coarse for domains of a few milliseconds; both are printed).
             row.ratio = Some(row.total_s / reference_s.max(1e-9));
+            eprintln!("{name}: reference cpu {reference_cpu_s:.2} s");
         }
         eprintln!(
-            "{name} {}: {:.3} s, projected {:.1} s",
+            "{name} {}: {:.3} s, cpu {:.2} s, projected {:.1} s, {} nodes, reference {} nodes, ratio {:?}",
             row.setting,
             row.total_s,
-            row.projected()
+            row.cpu_s,
+            row.projected(),
+            row.nodes,
+            row.reference_nodes,
+            row.ratio
         );
         rows.push(row);
     }
     rows.sort_by(|x, y| y.projected().total_cmp(&x.projected()));
     println!(
-        "| domain | setting | n | labelled | total s (1 thread) | projected 5000 s (2 threads) | slowest ms | time / reference |"
+        "| domain | setting | n | labelled | total s (1 thread) | projected 5000 s (2 threads) | cpu s | slowest ms | nodes | reference nodes | time / reference |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for row in &rows {
-        let ratio = row.ratio.map_or("-".to_string(), |r| format!("{r:.2}"));
+        let (reference_nodes, ratio) = match row.ratio {
+            Some(r) => (row.reference_nodes.to_string(), format!("{r:.2}")),
+            None => ("-".to_string(), "-".to_string()),
+        };
         println!(
-            "| {} | {} | {} | {} | {:.3} | {:.1} | {:.1} | {ratio} |",
+            "| {} | {} | {} | {} | {:.3} | {:.1} | {:.2} | {:.1} | {} | {reference_nodes} | {ratio} |",
             row.name,
             row.setting,
             row.n,
             row.labelled,
             row.total_s,
             row.projected(),
-            row.slowest_ms
+            row.cpu_s,
+            row.slowest_ms,
+            row.nodes
         );
     }
     let all: f64 = rows.iter().map(Row::projected).sum();
-    println!("| all {} domains | | | | | {all:.1} | | |", rows.len());
+    let cpu: f64 = rows.iter().map(|row| row.cpu_s).sum();
+    println!(
+        "| all {} domains | | | | | {all:.1} | {cpu:.2} | | | | |",
+        rows.len()
+    );
+}
+
+/// CPU time this thread has used, in seconds (user and system, from
+/// `/proc/thread-self/stat`, in clock ticks of 10 ms: sums over many
+/// instances are accurate, single instances are not); 0 where unreadable.
+fn thread_cpu_s() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/thread-self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces) in parentheses.
+    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) => (user + system) / 100.0,
+        _ => 0.0,
+    }
 }

@@ -2,7 +2,7 @@
 //! written lines, determinism across threads, shards + merge, resume after
 //! an interruption, refusal to overwrite, and infeasible requests.
 
-use crate::common::{TestCommand, root};
+use crate::common::{TestCommand, generate_tiny, root};
 use kumo_gen::domain::{Domain, StateLabel};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -397,3 +397,51 @@ fn rendered_instances_are_stable() {
 
 const GOLDEN_FIRST_LINE: &str = r#"{"truths":["Measles","Migraine","Mumps","Gout"],"actions":["Rash check","Swab","Throat exam","Headache diary"],"observations":{"Rash check":"rash","Swab":"negative","Throat exam":"swollen","Headache diary":"frequent"},"seed":0,"valid_truth":"Gout","structure":{"truth_degrees":[3,2,2,1],"action_degrees":[3,2,2,1]}}"#;
 const GOLDEN_HASH: &str = "fa95e760e1939ff7";
+
+/// A long run with stderr to a file says up front what it expects, from
+/// a sample of its first instances; a tiny run says nothing of the kind.
+/// (The long run is stopped once the note is there.)
+#[test]
+fn a_long_run_says_up_front_what_it_expects() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("stderr.log");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
+        .current_dir(root())
+        .args(["--domain", "car-identification", "--truths", "12"])
+        .args(["--actions", "16", "-n", "5000", "--threads", "1"])
+        .args(["--no-sft", "--books", "none", "--out"])
+        .arg(dir.path().join("out"))
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let note = loop {
+        let text = std::fs::read_to_string(&log).unwrap();
+        if let Some(line) = text
+            .lines()
+            .find(|l| l.starts_with("note: car-identification"))
+        {
+            break Some(line.to_string());
+        }
+        if started.elapsed() > std::time::Duration::from_secs(300)
+            || child.try_wait().unwrap().is_some()
+        {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let note = note.expect("a long run prints its forecast");
+    assert!(
+        note.starts_with("note: car-identification 12x16: about ")
+            && note.contains(" for 5000 instances on 1 thread (from the first "),
+        "{note}"
+    );
+
+    let tiny = dir.path().join("tiny");
+    let output = generate_tiny(&tiny, 20, &[]).output().unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("(from the first"), "{stderr}");
+}

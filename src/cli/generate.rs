@@ -466,7 +466,10 @@ fn run_one(
     } else {
         "synthesis and labels"
     };
-    let bar = progress_bar(total, stage, "instances");
+    let bar = progress_bar(total, stage, "instances").forecast(
+        &format!("{} {}x{}", domain.name, args.truths, args.actions),
+        pool.current_num_threads(),
+    );
     let progress = |done: u64| bar.set_position(done);
     let job = Job {
         domain,

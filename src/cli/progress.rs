@@ -7,6 +7,16 @@
 //! instead of silence, and a last line when the stage ends, if it ran long
 //! enough to have printed any. Nothing is printed for stages that end
 //! within the first interval, so short runs and tests stay quiet.
+//!
+//! A stage given a [`Progress::forecast`] also says up front what it
+//! expects when that is long: once the first [`FORECAST_SAMPLE`] units
+//! have finished and [`FORECAST_AFTER`] has passed since the first one
+//! did (so the rate is the stage's own, not the set-up before it), a
+//! stage projected to take more than [`FORECAST_OVER`] in all prints one
+//! line, on a terminal or not:
+//! `note: car-identification 12x16: about 3 min for 5000 instances on 2
+//! threads (from the first 48 instances)`. It goes to stderr only, so no
+//! output changes; short runs print nothing.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Mutex;
@@ -15,10 +25,38 @@ use std::time::{Duration, Instant};
 /// How often a line is printed when stderr is not a terminal.
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
+/// Units that must have finished before a forecast.
+const FORECAST_SAMPLE: u64 = 32;
+
+/// Time after the first finished unit before a forecast.
+const FORECAST_AFTER: Duration = Duration::from_secs(1);
+
+/// A stage projected to take longer than this in all says so up front.
+const FORECAST_OVER: Duration = Duration::from_secs(60);
+
 /// Progress of one stage: a bar, lines, or both absent.
 pub struct Progress {
     bar: Option<indicatif::ProgressBar>,
     log: Option<Mutex<Log>>,
+    forecast: Option<Mutex<Forecast>>,
+    /// What the stage counts, and how many (0: not known yet).
+    unit: String,
+    total: u64,
+}
+
+/// The pending up-front estimate of a stage (see the module comment).
+struct Forecast {
+    /// What the stage makes, e.g. `car-identification 12x16`.
+    subject: String,
+    unit: String,
+    threads: usize,
+    total: u64,
+    started: Instant,
+    /// When the first unit finished, and the count then.
+    first: Option<(Instant, u64)>,
+    told: bool,
+    /// Where the note goes when there is no bar.
+    sink: Box<dyn Write + Send>,
 }
 
 struct Log {
@@ -47,6 +85,9 @@ impl Progress {
             Progress {
                 bar: Some(bar),
                 log: None,
+                forecast: None,
+                unit: unit.to_string(),
+                total,
             }
         } else {
             Self::lines(total, stage, unit, LOG_EVERY, Box::new(io::stderr()))
@@ -75,7 +116,31 @@ impl Progress {
                 printed: false,
                 sink,
             })),
+            forecast: None,
+            unit: unit.to_string(),
+            total,
         }
+    }
+
+    /// Also says up front, once a sample of finished units shows it, that
+    /// the stage will take more than [`FORECAST_OVER`] (see the module
+    /// comment); `subject` names what it makes, `threads` the workers.
+    pub fn forecast(self, subject: &str, threads: usize) -> Self {
+        self.forecast_to(subject, threads, Box::new(io::stderr()))
+    }
+
+    fn forecast_to(mut self, subject: &str, threads: usize, sink: Box<dyn Write + Send>) -> Self {
+        self.forecast = Some(Mutex::new(Forecast {
+            subject: subject.to_string(),
+            unit: self.unit.clone(),
+            threads,
+            total: self.total,
+            started: Instant::now(),
+            first: None,
+            told: false,
+            sink,
+        }));
+        self
     }
 
     /// Raises the total to at least `total`.
@@ -88,12 +153,29 @@ impl Progress {
         {
             log.total = log.total.max(total);
         }
+        if let Some(forecast) = &self.forecast
+            && let Ok(mut forecast) = forecast.lock()
+        {
+            forecast.total = forecast.total.max(total);
+        }
     }
 
     /// `done` units of the stage are finished.
     pub fn set_position(&self, done: u64) {
         if let Some(bar) = &self.bar {
             bar.set_position(done);
+        }
+        if let Some(forecast) = &self.forecast
+            && let Ok(mut forecast) = forecast.lock()
+            && let Some(note) = forecast.note(done, Instant::now())
+        {
+            // Best effort, as every progress line.
+            match &self.bar {
+                Some(bar) => bar.println(note),
+                None => {
+                    let _ = writeln!(forecast.sink, "{note}");
+                }
+            }
         }
         if let Some(log) = &self.log
             && let Ok(mut log) = log.lock()
@@ -134,6 +216,52 @@ impl Log {
         // Progress is best effort: a closed stderr must not stop the work.
         let _ = writeln!(self.sink, "{line}");
         self.printed = true;
+    }
+}
+
+impl Forecast {
+    /// The note to print now that `done` units are finished, if this is
+    /// the moment (once per stage, and only for a long stage).
+    fn note(&mut self, done: u64, now: Instant) -> Option<String> {
+        if self.told {
+            return None;
+        }
+        let Some((first_at, first_done)) = self.first else {
+            self.first = Some((now, done));
+            return None;
+        };
+        let since = now.duration_since(first_at);
+        let sampled = done.saturating_sub(first_done);
+        if sampled < FORECAST_SAMPLE || since < FORECAST_AFTER {
+            return None;
+        }
+        self.told = true;
+        let left = self.total.saturating_sub(done) as f64;
+        let expected = now.duration_since(self.started).as_secs_f64()
+            + left * since.as_secs_f64() / sampled as f64;
+        (expected > FORECAST_OVER.as_secs_f64()).then(|| {
+            format!(
+                "note: {}: about {} for {} {} on {} thread{} (from the first {done} {})",
+                self.subject,
+                approximate(expected),
+                self.total,
+                self.unit,
+                self.threads,
+                if self.threads == 1 { "" } else { "s" },
+                self.unit
+            )
+        })
+    }
+}
+
+/// A duration in seconds, rounded as a person would say it.
+fn approximate(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{:.0} s", secs)
+    } else if secs < 90.0 * 60.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{:.1} h", secs / 3600.0)
     }
 }
 
@@ -215,5 +343,69 @@ mod tests {
         assert_eq!(lines.len(), 3, "{text}");
         assert!(lines[0].starts_with("stage: 4/10 units (40%)"), "{text}");
         assert!(lines[2].starts_with("stage: 20/20 units (100%)"), "{text}");
+    }
+
+    #[test]
+    fn a_long_stage_says_up_front_what_it_expects() {
+        let sink = Shared::default();
+        let p = Progress::lines(
+            5000,
+            "labels",
+            "instances",
+            Duration::MAX,
+            Box::new(io::sink()),
+        )
+        .forecast_to("car-identification 12x16", 2, Box::new(sink.clone()));
+        let start = Instant::now();
+        let mut forecast = p.forecast.as_ref().unwrap().lock().unwrap();
+        forecast.started = start;
+        assert_eq!(
+            forecast.note(1, start),
+            None,
+            "the first unit starts the clock"
+        );
+        // 32 more units in 2 s: 5000 at that rate is about 5 min.
+        let later = start + Duration::from_secs(1);
+        assert_eq!(forecast.note(20, later), None, "too few units yet");
+        let note = forecast.note(33, start + Duration::from_secs(2));
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "note: car-identification 12x16: about 5 min for 5000 instances on 2 threads (from the first 33 instances)"
+            )
+        );
+        assert_eq!(
+            forecast.note(40, start + Duration::from_secs(3)),
+            None,
+            "once"
+        );
+    }
+
+    #[test]
+    fn a_short_stage_makes_no_forecast() {
+        let sink = Shared::default();
+        let p = Progress::lines(
+            500,
+            "labels",
+            "instances",
+            Duration::MAX,
+            Box::new(io::sink()),
+        )
+        .forecast_to("medical 12x16", 2, Box::new(sink.clone()));
+        let start = Instant::now();
+        {
+            let mut forecast = p.forecast.as_ref().unwrap().lock().unwrap();
+            forecast.started = start;
+            assert_eq!(forecast.note(1, start), None);
+            // 100 units a second: 500 in 5 s.
+            assert_eq!(forecast.note(101, start + Duration::from_secs(1)), None);
+        }
+        for done in 0..=500 {
+            p.set_position(done);
+        }
+        assert!(
+            sink.0.lock().unwrap().is_empty(),
+            "a short stage prints nothing"
+        );
     }
 }

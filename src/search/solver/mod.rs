@@ -32,6 +32,11 @@
 //! deep games is within 10-20 % of the value where the path bound is off by
 //! 3x.
 //!
+//! A search of an instance of few actions starts with the plain
+//! recursion ([`plain`]), which there costs less than all of the above; a
+//! game that needs more than `plain::PLAIN_NODES` nodes continues here,
+//! with the exact values found so far in the memo.
+//!
 //! The reductions, each exact:
 //!
 //! * **Canonical keys.** Actions related to no truth of `T` are dropped
@@ -66,6 +71,7 @@ use std::time::Instant;
 mod bounds;
 mod narrow;
 mod ordering;
+mod plain;
 mod reuse;
 #[cfg(test)]
 mod tests;
@@ -170,6 +176,8 @@ pub struct Solver<'m, M: Mask, K: Key> {
     reuse: Option<ReuseBound>,
     /// Expansions after which the reuse bound is built.
     reuse_after: u64,
+    /// Nodes the plain recursion may still compute (see [`plain`]).
+    plain_left: u64,
 }
 
 /// Expansions after which a search builds the reuse bound (instances of
@@ -210,6 +218,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             expansions: 0,
             reuse: None,
             reuse_after: DEEP_AFTER,
+            plain_left: plain::plain_nodes(problem.action_count()),
         }
     }
 
@@ -245,6 +254,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let Some(actions) = self.reduce(truths, actions) else {
             return Ok((0.0, None));
         };
+        if let Some(decided) = self.plain_decide(truths, actions)? {
+            return Ok(decided);
+        }
         let prior = self.static_bounds(truths, actions);
         let (value, best) = self.exact(truths, actions, prior, 0, true)?;
         Ok((value, best))

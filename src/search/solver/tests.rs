@@ -1,6 +1,8 @@
 //! Unit tests of the solver against a plain memoised recursion: greedy
-//! rollouts are upper bounds, the reuse bound is a lower bound, and a
-//! search using it from its first expansion gets the same values.
+//! rollouts are upper bounds, the reuse bound is a lower bound, a search
+//! using it from its first expansion gets the same values, and so does a
+//! search that starts with the plain recursion and gives way to the
+//! interval search at any point.
 
 use super::*;
 
@@ -123,6 +125,7 @@ fn search_with_the_reuse_bound_equals_the_plain_recursion() {
         );
         let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
         solver.reuse_after = 1;
+        solver.plain_left = 0;
         let got = solver.value(all_t, all_a).unwrap();
         assert!(solver.reuse.is_some());
         assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
@@ -158,4 +161,63 @@ fn greedy_rollouts_are_upper_bounds() {
         }
     }
     assert!(checked > 300, "only {checked} non-base nodes checked");
+}
+
+/// The first optimal action of a node in instance order, by the plain
+/// recursion (all sums exact).
+fn plain_first_action(
+    problem: &Problem,
+    truths: u64,
+    actions: u64,
+    memo: &mut std::collections::HashMap<(u64, u64), f64>,
+) -> Option<usize> {
+    let mut best = (f64::INFINITY, None);
+    for a in actions.ones() {
+        let children: Vec<u64> = problem
+            .states(a)
+            .iter()
+            .map(|&x| truths & !(x as u64))
+            .collect();
+        let denom = f64::from(children.iter().map(|t| t.count()).sum::<u32>()) + 1e-9;
+        let mut sum = 0.0;
+        for &t in &children {
+            sum += plain(problem, t, actions & !(1 << a), memo) * (f64::from(t.count()) / denom);
+        }
+        if sum < best.0 {
+            best = (sum, Some(a));
+        }
+    }
+    best.1
+}
+
+/// A search that starts with the plain recursion gets the plain
+/// recursion's value and first action whether the plain recursion
+/// finishes or gives way to the interval search after any number of
+/// nodes (its exact values stay in the memo).
+#[test]
+fn plain_first_and_its_fallback_equal_the_plain_recursion() {
+    let mut memos = Memos::<u64>::default();
+    let mut fell_back = 0;
+    for problem in problems(40, 10, 8) {
+        let all_t: u64 = (1 << problem.truth_count()) - 1;
+        let all_a: u64 = (1 << problem.action_count()) - 1;
+        let mut exact = std::collections::HashMap::new();
+        let want = plain(&problem, all_t, all_a, &mut exact);
+        let Some(canonical) =
+            Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED)
+                .reduce(all_t, all_a)
+        else {
+            continue;
+        };
+        let want_action = plain_first_action(&problem, all_t, canonical, &mut exact);
+        for cap in [0, 1, 7, 60, plain::PLAIN_NODES] {
+            let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+            solver.plain_left = cap;
+            let (got, action) = solver.decide(all_t, all_a).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "cap {cap}: {got} vs {want}");
+            assert_eq!(action, want_action, "cap {cap}");
+            fell_back += usize::from(solver.plain_left == 0);
+        }
+    }
+    assert!(fell_back > 40, "the fallback ran {fell_back} times");
 }
