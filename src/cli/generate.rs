@@ -457,12 +457,6 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None,
         );
     };
-    if args.shard.is_some() {
-        crate::stderr_line!(
-            "error: `--split` cannot be sharded yet: merge would not know the parts\n  = help: generate the split unsharded"
-        );
-        return Ok(EXIT_INPUT);
-    }
     if let Some(unknown) = args
         .sft_parts
         .iter()

@@ -49,7 +49,7 @@ use super::OutputError;
 use super::derived_stamp::{self as stamp, Artifact};
 use super::hf_card::write_card;
 use crate::domain::Domain;
-use crate::render::hf::{hf_row, hf_sft_row};
+use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 
 /// The HF export's file format: Parquet when built with the `parquet`
@@ -398,8 +398,11 @@ pub fn write_derived(
                 if line.trim().is_empty() {
                     return Ok(None);
                 }
-                let hf_setting = options.hf.then_some(setting.as_str());
-                derive_line(domain, renderer, line, hf_setting)
+                let hf = options.hf.then_some(HfRow {
+                    setting: &setting,
+                    part: options.part,
+                });
+                derive_line(domain, renderer, line, hf)
                     .map(Some)
                     .map_err(|e| (first_line + k as u64 + 1, e))
             })
@@ -486,13 +489,21 @@ pub fn write_derived(
     Ok(summary)
 }
 
+/// Where an HF row belongs: its setting, and its `--split` part (which
+/// prefixes the row's `id`).
+#[derive(Clone, Copy)]
+struct HfRow<'a> {
+    setting: &'a str,
+    part: Option<&'a str>,
+}
+
 /// Renders one dataset line; an error names the line's problem and whose
 /// it is.
 fn derive_line(
     domain: &Domain,
     renderer: &Renderer,
     line: &str,
-    hf_setting: Option<&str>,
+    hf: Option<HfRow>,
 ) -> Result<Derived, LineError> {
     let value: Value = serde_json::from_str(line)
         .map_err(|e| LineError::Corrupt(format!("a line is not JSON: {e}")))?;
@@ -542,7 +553,13 @@ fn derive_line(
             )),
         });
     }
-    let hf = hf_setting.map(|setting| {
+    let hf = hf.map(|HfRow { setting, part }| {
+        let with_id = |mut row: Value| {
+            if let Some(part) = part {
+                row["id"] = Value::String(part_row_id(part, &domain.name, setting, seed));
+            }
+            row.to_string()
+        };
         let optimal = value.get("optimal");
         let expected = optimal
             .and_then(|o| o.get("expected_steps"))
@@ -551,11 +568,11 @@ fn derive_line(
             .and_then(|o| o.get("golden_answer"))
             .and_then(Value::as_str);
         let golden = task.golden.as_deref().unwrap_or(&[]);
-        let row = hf_row(&view, setting, golden, answer, expected, &book).to_string();
+        let row = with_id(hf_row(&view, setting, golden, answer, expected, &book));
         let sft_row = sft
             .as_ref()
             .and_then(|(record, _)| serde_json::from_str::<Value>(record).ok())
-            .map(|record| hf_sft_row(&domain.name, setting, seed, &record).to_string());
+            .map(|record| with_id(hf_sft_row(&domain.name, setting, seed, &record)));
         (row, sft_row.unwrap_or_default())
     });
     Ok(Derived {

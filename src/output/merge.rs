@@ -13,6 +13,7 @@ use super::rebudget;
 use super::{
     OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name, timings,
 };
+use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
@@ -25,8 +26,17 @@ pub struct MergeExclude {
     pub key: KeyKind,
 }
 
-/// The shard groups under `out`: one directory per (domain, setting).
-pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
+/// One shard group: the shards of one (domain, setting), and the root its
+/// dataset goes under (`--out`, or `OUT/<part>/` for a `--split` part).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct ShardGroup {
+    pub root: PathBuf,
+    pub dir: PathBuf,
+}
+
+/// The shard groups under `out`: `OUT/<domain>/shards/<setting>/`, and
+/// those of `--split` parts, `OUT/<part>/<domain>/shards/<setting>/`.
+pub(super) fn shard_groups(out: &Path) -> Result<Vec<ShardGroup>, OutputError> {
     let mut groups = Vec::new();
     let read = |dir: &Path| -> Result<Vec<PathBuf>, OutputError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -40,10 +50,23 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
     if !out.is_dir() {
         return Ok(groups);
     }
-    for domain in read(out)? {
+    let mut add = |root: &Path, domain: &Path| {
         let shards = domain.join("shards");
         if shards.is_dir() {
-            groups.extend(read(&shards)?);
+            for dir in read(&shards)? {
+                groups.push(ShardGroup {
+                    root: root.to_path_buf(),
+                    dir,
+                });
+            }
+        }
+        Ok::<(), OutputError>(())
+    };
+    for child in read(out)? {
+        add(out, &child)?;
+        // A `--split` part: `OUT/<part>/<domain>/shards/`.
+        for domain in read(&child)? {
+            add(&child, &domain)?;
         }
     }
     Ok(groups)
@@ -67,7 +90,7 @@ pub fn merge(
     }
     groups
         .iter()
-        .map(|group| merge_group(out, group, force, labels, progress, exclude))
+        .map(|group| merge_group(&group.root, &group.dir, force, labels, progress, exclude))
         .collect()
 }
 
@@ -191,14 +214,32 @@ pub(super) fn merge_group(
         )?;
     let params = first.parameters.params();
     let synth = Synthesizer::new(&domain, params.clone())?;
-    let exclusion = if exclude.paths.is_empty() {
+    // A `--split` part (its label is recorded): the other parts' contexts
+    // count as excluded, as in the unsharded part.
+    let part = match &first.parameters.split {
+        None => None,
+        Some(label) => {
+            Some(
+                PartFilter::from_label(label).map_err(|message| OutputError::Corrupt {
+                    path: names[0].clone(),
+                    message,
+                })?,
+            )
+        }
+    };
+    let read = if exclude.paths.is_empty() {
         None
     } else {
-        Some(std::sync::Arc::new(Exclusion::read(
-            &domain,
-            &exclude.paths,
-            exclude.key,
-        )?))
+        Some(Exclusion::read(&domain, &exclude.paths, exclude.key)?)
+    };
+    let part_name = part.as_ref().map(|p| p.name.clone());
+    let exclusion = match (read, part) {
+        (None, None) => None,
+        (Some(read), None) => Some(std::sync::Arc::new(read)),
+        (read, Some(part)) => Some(std::sync::Arc::new(
+            read.unwrap_or_else(|| Exclusion::none(&domain))
+                .for_part(part),
+        )),
     };
     let sets = super::excluded_sets(exclusion.as_deref());
     if let Some(reason) = sets_conflict(&first.parameters.exclude, &sets) {
@@ -232,7 +273,9 @@ pub(super) fn merge_group(
                 .is_none()
         {
             check_digest(&path, Some(&entry))?;
-            return Ok(Summary::up_to_date(path, n, start, lock));
+            let mut summary = Summary::up_to_date(path, n, start, lock);
+            summary.part = part_name;
+            return Ok(summary);
         }
         return Err(OutputError::Exists {
             path,
@@ -252,14 +295,16 @@ pub(super) fn merge_group(
             resamples: m.counts.resamples,
             unsat: m.counts.unsat_samples,
             sat_calls: m.counts.sat_calls,
-            duplicates: 0,
+            // Draws an excluded set or another part took, redrawn by the
+            // shard itself.
+            duplicates: m.counts.duplicates_rejected,
         });
     }
     let tmp = files::temp_path(&path);
     let tmp_file = std::fs::File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
     let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp_file);
     let index = record::NameIndex::new(&domain);
-    let mut seen = Dedup::excluding(exclusion);
+    let mut seen = Dedup::excluding(exclusion.clone());
     let mut line = Vec::new();
     for i in 0..n {
         let (shard_path, reader) = &mut readers[(i % count) as usize];
@@ -287,19 +332,20 @@ pub(super) fn merge_group(
             writer.write_all(&line).map_err(io)?;
         } else {
             let mut candidate = synth.candidate(i)?;
+            super::shard::skip_excluded(&synth, &mut candidate, exclusion.as_ref())?;
             if candidate.key != key {
                 return Err(corrupt(format!(
-                    "instance {i} is not the first draw of its stream"
+                    "instance {i} is not the first draw of its stream that no excluded set (or other `--split` part) takes"
                 )));
             }
-            // The shard counted the first draw; add the retries.
-            let first_draw = candidate.stats;
+            // The shard counted the draws up to its line; add the retries.
+            let at_shard = candidate.stats;
             synth.admit(&mut candidate, &mut seen)?;
             let after = candidate.stats;
-            stats.duplicates += after.duplicates;
-            stats.resamples += after.resamples - first_draw.resamples;
-            stats.unsat += after.unsat - first_draw.unsat;
-            stats.sat_calls += after.sat_calls - first_draw.sat_calls;
+            stats.duplicates += after.duplicates - at_shard.duplicates;
+            stats.resamples += after.resamples - at_shard.resamples;
+            stats.unsat += after.unsat - at_shard.unsat;
+            stats.sat_calls += after.sat_calls - at_shard.sat_calls;
             let optimal = requested.map(|_| {
                 crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
             });
@@ -376,5 +422,6 @@ pub(super) fn merge_group(
         up_to_date: false,
         note,
         lock: Some(lock),
+        part: part_name,
     })
 }
