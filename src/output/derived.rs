@@ -38,7 +38,7 @@
 //! no other run is writing them).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -47,6 +47,7 @@ use serde_json::Value;
 
 use super::OutputError;
 use super::derived_stamp::{self as stamp, Artifact};
+use super::files::AtomicFile;
 use super::hf_card::write_card;
 use crate::domain::Domain;
 use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
@@ -129,63 +130,24 @@ enum LineError {
     Bug(String),
 }
 
-/// A file written under a temporary name and renamed into place on
-/// [`Staged::commit`].
-struct Staged {
-    path: PathBuf,
-    tmp: PathBuf,
-    writer: BufWriter<File>,
+/// Starts the derived file `path` through the atomic writer, creating its
+/// directories below `out` (never through a symbolic link). Committed
+/// unsynced: these files are rebuilt whole from the (synced) dataset file
+/// by any re-run, and syncing the step records (hundreds of MB at n = 5000
+/// hard) would dominate.
+fn stage(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
+    if let Some(dir) = path.parent() {
+        super::files::create_dir_below(out, dir)?;
+    }
+    Ok(AtomicFile::create(path)?)
 }
 
-impl Staged {
-    /// Stages `path`, creating its directories below `out` (never through
-    /// a symbolic link) and its temp file anew (never through a link left
-    /// at its name).
-    fn create(out: &Path, path: PathBuf) -> Result<Staged, OutputError> {
-        if let Some(dir) = path.parent() {
-            super::files::create_dir_below(out, dir)?;
-        }
-        let tmp = temp_name(&path);
-        stamp::remove_path(&tmp)?;
-        let file = File::options()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| OutputError::io(&tmp, e))?;
-        Ok(Staged {
-            path,
-            tmp,
-            writer: BufWriter::new(file),
-        })
-    }
-
-    fn line(&mut self, text: &str) -> Result<(), OutputError> {
-        self.writer
-            .write_all(text.as_bytes())
-            .and_then(|()| self.writer.write_all(b"\n"))
-            .map_err(|e| OutputError::io(&self.tmp, e))
-    }
-
-    /// Flushes and renames into place. No fsync: these files are rebuilt
-    /// whole from the (synced) dataset file by any re-run, and syncing the
-    /// step records (hundreds of MB at n = 5000 hard) would dominate.
-    fn commit(self) -> Result<(), OutputError> {
-        self.writer
-            .into_inner()
-            .map_err(|e| OutputError::io(&self.tmp, e.into_error()))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| OutputError::io(&self.path, e))
-    }
-}
-
-/// Writes `bytes` to `path` through a temporary file and a rename,
-/// creating its directories below `out`.
+/// Writes `bytes` to `path` through the atomic writer, creating its
+/// directories below `out`.
 pub(super) fn write_staged(out: &Path, path: PathBuf, bytes: &[u8]) -> Result<(), OutputError> {
-    let mut staged = Staged::create(out, path)?;
-    staged
-        .writer
-        .write_all(bytes)
-        .map_err(|e| OutputError::io(&staged.tmp, e))?;
-    staged.commit()
+    let mut staged = stage(out, &path)?;
+    staged.write_all(bytes)?;
+    Ok(staged.commit_unsynced()?)
 }
 
 fn temp_name(path: &Path) -> PathBuf {
@@ -360,11 +322,8 @@ pub fn write_derived(
     if options.books {
         super::files::create_dir_below(out, &books_tmp)?;
     }
-    let stage = |root: &Path, path: &PathBuf, wanted: bool| {
-        wanted
-            .then(|| Staged::create(root, path.clone()))
-            .transpose()
-    };
+    let stage =
+        |root: &Path, path: &PathBuf, wanted: bool| wanted.then(|| stage(root, path)).transpose();
     let mut sft = stage(out, files[0].0, files[0].1)?;
     let mut steps = stage(out, files[1].0, files[1].1)?;
     let mut hf_rows = stage(hf_root, &hf_rows_lines, files[2].1)?;
@@ -457,7 +416,7 @@ pub fn write_derived(
     }
 
     for staged in [sft, steps, hf_rows, hf_sft].into_iter().flatten() {
-        staged.commit()?;
+        staged.commit_unsynced()?;
     }
     #[cfg(feature = "parquet")]
     for (lines, parquet, wanted, sft) in [
@@ -475,8 +434,7 @@ pub fn write_derived(
         write_card(&hf_dir)?;
     }
     if options.books {
-        stamp::remove_path(&books_dir)?;
-        std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+        super::files::replace_dir(&books_tmp, &books_dir)?;
     }
     for a in artifacts.iter().filter(|a| a.wanted) {
         if let Some(found) = stamp::on_disk(&a.path)? {

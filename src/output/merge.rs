@@ -4,7 +4,7 @@
 //! a taken key replays stream `i` (first draw, then retries) as the
 //! unsharded run does.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -300,9 +300,7 @@ pub(super) fn merge_group(
             duplicates: m.counts.duplicates_rejected,
         });
     }
-    let tmp = files::temp_path(&path);
-    let tmp_file = std::fs::File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
-    let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp_file);
+    let mut merged = files::AtomicFile::create(&path)?;
     let index = record::NameIndex::new(&domain);
     let mut seen = Dedup::excluding(exclusion.clone());
     let mut line = Vec::new();
@@ -327,9 +325,8 @@ pub(super) fn merge_group(
         if seed != i {
             return Err(corrupt(format!("expected instance {i}, found seed {seed}")));
         }
-        let io = |e| OutputError::io(&tmp, e);
         if seen.insert(key.clone()) {
-            writer.write_all(&line).map_err(io)?;
+            merged.write_all(&line)?;
         } else {
             let mut candidate = synth.candidate(i)?;
             super::shard::skip_excluded(&synth, &mut candidate, exclusion.as_ref())?;
@@ -350,9 +347,9 @@ pub(super) fn merge_group(
                 crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
             });
             let bytes = record::render(&domain, &candidate.instance, optimal.as_ref());
-            writer.write_all(&bytes).map_err(io)?;
+            merged.write_all(&bytes)?;
         }
-        writer.write_all(b"\n").map_err(io)?;
+        merged.write_all(b"\n")?;
         if let Some(progress) = progress
             && (i + 1) % super::append::CHUNK == 0
         {
@@ -371,16 +368,13 @@ pub(super) fn merge_group(
             });
         }
     }
-    let file = writer
-        .into_inner()
-        .map_err(|e| OutputError::io(&tmp, e.into_error()))?;
-    file.sync_all().map_err(|e| OutputError::io(&tmp, e))?;
+    merged.sync()?;
     // Relabelled before the rename: the merged file appears whole.
     let mut parameters = first.parameters.clone();
     let note = match requested.map(|requested| (requested, rebudget::compare(recorded, requested)))
     {
         Some((requested, rebudget::Change::Larger)) => {
-            let done = rebudget::relabel_unlabelled(&domain, &tmp, n, requested, progress)?;
+            let done = rebudget::relabel_unlabelled(&domain, merged.tmp(), n, requested, progress)?;
             parameters.search_budget = Some(requested.max_memo_entries);
             parameters.search_nodes = Some(requested.max_nodes);
             Some(rebudget::relabelled_note(requested, done))
@@ -391,7 +385,7 @@ pub(super) fn merge_group(
         )),
         _ => None,
     };
-    std::fs::rename(&tmp, &path).map_err(|e| OutputError::io(&path, e))?;
+    merged.commit()?;
     stats.instances = n;
     let total_s = start.elapsed().as_secs_f64();
     let synthesis_s: f64 = manifests.iter().map(|m| m.timings.synthesis_s).sum();
