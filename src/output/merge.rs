@@ -364,10 +364,7 @@ type ShardReader = (PathBuf, BufReader<std::fs::File>);
 /// The shard files of the group, open for reading, and the counts the
 /// shards recorded (draws an excluded set or another part took, redrawn
 /// by the shard itself, are among their duplicates).
-fn open_shards(
-    group: &Group,
-    dir: &Path,
-) -> Result<(Vec<ShardReader>, Stats), OutputError> {
+fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), OutputError> {
     let mut readers = Vec::new();
     let mut stats = Stats::default();
     for m in &group.manifests {
