@@ -30,9 +30,20 @@ use kumo_gen::domain::Registry;
 use kumo_gen::search::{Problem, SearchBudget, SearchError, Searcher};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 
-#[path = "support/reference.rs"]
+#[path = "../tests/reference.rs"]
 mod reference;
 use reference::Reference;
+
+/// KUMO's recursion on `problem`'s rule-out masks, canonical (actions
+/// related to no truth left dropped), stopped after `max_nodes` nodes.
+fn reference(problem: &Problem, max_nodes: u64) -> Reference {
+    let rules = (0..problem.action_count())
+        .map(|a| problem.states(a).to_vec())
+        .collect();
+    Reference::new(problem.truth_count(), rules)
+        .canonical()
+        .with_node_cap(max_nodes)
+}
 
 /// The median / p90 / max columns of a row, from milliseconds.
 fn times(ms: &mut [f64]) -> String {
@@ -114,7 +125,7 @@ fn main() {
                 let ours = result.as_ref().ok().map(|label| label.expected_steps);
                 if let Some(max_nodes) = reference_nodes {
                     let start = Instant::now();
-                    let mut reference = Reference::new(&problem, max_nodes);
+                    let mut reference = reference(&problem, max_nodes);
                     let value = reference.root_value();
                     let elapsed = start.elapsed().as_secs_f64() * 1e3;
                     ref_ms.push(elapsed);

@@ -5,20 +5,19 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::kumo_gen;
+use crate::common::TestCommand;
 
 const SETTING: &str = "truth_num=12+action_num=16+valid_truth_num=1";
 /// Leaves most medical 12x16 instances unlabelled.
 const SMALL: &[&str] = &["--search-nodes", "50"];
 
 fn generate(out: &Path, extra: &[&str]) -> String {
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .args(["generate", "--domain", "medical", "--truths", "12"])
         .args(["--actions", "16", "-n", "20", "--out"])
         .arg(out)
         .args(extra)
-        .output()
-        .unwrap();
+        .run();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
     stderr
@@ -176,25 +175,22 @@ fn merge_labels_under_the_shards_budget_then_relabels_with_a_larger_one() {
     let recorded: serde_json::Value = serde_json::from_slice(&read(&shard0)).unwrap();
     assert_eq!(recorded["parameters"]["search_nodes"], 50);
     // Another budget cannot continue a shard.
-    let refused = kumo_gen()
+    let refused = TestCommand::new()
         .args(["generate", "--domain", "medical", "--truths", "12"])
         .args(["--actions", "16", "-n", "30", "--shard", "0/2", "--out"])
         .arg(&sharded)
         .args(quick)
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(1));
+        .expect_code(1);
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("this shard was labelled under"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );
-    let merged = kumo_gen()
+    let merged = TestCommand::new()
         .args(["merge", "--out"])
         .arg(&sharded)
         .args(quick)
-        .output()
-        .unwrap();
+        .run();
     let stderr = String::from_utf8_lossy(&merged.stderr);
     assert!(merged.status.success(), "{stderr}");
     assert!(stderr.contains("unlabelled lines labelled"), "{stderr}");
@@ -204,12 +200,11 @@ fn merge_labels_under_the_shards_budget_then_relabels_with_a_larger_one() {
         50_000_000
     );
     // Merging again is up to date.
-    let again = kumo_gen()
+    let again = TestCommand::new()
         .args(["merge", "--out"])
         .arg(&sharded)
         .args(quick)
-        .output()
-        .unwrap();
+        .run();
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(stderr.contains("up to date"), "{stderr}");
 }

@@ -4,11 +4,11 @@
 //! Python evaluates it (not from our importer or our domains), and the
 //! golden trajectory reads observations exactly as KUMO's search does.
 //!
-//! The recursion below is KUMO's `OracleSearchEngine._calculate_expected_stpes`
-//! restated from DESIGN.md "Optimal search": every state of an action, in
-//! dict order, with weight |T| - |X_s ∩ T| normalised by (sum + 1e-9); a
-//! truth related to no remaining action ends the search. It shares no code
-//! with `src/search`.
+//! The recursion is the tests' one oracle (`tests/reference.rs`: KUMO's
+//! `OracleSearchEngine._calculate_expected_stpes` restated from DESIGN.md
+//! "Optimal search", sharing no code with `src/search`), fed with rule-out
+//! masks built here from KUMO's Python data: every state of an action in
+//! dict order.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,7 +16,8 @@ use std::path::Path;
 use kumo_gen::import::{ValueKind, evaluate_python};
 use serde_json::Value as Json;
 
-use crate::common::{kumo_gen, kumo_reference, root};
+use crate::common::{TestCommand, kumo_reference, root};
+use crate::reference::Reference;
 
 /// An action as KUMO's data has it: its type and its states in dict
 /// order, each with its key and the truths it rules out.
@@ -70,76 +71,21 @@ fn kumo_outcomes(reference: &Path, file: &str, var: &str) -> HashMap<String, Kum
     out
 }
 
-/// KUMO's optimal search over one instance, with bitmasks over the
-/// instance's truths and actions.
-struct Reference {
-    /// Per action, per state: the instance truths it rules out.
-    rules: Vec<Vec<u64>>,
-    /// Per action: the instance truths any of its states rules out.
-    related: Vec<u64>,
-    memo: HashMap<(u64, u64), f64>,
-}
-
-impl Reference {
-    fn new(truths: &[&str], actions: &[&KumoAction]) -> Reference {
-        let mask = |names: &[String]| {
-            truths
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| names.iter().any(|n| n == *t))
-                .fold(0u64, |m, (i, _)| m | 1 << i)
-        };
-        let rules: Vec<Vec<u64>> = actions
+/// An instance's rule-out masks as KUMO's data has them: per action (in
+/// the instance's order), per state in dict order, the instance truths
+/// it rules out.
+fn kumo_rules(truths: &[&str], actions: &[&KumoAction]) -> Vec<Vec<u128>> {
+    let mask = |names: &[String]| {
+        truths
             .iter()
-            .map(|a| a.states.iter().map(|(_, names)| mask(names)).collect())
-            .collect();
-        let related = rules
-            .iter()
-            .map(|s| s.iter().fold(0, |m, x| m | x))
-            .collect();
-        Reference {
-            rules,
-            related,
-            memo: HashMap::new(),
-        }
-    }
-
-    fn value(&mut self, truths: u64, actions: u64) -> f64 {
-        if truths.count_ones() <= 1 || actions == 0 {
-            return 0.0;
-        }
-        let reachable = (0..self.rules.len())
-            .filter(|a| actions >> a & 1 == 1)
-            .fold(0, |m, a| m | self.related[a]);
-        if truths & !reachable != 0 {
-            return 0.0;
-        }
-        if let Some(&v) = self.memo.get(&(truths, actions)) {
-            return v;
-        }
-        let n = truths.count_ones() as f64;
-        let mut best = f64::INFINITY;
-        for a in (0..self.rules.len()).filter(|a| actions >> a & 1 == 1) {
-            let weights: Vec<f64> = self.rules[a]
-                .iter()
-                .map(|x| n - (x & truths).count_ones() as f64)
-                .collect();
-            let total = weights.iter().sum::<f64>() + 1e-9;
-            let mut expected = 0.0;
-            for (s, w) in weights.iter().enumerate() {
-                let rest = self.value(truths & !self.rules[a][s], actions & !(1 << a));
-                expected += rest * (w / total);
-                if expected >= best {
-                    break;
-                }
-            }
-            if expected < best {
-                best = expected;
-            }
-        }
-        self.memo.insert((truths, actions), best + 1.0);
-        best + 1.0
-    }
+            .enumerate()
+            .filter(|(_, t)| names.iter().any(|n| n == *t))
+            .fold(0u128, |m, (i, _)| m | 1 << i)
+    };
+    actions
+        .iter()
+        .map(|a| a.states.iter().map(|(_, names)| mask(names)).collect())
+        .collect()
 }
 
 /// The state KUMO's search reads for an observation: the first `str` key
@@ -214,17 +160,16 @@ fn label_equals_kumos_search_on_every_published_instance() {
             .collect();
         settings.sort();
         for setting in settings {
-            let output = kumo_gen()
+            let output = TestCommand::new()
                 .args(["label", "--domain", domain, "--instances"])
                 .arg(&setting)
-                .output()
-                .unwrap();
+                .run();
             assert!(
                 output.status.success(),
                 "{env}: label failed: {}",
                 String::from_utf8_lossy(&output.stderr)
             );
-            let labelled = String::from_utf8(output.stdout).unwrap();
+            let labelled = String::from_utf8(output.stdout.clone()).unwrap();
             let hard = setting.to_string_lossy().contains("truth_num=12");
             for (k, line) in labelled.lines().enumerate() {
                 let v: Json = serde_json::from_str(line).unwrap();
@@ -238,14 +183,12 @@ fn label_equals_kumos_search_on_every_published_instance() {
                 };
                 let (truths, actions) = (names("truths"), names("actions"));
                 let kumo: Vec<&KumoAction> = actions.iter().map(|a| &outcomes[*a]).collect();
-                let mut search = Reference::new(&truths, &kumo);
-                let all_truths = (1u64 << truths.len()) - 1;
-                let all_actions = (1u64 << actions.len()) - 1;
+                let mut search = Reference::new(truths.len(), kumo_rules(&truths, &kumo));
 
                 // Hard instances: the independent recursion takes seconds
                 // each; every tenth (medical's all: tests/search.rs).
                 if !hard || k % 10 == 0 {
-                    let want = search.value(all_truths, all_actions);
+                    let want = search.root().0;
                     let got = optimal["expected_steps"].as_f64().unwrap();
                     if (got - want).abs() > 1e-9 {
                         wrong.push(format!(
@@ -257,12 +200,12 @@ fn label_equals_kumos_search_on_every_published_instance() {
 
                 // The golden trajectory: each action's observation read as
                 // KUMO reads it, ending on a truth no observation rules out.
-                let mut alive = all_truths;
+                let mut alive = u128::MAX >> (128 - truths.len());
                 for name in optimal["golden_trajectory"].as_array().unwrap() {
                     let a = actions.iter().position(|x| x == name).unwrap();
                     if let Some(s) = kumo_reads(kumo[a], &v["observations"][name.as_str().unwrap()])
                     {
-                        alive &= !search.rules[a][s];
+                        alive &= !search.rules()[a][s];
                     }
                 }
                 let answer = optimal["golden_answer"].as_str().unwrap();
@@ -296,7 +239,7 @@ fn cloud_and_currency_regressions() {
         return;
     };
     let label = |domain: &str, env: &str| -> Vec<Json> {
-        let out = kumo_gen()
+        let out = TestCommand::new()
             .args(["label", "--domain", domain, "--instances"])
             .arg(
                 reference
@@ -304,9 +247,8 @@ fn cloud_and_currency_regressions() {
                     .join(env)
                     .join("truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
             )
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout)
+            .run();
+        String::from_utf8(out.stdout.clone())
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())

@@ -3,7 +3,7 @@
 //! shards + merge), KUMO's published MedicalEnv instances excluded, and
 //! `overlap` against a brute-force comparison of the lines.
 
-use crate::common::{kumo_gen, kumo_reference, root};
+use crate::common::{TestCommand, kumo_reference};
 use kumo_gen::contamination::{Exclusion, KeyKind};
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::output::record::{NameIndex, read_key};
@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 
 const SETTING_4X6: &str = "truth_num=4+action_num=6+valid_truth_num=1.jsonl";
 
-fn run(args: &[&str]) -> assert_cmd::assert::Assert {
-    kumo_gen().current_dir(root()).args(args).assert()
+fn run(args: &[&str]) -> TestCommand {
+    let mut command = TestCommand::new();
+    command.args(args);
+    command
 }
 
 /// `generate --no-labels` (labels do not change which instances exist).
@@ -37,7 +39,7 @@ fn generate(domain: &str, seed: u64, n: u64, out: &Path, extra: &[&str]) -> Path
     let out_text = out.display().to_string();
     args.push(&out_text);
     args.extend_from_slice(extra);
-    run(&args).success();
+    run(&args).ok();
     out.join(domain).join(SETTING_4X6)
 }
 
@@ -105,13 +107,11 @@ fn brute_overlap(domain: &Domain, a: &Path, b: &Path, exact: bool) -> (u64, u64)
 }
 
 fn overlap_json(a: &Path, b: &Path, key: &str) -> Value {
-    let out = kumo_gen()
-        .current_dir(root())
+    let out = TestCommand::new()
         .args(["overlap", "--json", "--key", key])
         .arg(a)
         .arg(b)
-        .output()
-        .unwrap();
+        .run();
     assert!(
         out.status.success(),
         "{}",
@@ -171,20 +171,16 @@ fn historical_battle_two_seed_overlap_is_reproduced_then_excluded() {
     assert_eq!(brute_overlap(&domain, &train, &one, true), (0, 0));
     let bytes = std::fs::read(&one).unwrap();
     assert_eq!(bytes, std::fs::read(&two).unwrap());
-    let fail = kumo_gen()
+    TestCommand::new()
         .args(["overlap", "--fail-on-overlap"])
         .arg(&train)
         .arg(&one)
-        .output()
-        .unwrap();
-    assert_eq!(fail.status.code(), Some(0));
-    let fail = kumo_gen()
+        .expect_code(0);
+    TestCommand::new()
         .args(["overlap", "--fail-on-overlap"])
         .arg(&train)
         .arg(&test)
-        .output()
-        .unwrap();
-    assert_eq!(fail.status.code(), Some(1));
+        .expect_code(1);
 
     // Excluding every context of the training set leaves (almost) nothing:
     // refused up front, naming how many remain.
@@ -203,8 +199,8 @@ fn historical_battle_two_seed_overlap_is_reproduced_then_excluded() {
         &refused[..],
     ]
     .concat())
-    .code(1)
-    .stderr(predicates::str::contains("distinct instances"));
+    .expect_code(1)
+    .stderr_contains("distinct instances");
 
     // Shards + merge with the same `--exclude`: the same bytes.
     let sharded = dir.path().join("sharded");
@@ -222,8 +218,8 @@ fn historical_battle_two_seed_overlap_is_reproduced_then_excluded() {
         "--out",
         &sharded_text,
     ])
-    .code(1)
-    .stderr(predicates::str::contains("--exclude"));
+    .expect_code(1)
+    .stderr_contains("--exclude");
     let merge = [
         &[
             "merge",
@@ -236,7 +232,7 @@ fn historical_battle_two_seed_overlap_is_reproduced_then_excluded() {
         &exclude[..],
     ]
     .concat();
-    run(&merge).success();
+    run(&merge).ok();
     assert_eq!(
         std::fs::read(sharded.join("historical-battle").join(SETTING_4X6)).unwrap(),
         bytes
@@ -267,8 +263,8 @@ fn historical_battle_two_seed_overlap_is_reproduced_then_excluded() {
         "--out",
         &out,
     ])
-    .code(1)
-    .stderr(predicates::str::contains("--exclude"));
+    .expect_code(1)
+    .stderr_contains("--exclude");
 }
 
 #[test]
@@ -335,13 +331,12 @@ fn overlap_equals_a_brute_force_comparison_on_small_sets() {
     // A line that is no instance is an error naming the file and line.
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"truths\": []}\n").unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args(["overlap"])
         .arg(&files[&3])
         .arg(&bad)
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("bad.jsonl` line 1"));
+        .expect_code(1)
+        .stderr_contains("bad.jsonl` line 1");
 }
 
 #[test]
@@ -351,7 +346,7 @@ fn a_random_seed_never_appears_in_the_public_outputs_and_verifies_later() {
     let base = [
         "generate", "--domain", "medical", "-n", "60", "--seed", "random", "--out", &out,
     ];
-    run(&[&base[..], &["--hf", "--steps"]].concat()).success();
+    run(&[&base[..], &["--hf", "--steps"]].concat()).ok();
     let secret_dir = dir.path().join("SECRET-seeds/medical");
     let seed_file = secret_dir.join(SETTING_4X6.replace(".jsonl", ".json"));
     let record: Value =
@@ -409,8 +404,8 @@ fn a_random_seed_never_appears_in_the_public_outputs_and_verifies_later() {
     // The seed file proves the dataset; an edited dataset fails.
     let seed_text = seed_file.display().to_string();
     run(&["verify", "--seed-file", &seed_text])
-        .success()
-        .stdout(predicates::str::contains("verified"));
+        .ok()
+        .stdout_contains("verified");
     let dataset = dir.path().join("medical").join(SETTING_4X6);
     let text = std::fs::read_to_string(&dataset).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
@@ -419,18 +414,16 @@ fn a_random_seed_never_appears_in_the_public_outputs_and_verifies_later() {
     std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
     let edited_text = edited.display().to_string();
     run(&["verify", "--seed-file", &seed_text, &edited_text])
-        .code(1)
-        .stderr(predicates::str::contains("line 4 differs"));
+        .expect_code(1)
+        .stderr_contains("line 4 differs");
     // A second random seed never continues the dataset, and is not sharded.
-    run(&base)
-        .code(1)
-        .stderr(predicates::str::contains("never continues"));
+    run(&base).expect_code(1).stderr_contains("never continues");
     let other = dir.path().join("other").display().to_string();
     run(&[
         "generate", "--domain", "medical", "--seed", "random", "--shard", "0/2", "--out", &other,
     ])
-    .code(1)
-    .stderr(predicates::str::contains("cannot be sharded"));
+    .expect_code(1)
+    .stderr_contains("cannot be sharded");
 }
 
 #[test]
@@ -477,7 +470,7 @@ fn split_parts_share_no_context_and_do_not_depend_on_threads() {
             .join(name)
             .join("SECRET-seeds/medical")
             .join(SETTING_4X6.replace(".jsonl", ".json"));
-        run(&["verify", "--seed-file", seed_file.to_str().unwrap()]).success();
+        run(&["verify", "--seed-file", seed_file.to_str().unwrap()]).ok();
     }
     // The same run again finds both parts up to date.
     generate(

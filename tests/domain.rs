@@ -4,7 +4,7 @@
 use kumo_gen::domain::{LoadError, Registry, ShippedDomain, load_bytes};
 use proptest::prelude::*;
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TestCommand, root};
 
 #[test]
 fn ok_fixtures_load() {
@@ -88,23 +88,18 @@ fn every_shipped_domain_validates() {
 
 #[test]
 fn cli_validate_exit_codes() {
-    kumo_gen()
+    TestCommand::new()
         .args(["validate", "tests/fixtures/ok/tiny.yaml"])
-        .current_dir(root())
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("ok    tiny"));
-    kumo_gen()
+        .ok()
+        .stdout_contains("ok    tiny");
+    TestCommand::new()
         .args(["validate", "tests/fixtures/bad/domain/unknown-truth.yaml"])
-        .current_dir(root())
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("unknown truth `Lamb`"));
-    kumo_gen()
+        .expect_code(1)
+        .stderr_contains("unknown truth `Lamb`");
+    TestCommand::new()
         .args(["validate", "no-such-domain"])
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("unknown domain `no-such-domain`"));
+        .expect_code(1)
+        .stderr_contains("unknown domain `no-such-domain`");
 }
 
 #[test]
@@ -115,12 +110,11 @@ fn domains_dir_overrides_shipped_names() {
         dir.path().join("tiny.yaml"),
     )
     .unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args(["domains", "--domains-dir"])
         .arg(dir.path())
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("tiny"));
+        .ok()
+        .stdout_contains("tiny");
 }
 
 proptest! {

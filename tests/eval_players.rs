@@ -5,12 +5,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TestCommand, root};
 
 const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 
-fn play(player: &str, out: &Path, seed: &str) -> assert_cmd::assert::Assert {
-    kumo_gen()
+fn play(player: &str, out: &Path, seed: &str) -> TestCommand {
+    let mut command = TestCommand::new();
+    command
         .args(["eval", "--player", player, "--data"])
         .arg(root().join("tests/fixtures/eval"))
         .arg("--domain")
@@ -19,8 +20,8 @@ fn play(player: &str, out: &Path, seed: &str) -> assert_cmd::assert::Assert {
         .arg(out)
         .args(["--trials", "2", "--seed", seed])
         .env_remove("OPENAI_API_KEY")
-        .env_remove("KUMO_API_KEY")
-        .assert()
+        .env_remove("KUMO_API_KEY");
+    command
 }
 
 fn results(out: &Path, player: &str) -> String {
@@ -33,7 +34,7 @@ fn results(out: &Path, player: &str) -> String {
 }
 
 fn scores(out: &Path) -> Vec<Value> {
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(out)
         .arg("--instances")
@@ -41,9 +42,7 @@ fn scores(out: &Path) -> Vec<Value> {
         .arg("--domain")
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
 }
 
@@ -51,8 +50,8 @@ fn scores(out: &Path) -> Vec<Value> {
 fn offline_players_write_results_that_score_reads() {
     let tmp = tempfile::tempdir().unwrap();
     for player in ["golden", "random", "guess"] {
-        let out = play(player, tmp.path(), "3").success();
-        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let out = play(player, tmp.path(), "3").ok();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(stdout.contains(&format!("player `{player}`")), "{stdout}");
     }
     let instances: Vec<Value> = std::fs::read_to_string(
@@ -97,9 +96,9 @@ fn random_players_are_seeded() {
         tempfile::tempdir().unwrap(),
         tempfile::tempdir().unwrap(),
     );
-    play("random", a.path(), "1").success();
-    play("random", b.path(), "1").success();
-    play("random", c.path(), "2").success();
+    play("random", a.path(), "1").ok();
+    play("random", b.path(), "1").ok();
+    play("random", c.path(), "2").ok();
     let (ra, rb, rc) = (
         results(a.path(), "random"),
         results(b.path(), "random"),
@@ -117,7 +116,7 @@ fn random_players_are_seeded() {
 #[test]
 fn a_player_and_an_api_are_exclusive() {
     let tmp = tempfile::tempdir().unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args([
             "eval",
             "--player",
@@ -129,21 +128,19 @@ fn a_player_and_an_api_are_exclusive() {
         .arg(root().join("tests/fixtures/eval"))
         .arg("--out")
         .arg(tmp.path())
-        .assert()
-        .code(2);
-    kumo_gen()
+        .expect_code(2);
+    TestCommand::new()
         .args(["eval", "--player", "oracle", "--data"])
         .arg(root().join("tests/fixtures/eval"))
         .arg("--out")
         .arg(tmp.path())
-        .assert()
-        .code(2);
+        .expect_code(2);
 }
 
 #[test]
 fn golden_refuses_unlabelled_instances() {
     let tmp = tempfile::tempdir().unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args([
             "generate",
             "--domain",
@@ -154,39 +151,35 @@ fn golden_refuses_unlabelled_instances() {
             "--out",
         ])
         .arg(tmp.path().join("data"))
-        .assert()
-        .success();
-    let out = kumo_gen()
+        .ok();
+    let out = TestCommand::new()
         .args(["eval", "--player", "golden", "--data"])
         .arg(tmp.path().join("data"))
         .arg("--out")
         .arg(tmp.path().join("results"))
-        .assert()
-        .code(1);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        .expect_code(1);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         stderr.contains("needs labelled instances") && stderr.contains("kumo-gen label"),
         "{stderr}"
     );
     assert!(!tmp.path().join("results").exists());
-    kumo_gen()
+    TestCommand::new()
         .args(["eval", "--player", "guess", "--data"])
         .arg(tmp.path().join("data"))
         .arg("--out")
         .arg(tmp.path().join("results"))
-        .assert()
-        .success();
+        .ok();
 }
 
 /// 12 labelled medical 4x6 instances (no books, no SFT) in a new folder.
 fn medical_4x6_dataset() -> tempfile::TempDir {
     let data = tempfile::tempdir().unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args(["--domain", "medical", "--truths", "4", "--actions", "6"])
         .args(["-n", "12", "--no-sft", "--books", "none", "--out"])
         .arg(data.path())
-        .assert()
-        .success();
+        .ok();
     data
 }
 
@@ -219,15 +212,14 @@ fn limit_and_sample_pick_the_same_instances_for_every_player() {
             .map(|(i, player)| {
                 // Another `--seed` (retries, the players' choices) must not
                 // change the subset.
-                kumo_gen()
+                TestCommand::new()
                     .args(["eval", "--player", player, "--data"])
                     .arg(data.path())
                     .args(["--domain", "medical", "--out"])
                     .arg(tmp.path())
                     .args(["--trials", "2", "--seed", &i.to_string()])
                     .args(flags)
-                    .assert()
-                    .success();
+                    .ok();
                 played_seeds(tmp.path(), player)
             })
             .collect();
@@ -245,12 +237,11 @@ fn limit_and_sample_pick_the_same_instances_for_every_player() {
     assert_ne!(sample, subset(&["--sample", "4", "--sample-seed", "6"]));
     let limited = subset(&["--limit", "6", "--sample", "3", "--sample-seed", "5"]);
     assert!(limited.len() == 3 && limited.iter().all(|&s| s < 6));
-    kumo_gen()
+    TestCommand::new()
         .args(["eval", "--player", "guess", "--limit", "0", "--data"])
         .arg(data.path())
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("--limit and --sample"));
+        .expect_code(1)
+        .stderr_contains("--limit and --sample");
 }
 
 #[test]
@@ -258,7 +249,7 @@ fn budgeted_protocol_goes_on_after_a_wrong_answer_and_scores_within_the_budget()
     let data = medical_4x6_dataset();
     let results = tempfile::tempdir().unwrap();
     for budget in [None, Some("4")] {
-        let mut cmd = kumo_gen();
+        let mut cmd = TestCommand::new();
         cmd.args(["eval", "--player", "guess", "--data"])
             .arg(data.path())
             .args(["--domain", "medical", "--trials", "2", "--out"])
@@ -266,7 +257,7 @@ fn budgeted_protocol_goes_on_after_a_wrong_answer_and_scores_within_the_budget()
         if let Some(b) = budget {
             cmd.args(["--budget", b]);
         }
-        cmd.assert().success();
+        cmd.ok();
     }
     let trials = |agent: &str| -> Vec<Value> {
         let path = results
@@ -310,14 +301,12 @@ fn budgeted_protocol_goes_on_after_a_wrong_answer_and_scores_within_the_budget()
 }
 
 fn scores_of(results: &Path, instances: &Path) -> Vec<Value> {
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(results)
         .arg("--instances")
         .arg(instances)
         .args(["--domain", "medical", "--json"])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     serde_json::from_slice(&output.stdout).unwrap()
 }

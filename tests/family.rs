@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use kumo_gen::domain::{Domain, Registry};
 
-use crate::common::kumo_gen;
+use crate::common::TestCommand;
 
 /// rules3: `a < b and c is even`, `a + b > c`, `b > 4`, `a = c`, ...
 fn eval_rule(rule: &str, t: [i64; 3]) -> bool {
@@ -204,11 +204,10 @@ fn families_are_deterministic_and_the_shipped_files_are_current() {
     let tmp = tempfile::tempdir().unwrap();
     for name in ["rules3", "circuits", "ciphers"] {
         let path = tmp.path().join(format!("{name}.yaml"));
-        kumo_gen()
+        TestCommand::new()
             .args(["family", name, "-o"])
             .arg(&path)
-            .assert()
-            .success();
+            .ok();
         let made = std::fs::read_to_string(&path).unwrap();
         let shipped =
             std::fs::read_to_string(crate::common::root().join(format!("domains/{name}.yaml")))
@@ -218,11 +217,10 @@ fn families_are_deterministic_and_the_shipped_files_are_current() {
             "domains/{name}.yaml is not what `kumo-gen family {name}` writes"
         );
         // Another seed, another domain.
-        kumo_gen()
+        TestCommand::new()
             .args(["family", name, "--seed", "1", "-o"])
             .arg(&path)
-            .assert()
-            .success();
+            .ok();
         assert_ne!(std::fs::read_to_string(&path).unwrap(), made, "{name}");
     }
 }
@@ -231,7 +229,7 @@ fn families_are_deterministic_and_the_shipped_files_are_current() {
 fn family_domains_generate_label_and_curve() {
     let tmp = tempfile::tempdir().unwrap();
     for name in ["rules3", "circuits", "ciphers"] {
-        kumo_gen()
+        TestCommand::new()
             .args([
                 "--domain",
                 name,
@@ -244,9 +242,8 @@ fn family_domains_generate_label_and_curve() {
                 "--out",
             ])
             .arg(tmp.path())
-            .assert()
-            .success();
-        let output = kumo_gen()
+            .ok();
+        let output = TestCommand::new()
             .args([
                 "family",
                 name,
@@ -257,8 +254,7 @@ fn family_domains_generate_label_and_curve() {
                 "--curve-n",
                 "10",
             ])
-            .output()
-            .unwrap();
+            .run();
         assert!(
             output.status.success(),
             "{}",
@@ -286,10 +282,9 @@ fn bad_family_parameters_exit_1_with_a_fix() {
         &["family", "ciphers", "--alphabet", "2", "-o", "x.yaml"],
         &["family", "rules3"],
     ] {
-        kumo_gen()
+        TestCommand::new()
             .args(args)
-            .assert()
-            .code(1)
-            .stderr(predicates::str::contains("help"));
+            .expect_code(1)
+            .stderr_contains("help");
     }
 }

@@ -6,18 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::common::{TINY, TINY_SETTING, generate_tiny, root};
+use crate::common::{TINY, TINY_SETTING, TestCommand, generate_tiny};
 
 const SETTING: &str = TINY_SETTING;
 
-fn kumo_gen_command() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kumo-gen"));
-    command.current_dir(root());
-    command
-}
-
 /// `kumo-gen generate` of the tiny fixture into `out` (`-n n`), with `extra`.
-fn generate(out: &Path, n: u64, extra: &[&str]) -> Command {
+fn generate(out: &Path, n: u64, extra: &[&str]) -> TestCommand {
     generate_tiny(out, n, extra)
 }
 
@@ -63,8 +57,8 @@ fn a_closed_stderr_and_stdout_do_not_stop_a_run() {
     let status = generate(&out, 5, &[])
         .stdout(broken_pipe())
         .stderr(broken_pipe())
-        .status()
-        .unwrap();
+        .run()
+        .status;
     assert_eq!(status.code(), Some(0));
     let domain = out.join("tiny");
     assert!(domain.join(format!("{SETTING}.jsonl")).is_file());
@@ -76,21 +70,21 @@ fn a_closed_stderr_and_stdout_do_not_stop_a_run() {
         5
     );
     // An error with stderr closed still ends with its documented code.
-    let status = kumo_gen_command()
+    let status = TestCommand::new()
         .args(["generate", "--domain", "no-such-domain", "--out"])
         .arg(&out)
         .stdout(Stdio::null())
         .stderr(broken_pipe())
-        .status()
-        .unwrap();
+        .run()
+        .status;
     assert_eq!(status.code(), Some(1));
-    let status = kumo_gen_command()
+    let status = TestCommand::new()
         .args(["check-books", "--domain", TINY])
         .arg(&domain)
         .stdout(broken_pipe())
         .stderr(broken_pipe())
-        .status()
-        .unwrap();
+        .run()
+        .status;
     assert_eq!(status.code(), Some(0));
     assert!(temp_files(&out).is_empty());
 }
@@ -103,15 +97,14 @@ fn symbolic_links_inside_out_are_never_written_through() {
     std::fs::create_dir_all(&outside).unwrap();
     let victim = outside.join("victim.txt");
     std::fs::write(&victim, "keep me\n").unwrap();
-    assert!(generate(&out, 3, &[]).status().unwrap().success());
+    generate(&out, 3, &[]).ok();
     let domain = out.join("tiny");
 
     // A dataset file that is a link: `--force` replaces the link itself.
     let dataset = domain.join(format!("{SETTING}.jsonl"));
     std::fs::remove_file(&dataset).unwrap();
     std::os::unix::fs::symlink(&victim, &dataset).unwrap();
-    let forced = generate(&out, 3, &["--force"]).output().unwrap();
-    assert!(forced.status.success(), "{forced:?}");
+    generate(&out, 3, &["--force"]).ok();
     assert!(!dataset.is_symlink());
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
 
@@ -119,8 +112,7 @@ fn symbolic_links_inside_out_are_never_written_through() {
     let sft = domain.join("sft");
     std::fs::remove_dir_all(&sft).unwrap();
     std::os::unix::fs::symlink(&outside, &sft).unwrap();
-    let refused = generate(&out, 3, &["--force"]).output().unwrap();
-    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let refused = generate(&out, 3, &["--force"]).expect_code(2);
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(
         said.contains("symbolic link") && said.contains("sft"),
@@ -134,17 +126,14 @@ fn symbolic_links_inside_out_are_never_written_through() {
 fn requests_beyond_the_documented_bounds_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let huge = generate(&out, 1_000_000_000_000, &[]).output().unwrap();
-    assert_eq!(huge.status.code(), Some(2));
+    let huge = generate(&out, 1_000_000_000_000, &[]).expect_code(2);
     let said = String::from_utf8_lossy(&huge.stderr);
     assert!(said.contains("100000000"), "{said}");
     assert!(!out.exists(), "nothing written");
-    let trials = kumo_gen_command()
+    let trials = TestCommand::new()
         .args(["eval", "--model", "m", "--trials", "4294967296", "--data"])
         .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(trials.status.code(), Some(2));
+        .expect_code(2);
     let said = String::from_utf8_lossy(&trials.stderr);
     assert!(said.contains("10000"), "{said}");
 }
@@ -154,14 +143,14 @@ fn a_run_stopped_by_a_full_disk_resumes_to_the_same_bytes_and_leaves_no_temp_fil
     let dir = tempfile::tempdir().unwrap();
     let (whole, full) = (dir.path().join("whole"), dir.path().join("full"));
     let medical = |out: &Path| {
-        let mut command = kumo_gen_command();
+        let mut command = TestCommand::new();
         command
             .args(["--domain", "medical", "--truths", "6", "--actions", "8"])
             .args(["-n", "60", "--out"])
             .arg(out);
         command
     };
-    assert!(medical(&whole).status().unwrap().success());
+    medical(&whole).ok();
     // A file-size limit stands in for a full disk: the kernel stops the
     // run (SIGXFSZ) in the middle of a write: at 8 KiB while the manifest
     // is written (its temp file is left), at 32 KiB inside the dataset.
@@ -170,7 +159,6 @@ fn a_run_stopped_by_a_full_disk_resumes_to_the_same_bytes_and_leaves_no_temp_fil
     for blocks in [16, 64] {
         let _ = std::fs::remove_dir_all(&full);
         let stopped = Command::new("sh")
-            .current_dir(root())
             .arg("-c")
             .arg(format!(
                 "ulimit -f {blocks}; exec '{program}' --domain medical --truths 6 --actions 8 -n 60 --out '{}'",
@@ -187,8 +175,7 @@ fn a_run_stopped_by_a_full_disk_resumes_to_the_same_bytes_and_leaves_no_temp_fil
                 "what was written before the disk filled is kept"
             );
         }
-        let resumed = medical(&full).output().unwrap();
-        assert!(resumed.status.success(), "{resumed:?}");
+        medical(&full).ok();
         assert_eq!(
             std::fs::read(full.join(dataset)).unwrap(),
             std::fs::read(whole.join(dataset)).unwrap()
@@ -208,25 +195,19 @@ fn a_run_stopped_by_a_full_disk_resumes_to_the_same_bytes_and_leaves_no_temp_fil
 fn label_removes_the_temp_file_of_a_killed_run_and_reports_a_full_disk() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    assert!(
-        generate(&out, 4, &["--no-labels"])
-            .status()
-            .unwrap()
-            .success()
-    );
+    generate(&out, 4, &["--no-labels"]).ok();
     let instances = out.join(format!("tiny/{SETTING}.jsonl"));
     let labelled = dir.path().join("labelled.jsonl");
     // A PID above the kernel's largest (2^22) belongs to no process.
     let orphan = dir.path().join(".labelled.jsonl.tmp-99999999");
     std::fs::write(&orphan, "{\"partial\":").unwrap();
     let label = |target: &Path| {
-        kumo_gen_command()
+        TestCommand::new()
             .args(["label", "--domain", TINY, "--instances"])
             .arg(&instances)
             .arg("-o")
             .arg(target)
-            .output()
-            .unwrap()
+            .run()
     };
     let done = label(&labelled);
     assert!(done.status.success(), "{done:?}");
@@ -255,7 +236,7 @@ fn a_missing_input_file_exits_1_in_every_command() {
         &["validate", missing],
     ];
     for args in commands {
-        let output = kumo_gen_command().args(args).output().unwrap();
+        let output = TestCommand::new().args(args).run();
         assert_eq!(output.status.code(), Some(1), "{args:?}: {output:?}");
         let said = String::from_utf8_lossy(&output.stderr);
         assert!(said.contains(missing), "{args:?} names the file: {said}");
@@ -264,13 +245,11 @@ fn a_missing_input_file_exits_1_in_every_command() {
     let python = dir.path().join("domain.py");
     let text = "truths = ['A', 'B']\n";
     std::fs::write(&python, text).unwrap();
-    let output = kumo_gen_command()
+    TestCommand::new()
         .arg("import")
         .arg(&python)
         .arg("-o")
         .arg(&python)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
+        .expect_code(1);
     assert_eq!(std::fs::read_to_string(&python).unwrap(), text);
 }

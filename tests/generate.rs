@@ -2,7 +2,7 @@
 //! written lines, determinism across threads, shards + merge, resume after
 //! an interruption, refusal to overwrite, and infeasible requests.
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TestCommand, root};
 use kumo_gen::domain::{Domain, StateLabel};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -17,9 +17,9 @@ fn clinic() -> Domain {
 }
 
 /// Runs `kumo-gen generate` on the clinic domain into `out`.
-fn generate(out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
-    let mut cmd = kumo_gen();
-    cmd.current_dir(root()).args([
+fn generate(out: &Path, extra: &[&str]) -> TestCommand {
+    let mut cmd = TestCommand::new();
+    cmd.args([
         "generate",
         "--domain",
         CLINIC,
@@ -32,7 +32,7 @@ fn generate(out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
         "--out",
     ]);
     cmd.arg(out).args(extra);
-    cmd.assert()
+    cmd
 }
 
 fn dataset(out: &Path) -> PathBuf {
@@ -170,7 +170,7 @@ fn check_line(domain: &Domain, line: &Value, seed: u64, truths: usize, actions: 
 #[test]
 fn lines_are_kumo_instances_that_satisfy_the_constraints() {
     let dir = tempfile::tempdir().unwrap();
-    generate(dir.path(), &[]).success();
+    generate(dir.path(), &[]).ok();
     let domain = clinic();
     let text = std::fs::read_to_string(dataset(dir.path())).unwrap();
     let mut keys = std::collections::BTreeSet::new();
@@ -219,8 +219,8 @@ fn lines_are_kumo_instances_that_satisfy_the_constraints() {
 fn thread_count_does_not_change_the_bytes() {
     let one = tempfile::tempdir().unwrap();
     let two = tempfile::tempdir().unwrap();
-    generate(one.path(), &["--threads", "1"]).success();
-    generate(two.path(), &["--threads", "2"]).success();
+    generate(one.path(), &["--threads", "1"]).ok();
+    generate(two.path(), &["--threads", "2"]).ok();
     let a = std::fs::read(dataset(one.path())).unwrap();
     let b = std::fs::read(dataset(two.path())).unwrap();
     assert!(!a.is_empty());
@@ -230,29 +230,27 @@ fn thread_count_does_not_change_the_bytes() {
 #[test]
 fn shards_merge_into_the_unsharded_file() {
     let whole = tempfile::tempdir().unwrap();
-    generate(whole.path(), &[]).success();
+    generate(whole.path(), &[]).ok();
     let sharded = tempfile::tempdir().unwrap();
     for k in 0..3 {
         generate(
             sharded.path(),
             &["--shard", &format!("{k}/3"), "--threads", "1"],
         )
-        .success();
+        .ok();
     }
-    kumo_gen()
+    TestCommand::new()
         .args(["merge", "--out"])
         .arg(sharded.path())
-        .assert()
-        .success();
+        .ok();
     let a = std::fs::read(dataset(whole.path())).unwrap();
     let b = std::fs::read(dataset(sharded.path())).unwrap();
     assert!(a == b, "merged shards differ from the unsharded file");
-    kumo_gen()
+    TestCommand::new()
         .args(["merge", "--out"])
         .arg(sharded.path())
-        .assert()
-        .success()
-        .stderr(predicates::str::contains("up to date"));
+        .ok()
+        .stderr_contains("up to date");
     // Duplicates across shards were redrawn, as the unsharded run did.
     let m = manifest(sharded.path());
     let entry = &m["datasets"]["truth_num=3+action_num=3+valid_truth_num=1"];
@@ -267,19 +265,18 @@ fn shards_merge_into_the_unsharded_file() {
 #[test]
 fn merge_names_missing_shards() {
     let dir = tempfile::tempdir().unwrap();
-    generate(dir.path(), &["--shard", "1/3"]).success();
-    kumo_gen()
+    generate(dir.path(), &["--shard", "1/3"]).ok();
+    TestCommand::new()
         .args(["merge", "--out"])
         .arg(dir.path())
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("shards 0/3, 2/3 are missing"));
+        .expect_code(1)
+        .stderr_contains("shards 0/3, 2/3 are missing");
 }
 
 #[test]
 fn an_interrupted_run_resumes_to_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    generate(dir.path(), &[]).success();
+    generate(dir.path(), &[]).ok();
     let path = dataset(dir.path());
     let full = std::fs::read(&path).unwrap();
     // Cut mid-line, as a kill -9 during a write would (the manifest then
@@ -291,7 +288,7 @@ fn an_interrupted_run_resumes_to_the_same_bytes() {
     for cut in [full.len() / 3 + 17, 5, full.len() - 1] {
         std::fs::write(&path, &full[..cut]).unwrap();
         std::fs::write(&manifest_path, &interrupted).unwrap();
-        generate(dir.path(), &[]).success();
+        generate(dir.path(), &[]).ok();
         assert!(
             std::fs::read(&path).unwrap() == full,
             "resume after {cut} bytes differs"
@@ -299,7 +296,7 @@ fn an_interrupted_run_resumes_to_the_same_bytes() {
     }
     // A sharded run resumes the same way.
     let shards = tempfile::tempdir().unwrap();
-    generate(shards.path(), &["--shard", "0/2"]).success();
+    generate(shards.path(), &["--shard", "0/2"]).ok();
     let shard = shards
         .path()
         .join("clinic/shards/truth_num=3+action_num=3+valid_truth_num=1/shard-0-of-2.jsonl");
@@ -312,7 +309,7 @@ fn an_interrupted_run_resumes_to_the_same_bytes() {
     )
     .unwrap();
     std::fs::write(&shard, &whole[..whole.len() / 2 + 3]).unwrap();
-    generate(shards.path(), &["--shard", "0/2"]).success();
+    generate(shards.path(), &["--shard", "0/2"]).ok();
     assert!(std::fs::read(&shard).unwrap() == whole);
 }
 
@@ -320,9 +317,9 @@ fn an_interrupted_run_resumes_to_the_same_bytes() {
 fn a_longer_run_extends_a_shorter_one() {
     let short = tempfile::tempdir().unwrap();
     let long = tempfile::tempdir().unwrap();
-    generate(short.path(), &["-n", "40"]).success();
-    generate(short.path(), &[]).success();
-    generate(long.path(), &[]).success();
+    generate(short.path(), &["-n", "40"]).ok();
+    generate(short.path(), &[]).ok();
+    generate(long.path(), &[]).ok();
     assert!(
         std::fs::read(dataset(short.path())).unwrap()
             == std::fs::read(dataset(long.path())).unwrap()
@@ -332,20 +329,18 @@ fn a_longer_run_extends_a_shorter_one() {
 #[test]
 fn an_existing_dataset_is_not_overwritten_silently() {
     let dir = tempfile::tempdir().unwrap();
-    generate(dir.path(), &[]).success();
+    generate(dir.path(), &[]).ok();
     let before = std::fs::read(dataset(dir.path())).unwrap();
-    generate(dir.path(), &[])
-        .success()
-        .stderr(predicates::str::contains("up to date"));
+    generate(dir.path(), &[]).ok().stderr_contains("up to date");
     generate(dir.path(), &["--seed", "9"])
-        .code(1)
-        .stderr(predicates::str::contains("--seed"))
-        .stderr(predicates::str::contains("--force"));
+        .expect_code(1)
+        .stderr_contains("--seed")
+        .stderr_contains("--force");
     generate(dir.path(), &["-n", "20"])
-        .code(1)
-        .stderr(predicates::str::contains("more than `-n 20`"));
+        .expect_code(1)
+        .stderr_contains("more than `-n 20`");
     assert!(std::fs::read(dataset(dir.path())).unwrap() == before);
-    generate(dir.path(), &["--seed", "9", "--force"]).success();
+    generate(dir.path(), &["--seed", "9", "--force"]).ok();
     assert!(std::fs::read(dataset(dir.path())).unwrap() != before);
 }
 
@@ -363,18 +358,16 @@ fn infeasible_requests_exit_1_with_the_parameter_to_change() {
     for (args, parameter) in cases {
         let started = std::time::Instant::now();
         generate(dir.path(), args)
-            .code(1)
-            .stderr(predicates::str::contains(parameter))
-            .stderr(predicates::str::contains("help"));
+            .expect_code(1)
+            .stderr_contains(parameter)
+            .stderr_contains("help");
         // Generous: a bounded search, not a hang.
         assert!(started.elapsed().as_secs() < 20, "{args:?} took too long");
     }
-    let mut cmd = kumo_gen();
-    cmd.current_dir(root())
-        .args(["generate", "--domain", "no-such-domain", "--out"])
+    let mut cmd = TestCommand::new();
+    cmd.args(["generate", "--domain", "no-such-domain", "--out"])
         .arg(dir.path())
-        .assert()
-        .code(1);
+        .expect_code(1);
 }
 
 /// Golden bytes: the first instances of the clinic fixture, rendered

@@ -8,7 +8,7 @@ use kumo_gen::graph::split::{SplitError, SplitMethod, SplitOptions, split};
 use kumo_gen::graph::{DomainGraph, Louvain};
 use proptest::prelude::*;
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TestCommand, root};
 
 fn load(text: &str) -> Domain {
     Domain::from_yaml("test.yaml", text).unwrap().0
@@ -344,7 +344,7 @@ proptest! {
 
 #[test]
 fn cli_graph_formats() {
-    let out = kumo_gen()
+    let out = TestCommand::new()
         .args([
             "graph",
             "--domain",
@@ -352,10 +352,7 @@ fn cli_graph_formats() {
             "--format",
             "json",
         ])
-        .current_dir(root())
-        .assert()
-        .code(0)
-        .get_output()
+        .ok()
         .stdout
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
@@ -374,14 +371,12 @@ fn cli_graph_formats() {
             ["Relay", "Lamp", 1]
         ])
     );
-    kumo_gen()
+    TestCommand::new()
         .args(["graph", "--domain", "tests/fixtures/ok/tiny.yaml"])
-        .current_dir(root())
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("nodes        4"))
-        .stdout(predicates::str::contains("modularity"));
-    kumo_gen()
+        .ok()
+        .stdout_contains("nodes        4")
+        .stdout_contains("modularity");
+    TestCommand::new()
         .args([
             "graph",
             "--domain",
@@ -389,14 +384,12 @@ fn cli_graph_formats() {
             "--format",
             "dot",
         ])
-        .current_dir(root())
-        .assert()
-        .code(0)
-        .stdout(predicates::str::starts_with("graph \"tiny\" {"))
-        .stdout(predicates::str::contains("\"Fuse\" -- \"Relay\""));
+        .ok()
+        .stdout_starts_with("graph \"tiny\" {")
+        .stdout_contains("\"Fuse\" -- \"Relay\"");
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("tiny.svg");
-    kumo_gen()
+    TestCommand::new()
         .args([
             "graph",
             "--domain",
@@ -406,10 +399,8 @@ fn cli_graph_formats() {
             "-o",
         ])
         .arg(&svg)
-        .current_dir(root())
-        .assert()
-        .code(0)
-        .stdout("");
+        .ok()
+        .stdout_is("");
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     for truth in ["Fuse", "Relay", "Switch", "Lamp"] {
@@ -418,16 +409,15 @@ fn cli_graph_formats() {
     assert!(text.trim_end().ends_with("</svg>"));
     // No temp files left behind.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    kumo_gen()
+    TestCommand::new()
         .args(["graph", "--domain", "no-such-domain"])
-        .assert()
-        .code(1);
+        .expect_code(1);
 }
 
 #[test]
 fn cli_graph_output_is_byte_identical_across_runs() {
     let run = || {
-        kumo_gen()
+        TestCommand::new()
             .args([
                 "graph",
                 "--domain",
@@ -437,10 +427,7 @@ fn cli_graph_output_is_byte_identical_across_runs() {
                 "--seed",
                 "5",
             ])
-            .current_dir(root())
-            .assert()
-            .code(0)
-            .get_output()
+            .ok()
             .stdout
             .clone()
     };
@@ -453,33 +440,27 @@ fn cli_split_writes_two_valid_domains() {
     let path = dir.path().join("cliques.yaml");
     std::fs::write(&path, two_cliques(4)).unwrap();
     let out_dir = dir.path().join("out");
-    kumo_gen()
+    TestCommand::new()
         .args(["split", "--domain"])
         .arg(&path)
         .arg("--out-dir")
         .arg(&out_dir)
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("method     louvain"))
-        .stdout(predicates::str::contains("fallback   components requested"))
-        .stdout(predicates::str::contains(
-            "cut        1 edges (weight 1), 1 actions span both sides",
-        ));
+        .ok()
+        .stdout_contains("method     louvain")
+        .stdout_contains("fallback   components requested")
+        .stdout_contains("cut        1 edges (weight 1), 1 actions span both sides");
     for half in ["cliques-ind", "cliques-ood"] {
-        kumo_gen()
+        TestCommand::new()
             .arg("validate")
             .arg(out_dir.join(format!("{half}.yaml")))
-            .assert()
-            .code(0);
+            .ok();
     }
-    let json = kumo_gen()
+    let json = TestCommand::new()
         .args(["split", "--json", "--method", "louvain", "--domain"])
         .arg(&path)
         .arg("--out-dir")
         .arg(&out_dir)
-        .assert()
-        .code(0)
-        .get_output()
+        .ok()
         .stdout
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
@@ -501,14 +482,13 @@ fn cli_split_writes_two_valid_domains() {
         "name: tied\ntruths: [A, B, C]\nactions:\n  - name: x\n    type: str\n    states:\n      p: [A]\n      q: [B, C]\n",
     )
     .unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args(["split", "--domain"])
         .arg(&tied)
         .arg("--out-dir")
         .arg(dir.path().join("none"))
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("cannot split domain `tied`"));
+        .expect_code(1)
+        .stderr_contains("cannot split domain `tied`");
     assert!(!dir.path().join("none").exists());
 }
 
@@ -518,14 +498,13 @@ fn cli_split_writes_two_valid_domains() {
 fn split_halves_generate() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("split");
-    kumo_gen()
+    TestCommand::new()
         .args(["split", "--domain", "medical", "--out-dir"])
         .arg(&out_dir)
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("method     components"));
+        .ok()
+        .stdout_contains("method     components");
     for half in ["medical-ind", "medical-ood"] {
-        kumo_gen()
+        TestCommand::new()
             .args(["generate", "--domain"])
             .arg(out_dir.join(format!("{half}.yaml")))
             .args([
@@ -540,8 +519,7 @@ fn split_halves_generate() {
             ])
             .arg("--out")
             .arg(dir.path().join("generated"))
-            .assert()
-            .code(0);
+            .ok();
         let lines = std::fs::read_to_string(
             dir.path()
                 .join("generated")

@@ -9,11 +9,10 @@ use kumo_gen::import::{
     ImportOptions, Imported, NoteKind, Value, ValueKind, evaluate_python, import_python,
 };
 use kumo_gen::python_repr::py_float as py_float_repr;
-use predicates::prelude::PredicateBooleanExt;
 use proptest::prelude::*;
 use serde_json::{Value as Json, json};
 
-use crate::common::{kumo_gen, kumo_reference, root};
+use crate::common::{TestCommand, kumo_reference, root};
 
 /// (data file, truths var, actions var, outcomes var) for every data file.
 fn kumo_files(reference: &Path) -> Vec<(String, String, String, String)> {
@@ -388,17 +387,14 @@ fn quirks_are_mapped_and_noted() {
 
 #[test]
 fn cli_imports_to_stdout_and_file() {
-    let out = kumo_gen()
+    let output = TestCommand::new()
         .args([
             "import",
             "tests/fixtures/kumo/quirks_data.py",
             "--truth-noun",
             "relic",
         ])
-        .current_dir(root())
-        .assert()
-        .success();
-    let output = out.get_output();
+        .ok();
     let yaml = String::from_utf8(output.stdout.clone()).unwrap();
     let stderr = String::from_utf8(output.stderr.clone()).unwrap();
     assert!(yaml.starts_with("name: quirks\n"), "{yaml}");
@@ -412,7 +408,7 @@ fn cli_imports_to_stdout_and_file() {
 
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("q.yaml");
-    kumo_gen()
+    TestCommand::new()
         .args([
             "import",
             "tests/fixtures/kumo/quirks_data.py",
@@ -421,10 +417,8 @@ fn cli_imports_to_stdout_and_file() {
             "-o",
         ])
         .arg(&target)
-        .current_dir(root())
-        .assert()
-        .success()
-        .stdout("");
+        .ok()
+        .stdout_is("");
     let written = std::fs::read_to_string(&target).unwrap();
     assert!(written.starts_with("name: q\n"));
     let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
@@ -433,42 +427,33 @@ fn cli_imports_to_stdout_and_file() {
 
 #[test]
 fn cli_errors_exit_1_with_located_messages() {
-    kumo_gen()
+    TestCommand::new()
         .args(["import", "tests/fixtures/bad/import/call.py"])
-        .current_dir(root())
-        .assert()
-        .code(1)
-        .stdout("")
-        .stderr(predicates::str::contains(
-            "error: calling `sorted` is not supported\n  --> tests/fixtures/bad/import/call.py:1:10",
-        ));
-    kumo_gen()
+        .expect_code(1)
+        .stdout_is("")
+        .stderr_contains("error: calling `sorted` is not supported\n  --> tests/fixtures/bad/import/call.py:1:10");
+    TestCommand::new()
         .args([
             "import",
             "tests/fixtures/kumo/quirks_data.py",
             "--truths-var",
             "Nope",
         ])
-        .current_dir(root())
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains(
-            "the file assigns no variable `Nope`",
-        ));
+        .expect_code(1)
+        .stderr_contains("the file assigns no variable `Nope`");
     let dir = tempfile::tempdir().unwrap();
     let binary = dir.path().join("garbage.py");
     std::fs::write(&binary, b"Truths = ['a'\xff\xfe]\n").unwrap();
-    kumo_gen()
+    TestCommand::new()
         .arg("import")
         .arg(&binary)
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("not UTF-8").and(predicates::str::contains(":1:14")));
-    kumo_gen()
+        .expect_code(1)
+        .stderr_contains("not UTF-8")
+        .stderr_contains(":1:14");
+    TestCommand::new()
         .args(["import", "does/not/exist.py"])
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("cannot read `does/not/exist.py`"));
+        .expect_code(1)
+        .stderr_contains("cannot read `does/not/exist.py`");
 }
 
 fn seed_source() -> String {

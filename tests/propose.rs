@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TestCommand, root};
 use crate::eval::{Answer, completion, serve};
 
 /// The valid domain the scripted model ends with.
@@ -30,8 +30,8 @@ fn fenced(yaml: &str) -> String {
     format!("Here is the domain.\n\n```yaml\n{yaml}```\n")
 }
 
-fn propose_cmd(base: &str, out: &Path, extra: &[&str]) -> assert_cmd::Command {
-    let mut cmd = kumo_gen();
+fn propose_cmd(base: &str, out: &Path, extra: &[&str]) -> TestCommand {
+    let mut cmd = TestCommand::new();
     cmd.args([
         "propose",
         "--topic",
@@ -70,9 +70,7 @@ fn broken_then_misspelt_then_valid_ends_in_the_valid_file_after_three_rounds() {
     let server = serve(Arc::new(move |_: &Value, n| completion(&replies[n.min(2)])));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("domains/tea.yaml");
-    let output = propose_cmd(&server.base, &out, &["--truths", "6"])
-        .output()
-        .unwrap();
+    let output = propose_cmd(&server.base, &out, &["--truths", "6"]).run();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -122,9 +120,7 @@ fn a_model_that_never_repairs_exits_1_and_writes_nothing_at_the_output() {
     let server = serve(Arc::new(|_: &Value, _| completion(&fenced(&misspelt()))));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("tea.yaml");
-    let output = propose_cmd(&server.base, &out, &["--rounds", "2", "--truths", "6"])
-        .output()
-        .unwrap();
+    let output = propose_cmd(&server.base, &out, &["--rounds", "2", "--truths", "6"]).run();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(!out.exists(), "nothing written at -o");
@@ -149,9 +145,7 @@ fn the_checks_beyond_the_validator_are_fed_back() {
     let server = serve(Arc::new(|_: &Value, _| completion(&tea())));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("tea.yaml");
-    let output = propose_cmd(&server.base, &out, &["--rounds", "1", "--truths", "9"])
-        .output()
-        .unwrap();
+    let output = propose_cmd(&server.base, &out, &["--rounds", "1", "--truths", "9"]).run();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let sent = sent(&server.requests);
@@ -181,9 +175,7 @@ fn a_reply_cut_off_for_length_is_continued() {
     }));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("tea.yaml");
-    let output = propose_cmd(&server.base, &out, &["--truths", "6"])
-        .output()
-        .unwrap();
+    let output = propose_cmd(&server.base, &out, &["--truths", "6"]).run();
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -209,10 +201,7 @@ fn review_goes_to_a_report_and_changes_nothing() {
     }));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("tea.yaml");
-    let output = propose_cmd(&server.base, &out, &["--review", "--truths", "6"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0));
+    propose_cmd(&server.base, &out, &["--review", "--truths", "6"]).expect_code(0);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), tea());
     let report = std::fs::read_to_string(tmp.path().join("tea.review.txt")).unwrap();
     assert!(report.contains("Powder Test / leaf / Matcha"), "{report}");
@@ -251,13 +240,13 @@ fn a_batch_resumes_without_asking_finished_topics_again() {
     .unwrap();
     let dir = tmp.path().join("out");
     let run = || {
-        let mut cmd = kumo_gen();
+        let mut cmd = TestCommand::new();
         cmd.args(["propose", "--topics"])
             .arg(&topics)
             .args(["--api-base", &server.base, "--model", "m", "--rounds", "1"])
             .args(["--truths", "6", "--actions", "8", "--backoff-ms", "1", "-o"])
             .arg(&dir);
-        cmd.output().unwrap()
+        cmd.run()
     };
     let first = run();
     let stdout = String::from_utf8_lossy(&first.stdout);
@@ -322,8 +311,7 @@ fn prompt_templates_are_overridden_by_name_and_share_the_renderers_directory() {
         &out,
         &["--truths", "6", "--templates-dir", dir],
     )
-    .output()
-    .unwrap();
+    .run();
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -336,13 +324,12 @@ fn prompt_templates_are_overridden_by_name_and_share_the_renderers_directory() {
         "{repair}"
     );
     // `generate` reads the same directory and leaves propose's prompts to it.
-    let generated = kumo_gen()
+    let generated = TestCommand::new()
         .args(["generate", "--domain"])
         .arg(&out)
         .args(["-n", "3", "--templates-dir", dir, "--out"])
         .arg(tmp.path().join("gen"))
-        .output()
-        .unwrap();
+        .run();
     assert!(
         generated.status.success(),
         "{}",
@@ -356,9 +343,7 @@ fn prompt_templates_are_overridden_by_name_and_share_the_renderers_directory() {
         &tmp.path().join("b.yaml"),
         &["--templates-dir", dir],
     )
-    .output()
-    .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    .expect_code(1);
     assert!(String::from_utf8_lossy(&output.stderr).contains("propose"));
     assert_eq!(sent(&server.requests).len(), before);
 }

@@ -5,7 +5,7 @@
 use kumo_gen::domain::{Registry, kumo_env_domain, load_bytes, plural};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 
-use crate::common::{kumo_gen, root};
+use crate::common::{TestCommand, root};
 
 /// Plurals read "diagnosises" and "specieses" when import and validation
 /// had a plural each.
@@ -27,10 +27,7 @@ fn kumo_env_names_are_accepted_wherever_a_domain_name_is() {
     assert_eq!(kumo_env_domain("NoSuchEnv"), None);
     let (d, _) = Registry::default().load("ArtStyleEnv").unwrap();
     assert_eq!(d.name, "art-style");
-    kumo_gen()
-        .args(["validate", "MedicalEnv"])
-        .assert()
-        .success();
+    TestCommand::new().args(["validate", "MedicalEnv"]).ok();
 }
 
 /// `eval --domain` with a name that does not load was silently ignored
@@ -47,12 +44,11 @@ fn a_bad_domain_for_a_dataset_is_an_error() {
 /// `validate /dev/zero` read without end; a FIFO blocked forever.
 #[test]
 fn non_regular_domain_files_are_refused() {
-    kumo_gen()
+    TestCommand::new()
         .args(["validate", "/dev/zero"])
         .timeout(std::time::Duration::from_secs(20))
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("not a regular file"));
+        .expect_code(1)
+        .stderr_contains("not a regular file");
 }
 
 /// `--threads 4294967296` spawned threads without end; `--shard` with a
@@ -63,7 +59,7 @@ fn threads_and_shards_are_bounded() {
         ("--threads", "4294967296", "more than 1024"),
         ("--shard", "3/18446744073709551615", "at most"),
     ] {
-        kumo_gen()
+        TestCommand::new()
             .args([
                 "--domain",
                 "medical",
@@ -75,9 +71,8 @@ fn threads_and_shards_are_bounded() {
                 "1",
             ])
             .args([flag, value])
-            .assert()
-            .code(2)
-            .stderr(predicates::str::contains(needle));
+            .expect_code(2)
+            .stderr_contains(needle);
     }
 }
 

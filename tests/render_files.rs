@@ -146,32 +146,25 @@ fn check_books_command() {
     let d = tiny();
     write_dataset(dir.path(), &d, 20);
     let domain = root().join("tests/fixtures/ok/tiny.yaml");
-    let run = |format: &str| {
-        crate::common::kumo_gen()
+    let run = |format: &str, code: i32| {
+        crate::common::TestCommand::new()
             .arg("check-books")
             .arg(dir.path())
             .arg("--domain")
             .arg(&domain)
             .args(["--format", format])
-            .assert()
+            .expect_code(code)
     };
-    run("auto").success().stdout(predicates::str::contains(
-        "20 books checked (exact checker): 20 passed, 0 failed",
-    ));
-    run("kumo")
-        .success()
-        .stdout(predicates::str::contains("0 of "));
+    run("auto", 0).stdout_contains("20 books checked (exact checker): 20 passed, 0 failed");
+    run("kumo", 0).stdout_contains("0 of ");
     let book = dir
         .path()
         .join("knowledge_book/truth_num=4+action_num=3+valid_truth_num=1/seed=3.txt");
     let text = std::fs::read_to_string(&book).unwrap();
     std::fs::write(&book, text.replacen(" rules out ", " confirms ", 1)).unwrap();
-    run("auto")
-        .code(1)
-        .stdout(predicates::str::contains(
-            "20 books checked (exact checker): 19 passed, 1 failed",
-        ))
-        .stderr(predicates::str::contains("seed=3.txt"));
+    run("auto", 1)
+        .stdout_contains("20 books checked (exact checker): 19 passed, 1 failed")
+        .stderr_contains("seed=3.txt");
 }
 
 #[test]

@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{TINY, TINY_SETTING, generate_tiny, kumo_gen, root};
+use crate::common::{Ran, TINY, TINY_SETTING, TestCommand, generate_tiny};
 
 const SETTING: &str = TINY_SETTING;
 
-fn generate(out: &Path, n: u64, extra: &[&str]) -> std::process::Output {
-    generate_tiny(out, n, extra).output().unwrap()
+fn generate(out: &Path, n: u64, extra: &[&str]) -> Ran {
+    generate_tiny(out, n, extra).run()
 }
 
 fn stderr(output: &std::process::Output) -> String {
@@ -139,12 +139,10 @@ fn check_books_fails_when_a_book_is_missing() {
     assert!(generate(out, 4, &[]).status.success());
     let domain = out.join("tiny");
     let check = || {
-        kumo_gen()
-            .current_dir(root())
+        TestCommand::new()
             .args(["check-books", "--domain", TINY])
             .arg(&domain)
-            .output()
-            .unwrap()
+            .run()
     };
     assert_eq!(check().status.code(), Some(0));
     std::fs::remove_file(paths(out).books.join("seed=1.txt")).unwrap();

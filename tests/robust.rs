@@ -3,12 +3,12 @@
 //! files rebuilt only when stale, and no leftovers of killed runs.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::kumo_gen;
+use crate::common::{Ran, TestCommand};
 
 const HARD: &[&str] = &["--domain", "medical", "--truths", "24", "--actions", "30"];
 const SETTING: &str = "truth_num=24+action_num=30+valid_truth_num=1.jsonl";
@@ -19,14 +19,13 @@ fn lines(path: &Path) -> usize {
         .unwrap_or(0)
 }
 
-fn run(out: &Path, n: &str, extra: &[&str]) -> std::process::Output {
-    kumo_gen()
+fn run(out: &Path, n: &str, extra: &[&str]) -> Ran {
+    TestCommand::new()
         .args(HARD)
         .args(["-n", n, "--out"])
         .arg(out)
         .args(extra)
-        .output()
-        .unwrap()
+        .run()
 }
 
 #[test]
@@ -35,13 +34,12 @@ fn finished_lines_are_on_disk_before_the_run_ends_and_kill_9_resumes_identically
     let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
     assert!(run(&whole, "60", &["--threads", "2"]).status.success());
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
+    let mut child = TestCommand::new()
         .args(HARD)
         .args(["-n", "60", "--threads", "2", "--out"])
         .arg(&killed)
         .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .spawn();
     let file = killed.join("medical").join(SETTING);
     let started = Instant::now();
     // Lines appear while the run goes on, long before its 60 are done.
@@ -75,13 +73,12 @@ fn concurrent_runs_of_other_settings_keep_every_manifest_entry() {
     let out = dir.path();
     let children: Vec<_> = (4..10)
         .map(|t| {
-            Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
+            TestCommand::new()
                 .args(["--domain", "medical", "--actions", "8", "-n", "300"])
                 .args(["--truths", &t.to_string(), "--out"])
                 .arg(out)
                 .stderr(Stdio::null())
                 .spawn()
-                .unwrap()
         })
         .collect();
     for mut child in children {
@@ -101,13 +98,12 @@ fn concurrent_runs_of_other_settings_keep_every_manifest_entry() {
 fn a_second_run_on_the_same_file_is_refused_while_the_first_writes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path();
-    let mut first = Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
+    let mut first = TestCommand::new()
         .args(HARD)
         .args(["-n", "400", "--out"])
         .arg(out)
         .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .spawn();
     let file = out.join("medical").join(SETTING);
     let started = Instant::now();
     while lines(&file) == 0 && first.try_wait().unwrap().is_none() {
@@ -130,7 +126,7 @@ fn damage_to_a_finished_dataset_is_detected_and_derived_files_are_rebuilt_only_w
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path();
     let generate = |extra: &[&str]| {
-        kumo_gen()
+        TestCommand::new()
             .args([
                 "--domain",
                 "medical",
@@ -144,8 +140,7 @@ fn damage_to_a_finished_dataset_is_detected_and_derived_files_are_rebuilt_only_w
             .arg("--out")
             .arg(out)
             .args(extra)
-            .output()
-            .unwrap()
+            .run()
     };
     assert!(generate(&[]).status.success());
     let domain = out.join("medical");
@@ -242,9 +237,9 @@ fn misbehave(
     (base, count)
 }
 
-fn eval(base: &str, out: &Path, model: &str, extra: &[&str]) -> Command {
+fn eval(base: &str, out: &Path, model: &str, extra: &[&str]) -> TestCommand {
     let root = crate::common::root();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kumo-gen"));
+    let mut cmd = TestCommand::new();
     cmd.args(["eval", "--api-base", base, "--model", model, "--data"])
         .arg(root.join("tests/fixtures/eval"))
         .arg("--domain")
@@ -279,9 +274,7 @@ fn a_200_that_is_not_a_completion_is_the_servers_fault_not_a_parse_error() {
     ] {
         let (base, count) = misbehave(200, "", body.clone(), Duration::ZERO);
         let dir = tempfile::tempdir().unwrap();
-        let output = eval(&base, dir.path(), "m", &["--retries", "1"])
-            .output()
-            .unwrap();
+        let output = eval(&base, dir.path(), "m", &["--retries", "1"]).run();
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{body}: {stdout}{stderr}");
@@ -306,10 +299,7 @@ fn an_unreachable_server_is_named_at_once() {
         .port();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let output = eval(&format!("http://127.0.0.1:{port}/v1"), dir.path(), "m", &[])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+    let output = eval(&format!("http://127.0.0.1:{port}/v1"), dir.path(), "m", &[]).expect_code(2);
     assert!(started.elapsed() < Duration::from_secs(10));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot reach the server"), "{stderr}");
@@ -327,7 +317,7 @@ fn bad_api_bases_and_temperatures_are_refused() {
             "--temperature",
         ),
     ] {
-        let output = eval(base, dir.path(), "m", extra).output().unwrap();
+        let output = eval(base, dir.path(), "m", extra).run();
         assert_eq!(output.status.code(), Some(1), "{base} {extra:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(needle), "{stderr}");
@@ -351,7 +341,7 @@ fn results_paths_keep_organisations_apart_and_stay_inside_out() {
         &"m".repeat(300),
     ];
     for model in models {
-        let output = eval(&base, &out, model, &[]).output().unwrap();
+        let output = eval(&base, &out, model, &[]).run();
         assert!(output.status.success(), "{model}: {output:?}");
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(
@@ -384,13 +374,11 @@ fn results_paths_keep_organisations_apart_and_stay_inside_out() {
     let file = out.join("orgA--llama-8b").join(RESULTS);
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{text}{text}")).unwrap();
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(out.join("orgA--llama-8b"))
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.matches("was already scored").count(), 3, "{stderr}");
     let rows: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -404,15 +392,14 @@ fn a_second_eval_on_the_same_results_file_is_refused() {
     let mut first = eval(&base, dir.path(), "m", &["--concurrency", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .spawn();
     let file = dir.path().join("m").join(RESULTS);
     let started = Instant::now();
     while !file.exists() {
         assert!(started.elapsed() < Duration::from_secs(30));
         std::thread::sleep(Duration::from_millis(20));
     }
-    let second = eval(&base, dir.path(), "m", &[]).output().unwrap();
+    let second = eval(&base, dir.path(), "m", &[]).run();
     first.wait().unwrap();
     assert_eq!(
         second.status.code(),
@@ -432,7 +419,7 @@ fn derived_files_are_lean_by_default_and_follow_the_options() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path();
     let run = |extra: &[&str]| {
-        let output = kumo_gen()
+        TestCommand::new()
             .args([
                 "--domain",
                 "medical",
@@ -446,9 +433,7 @@ fn derived_files_are_lean_by_default_and_follow_the_options() {
             .arg("--out")
             .arg(out)
             .args(extra)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{output:?}");
+            .ok();
     };
     let domain = out.join("medical");
     let setting = "truth_num=6+action_num=8+valid_truth_num=1";

@@ -3,15 +3,14 @@
 
 use serde_json::Value;
 
-use crate::common::{kumo_gen, kumo_reference, root};
+use crate::common::{TestCommand, kumo_reference, root};
 
 fn score_json(args: &[&str]) -> Vec<Value> {
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .args(args)
         .arg("--json")
-        .output()
-        .unwrap();
+        .run();
     assert!(
         output.status.success(),
         "{}",
@@ -126,7 +125,7 @@ fn reproduces_kumo_published_averages_exactly() {
 fn checks_success_against_instances_and_reports_disagreement() {
     let dir = root().join("tests/fixtures/score");
     let domain = root().join("tests/fixtures/ok/tiny.yaml");
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(dir.join("results"))
         .arg("--instances")
@@ -134,9 +133,7 @@ fn checks_success_against_instances_and_reports_disagreement() {
         .arg("--domain")
         .arg(&domain)
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("1 trial(s) whose recorded `successful` differs"),
@@ -168,14 +165,12 @@ fn table_says_na_and_svg_is_self_contained() {
     let dir = root().join("tests/fixtures/score/results");
     let tmp = tempfile::tempdir().unwrap();
     let svg = tmp.path().join("chart.svg");
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(&dir)
         .arg("--svg")
         .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     let table = String::from_utf8_lossy(&output.stdout);
     assert!(table.contains("toy-model"), "{table}");
     assert!(table.contains("n/a"), "{table}");
@@ -189,12 +184,11 @@ fn table_says_na_and_svg_is_self_contained() {
 #[test]
 fn rejects_instance_files_given_as_results() {
     let dir = root().join("tests/fixtures/score/instances");
-    kumo_gen()
+    TestCommand::new()
         .arg("score")
         .arg(&dir)
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("no `trajectories` array"));
+        .expect_code(1)
+        .stderr_contains("no `trajectories` array");
 }
 
 /// Writes a toy dataset where correctness depends on structure: 20
@@ -238,7 +232,7 @@ fn stats_fixture(dir: &std::path::Path) {
 fn stats_chi_square_on_structure_vs_correctness() {
     let tmp = tempfile::tempdir().unwrap();
     stats_fixture(tmp.path());
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("stats")
         .arg(tmp.path().join("results"))
         .arg("--instances")
@@ -246,8 +240,7 @@ fn stats_chi_square_on_structure_vs_correctness() {
         .arg("--domain")
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
         .arg("--json")
-        .output()
-        .unwrap();
+        .run();
     assert!(
         output.status.success(),
         "{}",
@@ -270,16 +263,15 @@ fn stats_chi_square_on_structure_vs_correctness() {
     assert!(p > 0.0 && p < 1e-4, "{p}");
 
     // Too little data: the text output refuses with the reason.
-    kumo_gen()
+    TestCommand::new()
         .arg("stats")
         .arg(root().join("tests/fixtures/score/results"))
         .arg("--instances")
         .arg(root().join("tests/fixtures/score/instances"))
         .arg("--domain")
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
-        .assert()
-        .success()
-        .stdout(predicates::str::contains("refused: no variation"));
+        .ok()
+        .stdout_contains("refused: no variation");
 }
 
 /// `play` driven through a pipe by a scripted player that follows the
@@ -304,7 +296,7 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
             .collect();
         let mut script: String = golden.iter().map(|a| format!("{a}\n")).collect();
         script.push_str(&format!("{}\n", inst["valid_truth"].as_str().unwrap()));
-        let output = kumo_gen()
+        let output = TestCommand::new()
             .arg("play")
             .arg("--instances")
             .arg(&file)
@@ -316,9 +308,8 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
             .arg("script")
             .arg("--out")
             .arg(&out)
-            .write_stdin(script)
-            .output()
-            .unwrap();
+            .stdin(script)
+            .run();
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{stdout}");
         // The dataset's own book file is shown.
@@ -359,7 +350,7 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
     std::fs::copy(&file, &copy).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let (book, _) = crate::eval::rendered_book_and_prompt(&first);
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("play")
         .arg("--instances")
         .arg(&copy)
@@ -367,15 +358,14 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
         .arg("--out")
         .arg(tmp.path().join("bare.jsonl"))
-        .write_stdin("quit\n")
-        .output()
-        .unwrap();
+        .stdin("quit\n")
+        .run();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains(book.trim_end()), "{stdout}");
     assert!(!stdout.contains("Knowledge book for instance"), "{stdout}");
 
     // End of input abandons the game and records nothing.
-    kumo_gen()
+    TestCommand::new()
         .arg("play")
         .arg("--instances")
         .arg(&file)
@@ -383,9 +373,8 @@ fn play_through_a_pipe_follows_the_golden_trajectory() {
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
         .arg("--out")
         .arg(tmp.path().join("none.jsonl"))
-        .write_stdin("Voltage\n")
-        .assert()
-        .code(1);
+        .stdin("Voltage\n")
+        .expect_code(1);
     assert!(!tmp.path().join("none.jsonl").exists());
 }
 
@@ -403,7 +392,7 @@ fn instance_directories_skip_files_that_are_not_instances() {
     )
     .unwrap();
     std::fs::write(data.join("sft").join(setting), "{\"messages\": []}\n").unwrap();
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(root().join("tests/fixtures/score/results"))
         .arg("--instances")
@@ -411,9 +400,7 @@ fn instance_directories_skip_files_that_are_not_instances() {
         .arg("--domain")
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an instance file"));
     let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(rows[0]["success_from"], "checked");
@@ -427,15 +414,13 @@ fn checked_success_agrees_with_kumo_on_published_files() {
     let Some(reference) = kumo_reference() else {
         return;
     };
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .arg("score")
         .arg(reference.join("results"))
         .arg("--instances")
         .arg(reference.join("instances/MedicalEnv"))
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+        .ok();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("differs"), "{stderr}");
     assert!(!stderr.contains("matching no state"), "{stderr}");
@@ -452,7 +437,7 @@ fn checked_success_agrees_with_kumo_on_published_files() {
 #[test]
 fn play_generates_the_same_instance_as_the_generator() {
     let tmp = tempfile::tempdir().unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args([
             "generate",
             "--domain",
@@ -464,8 +449,7 @@ fn play_generates_the_same_instance_as_the_generator() {
         ])
         .args(["--seed", "3", "-n", "3", "--out"])
         .arg(tmp.path().join("gen"))
-        .assert()
-        .success();
+        .ok();
     let text = std::fs::read_to_string(
         tmp.path()
             .join("gen/medical/truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
@@ -480,7 +464,7 @@ fn play_generates_the_same_instance_as_the_generator() {
         .collect();
     script.push_str(&format!("{}\n", inst["valid_truth"].as_str().unwrap()));
     let out = tmp.path().join("plays.jsonl");
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .args([
             "play",
             "--domain",
@@ -492,9 +476,8 @@ fn play_generates_the_same_instance_as_the_generator() {
         ])
         .args(["--seed", "3", "--index", "2", "--out"])
         .arg(&out)
-        .write_stdin(script)
-        .output()
-        .unwrap();
+        .stdin(script)
+        .run();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
     // The book shown is the one the generator wrote for that line.
@@ -537,14 +520,13 @@ fn play_generates_the_same_instance_as_the_generator() {
 fn golden_player_scores_against_generated_labels() {
     let tmp = tempfile::tempdir().unwrap();
     let tiny = root().join("tests/fixtures/ok/tiny.yaml");
-    kumo_gen()
+    TestCommand::new()
         .arg("generate")
         .arg("--domain")
         .arg(&tiny)
         .args(["--truths", "4", "--actions", "3", "-n", "4", "--out"])
         .arg(tmp.path().join("gen"))
-        .assert()
-        .success();
+        .ok();
     let setting = "truth_num=4+action_num=3+valid_truth_num=1";
     let text =
         std::fs::read_to_string(tmp.path().join(format!("gen/tiny/{setting}.jsonl"))).unwrap();

@@ -1,5 +1,6 @@
-//! Optimal search: conformance with KUMO's reference values, a brute-force
-//! cross-check, golden trajectories, and `kumo-gen label`.
+//! Optimal search: conformance with KUMO's reference values, a cross-check
+//! against the plain recursion (`tests/reference.rs`), golden
+//! trajectories, and `kumo-gen label`.
 
 use std::collections::HashMap;
 
@@ -8,7 +9,8 @@ use kumo_gen::search::{Move, Problem, SearchBudget, SearchError, Searcher};
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::common::{kumo_gen, kumo_reference, root};
+use crate::common::{TestCommand, kumo_reference, root};
+use crate::reference::Reference;
 
 fn medical() -> Domain {
     Registry::new(None)
@@ -136,7 +138,7 @@ fn label_command_adds_optimal_and_keeps_the_line() {
         reference.join("instances/MedicalEnv/truth_num=4+action_num=6+valid_truth_num=1.jsonl");
     let text = std::fs::read_to_string(&input).unwrap();
     let run = |threads: &str| {
-        kumo_gen()
+        TestCommand::new()
             .args([
                 "label",
                 "--domain",
@@ -146,9 +148,7 @@ fn label_command_adds_optimal_and_keeps_the_line() {
                 "--instances",
             ])
             .arg(&input)
-            .assert()
-            .success()
-            .get_output()
+            .ok()
             .stdout
             .clone()
     };
@@ -182,7 +182,7 @@ fn label_command_marks_budget_exceeded() {
     };
     let input =
         reference.join("instances/MedicalEnv/truth_num=12+action_num=16+valid_truth_num=1.jsonl");
-    let output = kumo_gen()
+    let output = TestCommand::new()
         .args([
             "label",
             "--domain",
@@ -192,10 +192,8 @@ fn label_command_marks_budget_exceeded() {
             "--instances",
         ])
         .arg(&input)
-        .assert()
-        .success()
-        .stderr(predicates::str::contains("budget exceeded"))
-        .get_output()
+        .ok()
+        .stderr_contains("budget exceeded")
         .stdout
         .clone();
     let out = String::from_utf8(output).unwrap();
@@ -218,14 +216,11 @@ fn label_command_names_a_bad_line() {
         "{\"truths\": [\"Nope\"], \"actions\": [], \"observations\": {}, \"seed\": 0, \"valid_truth\": \"Nope\"}\n",
     )
     .unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args(["label", "--domain", "medical", "--instances"])
         .arg(&input)
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains(
-            "bad.jsonl:1: unknown truth `Nope`",
-        ));
+        .expect_code(1)
+        .stderr_contains("bad.jsonl:1: unknown truth `Nope`");
     // The fields every reader needs (one line type): a missing `seed` is
     // named.
     std::fs::write(
@@ -233,14 +228,11 @@ fn label_command_names_a_bad_line() {
         "{\"truths\": [\"Flu\"], \"actions\": [], \"observations\": {}}\n",
     )
     .unwrap();
-    kumo_gen()
+    TestCommand::new()
         .args(["label", "--domain", "medical", "--instances"])
         .arg(&input)
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains(
-            "bad.jsonl:1: not an instance line: missing field `seed`",
-        ));
+        .expect_code(1)
+        .stderr_contains("bad.jsonl:1: not an instance line: missing field `seed`");
 }
 
 #[test]
@@ -253,44 +245,6 @@ fn oversized_instances_are_refused() {
             actions: 129
         })
     );
-}
-
-/// KUMO's recursion written plainly: no memo, every action (related or
-/// not) in instance order, no pruning, strict `<` so the first minimum
-/// wins. Returns (E, first optimal action).
-fn brute(truths: &[usize], actions: &[usize], rules: &[Vec<Vec<usize>>]) -> (f64, Option<usize>) {
-    if truths.len() <= 1 || actions.is_empty() {
-        return (0.0, None);
-    }
-    for &t in truths {
-        let related = actions
-            .iter()
-            .any(|&a| rules[a].iter().any(|x| x.contains(&t)));
-        if !related {
-            return (0.0, None);
-        }
-    }
-    let mut best = f64::INFINITY;
-    let mut best_action = None;
-    for &a in actions {
-        let weights: Vec<usize> = rules[a]
-            .iter()
-            .map(|x| truths.len() - truths.iter().filter(|t| x.contains(t)).count())
-            .collect();
-        let total: usize = weights.iter().sum();
-        let rest: Vec<usize> = actions.iter().copied().filter(|&b| b != a).collect();
-        let mut sum = 0.0;
-        for (x, &w) in rules[a].iter().zip(&weights) {
-            let p = w as f64 / (total as f64 + 1e-9);
-            let left: Vec<usize> = truths.iter().copied().filter(|t| !x.contains(t)).collect();
-            sum += brute(&left, &rest, rules).0 * p;
-        }
-        if sum < best {
-            best = sum;
-            best_action = Some(a);
-        }
-    }
-    (best + 1.0, best_action)
 }
 
 /// A random instance: `(truths, rule-outs per action and state, valid
@@ -349,9 +303,7 @@ proptest! {
     #[test]
     fn fast_search_equals_brute_force((truths, rules, _valid, _observed) in instance()) {
         let problem = Problem::from_rule_outs(truths, &rules).unwrap();
-        let all_truths: Vec<usize> = (0..truths).collect();
-        let all_actions: Vec<usize> = (0..rules.len()).collect();
-        let (want, first) = brute(&all_truths, &all_actions, &rules);
+        let (want, first) = Reference::from_lists(truths, &rules).root();
         let observed = vec![Some(0); rules.len()];
         let label = Searcher::new().label(&problem, &observed, SearchBudget::UNLIMITED).unwrap();
         prop_assert!((label.expected_steps - want).abs() <= 1e-12, "{} vs {}", label.expected_steps, want);
@@ -390,14 +342,13 @@ fn label_command_writes_output_file_atomically() {
         reference.join("instances/MedicalEnv/truth_num=4+action_num=6+valid_truth_num=1.jsonl");
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("labelled.jsonl");
-    kumo_gen()
+    TestCommand::new()
         .args(["label", "--domain", "medical", "--instances"])
         .arg(&input)
         .arg("-o")
         .arg(&output)
-        .assert()
-        .success()
-        .stdout("");
+        .ok()
+        .stdout_is("");
     let text = std::fs::read_to_string(&output).unwrap();
     assert_eq!(text.lines().count(), 50);
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -457,26 +408,23 @@ fn label_reproduces_the_main_commands_lines() {
         ("--search-budget", "100000"),
     ] {
         let out = tmp.path().join(format!("{flag}{budget}"));
-        kumo_gen()
+        TestCommand::new()
             .arg("generate")
             .arg("--domain")
             .arg(&clinic)
             .args(["--truths", "4", "--actions", "5", "-n", "20"])
             .args([flag, budget, "--out"])
             .arg(&out)
-            .assert()
-            .success();
+            .ok();
         let file = out.join("clinic/truth_num=4+action_num=5+valid_truth_num=1.jsonl");
         let written = std::fs::read(&file).unwrap();
-        let relabelled = kumo_gen()
+        let relabelled = TestCommand::new()
             .arg("label")
             .arg("--domain")
             .arg(&clinic)
             .args([flag, budget, "--instances"])
             .arg(&file)
-            .assert()
-            .success()
-            .get_output()
+            .ok()
             .stdout
             .clone();
         assert_eq!(
@@ -523,13 +471,12 @@ fn zero_or_negative_budgets_are_refused_by_every_command() {
     for command in commands {
         for flag in ["--search-budget", "--search-nodes"] {
             for value in ["0", "-3"] {
-                kumo_gen()
+                TestCommand::new()
                     .args(command)
                     .arg(format!("{flag}={value}"))
-                    .assert()
-                    .code(2)
-                    .stderr(predicates::str::contains(flag))
-                    .stderr(predicates::str::contains("at least 1"));
+                    .expect_code(2)
+                    .stderr_contains(flag)
+                    .stderr_contains("at least 1");
             }
         }
     }

@@ -1,8 +1,8 @@
 //! The fast search against the plain recursion, bit for bit: KUMO's
-//! Algorithm 3 written as plainly as possible (every action in instance
-//! order, no pruning, no reductions, only a memo on the raw `(T, A)`
-//! masks) labels random instances, and `Searcher::label` must give the
-//! same `expected_steps` (`==` on the float, not a tolerance), the same
+//! Algorithm 3 written as plainly as possible (`tests/reference.rs`: every
+//! action in instance order, no reductions, only a memo on the raw
+//! `(T, A)` masks) labels random instances, and `Searcher::label` must give
+//! the same `expected_steps` (`==` on the float, not a tolerance), the same
 //! first action and the same golden trajectory and answer.
 //!
 //! Besides random instances, the instances `kumo-gen` writes for every
@@ -13,98 +13,12 @@
 //! copies of actions (duplicates), actions that differ only by a swap of
 //! two truths (mirrors), states that rule out nothing, and many states.
 
-use std::collections::HashMap;
-
 use kumo_gen::domain::Registry;
 use kumo_gen::search::{Move, Problem, SearchBudget, Searcher};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 use proptest::prelude::*;
 
-/// The plain recursion with a memo on `(T, A)`. With `canonical`, the
-/// actions related to no truth of `T` are dropped from `A` first (DESIGN.md:
-/// they never attain the minimum), which keeps deep games within reach.
-struct Plain<'r> {
-    truths: usize,
-    rules: &'r [Vec<u64>],
-    memo: HashMap<(u64, u64), (f64, Option<usize>)>,
-    canonical: bool,
-}
-
-impl Plain<'_> {
-    fn related(&self, a: usize) -> u64 {
-        self.rules[a].iter().fold(0, |m, &x| m | x)
-    }
-
-    fn base(&self, truths: u64, actions: u64) -> bool {
-        if truths.count_ones() <= 1 || actions == 0 {
-            return true;
-        }
-        let covered = (0..self.rules.len())
-            .filter(|&a| actions >> a & 1 == 1)
-            .fold(0, |m, a| m | self.related(a));
-        truths & !covered != 0
-    }
-
-    /// `(E, first optimal action in instance order)`.
-    fn solve(&mut self, truths: u64, actions: u64) -> (f64, Option<usize>) {
-        if self.base(truths, actions) {
-            return (0.0, None);
-        }
-        let actions = if self.canonical {
-            (0..self.rules.len())
-                .filter(|&a| actions >> a & 1 == 1 && self.related(a) & truths != 0)
-                .fold(0, |m, a| m | 1 << a)
-        } else {
-            actions
-        };
-        if let Some(&v) = self.memo.get(&(truths, actions)) {
-            return v;
-        }
-        let mut best = f64::INFINITY;
-        let mut best_action = None;
-        for a in (0..self.rules.len()).filter(|&a| actions >> a & 1 == 1) {
-            let weights: Vec<u32> = self.rules[a]
-                .iter()
-                .map(|&x| (truths & !x).count_ones())
-                .collect();
-            let total: u32 = weights.iter().sum();
-            let mut sum = 0.0;
-            for (s, &x) in self.rules[a].iter().enumerate() {
-                let p = f64::from(weights[s]) / (f64::from(total) + 1e-9);
-                sum += self.solve(truths & !x, actions & !(1 << a)).0 * p;
-            }
-            if sum < best {
-                best = sum;
-                best_action = Some(a);
-            }
-        }
-        let v = (best + 1.0, best_action);
-        self.memo.insert((truths, actions), v);
-        v
-    }
-
-    /// The golden trajectory of DESIGN.md: actions taken, then the answer.
-    fn trajectory(&mut self, observed: &[usize]) -> (Vec<usize>, Option<usize>) {
-        let mut truths: u64 = (1 << self.truths) - 1;
-        let mut actions: u64 = (1 << self.rules.len()) - 1;
-        let mut taken = Vec::new();
-        loop {
-            let covered = (0..self.rules.len())
-                .filter(|&a| actions >> a & 1 == 1)
-                .fold(0, |m, a| m | self.related(a));
-            let uncovered = truths & !covered;
-            if truths.count_ones() <= 1 || uncovered != 0 {
-                let pick = if uncovered != 0 { uncovered } else { truths };
-                let answer = (pick != 0).then(|| pick.trailing_zeros() as usize);
-                return (taken, answer);
-            }
-            let a = self.solve(truths, actions).1.expect("non-base node");
-            taken.push(a);
-            truths &= !self.rules[a][observed[a]];
-            actions &= !(1 << a);
-        }
-    }
-}
+use crate::reference::Reference;
 
 /// A random instance: truths, rule-out masks per action and state, and
 /// observed states. Structure is added on purpose: copies and mirrored
@@ -180,14 +94,16 @@ fn check_with(
         .label(&problem, &seen, SearchBudget::UNLIMITED)
         .unwrap();
 
-    let mut plain = Plain {
-        truths,
-        rules,
-        memo: HashMap::new(),
-        canonical,
-    };
-    let (want, first) = plain.solve((1 << truths) - 1, (1 << rules.len()) - 1);
-    let (taken, answer) = plain.trajectory(observed);
+    let masks = rules
+        .iter()
+        .map(|states| states.iter().map(|&m| u128::from(m)).collect())
+        .collect();
+    let mut plain = Reference::new(truths, masks);
+    if canonical {
+        plain = plain.canonical();
+    }
+    let (want, first) = plain.root();
+    let (taken, answer) = plain.golden(observed);
     prop_assert_eq!(
         label.expected_steps.to_bits(),
         want.to_bits(),

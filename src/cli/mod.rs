@@ -10,6 +10,7 @@ pub mod contamination;
 mod domains;
 mod eval;
 mod family;
+pub mod flag_tables;
 pub mod generate;
 mod graph;
 pub mod import;
@@ -87,6 +88,12 @@ enum Command {
     Overlap(contamination::OverlapArgs),
     /// Prove a dataset made with `--seed random` from its private seed file.
     Verify(contamination::VerifyArgs),
+}
+
+/// The clap definition of the whole command line, for documents written
+/// from it (the README's flag tables: [`flag_tables`]).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 /// What every command gets besides its own flags.
