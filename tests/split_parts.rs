@@ -187,3 +187,146 @@ fn bad_sft_parts_are_refused_before_writing() {
 fn hf_format() -> &'static str {
     kumo_gen::output::derived::HF_FORMAT
 }
+
+/// Every file under `dir` (relative path and bytes) but manifests (they
+/// record timings and how the file was made), shard files and locks.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if name != "shards" {
+                    walk(root, &path, files);
+                }
+            } else if name != "manifest.json" && !name.ends_with(".lock") {
+                let relative = path.strip_prefix(root).unwrap().display().to_string();
+                files.push((relative, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files);
+    files.sort();
+    files
+}
+
+#[test]
+fn sharded_split_merges_into_the_unsharded_split_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = ["--split", "train=0.7,test=0.3"];
+    let derived = ["--books", "files", "--hf", "--sft-parts", "train"];
+    let whole = dir.path().join("whole");
+    let whole_text = whole.display().to_string();
+    let base = ["generate", "--domain", "medical", "-n", "60"];
+    run(&[
+        &base[..],
+        &split,
+        &derived,
+        &["--threads", "1", "--out", &whole_text],
+    ]
+    .concat())
+    .ok();
+    let files = tree(&whole);
+    assert!(
+        files.iter().any(|(f, _)| f.starts_with("hf/parts/test/"))
+            && files
+                .iter()
+                .any(|(f, _)| f.starts_with("train/medical/sft/"))
+            && files.iter().any(|(f, _)| f.contains("knowledge_book")),
+        "{:?}",
+        files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    // Shards at one thread merged at two, and the other way round.
+    for (shard_threads, merge_threads) in [("1", "2"), ("2", "1")] {
+        let sharded = dir.path().join(format!("sharded-{shard_threads}"));
+        let sharded_text = sharded.display().to_string();
+        for k in ["0/3", "1/3", "2/3"] {
+            run(&[
+                &base[..],
+                &split,
+                &["--shard", k, "--threads", shard_threads],
+                &["--out", &sharded_text],
+            ]
+            .concat())
+            .ok();
+        }
+        assert!(
+            !sharded
+                .join("train/medical")
+                .join(format!("{SETTING_4X6}.jsonl"))
+                .exists()
+        );
+        run(&[
+            &["merge", "--out", &sharded_text, "--threads", merge_threads][..],
+            &derived,
+        ]
+        .concat())
+        .ok();
+        let merged = tree(&sharded);
+        let names = |files: &[(String, Vec<u8>)]| -> Vec<String> {
+            files.iter().map(|f| f.0.clone()).collect()
+        };
+        assert_eq!(names(&merged), names(&files));
+        for ((name, a), (_, b)) in files.iter().zip(&merged) {
+            assert!(
+                a == b,
+                "{name} differs after merging shards at {shard_threads} thread(s)"
+            );
+        }
+        // The counts too: draws the other part took are redrawn duplicates.
+        for part in ["train", "test"] {
+            let counts = |root: &Path| {
+                let path = root.join(part).join("medical/manifest.json");
+                let text = std::fs::read_to_string(path).unwrap();
+                let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+                manifest["datasets"][SETTING_4X6]["counts"].clone()
+            };
+            assert_eq!(counts(&sharded), counts(&whole), "{part}");
+            assert!(counts(&whole)["duplicates_rejected"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn hf_row_ids_are_unique_across_parts_and_settings() {
+    assert_eq!(
+        hf_format(),
+        "jsonl",
+        "this test reads the JSON Lines export"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let split = ["--split", "train=0.5,test=0.5"];
+    split_run(&out, "2", &split);
+    split_run(&out, "2", &[&split[..], &["--truths", "5"]].concat());
+    let mut ids = std::collections::BTreeSet::new();
+    let mut sft_ids = Vec::new();
+    let mut rows = 0;
+    for part in ["train", "test"] {
+        for setting in [SETTING_4X6, "truth_num=5+action_num=6+valid_truth_num=1"] {
+            let data = out.join("hf/parts").join(part).join("medical");
+            let id = |line: &String| {
+                let row: serde_json::Value = serde_json::from_str(line).unwrap();
+                let id = row["id"].as_str().unwrap().to_string();
+                let seed = row["seed"].as_u64().unwrap();
+                assert_eq!(id, format!("{part}/medical/{setting}/{seed}"));
+                id
+            };
+            for line in lines(&data.join(format!("{setting}.jsonl"))) {
+                rows += 1;
+                ids.insert(id(&line));
+            }
+            sft_ids.extend(
+                lines(&data.join(format!("{setting}-sft.jsonl")))
+                    .iter()
+                    .map(id),
+            );
+        }
+    }
+    // Every part numbers its seeds from 0; the ids still never repeat.
+    assert_eq!(rows, 80);
+    assert_eq!(ids.len(), rows, "{ids:?}");
+    // An SFT row carries the id of its instance row.
+    assert!(!sft_ids.is_empty() && sft_ids.iter().all(|id| ids.contains(id)));
+}

@@ -88,3 +88,8 @@ def test_split_parts_are_configs_of_one_export(tmp_path: Path, run_cli: Callable
         return (tuple(sorted(row["truths"])), tuple(sorted(row["actions"])), tuple(sorted(row["valid_truths"])))
 
     assert not {context(r) for r in train} & {context(r) for r in test["test"]}
+    # Both parts number their seeds from 0; the part in the id keeps ids unique.
+    ids = list(train["id"]) + list(test["test"]["id"])
+    assert len(set(ids)) == len(ids) == 40
+    assert all(i.startswith("train/medical/") for i in train["id"])
+    assert all(i.startswith("test/medical/") for i in test["test"]["id"])

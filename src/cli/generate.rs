@@ -390,12 +390,6 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
             args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None,
         );
     };
-    if args.shard.is_some() {
-        return Err(Error::input_with_help(
-            "`--split` cannot be sharded yet: merge would not know the parts",
-            "generate the split unsharded",
-        ));
-    }
     if let Some(unknown) = args
         .sft_parts
         .iter()

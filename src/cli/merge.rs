@@ -29,6 +29,15 @@ pub struct MergeArgs {
     /// Node budget of the labels (as `--search-budget`).
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = super::generate::parse_nodes)]
     pub search_nodes: u64,
+    /// Shards of a `--split` run: the parts that get SFT records (default:
+    /// every part), as `generate --sft-parts`.
+    #[arg(
+        long,
+        value_name = "PART,...",
+        value_delimiter = ',',
+        conflicts_with = "no_sft"
+    )]
+    pub sft_parts: Option<Vec<String>>,
     /// The `--exclude` the shards were generated with.
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,
@@ -69,9 +78,14 @@ pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
         // The domain the dataset was made from, as its manifest records it.
         let dir = s.path.parent().unwrap_or(std::path::Path::new("."));
         let data = Dataset::open(&globals.registry, dir, None)?;
+        let mut render = args.render.clone();
+        render.no_sft |= s.part.as_ref().is_some_and(|part| {
+            args.sft_parts
+                .as_ref()
+                .is_some_and(|names| !names.contains(part))
+        });
         pool.install(|| {
-            args.render
-                .derive(data.domain(), &templates, &s.path, true, None)
+            render.derive(data.domain(), &templates, &s.path, true, s.part.as_deref())
         })?;
     }
     Ok(Report::Done)

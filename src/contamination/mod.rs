@@ -350,6 +350,11 @@ impl Exclusion {
         self.part.as_ref().map(|p| p.label.clone())
     }
 
+    /// The name of the `--split` part this exclusion keeps.
+    pub fn part_name(&self) -> Option<String> {
+        self.part.as_ref().map(|p| p.name.clone())
+    }
+
     pub fn kind(&self) -> KeyKind {
         self.kind
     }

@@ -75,26 +75,15 @@ pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputEr
         message: e.to_string(),
     })?;
     text.push(b'\n');
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        options.mode(0o600);
+        use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
             .map_err(|e| OutputError::io(dir, e))?;
     }
-    let tmp = files::temp_path(path);
-    let written = options.open(&tmp).and_then(|mut file| {
-        std::io::Write::write_all(&mut file, &text)?;
-        file.sync_all()
-    });
-    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = renamed {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(OutputError::io(path, e));
-    }
-    Ok(())
+    let mut file = files::AtomicFile::create_private(path)?;
+    file.write_all(&text)?;
+    Ok(file.commit()?)
 }
 
 /// A `--seed random` run in progress: its seed file.

@@ -90,6 +90,8 @@ pub fn part_sizes(parts: &[Part], n: u64) -> Vec<u64> {
 /// The contexts of one part: an interval of `[0, 1)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartFilter {
+    /// The part's name (`test`).
+    pub name: String,
     /// `test of train=0.9,test=0.1`, as the manifest records it.
     pub label: String,
     lo: f64,
@@ -111,10 +113,32 @@ impl PartFilter {
             .map(|p| format!("{}={}", p.name, p.fraction))
             .collect();
         PartFilter {
+            name: parts[index].name.clone(),
             label: format!("{} of {}", parts[index].name, spec.join(",")),
             lo,
             hi,
         }
+    }
+
+    /// The filter a manifest's `split` label (`test of train=0.9,test=0.1`)
+    /// names: `merge` rebuilds a part's filter from its shards' manifests.
+    pub fn from_label(label: &str) -> Result<PartFilter, String> {
+        let bad = |why: String| {
+            format!("its `split` `{label}` is not `PART of NAME=FRACTION,...`: {why}")
+        };
+        let (name, spec) = label
+            .split_once(" of ")
+            .ok_or_else(|| bad("no ` of `".into()))?;
+        let parts = parse_split(spec).map_err(bad)?;
+        let index = parts
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| bad(format!("`{name}` is not one of its parts")))?;
+        let filter = PartFilter::new(&parts, index);
+        if filter.label != label {
+            return Err(bad("it does not read back as written".into()));
+        }
+        Ok(filter)
     }
 
     /// Whether the context with key hash `context` belongs to the part.
@@ -151,5 +175,11 @@ mod tests {
             assert_eq!(filters.iter().filter(|f| f.holds(context)).count(), 1);
         }
         assert_eq!(filters[1].label, "b of a=0.5,b=0.25,c=0.25");
+        // Merge rebuilds a part's filter from the label its manifest records.
+        for f in &filters {
+            assert_eq!(PartFilter::from_label(&f.label).as_ref(), Ok(f));
+        }
+        assert!(PartFilter::from_label("d of a=0.5,b=0.25,c=0.25").is_err());
+        assert!(PartFilter::from_label("a=0.5,b=0.5").is_err());
     }
 }

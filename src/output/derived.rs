@@ -38,7 +38,7 @@
 //! no other run is writing them).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -47,9 +47,10 @@ use serde_json::Value;
 
 use super::OutputError;
 use super::derived_stamp::{self as stamp, Artifact};
+use super::files::AtomicFile;
 use super::hf_card::write_card;
 use crate::domain::Domain;
-use crate::render::hf::{hf_row, hf_sft_row};
+use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 
 /// The HF export's file format: Parquet when built with the `parquet`
@@ -129,63 +130,24 @@ enum LineError {
     Bug(String),
 }
 
-/// A file written under a temporary name and renamed into place on
-/// [`Staged::commit`].
-struct Staged {
-    path: PathBuf,
-    tmp: PathBuf,
-    writer: BufWriter<File>,
+/// Starts the derived file `path` through the atomic writer, creating its
+/// directories below `out` (never through a symbolic link). Committed
+/// unsynced: these files are rebuilt whole from the (synced) dataset file
+/// by any re-run, and syncing the step records (hundreds of MB at n = 5000
+/// hard) would dominate.
+fn stage(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
+    if let Some(dir) = path.parent() {
+        super::files::create_dir_below(out, dir)?;
+    }
+    Ok(AtomicFile::create(path)?)
 }
 
-impl Staged {
-    /// Stages `path`, creating its directories below `out` (never through
-    /// a symbolic link) and its temp file anew (never through a link left
-    /// at its name).
-    fn create(out: &Path, path: PathBuf) -> Result<Staged, OutputError> {
-        if let Some(dir) = path.parent() {
-            super::files::create_dir_below(out, dir)?;
-        }
-        let tmp = temp_name(&path);
-        stamp::remove_path(&tmp)?;
-        let file = File::options()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| OutputError::io(&tmp, e))?;
-        Ok(Staged {
-            path,
-            tmp,
-            writer: BufWriter::new(file),
-        })
-    }
-
-    fn line(&mut self, text: &str) -> Result<(), OutputError> {
-        self.writer
-            .write_all(text.as_bytes())
-            .and_then(|()| self.writer.write_all(b"\n"))
-            .map_err(|e| OutputError::io(&self.tmp, e))
-    }
-
-    /// Flushes and renames into place. No fsync: these files are rebuilt
-    /// whole from the (synced) dataset file by any re-run, and syncing the
-    /// step records (hundreds of MB at n = 5000 hard) would dominate.
-    fn commit(self) -> Result<(), OutputError> {
-        self.writer
-            .into_inner()
-            .map_err(|e| OutputError::io(&self.tmp, e.into_error()))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| OutputError::io(&self.path, e))
-    }
-}
-
-/// Writes `bytes` to `path` through a temporary file and a rename,
-/// creating its directories below `out`.
+/// Writes `bytes` to `path` through the atomic writer, creating its
+/// directories below `out`.
 pub(super) fn write_staged(out: &Path, path: PathBuf, bytes: &[u8]) -> Result<(), OutputError> {
-    let mut staged = Staged::create(out, path)?;
-    staged
-        .writer
-        .write_all(bytes)
-        .map_err(|e| OutputError::io(&staged.tmp, e))?;
-    staged.commit()
+    let mut staged = stage(out, &path)?;
+    staged.write_all(bytes)?;
+    Ok(staged.commit_unsynced()?)
 }
 
 fn temp_name(path: &Path) -> PathBuf {
@@ -221,6 +183,121 @@ fn remove_stale_temps(path: &Path) -> Result<(), OutputError> {
     Ok(())
 }
 
+/// Where the derived files of one dataset file go.
+struct Paths {
+    setting: String,
+    /// The `--out` the dataset file is in.
+    out: PathBuf,
+    books_dir: PathBuf,
+    sft: PathBuf,
+    steps: PathBuf,
+    /// The export's root (`OUT`, or the run's root for a `--split` part)
+    /// and the export (`<root>/hf`).
+    hf_root: PathBuf,
+    hf_dir: PathBuf,
+    /// The HF rows in the export's format, and as JSON Lines (written
+    /// first, converted when the format is Parquet).
+    hf_rows: PathBuf,
+    hf_sft: PathBuf,
+    hf_rows_lines: PathBuf,
+    hf_sft_lines: PathBuf,
+    /// Rows of the other format: stale.
+    hf_stale: [PathBuf; 2],
+    stamp: PathBuf,
+}
+
+impl Paths {
+    fn of(domain: &Domain, dataset: &Path, part: Option<&str>) -> Result<Paths, OutputError> {
+        let setting = dataset
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| OutputError::Corrupt {
+                path: dataset.to_path_buf(),
+                message: "the dataset file has no name".into(),
+            })?
+            .to_string();
+        let domain_dir = dataset.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let out = domain_dir.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let sft_dir = domain_dir.join("sft");
+        // The export is shared by every domain of this `--out`, and by
+        // every part of a `--split` run.
+        let (hf_root, hf_data_dir) = match part {
+            None => (out.clone(), PathBuf::from("data")),
+            Some(part) => (
+                out.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                Path::new("parts").join(part),
+            ),
+        };
+        let hf_dir = hf_root.join("hf");
+        let hf_data = hf_dir.join(hf_data_dir).join(&domain.name);
+        let other = if HF_FORMAT == "jsonl" {
+            "parquet"
+        } else {
+            "jsonl"
+        };
+        Ok(Paths {
+            books_dir: crate::dataset::books_dir(&domain_dir, &setting),
+            sft: sft_dir.join(format!("{setting}.jsonl")),
+            steps: sft_dir.join(format!("{setting}.steps.jsonl")),
+            hf_rows: hf_data.join(format!("{setting}.{HF_FORMAT}")),
+            hf_sft: hf_data.join(format!("{setting}-sft.{HF_FORMAT}")),
+            hf_rows_lines: hf_data.join(format!("{setting}.jsonl")),
+            hf_sft_lines: hf_data.join(format!("{setting}-sft.jsonl")),
+            hf_stale: [
+                hf_data.join(format!("{setting}.{other}")),
+                hf_data.join(format!("{setting}-sft.{other}")),
+            ],
+            stamp: domain_dir.join(format!(".{setting}.derived.json")),
+            hf_root,
+            hf_dir,
+            out,
+            setting,
+        })
+    }
+
+    /// The stamp's artifacts: books, sft, steps, hf, hf_sft, in that order.
+    fn artifacts(&self, options: &DerivedOptions) -> [Artifact; 5] {
+        let artifact = |kind, path: &PathBuf, wanted, flag| Artifact {
+            kind,
+            path: path.clone(),
+            wanted,
+            flag,
+        };
+        [
+            artifact(
+                "books",
+                &self.books_dir,
+                options.books,
+                "pass `--books files`",
+            ),
+            artifact("sft", &self.sft, options.sft, "leave out `--no-sft`"),
+            artifact(
+                "steps",
+                &self.steps,
+                options.sft && options.steps,
+                "pass `--steps`",
+            ),
+            artifact("hf", &self.hf_rows, options.hf, "pass `--hf`"),
+            artifact(
+                "hf_sft",
+                &self.hf_sft,
+                options.hf && options.sft,
+                "pass `--hf`",
+            ),
+        ]
+    }
+}
+
+/// The files a rebuild writes, each through the atomic writer (the books
+/// into a temp directory swapped in whole).
+struct Outputs {
+    books_tmp: Option<PathBuf>,
+    sft: Option<AtomicFile>,
+    steps: Option<AtomicFile>,
+    hf_rows: Option<AtomicFile>,
+    hf_sft: Option<AtomicFile>,
+}
+
 /// Renders and writes the books, SFT records (and the HF export) of the
 /// dataset file `dataset` of `domain`, unless the files on disk are
 /// already current. `progress` is told the number of lines done.
@@ -232,87 +309,16 @@ pub fn write_derived(
     progress: Option<super::Progress>,
 ) -> Result<DerivedSummary, OutputError> {
     let start = Instant::now();
-    let corrupt = |message: String| OutputError::Corrupt {
-        path: dataset.to_path_buf(),
-        message,
-    };
-    let setting = dataset
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .ok_or_else(|| corrupt("the dataset file has no name".into()))?
-        .to_string();
-    let domain_dir = dataset.parent().unwrap_or(Path::new("."));
-    let out = domain_dir.parent().unwrap_or(Path::new("."));
-
-    let books_dir = crate::dataset::books_dir(domain_dir, &setting);
-    let sft_dir = domain_dir.join("sft");
-    // The export is shared by every domain of this `--out`, and by every
-    // part of a `--split` run.
-    let (hf_root, hf_data_dir) = match options.part {
-        None => (out, PathBuf::from("data")),
-        Some(part) => (
-            out.parent().unwrap_or(Path::new(".")),
-            Path::new("parts").join(part),
-        ),
-    };
-    let hf_dir = hf_root.join("hf");
-    let hf_data = hf_dir.join(hf_data_dir).join(&domain.name);
-    let sft_path = sft_dir.join(format!("{setting}.jsonl"));
-    let steps_path = sft_dir.join(format!("{setting}.steps.jsonl"));
-    let hf_rows_path = hf_data.join(format!("{setting}.{HF_FORMAT}"));
-    let hf_sft_path = hf_data.join(format!("{setting}-sft.{HF_FORMAT}"));
-    // The rows are written as JSON Lines first (and converted to Parquet
-    // when that is the format); files of the other format are stale.
-    let hf_rows_lines = hf_data.join(format!("{setting}.jsonl"));
-    let hf_sft_lines = hf_data.join(format!("{setting}-sft.jsonl"));
-    let other = if HF_FORMAT == "jsonl" {
-        "parquet"
-    } else {
-        "jsonl"
-    };
-    let hf_stale = [
-        hf_data.join(format!("{setting}.{other}")),
-        hf_data.join(format!("{setting}-sft.{other}")),
-    ];
-    let artifact = |kind, path: &PathBuf, wanted, flag| Artifact {
-        kind,
-        path: path.clone(),
-        wanted,
-        flag,
-    };
-    let artifacts = [
-        artifact("books", &books_dir, options.books, "pass `--books files`"),
-        artifact("sft", &sft_path, options.sft, "leave out `--no-sft`"),
-        artifact(
-            "steps",
-            &steps_path,
-            options.sft && options.steps,
-            "pass `--steps`",
-        ),
-        artifact("hf", &hf_rows_path, options.hf, "pass `--hf`"),
-        artifact(
-            "hf_sft",
-            &hf_sft_path,
-            options.hf && options.sft,
-            "pass `--hf`",
-        ),
-    ];
-    let files = [
-        (&sft_path, artifacts[1].wanted),
-        (&steps_path, artifacts[2].wanted),
-        (&hf_rows_path, artifacts[3].wanted),
-        (&hf_sft_path, artifacts[4].wanted),
-    ];
-
+    let paths = Paths::of(domain, dataset, options.part)?;
+    let artifacts = paths.artifacts(&options);
     // Current already? The stamp names the dataset bytes and the renderer,
     // and the digest of every derived file.
-    let stamp_path = domain_dir.join(format!(".{setting}.derived.json"));
     let source = stamp::Source {
         dataset: super::files::digest(dataset)?,
         renderer: renderer.signature(),
         hf_format: HF_FORMAT.into(),
     };
-    let old = stamp::read(&stamp_path);
+    let old = stamp::read(&paths.stamp);
     let plan = stamp::plan(&old, &source, &artifacts)?;
     let removed_hf = plan.removed.iter().any(|r| r.contains("`--hf`"));
     let mut kept = stamp::Stamp {
@@ -320,56 +326,113 @@ pub fn write_derived(
         files: plan.current.clone(),
     };
     if !plan.rebuild {
-        if kept != old {
-            stamp::write(&stamp_path, &kept)?;
-        }
-        if removed_hf && hf_dir.join("README.md").exists() {
-            write_card(&hf_dir)?;
-        }
-        let books = if books_dir.is_dir() {
-            std::fs::read_dir(&books_dir)
-                .map_err(|e| OutputError::io(&books_dir, e))?
-                .count() as u64
-        } else {
-            0
-        };
-        return Ok(DerivedSummary {
-            books,
-            seconds: start.elapsed().as_secs_f64(),
-            up_to_date: true,
-            removed: plan.removed,
-            ..DerivedSummary::default()
-        });
+        return keep_current(&paths, &old, &kept, removed_hf, plan.removed, start);
     }
-    // Not current: a rebuild killed half way must not look current, so
-    // until it ends the stamp records only the files kept as they are.
+    let mut outputs = start_rebuild(&paths, &artifacts, &mut kept)?;
+    let mut summary = render_all(
+        domain,
+        dataset,
+        renderer,
+        &paths.setting,
+        options,
+        &mut outputs,
+        progress,
+    )?;
+    finish_rebuild(&paths, outputs, options.hf || removed_hf)?;
+    for a in artifacts.iter().filter(|a| a.wanted) {
+        if let Some(found) = stamp::on_disk(&a.path)? {
+            kept.files.insert(a.kind.to_string(), found);
+        }
+    }
+    stamp::write(&paths.stamp, &kept)?;
+    summary.removed = plan.removed;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The files on disk are current: records what was kept (and the card,
+/// when HF files were removed), rewriting nothing else.
+fn keep_current(
+    paths: &Paths,
+    old: &stamp::Stamp,
+    kept: &stamp::Stamp,
+    removed_hf: bool,
+    removed: Vec<String>,
+    start: Instant,
+) -> Result<DerivedSummary, OutputError> {
+    if kept != old {
+        stamp::write(&paths.stamp, kept)?;
+    }
+    if removed_hf && paths.hf_dir.join("README.md").exists() {
+        write_card(&paths.hf_dir)?;
+    }
+    let books = if paths.books_dir.is_dir() {
+        std::fs::read_dir(&paths.books_dir)
+            .map_err(|e| OutputError::io(&paths.books_dir, e))?
+            .count() as u64
+    } else {
+        0
+    };
+    Ok(DerivedSummary {
+        books,
+        seconds: start.elapsed().as_secs_f64(),
+        up_to_date: true,
+        removed,
+        ..DerivedSummary::default()
+    })
+}
+
+/// Before a rebuild: a rebuild killed half way must not look current, so
+/// until it ends the stamp records only the files kept as they are;
+/// leftovers of killed runs and rows of the other HF format go; the wanted
+/// files are started.
+fn start_rebuild(
+    paths: &Paths,
+    artifacts: &[Artifact; 5],
+    kept: &mut stamp::Stamp,
+) -> Result<Outputs, OutputError> {
     for a in artifacts.iter().filter(|a| a.wanted) {
         kept.files.remove(a.kind);
     }
-    stamp::write(&stamp_path, &kept)?;
-    for (path, _) in files {
+    stamp::write(&paths.stamp, kept)?;
+    for path in [&paths.sft, &paths.steps, &paths.hf_rows, &paths.hf_sft] {
         remove_stale_temps(path)?;
     }
-    for path in &hf_stale {
+    for path in &paths.hf_stale {
         remove_stale_temps(path)?;
         stamp::remove_path(path)?;
     }
-    remove_stale_temps(&books_dir)?;
-
-    let books_tmp = temp_name(&books_dir);
-    if options.books {
-        super::files::create_dir_below(out, &books_tmp)?;
-    }
-    let stage = |root: &Path, path: &PathBuf, wanted: bool| {
-        wanted
-            .then(|| Staged::create(root, path.clone()))
-            .transpose()
+    remove_stale_temps(&paths.books_dir)?;
+    let [books, sft, steps, hf, hf_sft] = artifacts;
+    let books_tmp = if books.wanted {
+        let tmp = temp_name(&paths.books_dir);
+        super::files::create_dir_below(&paths.out, &tmp)?;
+        Some(tmp)
+    } else {
+        None
     };
-    let mut sft = stage(out, files[0].0, files[0].1)?;
-    let mut steps = stage(out, files[1].0, files[1].1)?;
-    let mut hf_rows = stage(hf_root, &hf_rows_lines, files[2].1)?;
-    let mut hf_sft = stage(hf_root, &hf_sft_lines, files[3].1)?;
+    let stage_if =
+        |root: &Path, path: &Path, wanted: bool| wanted.then(|| stage(root, path)).transpose();
+    Ok(Outputs {
+        books_tmp,
+        sft: stage_if(&paths.out, &paths.sft, sft.wanted)?,
+        steps: stage_if(&paths.out, &paths.steps, steps.wanted)?,
+        hf_rows: stage_if(&paths.hf_root, &paths.hf_rows_lines, hf.wanted)?,
+        hf_sft: stage_if(&paths.hf_root, &paths.hf_sft_lines, hf_sft.wanted)?,
+    })
+}
 
+/// Reads the dataset in chunks, renders each chunk's lines in parallel
+/// and writes them in order to `outputs`; the counts.
+fn render_all(
+    domain: &Domain,
+    dataset: &Path,
+    renderer: &Renderer,
+    setting: &str,
+    options: DerivedOptions<'_>,
+    outputs: &mut Outputs,
+    progress: Option<super::Progress>,
+) -> Result<DerivedSummary, OutputError> {
     let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
     let mut summary = DerivedSummary::default();
@@ -391,99 +454,155 @@ pub fn write_derived(
         }
         let first_line = line_number;
         line_number += chunk.len() as u64;
-        let derived: Vec<Option<Derived>> = chunk
-            .par_iter()
-            .enumerate()
-            .map(|(k, line)| {
-                if line.trim().is_empty() {
-                    return Ok(None);
-                }
-                let hf_setting = options.hf.then_some(setting.as_str());
-                derive_line(domain, renderer, line, hf_setting)
-                    .map(Some)
-                    .map_err(|e| (first_line + k as u64 + 1, e))
-            })
-            .collect::<Result<_, (u64, LineError)>>()
-            .map_err(|(line, e)| match e {
-                LineError::Corrupt(message) => corrupt(format!("line {line}: {message}")),
-                LineError::Template(message, help) => OutputError::Template {
-                    message: format!(
-                        "{message} (deriving line {line} of `{}`)",
-                        dataset.display()
-                    ),
-                    help,
-                },
-                LineError::Bug(message) => OutputError::Internal {
-                    message: format!(
-                        "{message} (deriving line {line} of `{}`)",
-                        dataset.display()
-                    ),
-                },
-            })?;
-        for d in derived.iter().flatten() {
-            if options.books {
-                let path = books_tmp.join(crate::dataset::book_file_name(d.seed));
-                std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
-            }
-            summary.books += 1;
-            match &d.sft {
-                Some((record, step_lines)) => {
-                    if let Some(sft) = &mut sft {
-                        sft.line(record)?;
-                    }
-                    if let Some(steps) = &mut steps {
-                        for s in step_lines {
-                            steps.line(s)?;
-                        }
-                    }
-                    summary.sft_records += 1;
-                    summary.sft_steps += step_lines.len() as u64;
-                    if let (Some(hf_sft), Some((_, row))) = (&mut hf_sft, &d.hf) {
-                        hf_sft.line(row)?;
-                    }
-                }
-                None => summary.unlabelled += 1,
-            }
-            if let (Some(rows), Some((row, _))) = (&mut hf_rows, &d.hf) {
-                rows.line(row)?;
-            }
-        }
+        let derived = render_chunk(
+            domain, dataset, renderer, setting, options, &chunk, first_line,
+        )?;
+        write_chunk(&derived, outputs, &mut summary)?;
         if let Some(progress) = progress {
             progress(summary.books);
         }
     }
+    Ok(summary)
+}
 
+/// Renders the lines of one chunk in parallel; an error names the line
+/// (`first_line` is the number of lines before the chunk) and whose fault
+/// it is.
+fn render_chunk(
+    domain: &Domain,
+    dataset: &Path,
+    renderer: &Renderer,
+    setting: &str,
+    options: DerivedOptions<'_>,
+    chunk: &[String],
+    first_line: u64,
+) -> Result<Vec<Option<Derived>>, OutputError> {
+    chunk
+        .par_iter()
+        .enumerate()
+        .map(|(k, line)| {
+            if line.trim().is_empty() {
+                return Ok(None);
+            }
+            let hf = options.hf.then_some(HfRow {
+                setting,
+                part: options.part,
+            });
+            derive_line(domain, renderer, line, hf)
+                .map(Some)
+                .map_err(|e| (first_line + k as u64 + 1, e))
+        })
+        .collect::<Result<_, (u64, LineError)>>()
+        .map_err(|(line, e)| match e {
+            LineError::Corrupt(message) => OutputError::Corrupt {
+                path: dataset.to_path_buf(),
+                message: format!("line {line}: {message}"),
+            },
+            LineError::Template(message, help) => OutputError::Template {
+                message: format!(
+                    "{message} (deriving line {line} of `{}`)",
+                    dataset.display()
+                ),
+                help,
+            },
+            LineError::Bug(message) => OutputError::Internal {
+                message: format!(
+                    "{message} (deriving line {line} of `{}`)",
+                    dataset.display()
+                ),
+            },
+        })
+}
+
+/// Writes one rendered chunk, in order, to the files being rebuilt.
+fn write_chunk(
+    derived: &[Option<Derived>],
+    outputs: &mut Outputs,
+    summary: &mut DerivedSummary,
+) -> Result<(), OutputError> {
+    for d in derived.iter().flatten() {
+        if let Some(books_tmp) = &outputs.books_tmp {
+            let path = books_tmp.join(crate::dataset::book_file_name(d.seed));
+            std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
+        }
+        summary.books += 1;
+        match &d.sft {
+            Some((record, step_lines)) => {
+                if let Some(sft) = &mut outputs.sft {
+                    sft.line(record)?;
+                }
+                if let Some(steps) = &mut outputs.steps {
+                    for s in step_lines {
+                        steps.line(s)?;
+                    }
+                }
+                summary.sft_records += 1;
+                summary.sft_steps += step_lines.len() as u64;
+                if let (Some(hf_sft), Some((_, row))) = (&mut outputs.hf_sft, &d.hf) {
+                    hf_sft.line(row)?;
+                }
+            }
+            None => summary.unlabelled += 1,
+        }
+        if let (Some(rows), Some((row, _))) = (&mut outputs.hf_rows, &d.hf) {
+            rows.line(row)?;
+        }
+    }
+    Ok(())
+}
+
+/// Puts the rebuilt files in place: the files (converted to Parquet when
+/// that is the export's format), the card when `card` (an HF file of this
+/// setting appeared or went away) or one exists, the books directory.
+fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), OutputError> {
+    #[cfg(feature = "parquet")]
+    let converts = [
+        (
+            outputs.hf_rows.is_some(),
+            &paths.hf_rows_lines,
+            &paths.hf_rows,
+            false,
+        ),
+        (
+            outputs.hf_sft.is_some(),
+            &paths.hf_sft_lines,
+            &paths.hf_sft,
+            true,
+        ),
+    ];
+    let Outputs {
+        books_tmp,
+        sft,
+        steps,
+        hf_rows,
+        hf_sft,
+    } = outputs;
     for staged in [sft, steps, hf_rows, hf_sft].into_iter().flatten() {
-        staged.commit()?;
+        staged.commit_unsynced()?;
     }
     #[cfg(feature = "parquet")]
-    for (lines, parquet, wanted, sft) in [
-        (&hf_rows_lines, &hf_rows_path, files[2].1, false),
-        (&hf_sft_lines, &hf_sft_path, files[3].1, true),
-    ] {
+    for (wanted, lines, parquet, sft) in converts {
         if wanted {
             super::hf_parquet::convert(lines, parquet, sft)?;
             stamp::remove_path(lines)?;
         }
     }
-    // The card lists every data file, whatever this run wrote: written
-    // whenever a data file of this setting appeared or went away.
-    if options.hf || removed_hf || hf_dir.join("README.md").exists() {
-        write_card(&hf_dir)?;
+    // The card lists every data file, whatever this run wrote.
+    if card || paths.hf_dir.join("README.md").exists() {
+        write_card(&paths.hf_dir)?;
     }
-    if options.books {
-        stamp::remove_path(&books_dir)?;
-        std::fs::rename(&books_tmp, &books_dir).map_err(|e| OutputError::io(&books_dir, e))?;
+    if let Some(books_tmp) = books_tmp {
+        super::files::replace_dir(&books_tmp, &paths.books_dir)?;
     }
-    for a in artifacts.iter().filter(|a| a.wanted) {
-        if let Some(found) = stamp::on_disk(&a.path)? {
-            kept.files.insert(a.kind.to_string(), found);
-        }
-    }
-    stamp::write(&stamp_path, &kept)?;
-    summary.removed = plan.removed;
-    summary.seconds = start.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok(())
+}
+
+/// Where an HF row belongs: its setting, and its `--split` part (which
+/// prefixes the row's `id`).
+#[derive(Clone, Copy)]
+struct HfRow<'a> {
+    setting: &'a str,
+    part: Option<&'a str>,
 }
 
 /// Renders one dataset line; an error names the line's problem and whose
@@ -492,7 +611,7 @@ fn derive_line(
     domain: &Domain,
     renderer: &Renderer,
     line: &str,
-    hf_setting: Option<&str>,
+    hf: Option<HfRow>,
 ) -> Result<Derived, LineError> {
     let value: Value = serde_json::from_str(line)
         .map_err(|e| LineError::Corrupt(format!("a line is not JSON: {e}")))?;
@@ -542,7 +661,13 @@ fn derive_line(
             )),
         });
     }
-    let hf = hf_setting.map(|setting| {
+    let hf = hf.map(|HfRow { setting, part }| {
+        let with_id = |mut row: Value| {
+            if let Some(part) = part {
+                row["id"] = Value::String(part_row_id(part, &domain.name, setting, seed));
+            }
+            row.to_string()
+        };
         let optimal = value.get("optimal");
         let expected = optimal
             .and_then(|o| o.get("expected_steps"))
@@ -551,11 +676,11 @@ fn derive_line(
             .and_then(|o| o.get("golden_answer"))
             .and_then(Value::as_str);
         let golden = task.golden.as_deref().unwrap_or(&[]);
-        let row = hf_row(&view, setting, golden, answer, expected, &book).to_string();
+        let row = with_id(hf_row(&view, setting, golden, answer, expected, &book));
         let sft_row = sft
             .as_ref()
             .and_then(|(record, _)| serde_json::from_str::<Value>(record).ok())
-            .map(|record| hf_sft_row(&domain.name, setting, seed, &record).to_string());
+            .map(|record| with_id(hf_sft_row(&domain.name, setting, seed, &record)));
         (row, sft_row.unwrap_or_default())
     });
     Ok(Derived {

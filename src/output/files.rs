@@ -3,8 +3,11 @@
 //! A JSONL file is only ever appended to in whole chunks of whole lines;
 //! an interrupted write can leave at most one partial line at the end,
 //! which [`open_for_append`] cuts off before anything else is written.
-//! Small files (manifests, merged datasets) are written to a temp file in
-//! the same directory and renamed over the target.
+//! Every other file (manifests, merged datasets, derived files, the HF
+//! export, seed files) goes through the one atomic writer, [`AtomicFile`]
+//! ([`write_atomic`] for a whole buffer): a temp file in the same
+//! directory, renamed over the target; [`replace_dir`] swaps a directory
+//! in whole. No other module renames files.
 //!
 //! Concurrent runs: every dataset or shard file is owned by one run at a
 //! time through an advisory lock on a sidecar `.NAME.lock` file
@@ -17,7 +20,7 @@
 use super::OutputError;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// An advisory lock on `dir/.NAME.lock` for the file `dir/NAME`, held
 /// until dropped (clones share it).
@@ -196,12 +199,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     )
 }
 
-/// The one atomic writer of the crate: `write` fills `dir/.NAME.tmp-PID`
-/// beside `path`, which is synced and renamed over `path` only if `write`
-/// succeeded, and removed otherwise, so readers never see a partial file.
-/// A `path` that exists and is not a regular file (`/dev/null`, a pipe) is
-/// written directly, never replaced. `io` turns the writer's own I/O
-/// failures (naming the file they happened on) into `E`.
+/// [`AtomicFile`] in one call: `write` fills the temp file, which is
+/// synced and renamed over `path` only if `write` succeeded, and removed
+/// otherwise, so readers never see a partial file. A `path` that exists
+/// and is not a regular file (`/dev/null`, a pipe) is written directly,
+/// never replaced. `io` turns the writer's own I/O failures (naming the
+/// file they happened on) into `E`.
 pub fn write_atomic_with<T, E>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
@@ -217,31 +220,179 @@ pub fn write_atomic_with<T, E>(
         w.flush().map_err(|e| io(path, e))?;
         return Ok(value);
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let dir = dir.unwrap_or(Path::new("."));
-    remove_orphaned_temps(dir, &name);
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let file = File::options()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| io(&tmp, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    let result = write(&mut w).and_then(|value| {
-        let file = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
-        Ok(value)
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let named = |e: AtomicError| io(&e.path, e.source);
+    let mut file = AtomicFile::create(path).map_err(named)?;
+    let value = write(file.writer())?;
+    file.commit().map_err(named)?;
+    Ok(value)
+}
+
+/// An I/O failure of an [`AtomicFile`], naming the file it happened on.
+#[derive(Debug)]
+pub struct AtomicError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl From<AtomicError> for OutputError {
+    fn from(e: AtomicError) -> OutputError {
+        OutputError::io(&e.path, e.source)
     }
-    result
+}
+
+/// The one atomic writer of the crate: a file written to
+/// `dir/.NAME.tmp-PID` beside its `path` (created anew, never through a
+/// link left at that name) and renamed over `path` by [`commit`], so
+/// readers never see a partial file. Dropped uncommitted (an error, a
+/// panic), the temp file is removed; one a killed run left is removed by
+/// the next writer of the same name.
+///
+/// [`commit`]: AtomicFile::commit
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: Option<std::io::BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Starts the file that will replace `path`.
+    pub fn create(path: &Path) -> Result<AtomicFile, AtomicError> {
+        Self::open(path, OpenOptions::new())
+    }
+
+    /// As [`AtomicFile::create`], readable by its owner only (mode 0600 on
+    /// Unix) from the moment the temp file exists.
+    pub fn create_private(path: &Path) -> Result<AtomicFile, AtomicError> {
+        let mut options = OpenOptions::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        Self::open(path, options)
+    }
+
+    fn open(path: &Path, mut options: OpenOptions) -> Result<AtomicFile, AtomicError> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = dir.unwrap_or(Path::new("."));
+        remove_orphaned_temps(dir, &name);
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        if std::fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir_all(&tmp);
+        } else {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        let file = options
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|source| AtomicError {
+                path: tmp.clone(),
+                source,
+            })?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            writer: Some(std::io::BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// The file it will replace.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The temp file being written.
+    pub fn tmp(&self) -> &Path {
+        &self.tmp
+    }
+
+    fn failed(&self, source: std::io::Error) -> AtomicError {
+        AtomicError {
+            path: self.tmp.clone(),
+            source,
+        }
+    }
+
+    /// The buffered writer of the temp file.
+    pub fn writer(&mut self) -> &mut std::io::BufWriter<File> {
+        self.writer
+            .as_mut()
+            .expect("an AtomicFile writes until it is committed")
+    }
+
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), AtomicError> {
+        let written = self.writer().write_all(bytes);
+        written.map_err(|e| self.failed(e))
+    }
+
+    /// `text` and a newline.
+    pub fn line(&mut self, text: &str) -> Result<(), AtomicError> {
+        self.write_all(text.as_bytes())?;
+        self.write_all(b"\n")
+    }
+
+    /// Flushes and syncs the temp file, which may then be read (or
+    /// rewritten in place) at [`AtomicFile::tmp`] before the commit.
+    pub fn sync(&mut self) -> Result<(), AtomicError> {
+        let synced = self.writer().flush().and_then(|()| {
+            let file = self.writer().get_ref();
+            file.sync_all()
+        });
+        synced.map_err(|e| self.failed(e))
+    }
+
+    /// Syncs the temp file and renames it over `path`.
+    pub fn commit(mut self) -> Result<(), AtomicError> {
+        self.sync()?;
+        self.rename()
+    }
+
+    /// Renames the temp file over `path` without syncing it: for files any
+    /// re-run rebuilds whole from a synced source (books, SFT, the HF
+    /// export), where syncing hundreds of MB would dominate.
+    pub fn commit_unsynced(mut self) -> Result<(), AtomicError> {
+        let flushed = self.writer().flush();
+        flushed.map_err(|e| self.failed(e))?;
+        self.rename()
+    }
+
+    fn rename(&mut self) -> Result<(), AtomicError> {
+        self.writer = None;
+        std::fs::rename(&self.tmp, &self.path).map_err(|source| AtomicError {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            self.writer = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Puts the directory `staged` (filled beside it) in place of `dir`,
+/// replacing what was there: the knowledge-book directory is swapped in
+/// whole.
+pub fn replace_dir(staged: &Path, dir: &Path) -> Result<(), OutputError> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(dir),
+        Ok(_) => std::fs::remove_file(dir),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+    .map_err(|e| OutputError::io(dir, e))?;
+    std::fs::rename(staged, dir).map_err(|e| OutputError::io(dir, e))
 }
 
 /// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
@@ -301,15 +452,6 @@ impl Write for NamingWriter<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush().map_err(|e| self.named(e))
     }
-}
-
-/// `dir/.name.tmp` beside `path`.
-pub fn temp_path(path: &Path) -> std::path::PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp"))
 }
 
 /// Opens `path` for appending after cutting any partial last line; returns

@@ -73,15 +73,16 @@ pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), OutputErro
         .with_batch_size(1024)
         .build(BufReader::new(input))
         .map_err(|e| fail(jsonl, &e))?;
-    let tmp = super::files::temp_path(parquet);
-    let output = File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
-    let mut writer = ArrowWriter::try_new(output, schema, None).map_err(|e| fail(&tmp, &e))?;
+    let mut output = super::files::AtomicFile::create(parquet)?;
+    let tmp = output.tmp().to_path_buf();
+    let mut writer =
+        ArrowWriter::try_new(output.writer(), schema, None).map_err(|e| fail(&tmp, &e))?;
     for batch in reader {
         let batch = batch.map_err(|e| fail(jsonl, &e))?;
         writer.write(&batch).map_err(|e| fail(&tmp, &e))?;
     }
     writer.close().map_err(|e| fail(&tmp, &e))?;
-    std::fs::rename(&tmp, parquet).map_err(|e| OutputError::io(parquet, e))
+    Ok(output.commit_unsynced()?)
 }
 
 /// The number of rows of a Parquet file (from its footer).

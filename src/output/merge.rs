@@ -4,17 +4,20 @@
 //! a taken key replays stream `i` (first draw, then retries) as the
 //! unsharded run does.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Status};
 use super::rebudget;
 use super::{OutputError, Progress, Summary, check_digest, domain_dir, files, record, timings};
+use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
 use crate::dataset::Setting;
+use crate::domain::Domain;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
+use std::sync::Arc;
 
 /// `--exclude` of a merge: read against each group's domain; it must be
 /// the set the shards were made with.
@@ -24,8 +27,17 @@ pub struct MergeExclude {
     pub key: KeyKind,
 }
 
-/// The shard groups under `out`: one directory per (domain, setting).
-pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
+/// One shard group: the shards of one (domain, setting), and the root its
+/// dataset goes under (`--out`, or `OUT/<part>/` for a `--split` part).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct ShardGroup {
+    pub root: PathBuf,
+    pub dir: PathBuf,
+}
+
+/// The shard groups under `out`: `OUT/<domain>/shards/<setting>/`, and
+/// those of `--split` parts, `OUT/<part>/<domain>/shards/<setting>/`.
+pub(super) fn shard_groups(out: &Path) -> Result<Vec<ShardGroup>, OutputError> {
     let mut groups = Vec::new();
     let read = |dir: &Path| -> Result<Vec<PathBuf>, OutputError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -39,10 +51,23 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
     if !out.is_dir() {
         return Ok(groups);
     }
-    for domain in read(out)? {
+    let mut add = |root: &Path, domain: &Path| {
         let shards = domain.join("shards");
         if shards.is_dir() {
-            groups.extend(read(&shards)?);
+            for dir in read(&shards)? {
+                groups.push(ShardGroup {
+                    root: root.to_path_buf(),
+                    dir,
+                });
+            }
+        }
+        Ok::<(), OutputError>(())
+    };
+    for child in read(out)? {
+        add(out, &child)?;
+        // A `--split` part: `OUT/<part>/<domain>/shards/`.
+        for domain in read(&child)? {
+            add(&child, &domain)?;
         }
     }
     Ok(groups)
@@ -66,7 +91,7 @@ pub fn merge(
     }
     groups
         .iter()
-        .map(|group| merge_group(out, group, force, labels, progress, exclude))
+        .map(|group| merge_group(&group.root, &group.dir, force, labels, progress, exclude))
         .collect()
 }
 
@@ -90,11 +115,6 @@ fn complete_group(group: &Path) -> Result<(Vec<ShardManifest>, Vec<PathBuf>), Ou
             manifests.push(m);
         }
     }
-    let shards_error = |message: String| OutputError::Shards {
-        message,
-        help: "run the missing shards with the same command and `--shard K/N`, then merge again"
-            .into(),
-    };
     let Some(first) = manifests.first().cloned() else {
         return Err(shards_error(format!(
             "no shard manifests in `{}`",
@@ -146,41 +166,96 @@ fn complete_group(group: &Path) -> Result<(Vec<ShardManifest>, Vec<PathBuf>), Ou
     Ok((manifests, names))
 }
 
+/// The shards of one group, checked, with what they were made of.
+struct Group {
+    manifests: Vec<ShardManifest>,
+    first: ShardManifest,
+    domain: Domain,
+    /// The shards' exclusion (their `--exclude` sets and `--split` part).
+    exclusion: Option<Arc<Exclusion>>,
+    part: Option<String>,
+}
+
 pub(super) fn merge_group(
     out: &Path,
-    group: &Path,
+    dir: &Path,
     force: bool,
     labels: Option<SearchBudget>,
     progress: Option<Progress>,
     exclude: &MergeExclude,
 ) -> Result<Summary, OutputError> {
     let start = Instant::now();
-    let (manifests, names) = complete_group(group)?;
-    let first = manifests[0].clone();
-    let count = first.shard.count;
-    let shards_error = |message: String| OutputError::Shards {
+    let group = read_group(dir, exclude)?;
+    let requested = requested_budget(&group.first, labels, dir)?;
+    let params = group.first.parameters.params();
+    let n = group.first.parameters.n;
+    let domain_dir = domain_dir(out, &group.domain.name);
+    let setting = Setting::from(&params);
+    let path = domain_dir.join(setting.file_name());
+    let setting = setting.to_string();
+    files::create_dir_below(out, &domain_dir)?;
+    let lock = files::FileLock::exclusive(&path)?;
+    let manifest_path = domain_dir.join("manifest.json");
+    if path.exists() && !force {
+        already_merged(&path, &manifest_path, &setting, &group.first, requested)?;
+        let mut summary = Summary::up_to_date(path, n, start, lock);
+        summary.part = group.part;
+        return Ok(summary);
+    }
+    let mut merged = files::AtomicFile::create(&path)?;
+    let stats = merge_lines(&group, dir, requested, progress, &mut merged)?;
+    merged.sync()?;
+    // Relabelled before the rename: the merged file appears whole.
+    let (parameters, note) = relabel_merged(&group, requested, &mut merged, progress)?;
+    merged.commit()?;
+    let total_s = start.elapsed().as_secs_f64();
+    let synthesis_s: f64 = group.manifests.iter().map(|m| m.timings.synthesis_s).sum();
+    let entry = DatasetEntry {
+        file: format!("{setting}.jsonl"),
+        status: Status::Complete,
+        generator_version: manifest::VERSION.into(),
+        domain_hash: group.first.domain.hash.clone(),
+        parameters,
+        merged_shards: Some(group.first.shard.count),
+        counts: Counts::new(n, 0, &stats),
+        timings: timings(synthesis_s, total_s, total_s, n),
+        digest: Some(files::digest(&path)?),
+    };
+    let info = DomainInfo {
+        name: group.domain.name.clone(),
+        hash: group.first.domain.hash.clone(),
+        document: group.first.domain.document.clone(),
+    };
+    manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
+    Ok(Summary {
+        path,
+        instances: n,
+        resumed_from: 0,
+        stats,
+        synthesis_s,
+        total_s,
+        up_to_date: false,
+        note,
+        lock: Some(lock),
+        part: group.part,
+    })
+}
+
+fn shards_error(message: String) -> OutputError {
+    OutputError::Shards {
         message,
         help: "run the missing shards with the same command and `--shard K/N`, then merge again"
             .into(),
-    };
-    // Merged lines are labelled exactly when the shards' lines are, under
-    // the shards' budget (the unsharded file's bytes); a larger requested
-    // budget then relabels what it left unlabelled.
-    let recorded = rebudget::recorded(&first.parameters);
-    let requested = if first.parameters.labels {
-        match labels {
-            Some(requested) => Some(requested),
-            None => {
-                return Err(shards_error(format!(
-                    "`{}`: shards were made with labels, this merge has no labeler",
-                    group.display()
-                )));
-            }
-        }
-    } else {
-        None
-    };
+    }
+}
 
+/// The complete shards of `dir`, their domain, and the exclusion they
+/// were made under: the `--exclude` sets (which must be the recorded
+/// ones) and, for a `--split` part (its label is recorded), the other
+/// parts' contexts, as in the unsharded part.
+fn read_group(dir: &Path, exclude: &MergeExclude) -> Result<Group, OutputError> {
+    let (manifests, names) = complete_group(dir)?;
+    let first = manifests[0].clone();
     let (domain, _) =
         crate::domain::compile(&names[0].display().to_string(), &first.domain.document).map_err(
             |e| OutputError::Corrupt {
@@ -188,63 +263,112 @@ pub(super) fn merge_group(
                 message: format!("its domain does not compile: {e}"),
             },
         )?;
-    let params = first.parameters.params();
-    let synth = Synthesizer::new(&domain, params.clone())?;
-    let exclusion = if exclude.paths.is_empty() {
+    let part = match &first.parameters.split {
+        None => None,
+        Some(label) => {
+            Some(
+                PartFilter::from_label(label).map_err(|message| OutputError::Corrupt {
+                    path: names[0].clone(),
+                    message,
+                })?,
+            )
+        }
+    };
+    let read = if exclude.paths.is_empty() {
         None
     } else {
-        Some(std::sync::Arc::new(Exclusion::read(
-            &domain,
-            &exclude.paths,
-            exclude.key,
-        )?))
+        Some(Exclusion::read(&domain, &exclude.paths, exclude.key)?)
+    };
+    let part_name = part.as_ref().map(|p| p.name.clone());
+    let exclusion = match (read, part) {
+        (None, None) => None,
+        (Some(read), None) => Some(Arc::new(read)),
+        (read, Some(part)) => Some(Arc::new(
+            read.unwrap_or_else(|| Exclusion::none(&domain))
+                .for_part(part),
+        )),
     };
     let sets = super::excluded_sets(exclusion.as_deref());
     if let Some(reason) = sets_conflict(&first.parameters.exclude, &sets) {
         return Err(OutputError::Shards {
-            message: format!("`{}`: {reason}", group.display()),
+            message: format!("`{}`: {reason}", dir.display()),
             help: "merge with the `--exclude` and `--exclude-key` the shards were generated with"
                 .into(),
         });
     }
-    let n = first.parameters.n;
+    Ok(Group {
+        manifests,
+        first,
+        domain,
+        exclusion,
+        part: part_name,
+    })
+}
 
-    let dir = domain_dir(out, &domain.name);
-    let setting = Setting::from(&params);
-    let path = dir.join(setting.file_name());
-    let setting = setting.to_string();
-    files::create_dir_below(out, &dir)?;
-    let lock = files::FileLock::exclusive(&path)?;
-    let manifest_path = dir.join("manifest.json");
-    if path.exists() && !force {
-        let entry = manifest::read_domain_manifest(&manifest_path)
-            .ok()
-            .and_then(|m| manifest::dataset_entry(&m, &setting));
-        if let Some(entry) = entry
-            && entry.status == Status::Complete
-            && rebudget::same_but_budget(&entry.parameters, &first.parameters)
-            && requested.is_none_or(|requested| {
-                rebudget::compare(rebudget::recorded(&entry.parameters), requested)
-                    != rebudget::Change::Larger
-            })
-            && entry
-                .conflict(&first.domain.hash, &first.parameters)
-                .is_none()
-        {
-            check_digest(&path, Some(&entry))?;
-            return Ok(Summary::up_to_date(path, n, start, lock));
-        }
-        return Err(OutputError::Exists {
-            path,
-            reason: "a dataset is already there".into(),
-            help: "pass `--force` to replace it with the merged shards".into(),
-        });
+/// The budget merged lines are labelled under: exactly when the shards'
+/// lines are, under the shards' budget (the unsharded file's bytes); a
+/// larger requested budget then relabels what it left unlabelled.
+fn requested_budget(
+    first: &ShardManifest,
+    labels: Option<SearchBudget>,
+    dir: &Path,
+) -> Result<Option<SearchBudget>, OutputError> {
+    if !first.parameters.labels {
+        return Ok(None);
     }
+    match labels {
+        Some(requested) => Ok(Some(requested)),
+        None => Err(shards_error(format!(
+            "`{}`: shards were made with labels, this merge has no labeler",
+            dir.display()
+        ))),
+    }
+}
 
+/// `Ok` when the dataset already at `path` is this merge, finished and
+/// intact (and the requested budget is not larger): nothing to do.
+/// Anything else there is in the way without `--force`.
+fn already_merged(
+    path: &Path,
+    manifest_path: &Path,
+    setting: &str,
+    first: &ShardManifest,
+    requested: Option<SearchBudget>,
+) -> Result<(), OutputError> {
+    let entry = manifest::read_domain_manifest(manifest_path)
+        .ok()
+        .and_then(|m| manifest::dataset_entry(&m, setting));
+    if let Some(entry) = entry
+        && entry.status == Status::Complete
+        && rebudget::same_but_budget(&entry.parameters, &first.parameters)
+        && requested.is_none_or(|requested| {
+            rebudget::compare(rebudget::recorded(&entry.parameters), requested)
+                != rebudget::Change::Larger
+        })
+        && entry
+            .conflict(&first.domain.hash, &first.parameters)
+            .is_none()
+    {
+        return check_digest(path, Some(&entry));
+    }
+    Err(OutputError::Exists {
+        path: path.to_path_buf(),
+        reason: "a dataset is already there".into(),
+        help: "pass `--force` to replace it with the merged shards".into(),
+    })
+}
+
+/// A shard file open for reading, and its path (for messages).
+type ShardReader = (PathBuf, BufReader<std::fs::File>);
+
+/// The shard files of the group, open for reading, and the counts the
+/// shards recorded (draws an excluded set or another part took, redrawn
+/// by the shard itself, are among their duplicates).
+fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), OutputError> {
     let mut readers = Vec::new();
     let mut stats = Stats::default();
-    for m in &manifests {
-        let shard_path = group.join(&m.file);
+    for m in &group.manifests {
+        let shard_path = dir.join(&m.file);
         let file = std::fs::File::open(&shard_path).map_err(|e| OutputError::io(&shard_path, e))?;
         readers.push((shard_path, BufReader::with_capacity(1 << 20, file)));
         stats.add(&Stats {
@@ -252,14 +376,30 @@ pub(super) fn merge_group(
             resamples: m.counts.resamples,
             unsat: m.counts.unsat_samples,
             sat_calls: m.counts.sat_calls,
-            duplicates: 0,
+            duplicates: m.counts.duplicates_rejected,
         });
     }
-    let tmp = files::temp_path(&path);
-    let tmp_file = std::fs::File::create(&tmp).map_err(|e| OutputError::io(&tmp, e))?;
-    let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp_file);
-    let index = record::NameIndex::new(&domain);
-    let mut seen = Dedup::excluding(exclusion);
+    Ok((readers, stats))
+}
+
+/// Writes instances `0..n` into `merged`: the shards' lines round-robin,
+/// a line whose key is taken replayed from its stream as the unsharded
+/// run does. Returns the counts of the whole dataset.
+fn merge_lines(
+    group: &Group,
+    dir: &Path,
+    requested: Option<SearchBudget>,
+    progress: Option<Progress>,
+    merged: &mut files::AtomicFile,
+) -> Result<Stats, OutputError> {
+    let domain = &group.domain;
+    let n = group.first.parameters.n;
+    let count = group.first.shard.count;
+    let recorded = rebudget::recorded(&group.first.parameters);
+    let synth = Synthesizer::new(domain, group.first.parameters.params())?;
+    let (mut readers, mut stats) = open_shards(group, dir)?;
+    let index = record::NameIndex::new(domain);
+    let mut seen = Dedup::excluding(group.exclusion.clone());
     let mut line = Vec::new();
     for i in 0..n {
         let (shard_path, reader) = &mut readers[(i % count) as usize];
@@ -277,36 +417,36 @@ pub(super) fn merge_group(
             path: shard_path.clone(),
             message,
         };
-        let (seed, key) = record::read_key(&domain, &index, &line)
+        let (seed, key) = record::read_key(domain, &index, &line)
             .map_err(|m| corrupt(format!("instance {i}: {m}")))?;
         if seed != i {
             return Err(corrupt(format!("expected instance {i}, found seed {seed}")));
         }
-        let io = |e| OutputError::io(&tmp, e);
         if seen.insert(key.clone()) {
-            writer.write_all(&line).map_err(io)?;
+            merged.write_all(&line)?;
         } else {
             let mut candidate = synth.candidate(i)?;
+            super::shard::skip_excluded(&synth, &mut candidate, group.exclusion.as_ref())?;
             if candidate.key != key {
                 return Err(corrupt(format!(
-                    "instance {i} is not the first draw of its stream"
+                    "instance {i} is not the first draw of its stream that no excluded set (or other `--split` part) takes"
                 )));
             }
-            // The shard counted the first draw; add the retries.
-            let first_draw = candidate.stats;
+            // The shard counted the draws up to its line; add the retries.
+            let at_shard = candidate.stats;
             synth.admit(&mut candidate, &mut seen)?;
             let after = candidate.stats;
-            stats.duplicates += after.duplicates;
-            stats.resamples += after.resamples - first_draw.resamples;
-            stats.unsat += after.unsat - first_draw.unsat;
-            stats.sat_calls += after.sat_calls - first_draw.sat_calls;
+            stats.duplicates += after.duplicates - at_shard.duplicates;
+            stats.resamples += after.resamples - at_shard.resamples;
+            stats.unsat += after.unsat - at_shard.unsat;
+            stats.sat_calls += after.sat_calls - at_shard.sat_calls;
             let optimal = requested.map(|_| {
-                crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
+                crate::search::optimal_for_instance(domain, &candidate.instance, recorded)
             });
-            let bytes = record::render(&domain, &candidate.instance, optimal.as_ref());
-            writer.write_all(&bytes).map_err(io)?;
+            let bytes = record::render(domain, &candidate.instance, optimal.as_ref());
+            merged.write_all(&bytes)?;
         }
-        writer.write_all(b"\n").map_err(io)?;
+        merged.write_all(b"\n")?;
         if let Some(progress) = progress
             && (i + 1) % super::append::CHUNK == 0
         {
@@ -325,16 +465,27 @@ pub(super) fn merge_group(
             });
         }
     }
-    let file = writer
-        .into_inner()
-        .map_err(|e| OutputError::io(&tmp, e.into_error()))?;
-    file.sync_all().map_err(|e| OutputError::io(&tmp, e))?;
-    // Relabelled before the rename: the merged file appears whole.
-    let mut parameters = first.parameters.clone();
+    stats.instances = n;
+    Ok(stats)
+}
+
+/// With a larger requested budget than the shards', labels the lines
+/// they left unlabelled in the merged temp file. Returns the parameters to
+/// record and the note to print.
+fn relabel_merged(
+    group: &Group,
+    requested: Option<SearchBudget>,
+    merged: &mut files::AtomicFile,
+    progress: Option<Progress>,
+) -> Result<(super::manifest::Parameters, Option<String>), OutputError> {
+    let mut parameters = group.first.parameters.clone();
+    let recorded = rebudget::recorded(&parameters);
+    let n = parameters.n;
     let note = match requested.map(|requested| (requested, rebudget::compare(recorded, requested)))
     {
         Some((requested, rebudget::Change::Larger)) => {
-            let done = rebudget::relabel_unlabelled(&domain, &tmp, n, requested, progress)?;
+            let done =
+                rebudget::relabel_unlabelled(&group.domain, merged.tmp(), n, requested, progress)?;
             parameters.search_budget = Some(requested.max_memo_entries);
             parameters.search_nodes = Some(requested.max_nodes);
             Some(rebudget::relabelled_note(requested, done))
@@ -345,36 +496,5 @@ pub(super) fn merge_group(
         )),
         _ => None,
     };
-    std::fs::rename(&tmp, &path).map_err(|e| OutputError::io(&path, e))?;
-    stats.instances = n;
-    let total_s = start.elapsed().as_secs_f64();
-    let synthesis_s: f64 = manifests.iter().map(|m| m.timings.synthesis_s).sum();
-    let entry = DatasetEntry {
-        file: format!("{setting}.jsonl"),
-        status: Status::Complete,
-        generator_version: manifest::VERSION.into(),
-        domain_hash: first.domain.hash.clone(),
-        parameters,
-        merged_shards: Some(count),
-        counts: Counts::new(n, 0, &stats),
-        timings: timings(synthesis_s, total_s, total_s, n),
-        digest: Some(files::digest(&path)?),
-    };
-    let info = DomainInfo {
-        name: domain.name.clone(),
-        hash: first.domain.hash.clone(),
-        document: first.domain.document.clone(),
-    };
-    manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
-    Ok(Summary {
-        path,
-        instances: n,
-        resumed_from: 0,
-        stats,
-        synthesis_s,
-        total_s,
-        up_to_date: false,
-        note,
-        lock: Some(lock),
-    })
+    Ok((parameters, note))
 }

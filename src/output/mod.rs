@@ -34,13 +34,16 @@
 //!   re-run with the same command therefore ends byte-identical, and a
 //!   larger `-n` extends a finished file.
 //! - **Shards**: `--shard K/N` owns the indices `i ≡ K (mod N)` and writes
-//!   the *first draw* of each, in index order — it cannot know the other
-//!   shards' keys, so it does no dedup. `merge` reads the shard files
-//!   round-robin (index order), keeps a line whose key is new, and for a
-//!   taken key replays stream `i` (first draw, then retries) exactly as
-//!   the unsharded run does. Most lines are copied verbatim; the result is
-//!   the unsharded file byte for byte. Shards are resumable like datasets
-//!   (no dedup state to rebuild).
+//!   for each, in index order, the *first draw* of stream `i` that no
+//!   `--exclude` set or other `--split` part takes (every shard knows
+//!   those) — it cannot know the other shards' keys, so it does no dedup.
+//!   `merge` reads the shard files round-robin (index order), keeps a line
+//!   whose key is new, and for a taken key replays stream `i` (up to the
+//!   shard's draw, then retries) exactly as the unsharded run does. Most
+//!   lines are copied verbatim; the result is the unsharded file byte for
+//!   byte, for a `--split` part too (`OUT/<part>/<domain>/shards/`, its
+//!   filter rebuilt from the recorded `split`). Shards are resumable like
+//!   datasets (no dedup state to rebuild).
 //!
 //! # Overwriting
 //! An existing dataset is continued only when its manifest entry matches;
@@ -152,6 +155,9 @@ pub struct Summary {
     /// This run's hold on the file: kept while derived files are written
     /// from it, released when the summary is dropped.
     pub lock: Option<files::FileLock>,
+    /// The `--split` part the file is, if any (its derived HF files go to
+    /// the run's export).
+    pub part: Option<String>,
 }
 
 impl Summary {
@@ -167,6 +173,7 @@ impl Summary {
             up_to_date: true,
             note: None,
             lock: Some(lock),
+            part: None,
         }
     }
 
@@ -448,6 +455,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         up_to_date: false,
         note,
         lock: Some(lock),
+        part: job.exclude.as_ref().and_then(|e| e.part_name()),
     })
 }
 

@@ -1,7 +1,9 @@
 //! `--shard K/N`: the first draw of every index `i ≡ K (mod N)`, in index
 //! order, into `OUT/<domain>/shards/<setting>/shard-K-of-N.jsonl` with a
 //! shard manifest. A shard cannot know the other shards' keys, so it does
-//! no dedup (`merge` does); it resumes like a dataset.
+//! no dedup (`merge` does); it does redraw what an `--exclude` set or
+//! another `--split` part takes, since every shard knows those. It resumes
+//! like a dataset.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -12,8 +14,11 @@ use super::manifest::{
 use super::{
     Job, OutputError, Summary, append, check_digest, domain_dir, existing, files, timings, too_long,
 };
+use crate::contamination::Exclusion;
 use crate::dataset::Setting;
-use crate::synth::{Params, Stats, Synthesizer};
+use crate::synth::{Candidate, Dedup, Params, Stats, SynthError, Synthesizer};
+use rayon::prelude::*;
+use std::sync::Arc;
 
 pub(super) fn shard_paths(
     out: &Path,
@@ -99,7 +104,15 @@ pub(super) fn write_shard(
     let (synthesis_s, write_s) =
         append::append_chunks(job, &mut file, &path, lines, total, |range| {
             let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
-            let candidates = synth.candidates(&indices)?;
+            let candidates: Vec<Candidate> = indices
+                .par_iter()
+                .with_min_len(16)
+                .map(|&i| {
+                    let mut candidate = synth.candidate(i)?;
+                    skip_excluded(synth, &mut candidate, job.exclude.as_ref())?;
+                    Ok(candidate)
+                })
+                .collect::<Result<_, SynthError>>()?;
             Ok(candidates
                 .into_iter()
                 .map(|c| {
@@ -125,5 +138,22 @@ pub(super) fn write_shard(
         up_to_date: false,
         note: None,
         lock: Some(lock),
+        part: job.exclude.as_ref().and_then(|e| e.part_name()),
     })
+}
+
+/// Redraws `candidate` from its own stream while an `--exclude` set or
+/// another `--split` part takes it: what a shard writes for its index
+/// (those draws are taken in every dataset, whatever the other shards
+/// hold), and what `merge` replays a taken line from.
+pub(super) fn skip_excluded(
+    synth: &Synthesizer,
+    candidate: &mut Candidate,
+    exclusion: Option<&Arc<Exclusion>>,
+) -> Result<(), SynthError> {
+    if let Some(exclusion) = exclusion {
+        let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+        synth.admit(candidate, &mut taken)?;
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //!
 //! | column | type |
 //! | --- | --- |
-//! | `id` | string (`<domain>/<setting>/<seed>`, stable across runs) |
+//! | `id` | string (`<domain>/<setting>/<seed>`, stable across runs; `<part>/<domain>/<setting>/<seed>` in a `--split` part, so ids are unique across the export) |
 //! | `domain`, `setting` | string |
 //! | `seed` | int64 |
 //! | `truths`, `actions` | list<string> |
@@ -72,6 +72,14 @@ pub fn hf_row(
 /// The stable id of a row: `medical/truth_num=12+action_num=16+valid_truth_num=1/7`.
 pub fn row_id(domain: &str, setting: &str, seed: u64) -> String {
     format!("{domain}/{setting}/{seed}")
+}
+
+/// The id of a row of `--split` part `part`:
+/// `test/medical/truth_num=4+action_num=6+valid_truth_num=1/7`. Every part
+/// numbers its seeds from 0, so the part keeps ids unique across the
+/// export's parts, domains and settings.
+pub fn part_row_id(part: &str, domain: &str, setting: &str, seed: u64) -> String {
+    format!("{part}/{}", row_id(domain, setting, seed))
 }
 
 /// The HF row of an SFT record (`{"messages": [...]}` as written to
