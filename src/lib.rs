@@ -30,6 +30,7 @@
 //! importer, the game messages and `play`).
 pub mod cli;
 pub mod contamination;
+pub mod difficulty;
 pub mod domain;
 pub mod eval;
 pub mod family;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::progress::Progress;
 use super::{EXIT_INPUT, EXIT_OTHER, Globals};
 use crate::contamination::{Exclusion, secret, split};
+use crate::difficulty::Band;
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, OutputError, Summary, manifest::ShardId};
@@ -90,7 +91,41 @@ pub struct GenerateArgs {
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
+    pub band: BandArgs,
+    #[command(flatten)]
     pub render: RenderArgs,
+}
+
+/// A difficulty band: instance i's own stream keeps drawing until its draw
+/// lies in it (inclusive bounds; needs labels).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BandArgs {
+    /// Least exact optimal expected steps of every instance.
+    #[arg(long, value_name = "X", conflicts_with = "no_labels")]
+    pub min_expected: Option<f64>,
+    /// Most exact optimal expected steps of every instance.
+    #[arg(long, value_name = "Y", conflicts_with = "no_labels")]
+    pub max_expected: Option<f64>,
+    /// Least golden length (actions the golden player takes).
+    #[arg(long, value_name = "A", conflicts_with = "no_labels")]
+    pub min_golden: Option<usize>,
+    /// Most golden length.
+    #[arg(long, value_name = "B", conflicts_with = "no_labels")]
+    pub max_golden: Option<usize>,
+}
+
+impl BandArgs {
+    /// The band asked for, if any.
+    pub fn band(&self) -> Option<Band> {
+        Band {
+            min_expected: self.min_expected,
+            max_expected: self.max_expected,
+            min_golden: self.min_golden,
+            max_golden: self.max_golden,
+            ..Band::default()
+        }
+        .some()
+    }
 }
 
 /// Flags of the derived artifacts: books, SFT records, HF export.
@@ -403,8 +438,13 @@ pub fn summary_line(what: &str, s: &Summary) -> String {
     } else {
         String::new()
     };
+    let out_of_band = if s.stats.out_of_band > 0 {
+        format!(", {} draws outside the band redrawn", s.stats.out_of_band)
+    } else {
+        String::new()
+    };
     format!(
-        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected -> {}",
+        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
         s.instances - s.resumed_from,
         s.total_s,
         s.rate(),
@@ -453,8 +493,9 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     };
     let pool = pool(args.threads)?;
     let Some(SplitParts(parts)) = &args.split else {
+        let band = args.band.band();
         return run_one(
-            args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None,
+            args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None, band,
         );
     };
     if args.shard.is_some() {
@@ -505,6 +546,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             &out,
             n,
             Some(&part.name),
+            args.band.band(),
         )?;
         if code != 0 {
             return Ok(code);
@@ -513,10 +555,10 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     Ok(0)
 }
 
-/// One dataset (`part` of a `--split` run, if any): the capacity check,
-/// the instances, then books, SFT and HF.
+/// One dataset (`part` of a `--split` run or a curriculum level, if any):
+/// the capacity check, the instances in `band`, then books, SFT and HF.
 #[allow(clippy::too_many_arguments)]
-fn run_one(
+pub(super) fn run_one(
     args: &GenerateArgs,
     domain: &Domain,
     templates: &Templates,
@@ -526,6 +568,7 @@ fn run_one(
     out: &std::path::Path,
     n: u64,
     part: Option<&str>,
+    band: Option<Band>,
 ) -> io::Result<i32> {
     let total = match args.shard {
         Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
@@ -555,6 +598,7 @@ fn run_one(
         progress: Some(&progress),
         exclude,
         secret_seed: args.seed == SeedArg::Random,
+        band,
     };
     if let Err(code) = pool.install(|| {
         super::contamination::report_capacity(domain, &job.params, job.exclude.as_deref(), n)

@@ -164,7 +164,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
         .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
         .map_err(|e| format!("{e}; {}", e.help))?;
     let last = made.last().ok_or("no instance generated")?;
-    let line = crate::output::record::render(&domain, last, None);
+    let line = crate::output::record::render(&domain, last, None, None);
     let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
         .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
     let instance = parsed.swap_remove(0);

@@ -14,6 +14,7 @@ use super::{
     OutputError, Progress, Summary, check_digest, domain_dir, files, record, setting_name, timings,
 };
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
+use crate::difficulty::{Banded, Reference};
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
 
@@ -209,6 +210,25 @@ pub(super) fn merge_group(
         });
     }
     let n = first.parameters.n;
+    let reference = if first.parameters.labels {
+        Some(Reference::cached(&domain, &params)?)
+    } else {
+        None
+    };
+    let banded = match first.parameters.band {
+        Some(band) => {
+            if requested.is_some_and(|r| rebudget::compare(recorded, r) == rebudget::Change::Larger)
+            {
+                return Err(shards_error(format!(
+                    "`{}`: the shards' lines lie in a difficulty band under {}, and which draw lies in it depends on the budget",
+                    group.display(),
+                    rebudget::flags(recorded)
+                )));
+            }
+            Some(Banded::new(&synth, band, recorded)?)
+        }
+        None => None,
+    };
 
     let dir = domain_dir(out, &domain.name);
     let setting = setting_name(&params);
@@ -253,6 +273,7 @@ pub(super) fn merge_group(
             unsat: m.counts.unsat_samples,
             sat_calls: m.counts.sat_calls,
             duplicates: 0,
+            out_of_band: m.counts.out_of_band_rejected,
         });
     }
     let tmp = files::temp_path(&path);
@@ -286,7 +307,13 @@ pub(super) fn merge_group(
         if seen.insert(key.clone()) {
             writer.write_all(&line).map_err(io)?;
         } else {
-            let mut candidate = synth.candidate(i)?;
+            let (mut candidate, mut label) = match &banded {
+                Some(banded) => {
+                    let (candidate, label) = banded.first(i)?;
+                    (candidate, Some(label))
+                }
+                None => (synth.candidate(i)?, None),
+            };
             if candidate.key != key {
                 return Err(corrupt(format!(
                     "instance {i} is not the first draw of its stream"
@@ -294,16 +321,28 @@ pub(super) fn merge_group(
             }
             // The shard counted the first draw; add the retries.
             let first_draw = candidate.stats;
-            synth.admit(&mut candidate, &mut seen)?;
+            match (&banded, label.as_mut()) {
+                (Some(banded), Some(label)) => banded.admit(&mut candidate, label, &mut seen)?,
+                _ => synth.admit(&mut candidate, &mut seen)?,
+            }
             let after = candidate.stats;
             stats.duplicates += after.duplicates;
+            stats.out_of_band += after.out_of_band - first_draw.out_of_band;
             stats.resamples += after.resamples - first_draw.resamples;
             stats.unsat += after.unsat - first_draw.unsat;
             stats.sat_calls += after.sat_calls - first_draw.sat_calls;
-            let optimal = requested.map(|_| {
-                crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
-            });
-            let bytes = record::render(&domain, &candidate.instance, optimal.as_ref());
+            let optimal = match label {
+                Some(label) => Some(Ok(label)),
+                None => requested.map(|_| {
+                    crate::search::optimal_for_instance(&domain, &candidate.instance, recorded)
+                }),
+            };
+            let bytes = record::render(
+                &domain,
+                &candidate.instance,
+                optimal.as_ref(),
+                reference.as_deref(),
+            );
             writer.write_all(&bytes).map_err(io)?;
         }
         writer.write_all(b"\n").map_err(io)?;
@@ -334,7 +373,14 @@ pub(super) fn merge_group(
     let note = match requested.map(|requested| (requested, rebudget::compare(recorded, requested)))
     {
         Some((requested, rebudget::Change::Larger)) => {
-            let done = rebudget::relabel_unlabelled(&domain, &tmp, n, requested, progress)?;
+            let done = rebudget::relabel_unlabelled(
+                &domain,
+                &tmp,
+                n,
+                requested,
+                reference.as_deref(),
+                progress,
+            )?;
             parameters.search_budget = Some(requested.max_memo_entries);
             parameters.search_nodes = Some(requested.max_nodes);
             Some(rebudget::relabelled_note(requested, done))
@@ -359,6 +405,7 @@ pub(super) fn merge_group(
         counts: Counts::new(n, 0, &stats),
         timings: timings(synthesis_s, total_s, total_s, n),
         digest: Some(files::digest(&path)?),
+        difficulty: super::difficulty_of(&path, n, reference.as_deref())?,
     };
     let info = DomainInfo {
         name: domain.name.clone(),

@@ -9,11 +9,12 @@ use std::time::Instant;
 use super::manifest::{
     self, Counts, DomainInfo, Generator, ShardId, ShardManifest, Status, Timings,
 };
+use super::record::Labelled;
 use super::{
-    Job, OutputError, Summary, append, check_digest, domain_dir, existing, files, setting_name,
-    timings, too_long,
+    Job, OutputError, Plan, Summary, append, check_digest, domain_dir, existing, files,
+    setting_name, timings, too_long,
 };
-use crate::synth::{Params, Stats, Synthesizer};
+use crate::synth::{Candidate, Params, Stats};
 
 pub(super) fn shard_paths(
     out: &Path,
@@ -31,11 +32,7 @@ pub(super) fn shard_paths(
     )
 }
 
-pub(super) fn write_shard(
-    job: &Job,
-    synth: &Synthesizer,
-    shard: ShardId,
-) -> Result<Summary, OutputError> {
+pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summary, OutputError> {
     let start = Instant::now();
     let domain = job.domain;
     if shard.count == 0 || shard.index >= shard.count {
@@ -97,15 +94,28 @@ pub(super) fn write_shard(
 
     let mut stats = Stats::default();
     let (synthesis_s, write_s) =
-        append::append_chunks(job, &mut file, &path, lines, total, |range| {
+        append::append_chunks(job, plan.reference, &mut file, &path, lines, total, |range| {
             let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
-            let candidates = synth.candidates(&indices)?;
-            Ok(candidates
+            // The first (in-band) draw of each index; merge dedups.
+            let drawn: Vec<(Candidate, Option<Labelled>)> = match plan.banded {
+                Some(banded) => banded
+                    .firsts(&indices)?
+                    .into_iter()
+                    .map(|(c, label)| (c, Some(Ok(label))))
+                    .collect(),
+                None => plan
+                    .synth
+                    .candidates(&indices)?
+                    .into_iter()
+                    .map(|c| (c, None))
+                    .collect(),
+            };
+            Ok(drawn
                 .into_iter()
-                .map(|c| {
+                .map(|(c, label)| {
                     stats.add(&c.stats);
                     stats.instances += 1;
-                    c.instance
+                    (c.instance, label)
                 })
                 .collect())
         })?;
