@@ -231,7 +231,8 @@ mod tests {
         );
         for (start, end) in [(0, 1), (97, 98), (120, 150), (149, 150)] {
             let part =
-                generate_range_lines(&domain, params.clone(), start..end, budget, None, None).unwrap();
+                generate_range_lines(&domain, params.clone(), start..end, budget, None, None)
+                    .unwrap();
             assert_eq!(part, all[start as usize..end as usize]);
         }
         assert!(generate_range_lines(&domain, params, 5..5, budget, None, None).is_err());

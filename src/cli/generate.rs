@@ -455,13 +455,23 @@ pub fn summary_line(what: &str, s: &Summary) -> String {
     )
 }
 
-/// Runs generation; returns the exit code.
-pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
+/// What every dataset of a run shares: the domain, the setting, the
+/// templates, `--exclude` and the thread pool.
+pub(super) struct Setup {
+    pub domain: Domain,
+    pub params: Params,
+    pub templates: Templates,
+    pub exclude: Option<std::sync::Arc<Exclusion>>,
+    pub pool: rayon::ThreadPool,
+}
+
+/// The run's [`Setup`] from its flags, or the exit code of what is wrong.
+pub(super) fn setup(globals: &Globals, args: &GenerateArgs) -> io::Result<Result<Setup, i32>> {
     let (domain, warnings) = match globals.registry.load(&args.domain) {
         Ok(loaded) => loaded,
         Err(e) => {
             crate::stderr_line!("{e}");
-            return Ok(EXIT_INPUT);
+            return Ok(Err(EXIT_INPUT));
         }
     };
     super::report_warnings(&domain, &warnings);
@@ -471,7 +481,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
             Ok(seed) => seed,
             Err(message) => {
                 crate::stderr_line!("error: {message}");
-                return Ok(EXIT_OTHER);
+                return Ok(Err(EXIT_OTHER));
             }
         },
     };
@@ -485,13 +495,34 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
     };
     let templates = match args.render.templates() {
         Ok(t) => t,
-        Err(code) => return Ok(code),
+        Err(code) => return Ok(Err(code)),
     };
     let exclude = match args.exclude.read(&domain) {
         Ok(e) => e,
-        Err(code) => return Ok(code),
+        Err(code) => return Ok(Err(code)),
     };
     let pool = pool(args.threads)?;
+    Ok(Ok(Setup {
+        domain,
+        params,
+        templates,
+        exclude,
+        pool,
+    }))
+}
+
+/// Runs generation; returns the exit code.
+pub fn run(globals: &Globals, args: &GenerateArgs) -> io::Result<i32> {
+    let Setup {
+        domain,
+        params,
+        templates,
+        exclude,
+        pool,
+    } = match setup(globals, args)? {
+        Ok(setup) => setup,
+        Err(code) => return Ok(code),
+    };
     let Some(SplitParts(parts)) = &args.split else {
         let band = args.band.band();
         return run_one(

@@ -217,7 +217,12 @@ mod tests {
     fn the_sample_ignores_the_dataset_seed_and_threads() {
         let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
         let mut params = Params::new(4, 6, 1);
-        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+        let pool = |n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        };
         let one = pool(1).install(|| Reference::sample(&domain, &params).unwrap());
         params.seed = 99;
         let two = pool(2).install(|| Reference::sample(&domain, &params).unwrap());

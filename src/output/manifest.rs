@@ -16,10 +16,10 @@
 use super::OutputError;
 use crate::contamination::{ExcludedSet, sets_conflict};
 use crate::difficulty::{Band, Reference, ReferenceInfo};
-use std::collections::BTreeMap;
 use crate::domain::{Domain, DomainDoc};
 use crate::synth::{Params, Stats};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const GENERATOR: &str = "kumo-gen";

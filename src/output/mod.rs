@@ -536,10 +536,15 @@ fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
 
     let mut stats = Stats::default();
-    let (synthesis_s, write_s) =
-        append::append_chunks(job, plan.reference, &mut file, &path, lines, job.n, |range| {
-            make_range(synth, plan.banded, range, &mut seen, &mut stats)
-        })?;
+    let (synthesis_s, write_s) = append::append_chunks(
+        job,
+        plan.reference,
+        &mut file,
+        &path,
+        lines,
+        job.n,
+        |range| make_range(synth, plan.banded, range, &mut seen, &mut stats),
+    )?;
     let total_s = start.elapsed().as_secs_f64();
     entry.status = Status::Complete;
     entry.counts = Counts::new(job.n, lines, &stats);

@@ -131,7 +131,8 @@ pub fn relabel_unlabelled(
                         )
                     })
                     .collect();
-                let mut outcomes = label_lines(domain, budget, Percentiles::Of(reference), &todo).into_iter();
+                let mut outcomes =
+                    label_lines(domain, budget, Percentiles::Of(reference), &todo).into_iter();
                 for line in batch {
                     if is_unlabelled(line) {
                         let outcome = outcomes.next().ok_or_else(|| OutputError::Internal {

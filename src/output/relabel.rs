@@ -197,9 +197,9 @@ pub fn label_lines_counted(
         Percentiles::PerLine => lines.par_iter().map(|(_, l)| line_setting(l)).collect(),
     };
     for &(t, a, v) in settings.iter().flatten() {
-        samples.entry((t, a, v)).or_insert_with(|| {
-            Reference::cached(domain, &crate::synth::Params::new(t, a, v)).ok()
-        });
+        samples
+            .entry((t, a, v))
+            .or_insert_with(|| Reference::cached(domain, &crate::synth::Params::new(t, a, v)).ok());
     }
     lines
         .par_iter()

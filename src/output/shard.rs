@@ -93,8 +93,14 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
     manifest::write_json(&manifest_path, &manifest)?;
 
     let mut stats = Stats::default();
-    let (synthesis_s, write_s) =
-        append::append_chunks(job, plan.reference, &mut file, &path, lines, total, |range| {
+    let (synthesis_s, write_s) = append::append_chunks(
+        job,
+        plan.reference,
+        &mut file,
+        &path,
+        lines,
+        total,
+        |range| {
             let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
             // The first (in-band) draw of each index; merge dedups.
             let drawn: Vec<(Candidate, Option<Labelled>)> = match plan.banded {
@@ -118,7 +124,8 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
                     (c.instance, label)
                 })
                 .collect())
-        })?;
+        },
+    )?;
     let total_s = start.elapsed().as_secs_f64();
     manifest.status = Status::Complete;
     manifest.counts = Counts::new(total, lines, &stats);
