@@ -237,4 +237,34 @@ mod tests {
         }
         assert!(generate_range_lines(&domain, params, 5..5, budget, None, None).is_err());
     }
+
+    #[test]
+    fn a_banded_range_equals_those_lines_of_the_whole_banded_file() {
+        let text = include_str!("../tests/fixtures/ok/clinic.yaml");
+        let (domain, _) = Domain::from_yaml("clinic.yaml", text).unwrap();
+        let params = Params::new(3, 3, 1);
+        let budget = Some(SearchBudget::default());
+        let band = Some(Band {
+            min_expected: Some(1.4),
+            max_golden: Some(1),
+            ..Band::default()
+        });
+        let all = generate_range_lines(&domain, params.clone(), 0..80, budget, None, band).unwrap();
+        for line in &all {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(value["difficulty"]["golden_length"].as_u64() <= Some(1));
+        }
+        for (start, end) in [(0, 1), (41, 42), (60, 80)] {
+            let part =
+                generate_range_lines(&domain, params.clone(), start..end, budget, None, band)
+                    .unwrap();
+            assert_eq!(part, all[start as usize..end as usize]);
+        }
+        // The same draws without the band differ: the band redrew them.
+        assert_ne!(
+            generate_lines(&domain, params.clone(), 80, budget).unwrap(),
+            all
+        );
+        assert!(generate_range_lines(&domain, params, 0..5, None, None, band).is_err());
+    }
 }

@@ -7,6 +7,7 @@ mod common;
 mod conformance;
 mod contamination;
 mod derived;
+mod difficulty;
 mod domain;
 mod eval;
 mod eval_players;
