@@ -203,9 +203,9 @@ def stamp(
     line's own `difficulty` object (`expected_steps`, the exact optimal
     expected number of actions; `golden_length`, the actions the golden
     player takes on this instance; `consistent_at_answer`, the truths no
-    observation along the golden trajectory rules out when it answers),
-    each `None` for an unlabelled line. DESIGN.md's `percentile` is not
-    written yet."""
+    observation along the golden trajectory rules out when it answers;
+    `percentile`, of `expected_steps` in the setting's fixed reference
+    sample), each `None` for an unlabelled line."""
     labels = task.get("difficulty") or {}
     return {
         "id": task_id(domain.name, truths, actions, valid, seed, index),
@@ -218,6 +218,7 @@ def stamp(
             "expected_steps": labels.get("expected_steps"),
             "golden_length": labels.get("golden_length"),
             "consistent_at_answer": labels.get("consistent_at_answer"),
+            "percentile": labels.get("percentile"),
         },
     }
 

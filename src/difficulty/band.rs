@@ -29,7 +29,6 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::reference::{REFERENCE_SIZE, Reference};
-use crate::domain::Domain;
 use crate::search::{Label, SearchBudget, optimal_for_instance};
 use crate::synth::{Candidate, Dedup, ErrorKind, Instance, Stats, SynthError, Synthesizer};
 
@@ -325,15 +324,4 @@ fn too_rare(
         ),
         "widen the band, or lower `-n`",
     )
-}
-
-/// Checks a band against the setting without drawing a dataset (the
-/// up-front check of `generate`).
-pub fn check_band(
-    domain: &Domain,
-    params: &crate::synth::Params,
-    band: Band,
-) -> Result<(), SynthError> {
-    let synth = Synthesizer::new(domain, params.clone())?;
-    Banded::new(&synth, band, SearchBudget::default()).map(|_| ())
 }

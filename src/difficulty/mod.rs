@@ -14,5 +14,5 @@ pub mod band;
 pub mod curriculum;
 pub mod reference;
 
-pub use band::{Band, Banded, MAX_BAND_DRAWS, check_band};
+pub use band::{Band, Banded, MAX_BAND_DRAWS};
 pub use reference::{REFERENCE_SEED, REFERENCE_SIZE, Reference, ReferenceInfo};
