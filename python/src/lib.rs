@@ -363,7 +363,11 @@ fn label_lines(
         .enumerate()
         .map(|(i, line)| (format!("line {}", i + 1), line))
         .collect();
-    let results = py.detach(move || pool.install(|| relabel::label_lines(&domain, budget, relabel::Percentiles::PerLine, &lines)));
+    let results = py.detach(move || {
+        pool.install(|| {
+            relabel::label_lines(&domain, budget, relabel::Percentiles::PerLine, &lines)
+        })
+    });
     let errors: Vec<String> = results
         .iter()
         .filter_map(|r| r.as_ref().err().map(ToString::to_string))
