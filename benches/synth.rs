@@ -74,6 +74,7 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
             progress: None,
             exclude: None,
             secret_seed: false,
+            band: None,
         };
         pool(threads).install(|| output::generate(&job).expect("written").instances)
     });

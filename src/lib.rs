@@ -33,6 +33,7 @@
 pub mod cli;
 pub mod contamination;
 pub mod dataset;
+pub mod difficulty;
 pub mod domain;
 pub mod error;
 pub mod eval;

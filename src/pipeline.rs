@@ -19,13 +19,14 @@
 
 use rayon::prelude::*;
 
+use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
 use crate::eval::{Task, protocol, render_book};
 use crate::game::{self, Judge};
 use crate::output::record::{Labelled, render};
 use crate::render::{Renderer, TaskError};
 use crate::search::{SearchBudget, optimal_for_instance};
-use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
+use crate::synth::{Dedup, ErrorKind, Instance, Params, Stats, SynthError, Synthesizer};
 
 /// The labeler the writers call for each instance (`output::Labeler`):
 /// exact optimal search under a memo and a node budget, never a time
@@ -52,7 +53,7 @@ pub fn generate_lines(
     n: u64,
     labels: Option<SearchBudget>,
 ) -> Result<Vec<String>, SynthError> {
-    generate_range_lines(domain, params, 0..n, labels, None)
+    generate_range_lines(domain, params, 0..n, labels, None, None)
 }
 
 /// [`generate_lines`] with `--exclude`: instances of `exclude` are redrawn
@@ -64,7 +65,7 @@ pub fn generate_lines_excluding(
     labels: Option<SearchBudget>,
     exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
 ) -> Result<Vec<String>, SynthError> {
-    generate_range_lines(domain, params, 0..n, labels, exclude)
+    generate_range_lines(domain, params, 0..n, labels, exclude, None)
 }
 
 /// Lines `range` of the dataset file of `0..range.end` (line `i` is
@@ -72,29 +73,67 @@ pub fn generate_lines_excluding(
 /// `range.start`. Instance `i` is the first draw of its stream whose dedup
 /// key no instance `j < i` has (and that `exclude` does not hold), so the
 /// earlier instances are still drawn (their keys decide line `i`), but only
-/// the asked-for ones are labelled and rendered.
+/// the asked-for ones are labelled and rendered. With a difficulty `band`
+/// (which needs `labels`) a draw must also lie in the band, so the
+/// earlier instances are labelled too ([`crate::difficulty::band`]).
 pub fn generate_range_lines(
     domain: &Domain,
     params: Params,
     range: std::ops::Range<u64>,
     labels: Option<SearchBudget>,
     exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
+    band: Option<Band>,
 ) -> Result<Vec<String>, SynthError> {
-    let synth = Synthesizer::new(domain, params)?;
+    let synth = Synthesizer::new(domain, params.clone())?;
     synth.check_count(if range.is_empty() { 0 } else { range.end })?;
     let mut stats = Stats::default();
     let mut seen = Dedup::excluding(exclude);
-    if range.start > 0 {
-        synth.generate(0..range.start.min(range.end), &mut seen, &mut stats)?;
-    }
-    let instances = synth.generate(range, &mut seen, &mut stats)?;
-    Ok(instances
+    let reference = match labels {
+        Some(_) => Some(Reference::cached(domain, &params)?),
+        None => None,
+    };
+    let made: Vec<(Instance, Option<Labelled>)> = match (band, labels) {
+        (Some(band), Some(budget)) => {
+            let banded = Banded::new(&synth, band, budget)?;
+            if range.start > 0 {
+                banded.generate(0..range.start.min(range.end), &mut seen, &mut stats)?;
+            }
+            banded
+                .generate(range, &mut seen, &mut stats)?
+                .into_iter()
+                .map(|(instance, label)| (instance, Some(Ok(label))))
+                .collect()
+        }
+        (Some(_), None) => {
+            return Err(SynthError::new(
+                ErrorKind::Invalid,
+                "--min-expected",
+                "a difficulty band needs labels: a draw's difficulty is its label".into(),
+                "drop `labels=False`, or drop the band",
+            ));
+        }
+        (None, _) => {
+            if range.start > 0 {
+                synth.generate(0..range.start.min(range.end), &mut seen, &mut stats)?;
+            }
+            synth
+                .generate(range, &mut seen, &mut stats)?
+                .into_iter()
+                .map(|instance| (instance, None))
+                .collect()
+        }
+    };
+    Ok(made
         .par_iter()
         .with_min_len(1)
-        .map(|instance| {
-            let optimal = labels.map(|budget| optimal_for_instance(domain, instance, budget));
+        .map(|(instance, labelled)| {
+            let optimal = match labelled {
+                Some(labelled) => Some(labelled.clone()),
+                None => labels.map(|budget| optimal_for_instance(domain, instance, budget)),
+            };
+            let line = render(domain, instance, optimal.as_ref(), reference.as_deref());
             // serde_json writes UTF-8.
-            String::from_utf8_lossy(&render(domain, instance, optimal.as_ref())).into_owned()
+            String::from_utf8_lossy(&line).into_owned()
         })
         .collect())
 }
@@ -148,6 +187,7 @@ mod tests {
             progress: None,
             exclude: None,
             secret_seed: false,
+            band: None,
         };
         let summary = generate(&job).unwrap();
         let written = std::fs::read_to_string(&summary.path).unwrap();
@@ -191,9 +231,40 @@ mod tests {
         );
         for (start, end) in [(0, 1), (97, 98), (120, 150), (149, 150)] {
             let part =
-                generate_range_lines(&domain, params.clone(), start..end, budget, None).unwrap();
+                generate_range_lines(&domain, params.clone(), start..end, budget, None, None)
+                    .unwrap();
             assert_eq!(part, all[start as usize..end as usize]);
         }
-        assert!(generate_range_lines(&domain, params, 5..5, budget, None).is_err());
+        assert!(generate_range_lines(&domain, params, 5..5, budget, None, None).is_err());
+    }
+
+    #[test]
+    fn a_banded_range_equals_those_lines_of_the_whole_banded_file() {
+        let text = include_str!("../tests/fixtures/ok/clinic.yaml");
+        let (domain, _) = Domain::from_yaml("clinic.yaml", text).unwrap();
+        let params = Params::new(3, 3, 1);
+        let budget = Some(SearchBudget::default());
+        let band = Some(Band {
+            min_expected: Some(1.4),
+            max_golden: Some(1),
+            ..Band::default()
+        });
+        let all = generate_range_lines(&domain, params.clone(), 0..80, budget, None, band).unwrap();
+        for line in &all {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(value["difficulty"]["golden_length"].as_u64() <= Some(1));
+        }
+        for (start, end) in [(0, 1), (41, 42), (60, 80)] {
+            let part =
+                generate_range_lines(&domain, params.clone(), start..end, budget, None, band)
+                    .unwrap();
+            assert_eq!(part, all[start as usize..end as usize]);
+        }
+        // The same draws without the band differ: the band redrew them.
+        assert_ne!(
+            generate_lines(&domain, params.clone(), 80, budget).unwrap(),
+            all
+        );
+        assert!(generate_range_lines(&domain, params, 0..5, None, None, band).is_err());
     }
 }

@@ -341,9 +341,10 @@ fn kumos_answer_check_agrees_on_generated_instances_of_every_domain() {
             .generate(0..50, &mut Dedup::default(), &mut Stats::default())
             .unwrap();
         for instance in &instances {
-            let line: Json =
-                serde_json::from_slice(&kumo_gen::output::record::render(&domain, instance, None))
-                    .unwrap();
+            let line: Json = serde_json::from_slice(&kumo_gen::output::record::render(
+                &domain, instance, None, None,
+            ))
+            .unwrap();
             let valid = line["valid_truth"].as_str().unwrap();
             for truth in line["truths"].as_array().unwrap() {
                 let truth = truth.as_str().unwrap();

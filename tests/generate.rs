@@ -385,7 +385,7 @@ fn rendered_instances_are_stable() {
         .unwrap();
     let mut bytes = Vec::new();
     for instance in &instances {
-        bytes.extend(render(&domain, instance, None));
+        bytes.extend(render(&domain, instance, None, None));
         bytes.push(b'\n');
     }
     let first =

@@ -8,6 +8,7 @@ mod conformance;
 mod contamination;
 mod dataset;
 mod derived;
+mod difficulty;
 mod domain;
 mod eval;
 mod eval_inputs;

@@ -103,6 +103,10 @@ def generate_lines(
     start: int = 0,
     exclude: Sequence[Union[str, "os.PathLike[str]"]] = (),
     exclude_key: str = "exact",
+    min_expected: Optional[float] = None,
+    max_expected: Optional[float] = None,
+    min_golden: Optional[int] = None,
+    max_golden: Optional[int] = None,
 ) -> List[str]:
     """Lines `start..start+n` of `kumo-gen generate --domain D --truths T
     --actions A -n N --seed S --valid V ...`'s dataset file (any N of at
@@ -111,7 +115,11 @@ def generate_lines(
     drawn, because line `i` is the first draw of stream `i` whose dedup key
     no earlier line has. `labels=False` is `--no-labels`; `threads=0` uses
     every core (the output does not depend on it). `exclude` / `exclude_key`
-    are `--exclude PATH...` / `--exclude-key`."""
+    are `--exclude PATH...` / `--exclude-key`. `min_expected`,
+    `max_expected`, `min_golden`, `max_golden` are the difficulty band
+    flags (`--min-expected X` ...): line `i` is then the first draw of
+    stream `i` inside the band, so the lines before `start` are labelled
+    too; a band the setting cannot reach raises `ValueError`."""
     if start < 0:
         raise ValueError(f"start must be at least 0, not {start}")
     d = load_domain(domain, domains_dir)
@@ -131,6 +139,10 @@ def generate_lines(
         start=start,
         exclude=[os.fspath(p) for p in exclude],
         exclude_key=exclude_key,
+        min_expected=min_expected,
+        max_expected=max_expected,
+        min_golden=min_golden,
+        max_golden=max_golden,
     )
 
 
@@ -192,9 +204,9 @@ def stamp(
     line's own `difficulty` object (`expected_steps`, the exact optimal
     expected number of actions; `golden_length`, the actions the golden
     player takes on this instance; `consistent_at_answer`, the truths no
-    observation along the golden trajectory rules out when it answers),
-    each `None` for an unlabelled line. DESIGN.md's `percentile` is not
-    written yet."""
+    observation along the golden trajectory rules out when it answers;
+    `percentile`, of `expected_steps` in the setting's fixed reference
+    sample), each `None` for an unlabelled line."""
     labels = task.get("difficulty") or {}
     return {
         "id": task_id(domain.name, truths, actions, valid, seed, index),
@@ -207,6 +219,7 @@ def stamp(
             "expected_steps": labels.get("expected_steps"),
             "golden_length": labels.get("golden_length"),
             "consistent_at_answer": labels.get("consistent_at_answer"),
+            "percentile": labels.get("percentile"),
         },
     }
 

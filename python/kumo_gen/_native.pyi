@@ -40,7 +40,7 @@ class Task:
     def judge(self, answer: str) -> bool: ...
 
 class Session:
-    def __init__(self, task: Task, model: str = "", max_steps: int = 50) -> None: ...
+    def __init__(self, task: Task, model: str = "", max_steps: int = 50, budget: Optional[int] = None) -> None: ...
     def request(self) -> Optional[List[Dict[str, Any]]]: ...
     def respond(self, text: Optional[str], tokens: int = 0) -> Dict[str, Any]: ...
     @property
@@ -84,6 +84,10 @@ def generate_lines(
     start: int = 0,
     exclude: List[str] = ...,
     exclude_key: str = "exact",
+    min_expected: Optional[float] = None,
+    max_expected: Optional[float] = None,
+    min_golden: Optional[int] = None,
+    max_golden: Optional[int] = None,
 ) -> List[str]: ...
 def label_lines(
     domain: Domain,

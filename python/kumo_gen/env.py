@@ -10,6 +10,13 @@ one; a reply that names neither an action nor a truth of the instance
 ends the episode as a parse error; `max_steps` replies end it
 unsuccessful). The same replies give the same trial as `kumo-gen eval`.
 
+`budget=N` plays the budgeted protocol instead (as `kumo-gen eval
+--budget N`, the same Rust session): the system prompt states the rule,
+each reply is a turn, a wrong answer is told "wrong" (`info["kind"] ==
+"wrong"`, the next observation names it) and the episode goes on until
+the right answer, a parse error, or the N-th reply (`max_steps` is then
+unused).
+
 `observation` is the next user message (KUMO's `Observation from previous
 action: {...}` followed by the instruction), or `""` when the episode is
 over. For the exact request eval would send next (KUMO keeps a history in
@@ -57,6 +64,7 @@ class Env:
         model: str = "",
         max_steps: int = 50,
         efficiency: float = 0.0,
+        budget: Optional[int] = None,
         templates_dir: Optional[str] = None,
         domains_dir: Optional[str] = None,
         **options: Any,
@@ -71,6 +79,8 @@ class Env:
             raise ValueError(f"efficiency must be from 0 to 1, not {efficiency}")
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+        if budget is not None and budget < 1:
+            raise ValueError("budget must be at least 1")
         self.domain = load_domain(domain, domains_dir)
         if tasks is None:
             self._lines = generate_lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
@@ -81,6 +91,7 @@ class Env:
         self.model = model
         self.max_steps = max_steps
         self.efficiency = efficiency
+        self.budget = budget
         self._templates_dir = templates_dir
         self._tasks: Dict[int, Any] = {}
         self._session: Optional[Any] = None
@@ -126,7 +137,7 @@ class Env:
         if not 0 <= index < len(self):
             raise IndexError(f"index {index} is out of range for {len(self)} instances")
         self._index = index
-        self._session = _native.Session(self.task(index), self.model, self.max_steps)
+        self._session = _native.Session(self.task(index), self.model, self.max_steps, self.budget)
         return self._session.request()
 
     @property
@@ -147,7 +158,7 @@ class Env:
         user message (`""` once done), the reward, whether the episode is
         over, and `info`: what the reply led to (`kind` = `observation`
         with `action`/`observation`, `prediction` with `truth`/`successful`,
-        or `parse_error`), `action_count` (KUMO's), `replies`,
+        `wrong` with `truth` under a `budget`, or `parse_error`), `action_count` (KUMO's), `replies`,
         `successful`, `expected_steps`, `index`, the stamp (`id`,
         `generator_version`, `domain_hash`, `difficulty`), and when done `trial`
         (KUMO's result record of the episode) and `truncated` (the reply
@@ -170,7 +181,7 @@ class Env:
         )
         if done:
             info["trial"] = session.trial()
-            info["truncated"] = info["kind"] == "observation"
+            info["truncated"] = info["kind"] in ("observation", "wrong")
             reward = _native.reward(session.successful, session.action_count, task.expected_steps, self.efficiency)
             return "", reward, True, info
         request = session.request()

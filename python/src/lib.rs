@@ -239,11 +239,13 @@ fn family_yaml(
 
 /// Dataset lines `start..start + n` of a setting, as `kumo-gen generate`
 /// writes them (no newline); the lines before `start` are neither labelled
-/// nor rendered ([`kumo_gen::pipeline::generate_range_lines`]).
+/// nor rendered unless a difficulty band (`min_expected`, ...) makes them
+/// depend on their labels ([`kumo_gen::pipeline::generate_range_lines`]).
 #[pyfunction]
 #[pyo3(signature = (domain, truths, actions, n, seed=0, valid=1, decimals=2,
     allow_shortcuts=false, labels=true, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0, start=0, exclude=Vec::new(), exclude_key="exact"))]
+    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0, start=0, exclude=Vec::new(), exclude_key="exact",
+    min_expected=None, max_expected=None, min_golden=None, max_golden=None))]
 #[allow(clippy::too_many_arguments)]
 fn generate_lines(
     py: Python<'_>,
@@ -262,7 +264,19 @@ fn generate_lines(
     start: u64,
     exclude: Vec<std::path::PathBuf>,
     exclude_key: &str,
+    min_expected: Option<f64>,
+    max_expected: Option<f64>,
+    min_golden: Option<usize>,
+    max_golden: Option<usize>,
 ) -> PyResult<Vec<String>> {
+    let band = kumo_gen::difficulty::Band {
+        min_expected,
+        max_expected,
+        min_golden,
+        max_golden,
+        ..Default::default()
+    }
+    .some();
     check_budget(search_budget, search_nodes)?;
     let end = start
         .checked_add(n)
@@ -300,7 +314,14 @@ fn generate_lines(
     let pool = pool(threads)?;
     py.detach(move || {
         pool.install(|| {
-            kumo_gen::pipeline::generate_range_lines(&domain, params, start..end, budget, exclusion)
+            kumo_gen::pipeline::generate_range_lines(
+                &domain,
+                params,
+                start..end,
+                budget,
+                exclusion,
+                band,
+            )
         })
     })
     .map_err(synth_error)
@@ -344,7 +365,11 @@ fn label_lines(
         .enumerate()
         .map(|(i, line)| (format!("line {}", i + 1), line))
         .collect();
-    let results = py.detach(move || pool.install(|| relabel::label_lines(&domain, budget, &lines)));
+    let results = py.detach(move || {
+        pool.install(|| {
+            relabel::label_lines(&domain, budget, relabel::Percentiles::PerLine, &lines)
+        })
+    });
     let errors: Vec<String> = results
         .iter()
         .filter_map(|r| r.as_ref().err().map(ToString::to_string))
@@ -554,11 +579,17 @@ struct PySession {
 
 #[pymethods]
 impl PySession {
+    /// `budget`: the budgeted protocol with that many turns
+    /// ([`Session::budgeted`]; `max_steps` is then unused).
     #[new]
-    #[pyo3(signature = (task, model="", max_steps=50))]
-    fn new(task: &PyTask, model: &str, max_steps: usize) -> Self {
+    #[pyo3(signature = (task, model="", max_steps=50, budget=None))]
+    fn new(task: &PyTask, model: &str, max_steps: usize, budget: Option<usize>) -> Self {
+        let task = Arc::clone(&task.inner);
         PySession {
-            inner: Session::new(Arc::clone(&task.inner), model, max_steps),
+            inner: match budget {
+                Some(budget) => Session::budgeted(task, model, budget),
+                None => Session::new(task, model, max_steps),
+            },
         }
     }
 

@@ -100,3 +100,51 @@ def test_env_steps_carry_the_stamp() -> None:
     given = kumo_gen.Env("medical", tasks=[task])
     given.reset(0)
     assert given.step(None)[3]["id"] == "medical/truth_num=4+action_num=6+valid_truth_num=1/tasks/6"
+
+
+def test_env_budget_replays_eval_budget_trials(run_cli, tmp_path: Path) -> None:
+    """`Env(budget=N)` is `kumo-gen eval --budget N`: eval's guess player's
+    replies, fed to the Env, give eval's requests' outcome and its trial."""
+    data = tmp_path / "data"
+    run_cli("generate", "--domain", "medical", "--truths", 4, "--actions", 6, "-n", 8, "--seed", 2, "--out", data)
+    run_cli("eval", "--player", "guess", "--budget", 3, "--data", data, "--out", tmp_path / "results", "--trials", 1, "--seed", 5)
+    written = tmp_path / "results" / "guess" / "VanillaAgent-budget=3" / "medical" / kumo_gen.setting_name(4, 6)
+    results = [json.loads(l) for l in (written / "eval_times=1.jsonl").read_text().splitlines()]
+    lines = (data / "medical" / (kumo_gen.setting_name(4, 6) + ".jsonl")).read_text().splitlines()
+    env = kumo_gen.Env("medical", tasks=lines, budget=3)
+    kinds = set()
+    for result in results:
+        trial = result["trajectories"][0]
+        first = env.reset(result["seed"])
+        assert first[0]["content"].endswith("You have 3 turns. Each reply uses one turn. A wrong answer is told \"wrong\" and the game goes on until you name the right answer or the turns run out.")
+        done, info, reward = False, {}, 0.0
+        for text in trial["generated_text"]:
+            assert not done
+            _, reward, done, info = env.step(text)
+            kinds.add(info["kind"])
+        assert done
+        # Token counts are the player's own, not replayed here.
+        assert {**env.trial(), "consumed_tokens": trial["consumed_tokens"]} == trial
+        assert info["successful"] == trial["successful"] and reward == float(trial["successful"])
+        assert info["action_count"] == len(trial["actions"])
+        assert info["truncated"] == (not trial["successful"] and info["kind"] == "wrong")
+    assert "wrong" in kinds and "prediction" in kinds
+    with pytest.raises(ValueError):
+        kumo_gen.Env("medical", tasks=lines, budget=0)
+
+
+def test_env_budget_tells_wrong_and_goes_on() -> None:
+    env = kumo_gen.Env("medical", 4, 6, n=1, budget=2)
+    env.reset(0)
+    task = env.instance(0)
+    wrong = next(t for t in task["truths"] if t != task["valid_truth"])
+    observation, reward, done, info = env.step(f"<ANSWER> {wrong} </ANSWER>")
+    assert (info["kind"], done, reward) == ("wrong", False, 0.0)
+    assert observation.startswith(f"Observation from previous action: {{'action': '{wrong}', 'observation': 'wrong'}}")
+    _, reward, done, info = env.step(f"<ANSWER> {task['valid_truth']} </ANSWER>")
+    assert (info["kind"], done, reward, info["successful"]) == ("prediction", True, 1.0, True)
+    assert info["trial"]["budget"] == 2
+    env.reset(0)
+    env.step(f"<ANSWER> {wrong} </ANSWER>")
+    _, reward, done, info = env.step(f"<ANSWER> {wrong} </ANSWER>")
+    assert (done, reward, info["truncated"], info["successful"]) == (True, 0.0, True, False)

@@ -109,3 +109,21 @@ def test_family_yaml_is_the_clis_file(tmp_path: Path, run_cli: Callable[..., Any
     assert domain.name == "circuits" and len(domain.truths) >= 2
     tasks = kumo_gen.generate(domain, 4, 5, n=3)
     assert len(tasks) == 3
+
+
+def test_generate_with_a_band_equals_the_cli_bytes(run_cli, tmp_path: Path) -> None:
+    band = dict(min_expected=1.3, max_expected=1.7, min_golden=2)
+    expected = cli_lines(
+        run_cli, tmp_path, "medical", 4, 6, 40, 3, 1,
+        "--min-expected", 1.3, "--max-expected", 1.7, "--min-golden", 2,
+    )
+    lines = kumo_gen.generate_lines("medical", 4, 6, 40, 3, **band)
+    assert ("\n".join(lines) + "\n").encode() == expected
+    for task in kumo_gen.generate("medical", 4, 6, 40, 3, **band):
+        d = task["difficulty"]
+        assert 1.3 <= d["expected_steps"] <= 1.7 and d["golden_length"] >= 2
+        assert 0 <= d["percentile"] <= 100
+    # Per-index access keeps line i as instance i under the band.
+    assert kumo_gen.dumps(kumo_gen.instance("medical", 4, 6, index=17, seed=3, **band)) == lines[17]
+    with pytest.raises(ValueError, match="reach expected steps"):
+        kumo_gen.generate("medical", 4, 6, 5, min_expected=9.0)

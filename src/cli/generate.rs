@@ -8,6 +8,7 @@ pub use super::flags::{BadValue, MAX_THREADS, parse_threads, pool};
 use super::progress::Progress;
 use super::{Error, Globals, Report};
 use crate::contamination::{Exclusion, secret, split};
+use crate::difficulty::Band;
 use crate::domain::Domain;
 use crate::output::derived::{self, DerivedOptions};
 use crate::output::{self, Job, Summary, manifest::ShardId};
@@ -91,7 +92,41 @@ pub struct GenerateArgs {
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
+    pub band: BandArgs,
+    #[command(flatten)]
     pub render: RenderArgs,
+}
+
+/// A difficulty band: instance i's own stream keeps drawing until its draw
+/// lies in it (inclusive bounds; needs labels).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BandArgs {
+    /// Least exact optimal expected steps of every instance.
+    #[arg(long, value_name = "X", conflicts_with = "no_labels")]
+    pub min_expected: Option<f64>,
+    /// Most exact optimal expected steps of every instance.
+    #[arg(long, value_name = "Y", conflicts_with = "no_labels")]
+    pub max_expected: Option<f64>,
+    /// Least golden length (actions the golden player takes).
+    #[arg(long, value_name = "A", conflicts_with = "no_labels")]
+    pub min_golden: Option<usize>,
+    /// Most golden length.
+    #[arg(long, value_name = "B", conflicts_with = "no_labels")]
+    pub max_golden: Option<usize>,
+}
+
+impl BandArgs {
+    /// The band asked for, if any.
+    pub fn band(&self) -> Option<Band> {
+        Band {
+            min_expected: self.min_expected,
+            max_expected: self.max_expected,
+            min_golden: self.min_golden,
+            max_golden: self.max_golden,
+            ..Band::default()
+        }
+        .some()
+    }
 }
 
 /// Flags of the derived artifacts: books, SFT records, HF export.
@@ -354,8 +389,13 @@ pub fn summary_line(what: &str, s: &Summary) -> String {
     } else {
         String::new()
     };
+    let out_of_band = if s.stats.out_of_band > 0 {
+        format!(", {} draws outside the band redrawn", s.stats.out_of_band)
+    } else {
+        String::new()
+    };
     format!(
-        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected -> {}",
+        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
         s.instances - s.resumed_from,
         s.total_s,
         s.rate(),
@@ -366,8 +406,18 @@ pub fn summary_line(what: &str, s: &Summary) -> String {
     )
 }
 
-/// Runs generation.
-pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
+/// What every dataset of a run shares: the domain, the setting, the
+/// templates, `--exclude` and the thread pool.
+pub(super) struct Setup {
+    pub domain: Domain,
+    pub params: Params,
+    pub templates: Templates,
+    pub exclude: Option<std::sync::Arc<Exclusion>>,
+    pub pool: rayon::ThreadPool,
+}
+
+/// The run's [`Setup`] from its flags.
+pub(super) fn setup(globals: &Globals, args: &GenerateArgs) -> Result<Setup, Error> {
     let (domain, warnings) = globals.registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
     let seed = match args.seed {
@@ -385,9 +435,28 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
     let templates = args.render.templates()?;
     let exclude = args.exclude.read(&domain)?;
     let pool = pool(args.threads)?;
+    Ok(Setup {
+        domain,
+        params,
+        templates,
+        exclude,
+        pool,
+    })
+}
+
+/// Runs generation.
+pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
+    let Setup {
+        domain,
+        params,
+        templates,
+        exclude,
+        pool,
+    } = setup(globals, args)?;
     let Some(SplitParts(parts)) = &args.split else {
+        let band = args.band.band();
         return run_one(
-            args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None,
+            args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None, band,
         );
     };
     if let Some(unknown) = args
@@ -431,15 +500,16 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
             &out,
             n,
             Some(&part.name),
+            args.band.band(),
         )?;
     }
     Ok(Report::Done)
 }
 
-/// One dataset (`part` of a `--split` run, if any): the capacity check,
-/// the instances, then books, SFT and HF.
+/// One dataset (`part` of a `--split` run or a curriculum level, if any):
+/// the capacity check, the instances in `band`, then books, SFT and HF.
 #[allow(clippy::too_many_arguments)]
-fn run_one(
+pub(super) fn run_one(
     args: &GenerateArgs,
     domain: &Domain,
     templates: &Templates,
@@ -449,6 +519,7 @@ fn run_one(
     out: &std::path::Path,
     n: u64,
     part: Option<&str>,
+    band: Option<Band>,
 ) -> Result<Report, Error> {
     let total = match args.shard {
         Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
@@ -481,6 +552,7 @@ fn run_one(
         progress: Some(&progress),
         exclude,
         secret_seed: args.seed == SeedArg::Random,
+        band,
     };
     pool.install(|| {
         super::contamination::report_capacity(domain, &job.params, job.exclude.as_deref(), n)

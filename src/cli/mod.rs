@@ -10,6 +10,7 @@
 
 mod check_books;
 pub mod contamination;
+mod curriculum;
 mod domains;
 mod eval;
 mod family;
@@ -91,6 +92,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Generate instances (also what `kumo-gen --domain ...` runs).
     Generate(generate::GenerateArgs),
+    /// Datasets of increasing difficulty (OUT/level-1..K), one HF config per level.
+    Curriculum(curriculum::CurriculumArgs),
     /// Join the shard files under --out into dataset files.
     Merge(merge::MergeArgs),
     /// Show a domain's truth graph: components, Louvain communities, Q.
@@ -145,6 +148,7 @@ pub fn main() -> i32 {
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
+        Some(Command::Curriculum(args)) => curriculum::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
         Some(Command::Graph(args)) => graph::run(&globals, &args),
         Some(Command::Split(args)) => split::run(&globals, &args),

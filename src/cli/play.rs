@@ -5,6 +5,10 @@
 //! `<ANSWER> name </ANSWER>`; `quit` or end of input abandons the game
 //! (nothing is recorded). Unlike a model, a person who mistypes is asked
 //! again instead of ending the trial with a parse error.
+//!
+//! `--budget N` plays the budgeted protocol ([`Episode::budgeted`], as
+//! `eval --budget`): each accepted reply is a turn, a wrong answer is told
+//! "wrong" and play goes on until the right answer or the N-th turn.
 
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
@@ -80,6 +84,11 @@ pub struct PlayArgs {
     /// `generate`); `book.j2` renders the book when there is no book file.
     #[arg(long, value_name = "DIR")]
     templates_dir: Option<PathBuf>,
+    /// Play the budgeted protocol with N turns: a wrong answer is told
+    /// "wrong" and play goes on until solved or the turns are spent
+    /// (results under `HumanAgent-budget=N`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    budget: Option<u64>,
 }
 
 /// The instance to play and where it comes from.
@@ -159,7 +168,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
         .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
         .map_err(|e| format!("{e}; {}", e.help))?;
     let last = made.last().ok_or("no instance generated")?;
-    let line = crate::output::record::render(&domain, last, None);
+    let line = crate::output::record::render(&domain, last, None, None);
     let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
         .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
     let instance = parsed.swap_remove(0);
@@ -209,10 +218,22 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         book.trim_end()
     ))?;
 
-    let mut episode = Episode::new(instance, &judge);
+    let budget = args.budget.map(|b| b as usize);
+    if let Some(budget) = budget {
+        out(&format!("{}\n\n", crate::eval::budget_rule(budget)))?;
+    }
+    let mut episode = match budget {
+        Some(budget) => Episode::new(instance, &judge).budgeted(budget),
+        None => Episode::new(instance, &judge),
+    };
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();
+    // The last truth named and whether it was right; `None`: the budget
+    // ran out before a right answer.
     let (truth, successful) = loop {
+        if budget.is_some_and(|b| episode.replies() >= b) {
+            break (None, false);
+        }
         out(&format!("round {}> ", episode.replies() + 1))?;
         let Some(line) = lines.next().transpose()? else {
             out("\n")?;
@@ -248,21 +269,27 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
                     .map_or_else(|| py_repr(&value), str::to_string);
                 out(&format!("{action}: {shown}{unit}\n"))?;
             }
-            Step::Predicted { truth, successful } => break (truth, successful),
-            // KUMO's protocol (`play` has no budget): a wrong truth ends the game.
-            Step::Wrong { truth } => break (truth, false),
+            Step::Predicted { truth, successful } => break (Some(truth), successful),
+            // The budgeted protocol: the game goes on.
+            Step::Wrong { truth } => out(&format!("{truth}: wrong\n"))?,
             Step::ParseError => unreachable!("resolve only returns menu entries"),
         }
     };
     let trial = episode.into_trial();
-    let taken = trial.actions.len() - 2;
-    let verdict = if successful {
-        format!("correct: no observation rules out {truth}.")
-    } else {
-        format!(
+    let turns = trial.generated_text.len();
+    let verdict = match (&truth, successful) {
+        (Some(truth), true) if budget.is_some() => {
+            format!("correct in {turns} turn(s): no observation rules out {truth}.")
+        }
+        (Some(truth), true) => format!("correct: no observation rules out {truth}."),
+        (Some(truth), false) => format!(
             "wrong: the observations rule out {truth}; the answer was {}.",
             instance.valid_truths().join(" or ")
-        )
+        ),
+        (None, _) => format!(
+            "the {turns} turns are spent; the answer was {}.",
+            instance.valid_truths().join(" or ")
+        ),
     };
     let optimal = match (&instance.optimal, instance.expected_steps()) {
         (Some(o), Some(e)) => format!(
@@ -276,20 +303,34 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         ),
         _ => "optimal play: not labelled for this instance".to_string(),
     };
+    // Actions taken: replies that named an action (KUMO counts every
+    // entry of `actions`, a prediction twice).
+    let taken = trial
+        .actions
+        .iter()
+        .filter(|a| {
+            a.as_str()
+                .is_some_and(|a| instance.actions.iter().any(|x| x == a))
+        })
+        .count();
     out(&format!(
         "\n{verdict}\nyou took {taken} action(s) (KUMO counts {}); {optimal}\n",
-        taken + 2
+        trial.actions.len()
     ))?;
 
     let mut line = ResultLine::new(instance.seed, vec![trial]);
     line.model = Some(args.player.clone());
-    line.agent = Some("HumanAgent".into());
+    let agent = match budget {
+        Some(n) => format!("HumanAgent-budget={n}"),
+        None => "HumanAgent".to_string(),
+    };
+    line.agent = Some(agent.clone());
     line.domain = Some(dataset.clone());
     line.setting = Some(setting.clone());
     let path = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("results")
             .join(crate::eval::path_component(&args.player))
-            .join("HumanAgent")
+            .join(&agent)
             .join(&dataset)
             .join(&setting)
             .join("eval_times=1.jsonl")

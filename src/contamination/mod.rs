@@ -418,7 +418,7 @@ mod tests {
             .generate(0..30, &mut Dedup::new(), &mut Stats::default())
             .unwrap();
         for instance in &instances {
-            let line = crate::output::record::render(&domain, instance, None);
+            let line = crate::output::record::render(&domain, instance, None, None);
             let recorded = recorded::parse_line(&line).unwrap();
             let from_line = recorded_keys(&recorded, Some(&domain));
             let from_key = instance_keys(&domain, &Key::of(instance));

@@ -213,8 +213,10 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
         max_time: None,
     });
     let n = record.parameters.n;
-    let lines = crate::pipeline::generate_lines_excluding(&domain, params, n, budget, exclusion)
-        .map_err(|e| format!("regenerating failed: {}", e.message))?;
+    let band = record.parameters.band;
+    let lines =
+        crate::pipeline::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)
+            .map_err(|e| format!("regenerating failed: {}", e.message))?;
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);

@@ -48,6 +48,8 @@ pub struct Session {
     /// The request the next reply answers; `None` once the trial is over.
     request: Option<Vec<Value>>,
     last: Option<Step>,
+    /// The budgeted protocol's turns ([`Session::budgeted`]).
+    budget: Option<usize>,
 }
 
 /// [`Session::respond`] after the trial ended.
@@ -70,6 +72,29 @@ impl Session {
             replies: Vec::new(),
             request,
             last: None,
+            budget: None,
+        }
+    }
+
+    /// A trial of the budgeted protocol with `budget` turns, as `kumo-gen
+    /// eval --budget`: the system prompt ends with
+    /// [`crate::eval::budget_rule`], each reply is a turn, a wrong answer
+    /// is told "wrong" ([`Episode::budgeted`]) and the trial goes on until
+    /// a right answer, a parse error or the `budget`-th reply.
+    pub fn budgeted(task: Arc<Task>, model: &str, budget: usize) -> Session {
+        let instruction = protocol::instruction(&task.instance.actions, &task.instance.truths);
+        let system_prompt = format!("{}\n\n{}", task.system_prompt, super::budget_rule(budget));
+        let mut conversation = Conversation::new(model, system_prompt);
+        let request = (budget > 0).then(|| conversation.request(None, &instruction));
+        Session {
+            task,
+            conversation,
+            instruction,
+            max_steps: budget,
+            replies: Vec::new(),
+            request,
+            last: None,
+            budget: Some(budget),
         }
     }
 
@@ -115,12 +140,17 @@ impl Session {
             text: text.map(str::to_string),
             tokens,
         });
-        if let Step::Observation { action, value } = &step
+        let shown = match &step {
+            Step::Observation { action, value } => Some((action.clone(), value.clone())),
+            Step::Wrong { truth } => Some((truth.clone(), Value::from("wrong"))),
+            Step::Predicted { .. } | Step::ParseError => None,
+        };
+        if let Some((action, value)) = shown
             && self.replies.len() < self.max_steps
         {
             self.request = Some(
                 self.conversation
-                    .request(Some((action, value)), &self.instruction),
+                    .request(Some((&action, &value)), &self.instruction),
             );
         }
         self.last = Some(step.clone());
@@ -147,11 +177,23 @@ impl Session {
     /// KUMO's action count so far: one per reply, plus one for a
     /// prediction.
     pub fn action_count(&self) -> usize {
+        if self.budget.is_some() {
+            // A wrong answer adds its `predicted_truth` entry too.
+            return self.trial().actions.len();
+        }
         self.replies.len() + usize::from(matches!(self.last, Some(Step::Predicted { .. })))
+    }
+
+    /// The budgeted protocol's turns, if this trial plays it.
+    pub fn budget(&self) -> Option<usize> {
+        self.budget
     }
 
     fn replay(&self) -> Episode<'_> {
         let mut episode = Episode::new(&self.task.instance, &self.task.judge);
+        if let Some(budget) = self.budget {
+            episode = episode.budgeted(budget);
+        }
         for r in &self.replies {
             episode.respond(r.answer.as_deref(), r.text.clone(), r.tokens);
         }
@@ -256,6 +298,43 @@ mod tests {
         assert!(!trial.successful && !trial.parse_error);
         assert_eq!(s.action_count(), 2);
         assert!(Session::new(task(), "gpt-4o", 0).is_finished());
+    }
+
+    #[test]
+    fn a_budgeted_session_tells_wrong_and_goes_on() {
+        let mut s = Session::budgeted(task(), "gpt-4o", 3);
+        assert!(
+            s.request().unwrap()[0]["content"]
+                .as_str()
+                .unwrap()
+                .ends_with(&crate::eval::budget_rule(3))
+        );
+        let step = s.respond(Some("<ANSWER> Fuse </ANSWER>"), 0).unwrap();
+        assert_eq!(
+            step,
+            Step::Wrong {
+                truth: "Fuse".into()
+            }
+        );
+        let next = s.request().unwrap();
+        assert!(
+            next.last().unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .starts_with(
+                    "Observation from previous action: {'action': 'Fuse', 'observation': 'wrong'}"
+                )
+        );
+        s.respond(Some("<ANSWER> Lamp </ANSWER>"), 0).unwrap();
+        assert!(s.is_finished() && s.successful());
+        assert_eq!(s.trial().budget, Some(3));
+        // Three wrong answers spend the budget.
+        let mut s = Session::budgeted(task(), "gpt-4o", 3);
+        for _ in 0..3 {
+            s.respond(Some("<ANSWER> Relay </ANSWER>"), 0).unwrap();
+        }
+        assert!(s.is_finished() && !s.successful());
+        assert_eq!(s.replies(), 3);
     }
 
     #[test]

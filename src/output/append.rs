@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{Job, OutputError, record};
-use crate::synth::Instance;
+use super::{Job, Made, OutputError, record};
+use crate::difficulty::Reference;
 
 /// Instances drawn and admitted per step. Their lines are labelled in
 /// parallel and written as soon as each prefix is complete.
@@ -30,11 +30,12 @@ const SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 /// Returns the seconds spent making and labelling/writing.
 pub(super) fn append_chunks(
     job: &Job,
+    reference: Option<&Reference>,
     file: &mut std::fs::File,
     path: &Path,
     from: u64,
     to: u64,
-    mut make: impl FnMut(std::ops::Range<u64>) -> Result<Vec<Instance>, OutputError>,
+    mut make: impl FnMut(std::ops::Range<u64>) -> Result<Vec<Made>, OutputError>,
 ) -> Result<(f64, f64), OutputError> {
     let (mut synthesis_s, mut write_s) = (0.0, 0.0);
     let mut next = from;
@@ -45,7 +46,7 @@ pub(super) fn append_chunks(
         let instances = make(next..end)?;
         synthesis_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        write_in_order(job, &instances, |k, line| {
+        write_in_order(job, reference, &instances, |k, line| {
             file.write_all(line).map_err(|e| OutputError::io(path, e))?;
             if synced.elapsed() >= SYNC_EVERY {
                 file.sync_data().map_err(|e| OutputError::io(path, e))?;
@@ -63,13 +64,14 @@ pub(super) fn append_chunks(
     Ok((synthesis_s, write_s))
 }
 
-/// Labels and renders `instances` on the current rayon pool while a
-/// writer thread hands each line to `write`, in order, as soon as it and
-/// all lines before it are done. The writer only waits and writes; it
-/// takes no worker from the pool.
+/// Labels (unless a band already did) and renders `instances` on the
+/// current rayon pool while a writer thread hands each line to `write`, in
+/// order, as soon as it and all lines before it are done. The writer only
+/// waits and writes; it takes no worker from the pool.
 pub(super) fn write_in_order(
     job: &Job,
-    instances: &[Instance],
+    reference: Option<&Reference>,
+    instances: &[Made],
     write: impl FnMut(usize, &[u8]) -> Result<(), OutputError> + Send,
 ) -> Result<(), OutputError> {
     let (domain, labeler) = (job.domain, job.labeler);
@@ -93,9 +95,12 @@ pub(super) fn write_in_order(
             .par_iter()
             .enumerate()
             .with_min_len(1)
-            .for_each_with(tx, |tx, (k, instance)| {
-                let optimal = labeler.map(|label| label(domain, instance));
-                let mut line = record::render(domain, instance, optimal.as_ref());
+            .for_each_with(tx, |tx, (k, (instance, labelled))| {
+                let optimal = match labelled {
+                    Some(labelled) => Some(labelled.clone()),
+                    None => labeler.map(|label| label(domain, instance)),
+                };
+                let mut line = record::render(domain, instance, optimal.as_ref(), reference);
                 line.push(b'\n');
                 // A closed receiver means writing failed; the writer's
                 // error is returned below.

@@ -15,9 +15,11 @@
 
 use super::OutputError;
 use crate::contamination::{ExcludedSet, sets_conflict};
+use crate::difficulty::{Band, Reference, ReferenceInfo};
 use crate::domain::{Domain, DomainDoc};
 use crate::synth::{Params, Stats};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const GENERATOR: &str = "kumo-gen";
@@ -87,6 +89,10 @@ pub struct Parameters {
     /// `--search-nodes` of the labels (as `search_budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search_nodes: Option<u64>,
+    /// The difficulty band every line lies in (`--min-expected` and the
+    /// others, or a curriculum level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<Band>,
 }
 
 impl Parameters {
@@ -105,6 +111,7 @@ impl Parameters {
             split: None,
             search_budget: None,
             search_nodes: None,
+            band: None,
         }
     }
 
@@ -157,8 +164,10 @@ impl Parameters {
                 other.split.clone().unwrap_or_else(|| "none".into()),
             ),
         ];
+        let band = |b: &Option<Band>| b.map(|b| b.flags()).unwrap_or_else(|| "none".into());
         pairs
             .into_iter()
+            .chain([("band", band(&self.band), band(&other.band))])
             .find(|(_, a, b)| a != b)
             .map(|(flag, a, b)| format!("it was made with `{flag}` {a}, this run has {b}"))
             .or_else(|| sets_conflict(&self.exclude, &other.exclude))
@@ -184,6 +193,13 @@ pub struct Counts {
     pub unsat_samples: u64,
     pub sat_calls: u64,
     pub duplicates_rejected: u64,
+    /// Draws outside the difficulty band, redrawn.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub out_of_band_rejected: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Counts {
@@ -195,6 +211,7 @@ impl Counts {
             unsat_samples: stats.unsat,
             sat_calls: stats.sat_calls,
             duplicates_rejected: stats.duplicates,
+            out_of_band_rejected: stats.out_of_band,
         }
     }
 }
@@ -225,6 +242,64 @@ pub struct DatasetEntry {
     /// or appended to afterwards is detected, not reported up to date.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The difficulty of a finished labelled file's lines (whole file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<DifficultySummary>,
+}
+
+/// What a finished labelled dataset's manifest entry says of its lines'
+/// `difficulty` (counted over the whole file) and of the reference sample
+/// their `percentile` is taken in.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DifficultySummary {
+    /// The setting's reference sample.
+    pub reference: ReferenceInfo,
+    /// Lines with a `difficulty` (labelled within the search budget).
+    pub labelled: u64,
+    /// Of those, lines whose golden player answers with exactly one
+    /// candidate still consistent with what it observed.
+    pub answers_with_one_candidate: u64,
+    /// Lines by `consistent_at_answer` (candidates left when the golden
+    /// player answers).
+    pub consistent_at_answer: BTreeMap<usize, u64>,
+}
+
+/// Counts the `difficulty` of the first `lines` lines of a dataset file.
+pub fn difficulty_summary(
+    path: &Path,
+    lines: u64,
+    reference: &Reference,
+) -> Result<DifficultySummary, OutputError> {
+    #[derive(Deserialize)]
+    struct Line {
+        difficulty: Option<Counted>,
+    }
+    #[derive(Deserialize)]
+    struct Counted {
+        consistent_at_answer: usize,
+    }
+    let mut summary = DifficultySummary {
+        reference: reference.info(),
+        ..DifficultySummary::default()
+    };
+    super::files::for_each_batch(path, lines, |start, batch| {
+        for (i, line) in (start..).zip(batch) {
+            let parsed: Line = serde_json::from_slice(line).map_err(|e| OutputError::Corrupt {
+                path: path.to_path_buf(),
+                message: format!("line {}: {e}", i + 1),
+            })?;
+            if let Some(d) = parsed.difficulty {
+                summary.labelled += 1;
+                summary.answers_with_one_candidate += u64::from(d.consistent_at_answer == 1);
+                *summary
+                    .consistent_at_answer
+                    .entry(d.consistent_at_answer)
+                    .or_default() += 1;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(summary)
 }
 
 impl DatasetEntry {
@@ -284,6 +359,7 @@ impl ShardManifest {
             counts: self.counts.clone(),
             timings: self.timings.clone(),
             digest: self.digest.clone(),
+            difficulty: None,
         }
     }
 }

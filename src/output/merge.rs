@@ -14,6 +14,7 @@ use super::{OutputError, Progress, Summary, check_digest, domain_dir, files, rec
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
 use crate::dataset::Setting;
+use crate::difficulty::{Banded, Reference};
 use crate::domain::Domain;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
@@ -174,6 +175,8 @@ struct Group {
     /// The shards' exclusion (their `--exclude` sets and `--split` part).
     exclusion: Option<Arc<Exclusion>>,
     part: Option<String>,
+    /// The setting's difficulty reference sample (labelled shards only).
+    reference: Option<Arc<Reference>>,
 }
 
 pub(super) fn merge_group(
@@ -220,6 +223,7 @@ pub(super) fn merge_group(
         counts: Counts::new(n, 0, &stats),
         timings: timings(synthesis_s, total_s, total_s, n),
         digest: Some(files::digest(&path)?),
+        difficulty: super::difficulty_of(&path, n, group.reference.as_deref())?,
     };
     let info = DomainInfo {
         name: group.domain.name.clone(),
@@ -296,12 +300,18 @@ fn read_group(dir: &Path, exclude: &MergeExclude) -> Result<Group, OutputError> 
                 .into(),
         });
     }
+    let reference = if first.parameters.labels {
+        Some(Reference::cached(&domain, &first.parameters.params())?)
+    } else {
+        None
+    };
     Ok(Group {
         manifests,
         first,
         domain,
         exclusion,
         part: part_name,
+        reference,
     })
 }
 
@@ -377,6 +387,7 @@ fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), O
             unsat: m.counts.unsat_samples,
             sat_calls: m.counts.sat_calls,
             duplicates: m.counts.duplicates_rejected,
+            out_of_band: m.counts.out_of_band_rejected,
         });
     }
     Ok((readers, stats))
@@ -397,6 +408,20 @@ fn merge_lines(
     let count = group.first.shard.count;
     let recorded = rebudget::recorded(&group.first.parameters);
     let synth = Synthesizer::new(domain, group.first.parameters.params())?;
+    let banded = match group.first.parameters.band {
+        Some(band) => {
+            if requested.is_some_and(|r| rebudget::compare(recorded, r) == rebudget::Change::Larger)
+            {
+                return Err(shards_error(format!(
+                    "`{}`: the shards' lines lie in a difficulty band under {}, and which draw lies in it depends on the budget",
+                    dir.display(),
+                    rebudget::flags(recorded)
+                )));
+            }
+            Some(Banded::new(&synth, band, recorded)?)
+        }
+        None => None,
+    };
     let (mut readers, mut stats) = open_shards(group, dir)?;
     let index = record::NameIndex::new(domain);
     let mut seen = Dedup::excluding(group.exclusion.clone());
@@ -425,8 +450,21 @@ fn merge_lines(
         if seen.insert(key.clone()) {
             merged.write_all(&line)?;
         } else {
-            let mut candidate = synth.candidate(i)?;
-            super::shard::skip_excluded(&synth, &mut candidate, group.exclusion.as_ref())?;
+            let (mut candidate, mut label) = match &banded {
+                Some(banded) => {
+                    let (mut candidate, mut label) = banded.first(i)?;
+                    if let Some(exclusion) = &group.exclusion {
+                        let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+                        banded.admit(&mut candidate, &mut label, &mut taken)?;
+                    }
+                    (candidate, Some(label))
+                }
+                None => {
+                    let mut candidate = synth.candidate(i)?;
+                    super::shard::skip_excluded(&synth, &mut candidate, group.exclusion.as_ref())?;
+                    (candidate, None)
+                }
+            };
             if candidate.key != key {
                 return Err(corrupt(format!(
                     "instance {i} is not the first draw of its stream that no excluded set (or other `--split` part) takes"
@@ -434,16 +472,28 @@ fn merge_lines(
             }
             // The shard counted the draws up to its line; add the retries.
             let at_shard = candidate.stats;
-            synth.admit(&mut candidate, &mut seen)?;
+            match (&banded, label.as_mut()) {
+                (Some(banded), Some(label)) => banded.admit(&mut candidate, label, &mut seen)?,
+                _ => synth.admit(&mut candidate, &mut seen)?,
+            }
             let after = candidate.stats;
             stats.duplicates += after.duplicates - at_shard.duplicates;
+            stats.out_of_band += after.out_of_band - at_shard.out_of_band;
             stats.resamples += after.resamples - at_shard.resamples;
             stats.unsat += after.unsat - at_shard.unsat;
             stats.sat_calls += after.sat_calls - at_shard.sat_calls;
-            let optimal = requested.map(|_| {
-                crate::search::optimal_for_instance(domain, &candidate.instance, recorded)
-            });
-            let bytes = record::render(domain, &candidate.instance, optimal.as_ref());
+            let optimal = match label {
+                Some(label) => Some(Ok(label)),
+                None => requested.map(|_| {
+                    crate::search::optimal_for_instance(domain, &candidate.instance, recorded)
+                }),
+            };
+            let bytes = record::render(
+                domain,
+                &candidate.instance,
+                optimal.as_ref(),
+                group.reference.as_deref(),
+            );
             merged.write_all(&bytes)?;
         }
         merged.write_all(b"\n")?;
@@ -484,8 +534,14 @@ fn relabel_merged(
     let note = match requested.map(|requested| (requested, rebudget::compare(recorded, requested)))
     {
         Some((requested, rebudget::Change::Larger)) => {
-            let done =
-                rebudget::relabel_unlabelled(&group.domain, merged.tmp(), n, requested, progress)?;
+            let done = rebudget::relabel_unlabelled(
+                &group.domain,
+                merged.tmp(),
+                n,
+                requested,
+                group.reference.as_deref(),
+                progress,
+            )?;
             parameters.search_budget = Some(requested.max_memo_entries);
             parameters.search_nodes = Some(requested.max_nodes);
             Some(rebudget::relabelled_note(requested, done))

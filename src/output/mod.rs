@@ -78,6 +78,7 @@ pub use merge::{MergeExclude, merge};
 
 use crate::contamination::Exclusion;
 use crate::dataset::Setting;
+use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
@@ -112,6 +113,9 @@ pub struct Job<'a> {
     /// `--seed random`: the manifest records no seed (see
     /// [`crate::contamination::secret`]).
     pub secret_seed: bool,
+    /// A difficulty band (`--min-expected` ...): draws outside it are
+    /// redrawn from their own stream. Needs `labeler`.
+    pub band: Option<Band>,
 }
 
 impl Job<'_> {
@@ -128,8 +132,67 @@ impl Job<'_> {
             parameters.seed = 0;
             parameters.secret_seed = true;
         }
+        parameters.band = self.band;
         parameters
     }
+
+    /// The setting's reference sample, for the `percentile` of labelled
+    /// lines (`None` without labels).
+    fn reference(&self) -> Result<Option<Arc<Reference>>, SynthError> {
+        if self.labeler.is_none() {
+            if self.band.is_some() {
+                return Err(band_needs_labels());
+            }
+            return Ok(None);
+        }
+        Reference::cached(self.domain, &self.params).map(Some)
+    }
+}
+
+fn band_needs_labels() -> SynthError {
+    SynthError::new(
+        crate::synth::ErrorKind::Invalid,
+        "--min-expected",
+        "a difficulty band needs labels: a draw's difficulty is its label".into(),
+        "drop `--no-labels`, or drop the band",
+    )
+}
+
+/// A line's instance and, when a band already searched it, its label.
+pub(crate) type Made = (Instance, Option<record::Labelled>);
+
+/// The draws of `range` for a writer: banded (labelled on the way) or
+/// plain.
+fn make_range(
+    synth: &Synthesizer,
+    banded: Option<&Banded>,
+    range: std::ops::Range<u64>,
+    seen: &mut Dedup,
+    stats: &mut Stats,
+) -> Result<Vec<Made>, OutputError> {
+    Ok(match banded {
+        Some(banded) => banded
+            .generate(range, seen, stats)?
+            .into_iter()
+            .map(|(instance, label)| (instance, Some(Ok(label))))
+            .collect(),
+        None => synth
+            .generate(range, seen, stats)?
+            .into_iter()
+            .map(|instance| (instance, None))
+            .collect(),
+    })
+}
+
+/// The finished file's difficulty counts for its manifest entry.
+fn difficulty_of(
+    path: &Path,
+    lines: u64,
+    reference: Option<&Reference>,
+) -> Result<Option<manifest::DifficultySummary>, OutputError> {
+    reference
+        .map(|r| manifest::difficulty_summary(path, lines, r))
+        .transpose()
 }
 
 /// What the manifest records of an exclusion.
@@ -277,10 +340,28 @@ pub fn dataset_path(out: &Path, domain_name: &str, params: &Params) -> PathBuf {
 pub fn generate(job: &Job) -> Result<Summary, OutputError> {
     let synth = Synthesizer::new(job.domain, job.params.clone())?;
     synth.check_count(job.n)?;
+    let reference = job.reference()?;
+    let banded = match job.band {
+        Some(band) => Some(Banded::new(&synth, band, job.budget)?),
+        None => None,
+    };
+    let plan = Plan {
+        synth: &synth,
+        banded: banded.as_ref(),
+        reference: reference.as_deref(),
+    };
     match job.shard {
-        None => write_dataset(job, &synth),
-        Some(shard) => shard::write_shard(job, &synth, shard),
+        None => write_dataset(job, &plan),
+        Some(shard) => shard::write_shard(job, &plan, shard),
     }
+}
+
+/// How a run draws its lines: the setting, its band, and the reference
+/// sample of its percentiles.
+pub(crate) struct Plan<'p, 'd> {
+    pub synth: &'p Synthesizer<'d>,
+    pub banded: Option<&'p Banded<'p, 'd>>,
+    pub reference: Option<&'p Reference>,
 }
 
 /// Decides where an existing file continues: `Ok(Some(entry))` to resume
@@ -323,7 +404,8 @@ fn too_long(path: &Path, lines: u64, n: u64) -> OutputError {
     }
 }
 
-fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError> {
+fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
+    let synth = plan.synth;
     let start = Instant::now();
     let domain = job.domain;
     let dir = domain_dir(&job.out, &domain.name);
@@ -379,6 +461,19 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
                     ),
                 });
             }
+            rebudget::Change::Larger if job.band.is_some() => {
+                return Err(OutputError::Exists {
+                    path,
+                    reason: format!(
+                        "its lines lie in a difficulty band under {}: which draw lies in it depends on the budget",
+                        rebudget::flags(recorded)
+                    ),
+                    help: format!(
+                        "continue it with {}, or pass `--force` to draw it again under the larger budget",
+                        rebudget::flags(recorded)
+                    ),
+                });
+            }
             rebudget::Change::Larger => {
                 // Marked unfinished under the old budget first: a run killed
                 // while relabelling relabels again, to the same bytes.
@@ -387,8 +482,14 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
                 pending.digest = None;
                 manifest::update_domain_manifest(&manifest_path, &info, &setting, &pending)?;
                 drop(file);
-                let done =
-                    rebudget::relabel_unlabelled(domain, &path, lines, job.budget, job.progress)?;
+                let done = rebudget::relabel_unlabelled(
+                    domain,
+                    &path,
+                    lines,
+                    job.budget,
+                    plan.reference,
+                    job.progress,
+                )?;
                 file = files::open_for_append(&path, false)?.0;
                 note = Some(rebudget::relabelled_note(job.budget, done));
             }
@@ -431,19 +532,26 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         counts: Counts::default(),
         timings: Timings::default(),
         digest: None,
+        difficulty: None,
     };
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
 
     let mut stats = Stats::default();
-    let (synthesis_s, write_s) =
-        append::append_chunks(job, &mut file, &path, lines, job.n, |range| {
-            Ok(synth.generate(range, &mut seen, &mut stats)?)
-        })?;
+    let (synthesis_s, write_s) = append::append_chunks(
+        job,
+        plan.reference,
+        &mut file,
+        &path,
+        lines,
+        job.n,
+        |range| make_range(synth, plan.banded, range, &mut seen, &mut stats),
+    )?;
     let total_s = start.elapsed().as_secs_f64();
     entry.status = Status::Complete;
     entry.counts = Counts::new(job.n, lines, &stats);
     entry.timings = timings(synthesis_s, write_s, total_s, job.n - lines);
     entry.digest = Some(files::digest(&path)?);
+    entry.difficulty = difficulty_of(&path, job.n, plan.reference)?;
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
     Ok(Summary {
         path,

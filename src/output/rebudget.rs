@@ -17,8 +17,9 @@
 //! manifest written before budgets were recorded counts as the default.
 
 use super::manifest::Parameters;
-use super::relabel::label_lines;
+use super::relabel::{Percentiles, label_lines};
 use super::{OutputError, Progress, files};
+use crate::difficulty::Reference;
 use crate::domain::Domain;
 use crate::search::SearchBudget;
 use std::path::Path;
@@ -112,6 +113,7 @@ pub fn relabel_unlabelled(
     path: &Path,
     lines: u64,
     budget: SearchBudget,
+    reference: Option<&Reference>,
     progress: Option<Progress>,
 ) -> Result<Relabelled, OutputError> {
     let mut done = Relabelled::default();
@@ -129,7 +131,8 @@ pub fn relabel_unlabelled(
                         )
                     })
                     .collect();
-                let mut outcomes = label_lines(domain, budget, &todo).into_iter();
+                let mut outcomes =
+                    label_lines(domain, budget, Percentiles::Of(reference), &todo).into_iter();
                 for line in batch {
                     if is_unlabelled(line) {
                         let outcome = outcomes.next().ok_or_else(|| OutputError::Internal {

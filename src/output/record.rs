@@ -15,6 +15,7 @@
 //! Numbers are written by serde_json (shortest round-trip form), so the
 //! same instance always gives the same bytes.
 
+use crate::difficulty::Reference;
 use crate::domain::{ActionKind, Domain};
 use crate::search::{Label, SearchError};
 use crate::synth::{Instance, Key};
@@ -27,12 +28,20 @@ use std::borrow::Cow;
 pub type Labelled = Result<Label, SearchError>;
 
 /// Renders the line of `instance` (without the trailing newline), with
-/// `optimal` when given.
-pub fn render(domain: &Domain, instance: &Instance, optimal: Option<&Labelled>) -> Vec<u8> {
+/// `optimal` when given; a labelled line's `difficulty` carries its
+/// `percentile` in `reference` (the setting's reference sample, when
+/// given).
+pub fn render(
+    domain: &Domain,
+    instance: &Instance,
+    optimal: Option<&Labelled>,
+    reference: Option<&Reference>,
+) -> Vec<u8> {
     let record = Record {
         domain,
         instance,
         optimal,
+        reference,
     };
     // Strings, integers and finite floats always serialise.
     serde_json::to_vec(&record).unwrap_or_default()
@@ -42,6 +51,7 @@ struct Record<'a> {
     domain: &'a Domain,
     instance: &'a Instance,
     optimal: Option<&'a Labelled>,
+    reference: Option<&'a Reference>,
 }
 
 /// The `optimal` object of an instance line (DESIGN.md "Outputs") for a
@@ -112,24 +122,31 @@ impl Serialize for Optimal<'_> {
 /// player answers: 1 when it answers with a single candidate left, more
 /// when it relies on KUMO's guarantee that every wrong candidate is ruled
 /// out by some action's actual outcome, so that no remaining action could
-/// rule out a survivor). DESIGN.md's `percentile` is not written yet.
+/// rule out a survivor) and `percentile` (of `expected_steps` in the
+/// setting's reference sample, [`crate::difficulty::reference`]; absent
+/// when the setting has none, as for `kumo-gen label` of a setting the
+/// domain cannot synthesize).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Difficulty {
     pub expected_steps: f64,
     pub golden_length: usize,
     pub consistent_at_answer: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<f64>,
 }
 
 impl Difficulty {
     /// The difficulty of the instance with domain `truths` and `actions`
     /// (instance order), `observed` state per instance action (`None`: a
-    /// value in no state's range, which rules out nothing), and `label`.
+    /// value in no state's range, which rules out nothing), `label`, and
+    /// the setting's `reference` sample.
     pub fn of(
         label: &Label,
         domain: &Domain,
         truths: &[usize],
         actions: &[usize],
         observed: &[Option<usize>],
+        reference: Option<&Reference>,
     ) -> Self {
         let consistent_at_answer = truths
             .iter()
@@ -147,6 +164,7 @@ impl Difficulty {
             expected_steps: label.expected_steps,
             golden_length: label.golden_actions.len(),
             consistent_at_answer,
+            percentile: reference.map(|r| r.percentile(label.expected_steps)),
         }
     }
 
@@ -231,6 +249,7 @@ impl Serialize for Record<'_> {
                     &instance.truths,
                     &instance.actions,
                     &observed,
+                    self.reference,
                 );
                 map.serialize_entry("difficulty", &difficulty)?;
             }
@@ -384,7 +403,7 @@ mod tests {
             .unwrap();
         let names = NameIndex::new(&domain);
         for instance in &instances {
-            let line = render(&domain, instance, None);
+            let line = render(&domain, instance, None, None);
             let (seed, key) = read_key(&domain, &names, &line).unwrap();
             assert_eq!((seed, key), (instance.index, Key::of(instance)));
             let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
@@ -402,7 +421,7 @@ mod tests {
             nodes: 4,
             elapsed: std::time::Duration::from_secs(1),
         });
-        let line = String::from_utf8(render(&domain, &instance, Some(&optimal))).unwrap();
+        let line = String::from_utf8(render(&domain, &instance, Some(&optimal), None)).unwrap();
         assert!(
             line.ends_with(
                 r#""optimal":{"unlabelled":"budget exceeded","memo_entries":3,"search_nodes":4}}"#

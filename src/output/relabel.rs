@@ -21,7 +21,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use super::record::{Difficulty, Optimal};
+use crate::difficulty::Reference;
 use crate::domain::Domain;
 use crate::game::InstanceLine;
 use crate::search::{Problem, SearchBudget, SearchError, Searcher};
@@ -108,7 +112,9 @@ pub fn relabel(
         if chunk.is_empty() {
             break;
         }
-        let results = pool.install(|| label_lines_counted(domain, budget, &chunk, &line_done));
+        let results = pool.install(|| {
+            label_lines_counted(domain, budget, Percentiles::PerLine, &chunk, &line_done)
+        });
         let errors: Vec<LineError> = results
             .iter()
             .filter_map(|r| r.as_ref().err().cloned())
@@ -132,28 +138,80 @@ pub fn relabel(
     Ok(summary)
 }
 
+/// Where the `percentile` of a labelled line's `difficulty` comes from.
+#[derive(Clone, Copy)]
+pub enum Percentiles<'a> {
+    /// The reference sample of the dataset the lines belong to (none: no
+    /// percentile).
+    Of(Option<&'a Reference>),
+    /// The reference sample of each line's own setting (its numbers of
+    /// truths, actions and valid truths, with the default `--decimals` and
+    /// shortcut guard), when the domain can synthesize that setting:
+    /// `kumo-gen label` and the Python `label_lines`.
+    PerLine,
+}
+
 /// Labels `(at, line)` pairs in parallel on the current rayon pool; the
 /// results are in input order.
 pub fn label_lines(
     domain: &Domain,
     budget: SearchBudget,
+    percentiles: Percentiles,
     lines: &[(String, String)],
 ) -> Vec<Result<Outcome, LineError>> {
-    label_lines_counted(domain, budget, lines, &|| {})
+    label_lines_counted(domain, budget, percentiles, lines, &|| {})
 }
+
+/// The setting `(truths, actions, valid truths)` of a line, if it reads.
+fn line_setting(line: &str) -> Option<(usize, usize, usize)> {
+    #[derive(serde::Deserialize)]
+    struct Sizes {
+        truths: Vec<serde::de::IgnoredAny>,
+        actions: Vec<serde::de::IgnoredAny>,
+        valid_truth: Value,
+    }
+    let sizes: Sizes = serde_json::from_str(line).ok()?;
+    let valid = match &sizes.valid_truth {
+        Value::Array(v) => v.len(),
+        _ => 1,
+    };
+    Some((sizes.truths.len(), sizes.actions.len(), valid))
+}
+
+type Setting = (usize, usize, usize);
 
 /// [`label_lines`], calling `line_done` as each line is labelled (in any
 /// order), for progress.
 pub fn label_lines_counted(
     domain: &Domain,
     budget: SearchBudget,
+    percentiles: Percentiles,
     lines: &[(String, String)],
     line_done: &(dyn Fn() + Sync),
 ) -> Vec<Result<Outcome, LineError>> {
+    // Each setting's sample is drawn here, before the parallel labelling
+    // (never from inside it).
+    let mut samples: HashMap<Setting, Option<Arc<Reference>>> = HashMap::new();
+    let settings: Vec<Option<Setting>> = match percentiles {
+        Percentiles::Of(_) => Vec::new(),
+        Percentiles::PerLine => lines.par_iter().map(|(_, l)| line_setting(l)).collect(),
+    };
+    for &(t, a, v) in settings.iter().flatten() {
+        samples
+            .entry((t, a, v))
+            .or_insert_with(|| Reference::cached(domain, &crate::synth::Params::new(t, a, v)).ok());
+    }
     lines
         .par_iter()
-        .map_init(Searcher::new, |searcher, (at, line)| {
-            let outcome = label_line(domain, budget, searcher, at, line);
+        .enumerate()
+        .map_init(Searcher::new, |searcher, (i, (at, line))| {
+            let reference = match percentiles {
+                Percentiles::Of(reference) => reference,
+                Percentiles::PerLine => settings[i]
+                    .and_then(|s| samples.get(&s))
+                    .and_then(|r| r.as_deref()),
+            };
+            let outcome = label_line(domain, budget, reference, searcher, at, line);
             line_done();
             outcome
         })
@@ -165,6 +223,7 @@ pub fn label_lines_counted(
 pub fn label_line(
     domain: &Domain,
     budget: SearchBudget,
+    reference: Option<&Reference>,
     searcher: &mut Searcher,
     at: &str,
     text: &str,
@@ -206,6 +265,7 @@ pub fn label_line(
             &instance.truths,
             &instance.actions,
             &instance.observed,
+            reference,
         )
         .to_json()
     });

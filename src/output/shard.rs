@@ -11,8 +11,10 @@ use std::time::Instant;
 use super::manifest::{
     self, Counts, DomainInfo, Generator, ShardId, ShardManifest, Status, Timings,
 };
+use super::record::Labelled;
 use super::{
-    Job, OutputError, Summary, append, check_digest, domain_dir, existing, files, timings, too_long,
+    Job, OutputError, Plan, Summary, append, check_digest, domain_dir, existing, files, timings,
+    too_long,
 };
 use crate::contamination::Exclusion;
 use crate::dataset::Setting;
@@ -36,11 +38,7 @@ pub(super) fn shard_paths(
     )
 }
 
-pub(super) fn write_shard(
-    job: &Job,
-    synth: &Synthesizer,
-    shard: ShardId,
-) -> Result<Summary, OutputError> {
+pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summary, OutputError> {
     let start = Instant::now();
     let domain = job.domain;
     if shard.count == 0 || shard.index >= shard.count {
@@ -101,27 +99,50 @@ pub(super) fn write_shard(
     manifest::write_json(&manifest_path, &manifest)?;
 
     let mut stats = Stats::default();
-    let (synthesis_s, write_s) =
-        append::append_chunks(job, &mut file, &path, lines, total, |range| {
+    let (synthesis_s, write_s) = append::append_chunks(
+        job,
+        plan.reference,
+        &mut file,
+        &path,
+        lines,
+        total,
+        |range| {
             let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
-            let candidates: Vec<Candidate> = indices
-                .par_iter()
-                .with_min_len(16)
-                .map(|&i| {
-                    let mut candidate = synth.candidate(i)?;
-                    skip_excluded(synth, &mut candidate, job.exclude.as_ref())?;
-                    Ok(candidate)
-                })
-                .collect::<Result<_, SynthError>>()?;
-            Ok(candidates
+            // The first (in-band) draw of each index that no excluded set
+            // (or other `--split` part) takes; merge dedups the rest.
+            let drawn: Vec<(Candidate, Option<Labelled>)> = match plan.banded {
+                Some(banded) => indices
+                    .par_iter()
+                    .with_min_len(1)
+                    .map(|&i| {
+                        let (mut candidate, mut label) = banded.first(i)?;
+                        if let Some(exclusion) = job.exclude.as_ref() {
+                            let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+                            banded.admit(&mut candidate, &mut label, &mut taken)?;
+                        }
+                        Ok((candidate, Some(Ok(label))))
+                    })
+                    .collect::<Result<_, SynthError>>()?,
+                None => indices
+                    .par_iter()
+                    .with_min_len(16)
+                    .map(|&i| {
+                        let mut candidate = plan.synth.candidate(i)?;
+                        skip_excluded(plan.synth, &mut candidate, job.exclude.as_ref())?;
+                        Ok((candidate, None))
+                    })
+                    .collect::<Result<_, SynthError>>()?,
+            };
+            Ok(drawn
                 .into_iter()
-                .map(|c| {
+                .map(|(c, label)| {
                     stats.add(&c.stats);
                     stats.instances += 1;
-                    c.instance
+                    (c.instance, label)
                 })
                 .collect())
-        })?;
+        },
+    )?;
     let total_s = start.elapsed().as_secs_f64();
     manifest.status = Status::Complete;
     manifest.counts = Counts::new(total, lines, &stats);

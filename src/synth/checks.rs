@@ -32,7 +32,7 @@ pub struct SynthError {
 }
 
 impl SynthError {
-    pub(super) fn new(
+    pub fn new(
         kind: ErrorKind,
         parameter: &'static str,
         message: String,

@@ -205,6 +205,17 @@ impl<'d> Synthesizer<'d> {
         Ok(())
     }
 
+    /// The next draw of the candidate's stream after its draw was turned
+    /// down for its difficulty (a band, [`crate::difficulty`]): counted
+    /// as out of band, not as a duplicate.
+    pub fn redraw(&self, candidate: &mut Candidate) -> Result<(), SynthError> {
+        candidate.stats.out_of_band += 1;
+        let index = candidate.instance.index;
+        candidate.instance = self.draw(index, &mut candidate.rng, &mut candidate.stats)?;
+        candidate.key = Key::of(&candidate.instance);
+        Ok(())
+    }
+
     /// First draws of `indices`, in parallel on the current rayon pool, in
     /// the order given.
     pub fn candidates(&self, indices: &[u64]) -> Result<Vec<Candidate>, SynthError> {

@@ -57,6 +57,9 @@ pub struct Stats {
     pub sat_calls: u64,
     /// Draws rejected because their key was already taken.
     pub duplicates: u64,
+    /// Draws rejected because their difficulty is outside the requested
+    /// band.
+    pub out_of_band: u64,
 }
 
 impl Stats {
@@ -66,5 +69,6 @@ impl Stats {
         self.unsat += other.unsat;
         self.sat_calls += other.sat_calls;
         self.duplicates += other.duplicates;
+        self.out_of_band += other.out_of_band;
     }
 }
