@@ -16,7 +16,8 @@
 //! order as they are labelled), `shard` (`--shard K/N`), [`merge`],
 //! [`files`] (atomic writes, locks, digests), [`manifest`], [`record`]
 //! (the instance line), [`derived`] (books, SFT, HF), `rebudget` (a
-//! larger search budget relabels the unlabelled lines in place).
+//! larger search budget relabels the unlabelled lines in place), `resume`
+//! (the lines already there read back, and counted).
 //!
 //! # Dedup, shards and resume: one rule
 //!
@@ -32,7 +33,9 @@
 //!   checked against `manifest.json`) is continued at `m` after its keys
 //!   are read back. A partial last line is cut first. An interrupted run
 //!   re-run with the same command therefore ends byte-identical, and a
-//!   larger `-n` extends a finished file.
+//!   larger `-n` extends a finished file. The manifest's counters cover
+//!   all `n` lines (a killed run's prefix is counted by replaying its
+//!   synthesis), so they equal an uninterrupted run's.
 //! - **Shards**: `--shard K/N` owns the indices `i ≡ K (mod N)` and writes
 //!   the *first draw* of each, in index order — it cannot know the other
 //!   shards' keys, so it does no dedup. `merge` reads the shard files
@@ -69,6 +72,7 @@ mod merge;
 mod rebudget;
 pub mod record;
 pub mod relabel;
+mod resume;
 mod shard;
 
 pub use merge::{MergeExclude, merge};
@@ -78,7 +82,6 @@ use crate::domain::Domain;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{Counts, DatasetEntry, DomainInfo, Parameters, ShardId, Status, Timings};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -398,27 +401,9 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     }
 
     // Keys of the lines already there: instance `lines` competes with them.
+    // The manifest counts the work of every line, not only this run's.
     let mut seen = Dedup::excluding(job.exclude.clone());
-    let names = record::NameIndex::new(domain);
-    files::for_each_batch(&path, lines, |start, batch| {
-        let keys: Vec<Result<(u64, crate::synth::Key), record::KeyError>> = batch
-            .par_iter()
-            .map(|line| record::read_key(domain, &names, line))
-            .collect();
-        for (i, key) in (start..).zip(keys) {
-            let (seed, key) = key.map_err(|message| OutputError::Corrupt {
-                path: path.clone(),
-                message: format!("line {}: {message}", i + 1),
-            })?;
-            if seed != i || !seen.insert(key) {
-                return Err(OutputError::Corrupt {
-                    path: path.clone(),
-                    message: format!("line {} is not instance {i} of this dataset", i + 1),
-                });
-            }
-        }
-        Ok(())
-    })?;
+    let before = resume::dataset_prefix(domain, synth, &path, lines, resume.as_ref(), &mut seen)?;
 
     let mut entry = DatasetEntry {
         file: format!("{setting}.jsonl"),
@@ -440,7 +425,9 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         })?;
     let total_s = start.elapsed().as_secs_f64();
     entry.status = Status::Complete;
-    entry.counts = Counts::new(job.n, lines, &stats);
+    let mut whole = before;
+    whole.add(&stats);
+    entry.counts = Counts::new(job.n, lines, &whole);
     entry.timings = timings(synthesis_s, write_s, total_s, job.n - lines);
     entry.digest = Some(files::digest(&path)?);
     manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;

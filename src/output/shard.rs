@@ -95,6 +95,9 @@ pub(super) fn write_shard(
     }
     manifest::write_json(&manifest_path, &manifest)?;
 
+    let before = super::resume::shard_prefix(synth, lines, resume.as_ref(), |j| {
+        shard.index + j * shard.count
+    })?;
     let mut stats = Stats::default();
     let (synthesis_s, write_s) =
         append::append_chunks(job, &mut file, &path, lines, total, |range| {
@@ -111,7 +114,9 @@ pub(super) fn write_shard(
         })?;
     let total_s = start.elapsed().as_secs_f64();
     manifest.status = Status::Complete;
-    manifest.counts = Counts::new(total, lines, &stats);
+    let mut whole = before;
+    whole.add(&stats);
+    manifest.counts = Counts::new(total, lines, &whole);
     manifest.timings = timings(synthesis_s, write_s, total_s, total - lines);
     manifest.digest = Some(files::digest(&path)?);
     manifest::write_json(&manifest_path, &manifest)?;
