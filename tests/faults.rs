@@ -274,3 +274,57 @@ fn a_missing_input_file_exits_1_in_every_command() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert_eq!(std::fs::read_to_string(&python).unwrap(), text);
 }
+
+/// `eval --player guess` of the eval fixture into `out`.
+fn eval_guess(out: &Path) -> std::process::Output {
+    kumo_gen_command()
+        .args(["eval", "--player", "guess", "--trials", "1", "--data"])
+        .arg(root().join("tests/fixtures/eval"))
+        .args(["--domain", TINY, "--out"])
+        .arg(out)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("KUMO_API_KEY")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn eval_refuses_a_symlinked_results_folder_or_file_and_writes_nothing_outside_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim.jsonl");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    let first = eval_guess(&out);
+    assert!(first.status.success(), "{first:?}");
+    let file = out
+        .join("guess/VanillaAgent/tiny/truth_num=4+action_num=3+valid_truth_num=1")
+        .join("eval_times=1.jsonl");
+    assert!(file.is_file());
+
+    // The result file is a link to a file outside `--out`.
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&victim, &file).unwrap();
+    let refused = eval_guess(&out);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("symbolic link") && said.contains("eval_times=1.jsonl"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+
+    // A results folder is a link to a folder outside `--out`.
+    let agent = out.join("guess/VanillaAgent");
+    std::fs::remove_dir_all(&agent).unwrap();
+    std::os::unix::fs::symlink(&outside, &agent).unwrap();
+    let refused = eval_guess(&out);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("symbolic link") && said.contains("VanillaAgent"),
+        "{said}"
+    );
+    assert_eq!(all_files(&outside), vec![PathBuf::from("victim.jsonl")]);
+}

@@ -272,6 +272,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 });
             }
             suites.push(Suite {
+                root: args.out.clone(),
                 out: eval::result_path(
                     &args.out,
                     results_name(args),
