@@ -168,7 +168,8 @@ fn check_setting(
     show: usize,
 ) -> io::Result<Tally> {
     let mut tally = Tally::default();
-    let text = std::fs::read_to_string(file)?;
+    let text = crate::game::read_jsonl(file)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot read `{}`: {e}", file.display())))?;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;

@@ -229,7 +229,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 );
             }
             let domain = domain.clone().expect("set above");
-            let text = std::fs::read_to_string(&file)
+            let text = crate::game::read_jsonl(&file)
                 .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
             let mut instances: Vec<Option<_>> = parse_instances(&text)
                 .map_err(|e| format!("{}:{e}", file.display()))?

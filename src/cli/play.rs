@@ -101,7 +101,7 @@ fn from_file(
     renderer: &Renderer,
     file: &Path,
 ) -> Result<Source, String> {
-    let text = std::fs::read_to_string(file)
+    let text = crate::game::read_jsonl(file)
         .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     let mut instances = parse_instances(&text).map_err(|e| format!("{}:{e}", file.display()))?;
     if args.line == 0 || args.line > instances.len() {

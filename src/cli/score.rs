@@ -75,7 +75,7 @@ pub(crate) fn jsonl_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
 }
 
 fn read(path: &Path) -> io::Result<String> {
-    std::fs::read_to_string(path)
+    crate::game::read_jsonl(path)
         .map_err(|e| io::Error::new(e.kind(), format!("cannot read `{}`: {e}", path.display())))
 }
 
@@ -134,7 +134,13 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
         }
     };
     for path in paths {
-        let text = read(&path)?;
+        let text = match read(&path) {
+            Ok(text) => text,
+            Err(e) => {
+                crate::stderr_line!("error: {e}");
+                return Ok(EXIT_INPUT);
+            }
+        };
         match score::parse_result_file(&path, &text) {
             Ok(f) => {
                 for w in &f.repeated {
@@ -161,7 +167,13 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> io::Result<i32> {
         }
     }
     if let Some(oracle) = &args.oracle {
-        let text = read(oracle)?;
+        let text = match read(oracle) {
+            Ok(text) => text,
+            Err(e) => {
+                crate::stderr_line!("error: {e}");
+                return Ok(EXIT_INPUT);
+            }
+        };
         for (i, line) in text
             .lines()
             .enumerate()

@@ -43,7 +43,9 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> io::Result<i32> {
         }
     };
     for path in paths {
-        let text = std::fs::read_to_string(&path)?;
+        let text = crate::game::read_jsonl(&path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot read `{}`: {e}", path.display()))
+        })?;
         match score::parse_result_file(&path, &text) {
             Ok(f) => {
                 for w in &f.repeated {

@@ -29,6 +29,7 @@ mod read;
 mod registry;
 mod structure;
 mod truthset;
+mod yaml_budget;
 
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
 pub use diagnostic::{Diagnostic, Kind, LoadError, Severity};
@@ -37,6 +38,7 @@ pub use names::case_only_lookalikes;
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};
 pub use structure::{StructureSignature, structure_signature};
 pub use truthset::TruthSet;
+pub use yaml_budget::{DEFAULT_YAML_NODES, set_yaml_node_budget};
 
 /// The kind of values an action's observation takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
