@@ -347,6 +347,22 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
     };
     let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
     check_digest(&path, resume.as_ref())?;
+    // A finished file of this length (its digest just checked) with
+    // nothing to relabel is up to date, decided before it is opened for
+    // writing: a dataset on a read-only disk or directory can be re-run.
+    if let Some(entry) = resume.as_ref().filter(|e| {
+        e.status == Status::Complete && e.digest.is_some() && e.counts.instances == job.n
+    }) {
+        let recorded = rebudget::recorded(&entry.parameters);
+        let change = job.labeler.map(|_| rebudget::compare(recorded, job.budget));
+        if !matches!(change, Some(rebudget::Change::Larger)) {
+            let mut summary = Summary::up_to_date(path, job.n, start, lock);
+            if matches!(change, Some(rebudget::Change::NotLarger)) {
+                summary.note = Some(not_larger_note(recorded));
+            }
+            return Ok(summary);
+        }
+    }
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
     if lines > job.n {
         return Err(too_long(&path, lines, job.n));
@@ -362,10 +378,7 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
             rebudget::Change::Same => {}
             rebudget::Change::NotLarger if complete && lines == job.n => {
                 let mut summary = Summary::up_to_date(path, lines, start, lock);
-                summary.note = Some(format!(
-                    "its labels were searched under {}; a budget that is not larger changes nothing (a larger one labels the lines left unlabelled)",
-                    rebudget::flags(recorded)
-                ));
+                summary.note = Some(not_larger_note(recorded));
                 return Ok(summary);
             }
             rebudget::Change::NotLarger => {
@@ -442,6 +455,13 @@ fn write_dataset(job: &Job, synth: &Synthesizer) -> Result<Summary, OutputError>
         note,
         lock: Some(lock),
     })
+}
+
+fn not_larger_note(recorded: crate::search::SearchBudget) -> String {
+    format!(
+        "its labels were searched under {}; a budget that is not larger changes nothing (a larger one labels the lines left unlabelled)",
+        rebudget::flags(recorded)
+    )
 }
 
 /// A finished file must still hold the bytes its manifest entry digested:
