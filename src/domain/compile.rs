@@ -385,6 +385,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             .unwrap_or_else(|| format!("identify the {truth_noun}")),
         truth_noun,
         action_noun,
+        quote_truths: super::names::truths_ambiguous_in_sentences(&doc.truths),
         truths: doc.truths.clone(),
         actions,
         source_hash: fnv1a_hex(source_bytes),
