@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use kumo_gen::domain::{Domain, Registry};
 
-use crate::common::TestCommand;
+use crate::common::{TestCommand, kumo_gen};
 
 /// rules3: `a < b and c is even`, `a + b > c`, `b > 4`, `a = c`, ...
 fn eval_rule(rule: &str, t: [i64; 3]) -> bool {
@@ -287,4 +287,96 @@ fn bad_family_parameters_exit_1_with_a_fix() {
             .expect_code(1)
             .stderr_contains("help");
     }
+}
+
+fn curve(args: &[&str]) -> std::process::Output {
+    kumo_gen()
+        .args(["family", "rules3", "--curve"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_curve_point_with_nothing_labelled_says_so_and_no_mean_is_negative_zero() {
+    // 300 nodes label 4-hypothesis instances but no 24-hypothesis one.
+    let budget = [
+        "--curve-truths",
+        "4,24",
+        "--curve-n",
+        "5",
+        "--search-nodes",
+        "300",
+    ];
+    let table = curve(&budget);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert_eq!(table.status.code(), Some(0), "{text}");
+    assert!(!text.contains("-0.0"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("24\t")).collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    assert!(rows[0].contains("nothing labelled"), "{text}");
+    assert!(
+        text.contains("--search-nodes 300"),
+        "the header names the budget: {text}"
+    );
+
+    let json = curve(&[&budget[..], &["--json"]].concat());
+    let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let (small, large) = (&rows[0], &rows[1]);
+    assert!(small["labelled"].as_u64().unwrap() >= 1, "{small}");
+    assert!(
+        small["mean_expected_probes"].as_f64().unwrap() > 0.0,
+        "{small}"
+    );
+    assert_eq!(large["labelled"], 0, "{large}");
+    assert!(large["mean_expected_probes"].is_null(), "{large}");
+}
+
+#[test]
+fn a_curve_with_no_labelled_point_exits_1_naming_the_budget_to_raise() {
+    let output = curve(&[
+        "--curve-truths",
+        "24",
+        "--curve-n",
+        "3",
+        "--search-nodes",
+        "1",
+    ]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(output.stdout.is_empty());
+    assert!(
+        said.contains("no instance of any curve point was labelled"),
+        "{said}"
+    );
+    assert!(said.contains("raise `--search-nodes`"), "{said}");
+}
+
+#[test]
+fn curve_actions_out_of_range_is_an_error_naming_the_valid_range() {
+    // rules3 keeps its 40 probes.
+    for actions in ["0", "41"] {
+        let output = curve(&["--curve-actions", actions, "--curve-n", "2"]);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        assert!(said.contains("valid range is 1..=40"), "{said}");
+    }
+}
+
+#[test]
+fn curve_hypotheses_beyond_the_bound_are_refused_at_once() {
+    let start = std::time::Instant::now();
+    let output = curve(&["--curve-truths", "4,64"]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("`--curve-truths 64` is out of range"),
+        "{said}"
+    );
+    assert!(said.contains("2..=24"), "{said}");
+    assert!(
+        output.stdout.is_empty(),
+        "refused before any point is computed"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
 }

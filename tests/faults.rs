@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::common::{TINY, TINY_SETTING, TestCommand, generate_tiny};
+use crate::common::{TINY, TINY_SETTING, TestCommand, generate_tiny, root};
 
 const SETTING: &str = TINY_SETTING;
 
@@ -252,4 +252,183 @@ fn a_missing_input_file_exits_1_in_every_command() {
         .arg(&python)
         .expect_code(1);
     assert_eq!(std::fs::read_to_string(&python).unwrap(), text);
+}
+
+/// `eval --player guess` of the eval fixture into `out`.
+fn eval_guess(out: &Path) -> std::process::Output {
+    TestCommand::new()
+        .args(["eval", "--player", "guess", "--trials", "1", "--data"])
+        .arg(root().join("tests/fixtures/eval"))
+        .args(["--domain", TINY, "--out"])
+        .arg(out)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("KUMO_API_KEY")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn eval_refuses_a_symlinked_results_folder_or_file_and_writes_nothing_outside_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim.jsonl");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    let first = eval_guess(&out);
+    assert!(first.status.success(), "{first:?}");
+    let file = out
+        .join("guess/VanillaAgent/tiny/truth_num=4+action_num=3+valid_truth_num=1")
+        .join("eval_times=1.jsonl");
+    assert!(file.is_file());
+
+    // The result file is a link to a file outside `--out`.
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&victim, &file).unwrap();
+    let refused = eval_guess(&out);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("symbolic link") && said.contains("eval_times=1.jsonl"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+
+    // A results folder is a link to a folder outside `--out`.
+    let agent = out.join("guess/VanillaAgent");
+    std::fs::remove_dir_all(&agent).unwrap();
+    std::os::unix::fs::symlink(&outside, &agent).unwrap();
+    let refused = eval_guess(&out);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("symbolic link") && said.contains("VanillaAgent"),
+        "{said}"
+    );
+    assert_eq!(all_files(&outside), vec![PathBuf::from("victim.jsonl")]);
+}
+
+/// Sets the permission bits of `path` and everything below it: `write`
+/// adds or removes write permission for everyone, read and traverse
+/// permission is given to everyone.
+fn set_writable(path: &Path, write: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).unwrap().permissions().mode();
+    let dir = path.is_dir();
+    if dir && write {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode | 0o777)).unwrap();
+    }
+    if dir {
+        for entry in std::fs::read_dir(path).unwrap() {
+            set_writable(&entry.unwrap().path(), write);
+        }
+    }
+    let readable = if dir { 0o555 } else { 0o444 };
+    let mode = if write {
+        mode | 0o666 | readable
+    } else {
+        (mode & !0o222) | readable
+    };
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `kumo-gen args` run in `dir` by a user that cannot write to a
+/// read-only directory: root ignores permission bits, so under root it
+/// runs as `nobody` (uid 65534) through `setpriv`.
+fn as_reader(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
+    use std::os::unix::fs::MetadataExt;
+    let root_user = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let mut command = if root_user {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+            .arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    command.current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn a_finished_dataset_in_a_read_only_directory_can_be_checked_and_re_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    // Everything the reader runs lives in the temp dir, readable by all.
+    let bin = base.join("kumo-gen");
+    std::fs::copy(env!("CARGO_BIN_EXE_kumo-gen"), &bin).unwrap();
+    std::fs::copy(root().join(TINY), base.join("tiny.yaml")).unwrap();
+    let out = base.join("out");
+    assert!(generate(&out, 5, &[]).status().unwrap().success());
+    let played = TestCommand::new()
+        .args(["eval", "--player", "guess", "--trials", "1", "--data"])
+        .arg(&out)
+        .args(["--domain", TINY, "--out"])
+        .arg(base.join("results"))
+        .output()
+        .unwrap();
+    assert!(played.status.success(), "{played:?}");
+    set_writable(base, true);
+    set_writable(&out, false);
+    set_writable(&base.join("results"), false);
+    let before = all_files(&out);
+    assert!(
+        before
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".lock"))
+    );
+
+    let same = [
+        "generate",
+        "--domain",
+        "tiny.yaml",
+        "--truths",
+        "3",
+        "--actions",
+        "3",
+        "-n",
+        "5",
+        "--out",
+        "out",
+    ];
+    let checks: [&[&str]; 4] = [
+        &same,
+        &["check-books", "--domain", "tiny.yaml", "out/tiny"],
+        &["overlap", "out/tiny", "out/tiny"],
+        &[
+            "score",
+            "results",
+            "--instances",
+            "out",
+            "--domain",
+            "tiny.yaml",
+        ],
+    ];
+    for args in checks {
+        let output = as_reader(&bin, base, args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {output:?}");
+    }
+    let rerun = as_reader(&bin, base, &same);
+    assert!(
+        String::from_utf8_lossy(&rerun.stderr).contains("nothing to do"),
+        "{rerun:?}"
+    );
+    // Without its lock files (a dataset copied to read-only media) too.
+    set_writable(&out, true);
+    for lock in before
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with(".lock"))
+    {
+        std::fs::remove_file(out.join(lock)).unwrap();
+    }
+    set_writable(&out, false);
+    let output = as_reader(&bin, base, &same);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    // A run that must write says where it cannot (exit 2).
+    let more = as_reader(&bin, base, &[&same[..], &["--steps"]].concat());
+    assert_eq!(more.status.code(), Some(2), "{more:?}");
+    assert!(
+        String::from_utf8_lossy(&more.stderr).contains("Permission denied"),
+        "{more:?}"
+    );
+    set_writable(base, true);
 }

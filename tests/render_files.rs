@@ -373,3 +373,87 @@ fn synthesized_instances_render_check_and_replay() {
         }
     }
 }
+
+/// Truths whose names make prose lists ambiguous: `Flu and Cold` beside
+/// `Flu` and `Cold`, and a truth called `nothing`.
+const AMBIGUOUS_NAMES: &str = "name: ambiguous
+truths: [Flu, Cold, Flu and Cold, nothing, Measles]
+actions:
+  - name: Swab
+    type: str
+    states:
+      positive: [Measles]
+      negative: [Flu, Cold, Flu and Cold]
+  - name: Fever
+    type: str
+    states:
+      high: [nothing, Cold]
+      low: [Flu]
+      none: []
+  - name: Rash
+    type: str
+    states:
+      yes: [Flu and Cold]
+      no: [Measles, nothing]
+";
+
+#[test]
+fn books_of_ambiguous_truth_names_quote_them_and_check_books_rejects_the_two_way_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let domain_path = dir.path().join("ambiguous.yaml");
+    std::fs::write(&domain_path, AMBIGUOUS_NAMES).unwrap();
+    let out = dir.path().join("out");
+    let made = crate::common::kumo_gen()
+        .args(["generate", "--domain"])
+        .arg(&domain_path)
+        .args([
+            "--truths",
+            "5",
+            "--actions",
+            "3",
+            "-n",
+            "2",
+            "--no-sft",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let books = out.join("ambiguous/knowledge_book/truth_num=5+action_num=3+valid_truth_num=1");
+    let check = || {
+        crate::common::kumo_gen()
+            .args(["check-books", "--domain"])
+            .arg(&domain_path)
+            .arg(out.join("ambiguous"))
+            .output()
+            .unwrap()
+    };
+    let passed = check();
+    assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+    let book_path = books.join("seed=0.txt");
+    let book = std::fs::read_to_string(&book_path).unwrap();
+    assert!(book.contains("rules out \"Flu and Cold\"."), "{book}");
+    assert!(book.contains("\"nothing\""), "{book}");
+    // Every rule sentence's list reads one way only.
+    let names = ["Flu", "Cold", "Flu and Cold", "nothing", "Measles"];
+    for line in book
+        .lines()
+        .filter(|l| l.contains(": observing ") && l.contains(" rules out "))
+    {
+        let list = line
+            .split(" rules out ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('.');
+        assert_eq!(
+            kumo_gen::render::rule_list_parses(list, &names, true),
+            1,
+            "{line}"
+        );
+    }
+    // The same book with the names unquoted reads two ways: rejected.
+    std::fs::write(&book_path, book.replace('"', "")).unwrap();
+    let failed = check();
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+}

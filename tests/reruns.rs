@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Ran, TINY, TINY_SETTING, TestCommand, generate_tiny};
+use crate::common::{Ran, TINY, TINY_SETTING, TestCommand, generate_tiny, kumo_gen};
 
 const SETTING: &str = TINY_SETTING;
 
@@ -152,5 +152,91 @@ fn check_books_fails_when_a_book_is_missing() {
         stderr(&missing).contains("1 instances have no book file"),
         "{}",
         stderr(&missing)
+    );
+}
+
+/// The manifest without what describes one run rather than the dataset:
+/// wall-clock timings and how many lines were already there.
+fn manifest_without_run_fields(out: &Path) -> serde_json::Value {
+    let text = std::fs::read(out.join("tiny/manifest.json")).unwrap();
+    let mut manifest: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    let entry = &mut manifest["datasets"][SETTING];
+    let entry = entry.as_object_mut().unwrap();
+    entry.remove("timings").unwrap();
+    entry["counts"]
+        .as_object_mut()
+        .unwrap()
+        .remove("resumed_from")
+        .unwrap();
+    manifest
+}
+
+/// Cuts `file` mid-line after a third of its bytes and marks its manifest
+/// `manifest` unfinished, as a `kill -9` during the write leaves them.
+fn cut_as_a_kill_would(file: &Path, manifest: &Path) {
+    let bytes = std::fs::read(file).unwrap();
+    std::fs::write(file, &bytes[..bytes.len() / 3 + 7]).unwrap();
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let unfinished = text.replace("\"complete\"", "\"in_progress\"");
+    assert_ne!(text, unfinished);
+    std::fs::write(manifest, unfinished).unwrap();
+}
+
+#[test]
+fn a_resumed_or_extended_dataset_counts_its_work_like_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let only_dataset = ["--books", "none", "--no-sft"];
+    let run = |out: &Path, n: u64, extra: &[&str]| {
+        let output = generate(out, n, &[&only_dataset[..], extra].concat());
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    // The tiny domain has 20 distinct instances at 3x3: `-n 20` redraws
+    // duplicates, so every counter is far from zero.
+    let whole = dir.path().join("whole");
+    run(&whole, 20, &[]);
+    let want = manifest_without_run_fields(&whole);
+    let counts = &want["datasets"][SETTING]["counts"];
+    for counter in [
+        "resamples",
+        "unsat_samples",
+        "sat_calls",
+        "duplicates_rejected",
+    ] {
+        assert!(counts[counter].as_u64().unwrap() > 0, "{counter}: {counts}");
+    }
+
+    let extended = dir.path().join("extended");
+    run(&extended, 7, &[]);
+    run(&extended, 20, &[]);
+    assert_eq!(manifest_without_run_fields(&extended), want, "extended -n");
+
+    let killed = dir.path().join("killed");
+    run(&killed, 20, &[]);
+    let file = killed.join(format!("tiny/{SETTING}.jsonl"));
+    cut_as_a_kill_would(&file, &killed.join("tiny/manifest.json"));
+    run(&killed, 20, &[]);
+    assert_eq!(
+        manifest_without_run_fields(&killed),
+        want,
+        "killed and re-run"
+    );
+
+    // A shard killed and re-run, then merged, counts the same work too.
+    let sharded = dir.path().join("sharded");
+    run(&sharded, 20, &["--shard", "0/2"]);
+    run(&sharded, 20, &["--shard", "1/2"]);
+    let shard = sharded.join(format!("tiny/shards/{SETTING}/shard-1-of-2.jsonl"));
+    cut_as_a_kill_would(&shard, &shard.with_file_name("shard-1-of-2.manifest.json"));
+    run(&sharded, 20, &["--shard", "1/2"]);
+    let merged = kumo_gen()
+        .args(["merge", "--out"])
+        .arg(&sharded)
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{}", stderr(&merged));
+    let merged = manifest_without_run_fields(&sharded);
+    assert_eq!(
+        merged["datasets"][SETTING]["counts"], want["datasets"][SETTING]["counts"],
+        "sharded, one shard killed and re-run, merged"
     );
 }

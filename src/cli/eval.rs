@@ -186,6 +186,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
             missing_books.extend(found.missing_books);
             let setting = setting.to_string();
             suites.push(Suite {
+                root: args.out.clone(),
                 out: eval::result_path(
                     &args.out,
                     results_name(args),

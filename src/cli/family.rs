@@ -8,16 +8,15 @@
 use std::io;
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
-
 use super::graph::write_atomic;
 use super::{Error, Report, out};
 use crate::domain::Domain;
+use crate::family::curve::{self, CurveRequest};
 use crate::family::{FamilyParams, FamilyReport, default_counts, domain_file};
-use crate::game::InstanceLine;
-use crate::pipeline::generate_lines;
 use crate::search::SearchBudget;
-use crate::synth::Params;
+
+/// `--curve-actions` when not given (fewer if the domain has fewer).
+const DEFAULT_CURVE_ACTIONS: usize = 16;
 
 #[derive(clap::Args, Debug)]
 pub struct FamilyArgs {
@@ -58,12 +57,20 @@ pub struct FamilyArgs {
     /// Hypotheses per instance for --curve.
     #[arg(long, value_delimiter = ',', default_values_t = [4usize, 6, 8, 10, 12, 14])]
     curve_truths: Vec<usize>,
-    /// Probes per instance for --curve.
-    #[arg(long, default_value_t = 16)]
-    curve_actions: usize,
+    /// Probes per instance for --curve (1 up to the domain's probes)
+    /// [default: 16, or every probe if the domain has fewer].
+    #[arg(long)]
+    curve_actions: Option<usize>,
     /// Instances per point of --curve.
     #[arg(long, default_value_t = 50)]
     curve_n: u64,
+    /// --curve: most memo entries one instance's search may store (its
+    /// memory); an instance over it is not labelled.
+    #[arg(long, value_name = "ENTRIES", default_value_t = curve::CURVE_MEMO_ENTRIES, value_parser = super::generate::parse_entries)]
+    search_budget: usize,
+    /// --curve: most node expansions one instance's search may make.
+    #[arg(long, value_name = "NODES", default_value_t = curve::CURVE_NODES, value_parser = super::generate::parse_nodes)]
+    search_nodes: u64,
     /// Print the curve as JSON.
     #[arg(long)]
     json: bool,
@@ -118,63 +125,30 @@ fn summary(name: &str, report: &FamilyReport, path: &std::path::Path) -> String 
     )
 }
 
-/// For each hypotheses-per-instance count: instances generated and labelled
-/// as the main command does; the mean exact optimal expected probes, and
-/// the mean number of hypotheses left after each probe of the golden
-/// trajectory.
+/// Prints the curve of `crate::family::curve`.
 fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
-    let mut rows = Vec::new();
-    for &truths in &args.curve_truths {
-        let actions = args.curve_actions.min(domain.actions.len());
-        let params = Params::new(truths, actions, 1);
-        let lines = generate_lines(domain, params, args.curve_n, Some(SearchBudget::default()))
-            .map_err(|e| Error::input(format!("{truths} hypotheses x {actions} probes: {e}")))?;
-        let mut expected = Vec::new();
-        let mut remaining: Vec<Vec<f64>> = Vec::new();
-        for line in &lines {
-            let parsed: InstanceLine = serde_json::from_str(line).map_err(io::Error::other)?;
-            let Some(steps) = parsed.expected_steps() else {
-                continue;
-            };
-            expected.push(steps);
-            let resolved = parsed.resolve(domain).map_err(io::Error::other)?;
-            let golden = resolved.golden.as_deref().unwrap_or(&[]);
-            let curve = resolved.remaining_after(domain, golden);
-            remaining.push(curve);
+    let request = CurveRequest {
+        hypotheses: &args.curve_truths,
+        probes: args
+            .curve_actions
+            .unwrap_or_else(|| DEFAULT_CURVE_ACTIONS.min(domain.actions.len())),
+        instances: args.curve_n,
+        budget: SearchBudget {
+            max_memo_entries: args.search_budget,
+            max_nodes: args.search_nodes,
+            max_time: None,
+        },
+    };
+    let points = match curve::curve(domain, &request) {
+        Ok(points) => points,
+        Err(e) => {
+            return Err(Error::input_with_help(e.to_string(), e.help.clone()));
         }
-        let mean = expected.iter().sum::<f64>() / expected.len().max(1) as f64;
-        let reduction = crate::score::mean_curve(&remaining);
-        rows.push(json!({
-            "hypotheses": truths,
-            "probes": actions,
-            "instances": expected.len(),
-            "mean_expected_probes": mean,
-            "golden_remaining": reduction,
-        }));
-    }
+    };
     let text = if args.json {
-        format!("{}\n", Value::Array(rows))
+        format!("{}\n", curve::to_json(&points))
     } else {
-        let mut text = format!(
-            "{}: exact optimal expected probes (mean of {} instances per row)\nhypotheses\tprobes\tE[probes]\thypotheses left after each golden probe (mean)\n",
-            domain.name, args.curve_n
-        );
-        for r in &rows {
-            let left: Vec<String> = r["golden_remaining"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|v| format!("{:.2}", v.as_f64().unwrap_or(0.0)))
-                .collect();
-            text.push_str(&format!(
-                "{}\t{}\t{:.4}\t{}\n",
-                r["hypotheses"],
-                r["probes"],
-                r["mean_expected_probes"].as_f64().unwrap_or(0.0),
-                left.join(" -> ")
-            ));
-        }
-        text
+        curve::to_table(domain, &request, &points)
     };
     out(&text)?;
     Ok(Report::Done)

@@ -72,6 +72,10 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     domains_dir: Option<PathBuf>,
 
+    /// Most YAML nodes (values, keys, list items) a domain file may have.
+    #[arg(long, global = true, value_name = "NODES", default_value_t = crate::domain::DEFAULT_YAML_NODES, value_parser = generate::parse_entries)]
+    domain_max_nodes: usize,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -137,6 +141,7 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    crate::domain::set_yaml_node_budget(cli.domain_max_nodes);
     let globals = Globals {
         registry: Registry::new(cli.domains_dir),
     };

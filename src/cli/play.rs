@@ -327,15 +327,18 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     line.agent = Some(agent.clone());
     line.domain = Some(dataset.clone());
     line.setting = Some(setting.clone());
-    let path = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("results")
-            .join(crate::eval::path_component(&args.player))
-            .join(&agent)
-            .join(&dataset)
-            .join(&setting)
-            .join("eval_times=1.jsonl")
-    });
-    let (mut file, _) = crate::eval::open_results(&path)?;
+    let (root, path) = match &args.out {
+        Some(path) => (
+            path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            path.clone(),
+        ),
+        None => {
+            let root = PathBuf::from("results");
+            let path = crate::eval::result_path(&root, &args.player, &agent, &dataset, &setting, 1);
+            (root, path)
+        }
+    };
+    let (mut file, _) = crate::eval::open_results(&root, &path)?;
     use std::io::Write;
     file.write_all(line.to_jsonl().as_bytes())?;
     file.sync_data()?;

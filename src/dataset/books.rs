@@ -70,7 +70,7 @@ pub fn check_books(
 ) -> Result<BookCheck, DatasetError> {
     let file = dataset.file(setting);
     let domain = dataset.domain();
-    let text = std::fs::read_to_string(&file).map_err(|e| DatasetError::io(&file, e))?;
+    let text = crate::game::read_jsonl(&file).map_err(|e| DatasetError::io(&file, e))?;
     let mut check = BookCheck::default();
     let lines = text
         .lines()

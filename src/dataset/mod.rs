@@ -378,7 +378,7 @@ fn name_of(dir: &Path) -> String {
 
 /// Every instance line of an instance file, in order.
 pub fn read_instances(path: &Path) -> Result<Vec<InstanceLine>, DatasetError> {
-    let text = std::fs::read_to_string(path).map_err(|e| DatasetError::io(path, e))?;
+    let text = crate::game::read_jsonl(path).map_err(|e| DatasetError::io(path, e))?;
     parse_instances(&text).map_err(|e| DatasetError::Line {
         path: path.to_path_buf(),
         line: e.line,

@@ -97,10 +97,15 @@ pub fn load_str(file: &str, text: &str) -> Result<(Domain, Vec<Diagnostic>), Loa
     }
     // YAML 1.2 booleans only: a truth or state called `yes`, `no`, `on`
     // or `y` stays a name.
-    let options = serde_saphyr::options! { strict_booleans: true };
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = super::yaml_budget::yaml_node_budget();
+    let options = serde_saphyr::options! { strict_booleans: true, budget: Some(budget) };
     let root: SNode = match serde_saphyr::from_str_with_options(text, options) {
         Ok(root) => root,
         Err(e) => {
+            if let Some(d) = super::yaml_budget::budget_breached(file, &e) {
+                return Err(LoadError::Invalid(vec![d]));
+            }
             let message = yaml_message(&e);
             let help = if message.contains("duplicate mapping key") {
                 "a key (a state label, a field) may appear once in a mapping; rename or merge the two entries"
@@ -380,6 +385,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             .unwrap_or_else(|| format!("identify the {truth_noun}")),
         truth_noun,
         action_noun,
+        quote_truths: super::names::truths_ambiguous_in_sentences(&doc.truths),
         truths: doc.truths.clone(),
         actions,
         source_hash: fnv1a_hex(source_bytes),

@@ -135,7 +135,7 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{kind}: {}", self.message)?;
+        write!(f, "{kind}: {}", cap_quotes(&self.message))?;
         write!(f, "\n  --> {}", self.file)?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
@@ -161,6 +161,29 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Most characters an error message quotes from the input: a longer
+/// quote (a 100 000-digit number, a pasted paragraph as a name) is cut
+/// there and ends in `…`.
+pub const MAX_QUOTE_CHARS: usize = 80;
+
+/// `text` cut to [`MAX_QUOTE_CHARS`] characters (`…` marks a cut).
+pub fn cap(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_QUOTE_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+    }
+}
+
+/// `message` with every `` `quoted` `` part cut by [`cap`].
+pub fn cap_quotes(message: &str) -> String {
+    message
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { cap(part) } else { part.into() })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
 /// Why a domain could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -172,7 +195,7 @@ pub enum LoadError {
         source: std::io::Error,
     },
     /// No shipped or user domain has this name.
-    #[error("unknown domain `{name}`\n  = help: {help}")]
+    #[error("unknown domain `{}`\n  = help: {help}", cap(name))]
     UnknownDomain { name: String, help: String },
     /// The file parsed but has problems (all of them, errors and warnings).
     #[error("{}", render_all(.0))]

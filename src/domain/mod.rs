@@ -29,14 +29,16 @@ mod read;
 mod registry;
 mod structure;
 mod truthset;
+mod yaml_budget;
 
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
 pub use diagnostic::{Diagnostic, Kind, LoadError, Severity};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
-pub use names::case_only_lookalikes;
+pub use names::{case_only_lookalikes, truths_ambiguous_in_sentences};
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};
 pub use structure::{StructureSignature, structure_signature};
 pub use truthset::TruthSet;
+pub use yaml_budget::{DEFAULT_YAML_NODES, set_yaml_node_budget};
 
 /// The kind of values an action's observation takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +201,10 @@ pub struct Domain {
     pub goal: String,
     pub truths: Vec<String>,
     pub actions: Vec<Action>,
+    /// Some truth is named `nothing`, or splits at `, ` / ` and ` into
+    /// other truths' names: the book's rule sentences then quote every
+    /// truth name so that each reads one way only.
+    pub quote_truths: bool,
     /// The document the domain was compiled from, for manifests and splits.
     pub document: DomainDoc,
     /// FNV-1a 64 of the source bytes, hex; identifies the file in manifests.

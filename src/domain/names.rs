@@ -422,6 +422,13 @@ pub fn check(doc: &DomainDoc) -> Vec<NameProblem> {
     out
 }
 
+/// Whether some truth name makes rule sentences that list names as prose
+/// ambiguous (see `ambiguous_in_sentences`): such a domain's books put
+/// every truth name of a rule sentence in double quotes.
+pub fn truths_ambiguous_in_sentences(truths: &[String]) -> bool {
+    !ambiguous_in_sentences(truths).is_empty()
+}
+
 /// Truths that make a book's rule sentences ambiguous, a located warning ("rules out
 /// nothing", "rules out A, B and C"): a truth named `nothing`, or one whose
 /// name splits at `, ` / ` and ` into names of other truths only.

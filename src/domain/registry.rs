@@ -165,11 +165,7 @@ impl Registry {
             return self.resolve(name);
         }
         let names: Vec<String> = self.all()?.into_iter().map(|(n, _)| n).collect();
-        let close: Vec<&String> = names
-            .iter()
-            .filter(|n| n.contains(spec) || spec.contains(n.as_str()))
-            .take(5)
-            .collect();
+        let close = close_names(spec, &names);
         let help = if close.is_empty() {
             "run `kumo-gen domains` to list the domains, or give a path to a .yaml file".to_string()
         } else {
@@ -212,4 +208,40 @@ pub fn kumo_env_domain(env: &str) -> Option<&'static str> {
     rows.iter()
         .find(|r| r[1] == row[1] && r[2] != "-")
         .map(|r| r[2])
+}
+
+/// The names (shipped and `--domains-dir`) a mistyped `spec` may mean, at
+/// most 5, closest first: those within a small edit distance (one edit
+/// per four characters, at least one), and those containing `spec` or
+/// contained in it.
+fn close_names<'a>(spec: &str, names: &'a [String]) -> Vec<&'a String> {
+    let spec_lower = spec.to_lowercase();
+    let allowed = (spec.chars().count() / 4).max(1);
+    let mut close: Vec<(usize, &String)> = names
+        .iter()
+        .filter_map(|name| {
+            let distance = edit_distance(&spec_lower, &name.to_lowercase());
+            let contains =
+                !spec.is_empty() && (name.contains(spec) || spec.contains(name.as_str()));
+            (distance <= allowed || contains).then_some((distance, name))
+        })
+        .collect();
+    close.sort();
+    close.into_iter().take(5).map(|(_, name)| name).collect()
+}
+
+/// Levenshtein distance over characters (insert, delete, substitute).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }

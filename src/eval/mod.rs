@@ -87,6 +87,9 @@ pub struct Suite {
     pub domain_dir: String,
     pub setting: String,
     pub tasks: Vec<Task>,
+    /// The results root (`--out`): nothing is written outside it.
+    pub root: PathBuf,
+    /// The result file, below `root` ([`result_path`]).
     pub out: PathBuf,
 }
 
@@ -221,9 +224,18 @@ pub fn result_path(
 /// line; returns the seeds already written. The file stays locked while
 /// the returned handle is open: a second run on the same results file
 /// fails at once instead of writing every instance twice.
-pub fn open_results(path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
+///
+/// The folders between `root` (the results root, `--out`) and the file
+/// are created, and a symbolic link among them or at the file is refused:
+/// writing through it could change files outside `root`.
+pub fn open_results(root: &Path, path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
+    let refused =
+        |e: crate::output::OutputError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        crate::output::files::create_dir_below(root, dir).map_err(refused)?;
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refused(crate::output::files::symlink_refused(path)));
     }
     let mut file = OpenOptions::new()
         .read(true)
@@ -359,8 +371,10 @@ pub fn run(
     let mut files = Vec::with_capacity(suites.len());
     let mut jobs: Vec<(usize, usize)> = Vec::new();
     for (s, suite) in suites.iter().enumerate() {
-        let (file, done) = open_results(&suite.out).map_err(|e| match e.kind() {
-            io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData => e,
+        let (file, done) = open_results(&suite.root, &suite.out).map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock
+            | io::ErrorKind::InvalidData
+            | io::ErrorKind::InvalidInput => e,
             kind => io::Error::new(kind, format!("cannot write `{}`: {e}", suite.out.display())),
         })?;
         files.push(file);

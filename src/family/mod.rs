@@ -15,10 +15,12 @@
 //! Each family ([`rules3`], [`circuits`], [`ciphers`]) enumerates or samples
 //! its hypotheses and probes from a seeded ChaCha8 stream and evaluates
 //! them; everything is in a fixed order, so the same parameters give the
-//! same bytes.
+//! same bytes. [`curve`] computes `--curve` (exact expected probes as
+//! the hypotheses per instance grow).
 
 pub mod ciphers;
 pub mod circuits;
+pub mod curve;
 pub mod rules3;
 
 use std::collections::HashMap;

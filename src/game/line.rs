@@ -220,6 +220,12 @@ pub struct InstanceError {
 
 /// Parses every non-blank line of an instance file, in order.
 pub fn parse_instances(text: &str) -> Result<Vec<InstanceLine>, InstanceError> {
+    if text.starts_with('\u{feff}') {
+        return Err(InstanceError {
+            line: 1,
+            message: super::text::bom_message(),
+        });
+    }
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())

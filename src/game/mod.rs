@@ -30,9 +30,11 @@
 
 mod line;
 mod record;
+pub mod text;
 
 pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
 pub use record::{ResultLine, Trial};
+pub use text::read_jsonl;
 
 use serde_json::{Value, json};
 

@@ -30,9 +30,13 @@ pub struct FileLock {
 }
 
 impl FileLock {
-    /// Opens (creates) the lock file; `None` on a read-only file system
-    /// where it does not exist: nobody can write there, so there is
-    /// nothing to guard, and a finished dataset can still be checked.
+    /// Opens (creates) the lock file. Where it cannot be opened for
+    /// writing (a read-only file system, directory or lock file) it is
+    /// opened read-only (a shared-or-exclusive `flock` needs no write
+    /// access), or `None` when it does not exist: nobody can write there,
+    /// so there is nothing to guard, and a finished dataset can still be
+    /// checked or re-run with nothing to do. A run that does have to write
+    /// fails at its first write, naming the file.
     fn open(path: &Path) -> Result<Option<File>, OutputError> {
         let lock = lock_path(path);
         if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -48,11 +52,17 @@ impl FileLock {
             .open(&lock);
         match opened {
             Ok(file) => Ok(Some(file)),
-            Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem => match File::open(&lock)
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
+                ) =>
             {
-                Ok(file) => Ok(Some(file)),
-                Err(_) => Ok(None),
-            },
+                match File::open(&lock) {
+                    Ok(file) => Ok(Some(file)),
+                    Err(_) => Ok(None),
+                }
+            }
             Err(e) => Err(OutputError::io(&lock, e)),
         }
     }

@@ -182,7 +182,9 @@ pub enum Status {
     Complete,
 }
 
-/// Work counters of the run that finished a file.
+/// Work counters of a file: the synthesis counters count every line,
+/// however many runs (resumes, extensions) made them, so they are those
+/// of one uninterrupted run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counts {
     /// Lines in the file.

@@ -16,7 +16,8 @@
 //! order as they are labelled), `shard` (`--shard K/N`), [`merge`],
 //! [`files`] (atomic writes, locks, digests), [`manifest`], [`record`]
 //! (the instance line), [`derived`] (books, SFT, HF), `rebudget` (a
-//! larger search budget relabels the unlabelled lines in place).
+//! larger search budget relabels the unlabelled lines in place), `resume`
+//! (the lines already there read back, and counted).
 //!
 //! # Dedup, shards and resume: one rule
 //!
@@ -32,7 +33,9 @@
 //!   checked against `manifest.json`) is continued at `m` after its keys
 //!   are read back. A partial last line is cut first. An interrupted run
 //!   re-run with the same command therefore ends byte-identical, and a
-//!   larger `-n` extends a finished file.
+//!   larger `-n` extends a finished file. The manifest's counters cover
+//!   all `n` lines (a killed run's prefix is counted by replaying its
+//!   synthesis), so they equal an uninterrupted run's.
 //! - **Shards**: `--shard K/N` owns the indices `i ≡ K (mod N)` and writes
 //!   for each, in index order, the *first draw* of stream `i` that no
 //!   `--exclude` set or other `--split` part takes (every shard knows
@@ -72,6 +75,7 @@ mod merge;
 mod rebudget;
 pub mod record;
 pub mod relabel;
+mod resume;
 mod shard;
 
 pub use merge::{MergeExclude, merge};
@@ -83,7 +87,6 @@ use crate::domain::Domain;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{Counts, DatasetEntry, DomainInfo, Parameters, ShardId, Status, Timings};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -427,6 +430,22 @@ fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     };
     let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
     check_digest(&path, resume.as_ref())?;
+    // A finished file of this length (its digest just checked) with
+    // nothing to relabel is up to date, decided before it is opened for
+    // writing: a dataset on a read-only disk or directory can be re-run.
+    if let Some(entry) = resume.as_ref().filter(|e| {
+        e.status == Status::Complete && e.digest.is_some() && e.counts.instances == job.n
+    }) {
+        let recorded = rebudget::recorded(&entry.parameters);
+        let change = job.labeler.map(|_| rebudget::compare(recorded, job.budget));
+        if !matches!(change, Some(rebudget::Change::Larger)) {
+            let mut summary = Summary::up_to_date(path, job.n, start, lock);
+            if matches!(change, Some(rebudget::Change::NotLarger)) {
+                summary.note = Some(not_larger_note(recorded));
+            }
+            return Ok(summary);
+        }
+    }
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
     if lines > job.n {
         return Err(too_long(&path, lines, job.n));
@@ -442,10 +461,7 @@ fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
             rebudget::Change::Same => {}
             rebudget::Change::NotLarger if complete && lines == job.n => {
                 let mut summary = Summary::up_to_date(path, lines, start, lock);
-                summary.note = Some(format!(
-                    "its labels were searched under {}; a budget that is not larger changes nothing (a larger one labels the lines left unlabelled)",
-                    rebudget::flags(recorded)
-                ));
+                summary.note = Some(not_larger_note(recorded));
                 return Ok(summary);
             }
             rebudget::Change::NotLarger => {
@@ -500,27 +516,9 @@ fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     }
 
     // Keys of the lines already there: instance `lines` competes with them.
+    // The manifest counts the work of every line, not only this run's.
     let mut seen = Dedup::excluding(job.exclude.clone());
-    let names = record::NameIndex::new(domain);
-    files::for_each_batch(&path, lines, |start, batch| {
-        let keys: Vec<Result<(u64, crate::synth::Key), record::KeyError>> = batch
-            .par_iter()
-            .map(|line| record::read_key(domain, &names, line))
-            .collect();
-        for (i, key) in (start..).zip(keys) {
-            let (seed, key) = key.map_err(|message| OutputError::Corrupt {
-                path: path.clone(),
-                message: format!("line {}: {message}", i + 1),
-            })?;
-            if seed != i || !seen.insert(key) {
-                return Err(OutputError::Corrupt {
-                    path: path.clone(),
-                    message: format!("line {} is not instance {i} of this dataset", i + 1),
-                });
-            }
-        }
-        Ok(())
-    })?;
+    let before = resume::dataset_prefix(domain, plan, &path, lines, resume.as_ref(), &mut seen)?;
 
     let mut entry = DatasetEntry {
         file: format!("{setting}.jsonl"),
@@ -548,7 +546,9 @@ fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     )?;
     let total_s = start.elapsed().as_secs_f64();
     entry.status = Status::Complete;
-    entry.counts = Counts::new(job.n, lines, &stats);
+    let mut whole = before;
+    whole.add(&stats);
+    entry.counts = Counts::new(job.n, lines, &whole);
     entry.timings = timings(synthesis_s, write_s, total_s, job.n - lines);
     entry.digest = Some(files::digest(&path)?);
     entry.difficulty = difficulty_of(&path, job.n, plan.reference)?;
@@ -565,6 +565,13 @@ fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
         lock: Some(lock),
         part: job.exclude.as_ref().and_then(|e| e.part_name()),
     })
+}
+
+fn not_larger_note(recorded: crate::search::SearchBudget) -> String {
+    format!(
+        "its labels were searched under {}; a budget that is not larger changes nothing (a larger one labels the lines left unlabelled)",
+        rebudget::flags(recorded)
+    )
 }
 
 /// A finished file must still hold the bytes its manifest entry digested:

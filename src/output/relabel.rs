@@ -100,8 +100,29 @@ pub fn relabel(
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         for (i, line) in lines.by_ref() {
-            let line =
-                line.map_err(|e| io::Error::new(e.kind(), format!("cannot read `{source}`: {e}")))?;
+            // Text that is not plain UTF-8 is the input's fault (exit 1).
+            let bad_text = |message: String| {
+                RelabelError::Input(vec![LineError {
+                    at: format!("{source}:{}", i + 1),
+                    message,
+                }])
+            };
+            let line = match line {
+                Ok(line) => line,
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    return Err(bad_text(
+                        "the line is not UTF-8 text; save the file as UTF-8".into(),
+                    ));
+                }
+                Err(e) => {
+                    return Err(
+                        io::Error::new(e.kind(), format!("cannot read `{source}`: {e}")).into(),
+                    );
+                }
+            };
+            if i == 0 && line.starts_with('\u{feff}') {
+                return Err(bad_text(crate::game::text::bom_message()));
+            }
             if !line.trim().is_empty() {
                 chunk.push((format!("{source}:{}", i + 1), line));
             }

@@ -98,6 +98,10 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
     }
     manifest::write_json(&manifest_path, &manifest)?;
 
+    let before =
+        super::resume::shard_prefix(plan, job.exclude.as_ref(), lines, resume.as_ref(), |j| {
+            shard.index + j * shard.count
+        })?;
     let mut stats = Stats::default();
     let (synthesis_s, write_s) = append::append_chunks(
         job,
@@ -108,31 +112,7 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
         total,
         |range| {
             let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
-            // The first (in-band) draw of each index that no excluded set
-            // (or other `--split` part) takes; merge dedups the rest.
-            let drawn: Vec<(Candidate, Option<Labelled>)> = match plan.banded {
-                Some(banded) => indices
-                    .par_iter()
-                    .with_min_len(1)
-                    .map(|&i| {
-                        let (mut candidate, mut label) = banded.first(i)?;
-                        if let Some(exclusion) = job.exclude.as_ref() {
-                            let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
-                            banded.admit(&mut candidate, &mut label, &mut taken)?;
-                        }
-                        Ok((candidate, Some(Ok(label))))
-                    })
-                    .collect::<Result<_, SynthError>>()?,
-                None => indices
-                    .par_iter()
-                    .with_min_len(16)
-                    .map(|&i| {
-                        let mut candidate = plan.synth.candidate(i)?;
-                        skip_excluded(plan.synth, &mut candidate, job.exclude.as_ref())?;
-                        Ok((candidate, None))
-                    })
-                    .collect::<Result<_, SynthError>>()?,
-            };
+            let drawn = first_draws(plan, job.exclude.as_ref(), &indices)?;
             Ok(drawn
                 .into_iter()
                 .map(|(c, label)| {
@@ -145,7 +125,9 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
     )?;
     let total_s = start.elapsed().as_secs_f64();
     manifest.status = Status::Complete;
-    manifest.counts = Counts::new(total, lines, &stats);
+    let mut whole = before;
+    whole.add(&stats);
+    manifest.counts = Counts::new(total, lines, &whole);
     manifest.timings = timings(synthesis_s, write_s, total_s, total - lines);
     manifest.digest = Some(files::digest(&path)?);
     manifest::write_json(&manifest_path, &manifest)?;
@@ -167,6 +149,39 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
 /// another `--split` part takes it: what a shard writes for its index
 /// (those draws are taken in every dataset, whatever the other shards
 /// hold), and what `merge` replays a taken line from.
+/// What a shard writes for each of `indices`: the first (in-band) draw
+/// of its stream that no excluded set (or other `--split` part) takes,
+/// with its label when a band needed it; merge dedups the rest.
+pub(super) fn first_draws(
+    plan: &Plan,
+    exclusion: Option<&Arc<Exclusion>>,
+    indices: &[u64],
+) -> Result<Vec<(Candidate, Option<Labelled>)>, SynthError> {
+    match plan.banded {
+        Some(banded) => indices
+            .par_iter()
+            .with_min_len(1)
+            .map(|&i| {
+                let (mut candidate, mut label) = banded.first(i)?;
+                if let Some(exclusion) = exclusion {
+                    let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+                    banded.admit(&mut candidate, &mut label, &mut taken)?;
+                }
+                Ok((candidate, Some(Ok(label))))
+            })
+            .collect(),
+        None => indices
+            .par_iter()
+            .with_min_len(16)
+            .map(|&i| {
+                let mut candidate = plan.synth.candidate(i)?;
+                skip_excluded(plan.synth, &mut candidate, exclusion)?;
+                Ok((candidate, None))
+            })
+            .collect(),
+    }
+}
+
 pub(super) fn skip_excluded(
     synth: &Synthesizer,
     candidate: &mut Candidate,

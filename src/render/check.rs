@@ -78,6 +78,10 @@ pub enum BookProblem {
     MissingGuarantee { expected: String },
     /// A line is the false twin of a canonical sentence.
     False { line: usize, text: String },
+    /// A rule sentence whose list of truths parses two ways (a truth
+    /// named `nothing`, or one that splits into other truths' names, not
+    /// delimited): the reader cannot tell what it rules out.
+    Ambiguous { text: String },
     /// A claim (a line in claim form) that is not a canonical sentence of
     /// the instance.
     Unverified {
@@ -114,6 +118,10 @@ impl fmt::Display for BookProblem {
                 }
                 write!(f, " (expected the line `{expected}`)")
             }
+            BookProblem::Ambiguous { text } => write!(
+                f,
+                "the rule sentence `{text}` can be read as two different lists of truths; quote the truth names (the renderer does so for such domains)"
+            ),
             BookProblem::MissingIndex { truth, expected } => write!(
                 f,
                 "the index entry of `{truth}` is missing (expected the line `{expected}`)"
@@ -198,6 +206,64 @@ fn claim_form(line: &str, task: &TaskView) -> Option<Claim> {
         .then_some(Claim::TruthList)
 }
 
+/// In how many ways (0, 1, or 2 meaning "two or more") `list` — what a
+/// rule sentence says after `rules out ` — reads as `nothing` or as a list
+/// `A`, `A and B`, `A, B and C` of `names`, each written in double quotes
+/// when `quoted` (the domain quotes its truth names), else bare.
+pub fn rule_list_parses(list: &str, names: &[&str], quoted: bool) -> usize {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum After {
+        Start,
+        Comma,
+        And,
+    }
+    fn ways(
+        list: &str,
+        at: usize,
+        after: After,
+        names: &[&str],
+        quoted: bool,
+        memo: &mut std::collections::HashMap<(usize, u8), usize>,
+    ) -> usize {
+        let key = (at, after as u8);
+        if let Some(&n) = memo.get(&key) {
+            return n;
+        }
+        let rest = &list[at..];
+        let mut total = 0;
+        for name in names {
+            let len = if quoted {
+                (rest.starts_with('"')
+                    && rest[1..].starts_with(name)
+                    && rest[1 + name.len()..].starts_with('"'))
+                .then_some(name.len() + 2)
+            } else {
+                rest.starts_with(name).then_some(name.len())
+            };
+            if let Some(len) = len {
+                let next = at + len;
+                let tail = &list[next..];
+                if tail.is_empty() {
+                    total += usize::from(after != After::Comma);
+                } else if after != After::And {
+                    if tail.starts_with(", ") {
+                        total += ways(list, next + 2, After::Comma, names, quoted, memo);
+                    }
+                    if tail.starts_with(" and ") {
+                        total += ways(list, next + 5, After::And, names, quoted, memo);
+                    }
+                }
+                total = total.min(2);
+            }
+        }
+        memo.insert(key, total);
+        total
+    }
+    let nothing = usize::from(list == "nothing");
+    let mut memo = std::collections::HashMap::new();
+    (nothing + ways(list, 0, After::Start, names, quoted, &mut memo)).min(2)
+}
+
 /// A fast multiplicative hash for the line sets, eight bytes a step: the
 /// keys are short and a slow path on collisions is harmless here.
 #[derive(Default, Clone, Copy)]
@@ -255,6 +321,18 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
                 false_twins.push(vocab::nothing_sentence(task, pos, s));
             }
             let expected = vocab::rule_sentence(task, pos, s);
+            let head = vocab::rule_sentence_head(task, pos, s);
+            let list = expected
+                .strip_prefix(head.as_str())
+                .and_then(|l| l.strip_suffix('.'));
+            let names: Vec<&str> = task.truths.iter().map(|&t| d.truths[t].as_str()).collect();
+            if present.contains(expected.as_str())
+                && list.is_some_and(|l| rule_list_parses(l, &names, d.quote_truths) > 1)
+            {
+                check.problems.push(BookProblem::Ambiguous {
+                    text: expected.clone(),
+                });
+            }
             if !present.contains(expected.as_str()) {
                 check.problems.push(BookProblem::MissingRule {
                     action: action.name.clone(),
@@ -363,6 +441,20 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_list_that_reads_two_ways_is_counted_so() {
+        let names = ["Flu", "Cold", "Flu and Cold", "nothing"];
+        assert_eq!(rule_list_parses("Flu and Cold", &names, false), 2);
+        assert_eq!(rule_list_parses("nothing", &names, false), 2);
+        assert_eq!(rule_list_parses("Flu, Cold and nothing", &names, false), 1);
+        assert_eq!(rule_list_parses("Flu, Cold", &names, false), 0);
+        assert_eq!(rule_list_parses("Flu and Cold", &["Flu", "Cold"], false), 1);
+        assert_eq!(rule_list_parses("\"Flu and Cold\"", &names, true), 1);
+        assert_eq!(rule_list_parses("\"Flu\" and \"Cold\"", &names, true), 1);
+        assert_eq!(rule_list_parses("nothing", &names, true), 1);
+        assert_eq!(rule_list_parses("\"nothing\"", &names, true), 1);
+    }
 
     #[test]
     fn bullets() {

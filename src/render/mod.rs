@@ -47,7 +47,7 @@ mod templates;
 pub mod vocab;
 
 pub use book::Renderer;
-pub use check::{BookCheck, BookProblem, Claim, check_book};
+pub use check::{BookCheck, BookProblem, Claim, check_book, rule_list_parses};
 pub use kumo::{KumoBookCheck, check_kumo_book};
 pub use options::{RenderOptions, SftBook};
 pub use protocol::answer_tag;

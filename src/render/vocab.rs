@@ -11,6 +11,11 @@
 //! instance and looks them up, so it never parses prose (it also rejects
 //! any other line in their forms).
 //!
+//! When a truth name would make a rule sentence read two ways (a truth
+//! called `nothing`, or `Flu and Cold` beside `Flu` and `Cold`), every
+//! truth name in the domain's rule sentences is put in double quotes
+//! (`Domain::quote_truths`); other domains' books are unchanged.
+//!
 //! Wording uses the domain's vocabulary (truth plural) and the units of
 //! numeric actions. Numbers print in shortest round-trip form.
 
@@ -73,10 +78,22 @@ pub fn rule_sentence(task: &TaskView, pos: usize, state: usize) -> String {
         .collect();
     if names.is_empty() {
         out.push_str("nothing.");
+    } else if task.domain.quote_truths {
+        let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        join_names(quoted.iter().map(String::as_str), &mut out);
+        out.push('.');
     } else {
         join_names(names, &mut out);
         out.push('.');
     }
+    out
+}
+
+/// The start of the rule sentence of state `state` of instance action
+/// `pos`, up to and including `rules out `: what follows is the list.
+pub fn rule_sentence_head(task: &TaskView, pos: usize, state: usize) -> String {
+    let mut out = String::with_capacity(64);
+    rule_head(&task.domain.actions[task.actions[pos]], state, &mut out);
     out
 }
 

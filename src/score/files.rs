@@ -29,7 +29,7 @@ pub enum ScoreFileError {
 }
 
 fn read(path: &Path) -> Result<String, DatasetError> {
-    std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
+    crate::game::read_jsonl(path).map_err(|source| DatasetError::Io {
         path: path.to_path_buf(),
         source,
     })

@@ -87,6 +87,9 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
             line: i + 1,
             message,
         };
+        if i == 0 && raw.starts_with('\u{feff}') {
+            return Err(err(crate::game::text::bom_message()));
+        }
         let value: Value = serde_json::from_str(raw).map_err(|e| err(format!("not JSON ({e})")))?;
         let Some(trajectories) = value.get("trajectories").and_then(Value::as_array) else {
             return Err(err(

@@ -86,6 +86,7 @@ pub fn build(name: &str, truths: &[String], actions: Vec<ActionSpec>) -> Domain 
         action_noun: "action".into(),
         action_plural: "actions".into(),
         goal: "identify the truth".into(),
+        quote_truths: crate::domain::truths_ambiguous_in_sentences(truths),
         truths: truths.to_vec(),
         actions: compiled,
         document,
