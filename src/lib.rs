@@ -48,6 +48,7 @@ pub mod python_repr;
 pub mod render;
 pub mod score;
 pub mod search;
+pub mod setting;
 pub mod stats;
 mod stderr_line;
 pub mod synth;

@@ -397,6 +397,12 @@ impl Exclusion {
     }
 }
 
+impl crate::synth::Taken for Exclusion {
+    fn excludes(&self, key: &Key) -> bool {
+        Exclusion::excludes(self, key)
+    }
+}
+
 /// `path` relative to `root` for messages and digests.
 fn relative(root: &Path, path: &Path) -> String {
     path.strip_prefix(root)

@@ -20,10 +20,10 @@ use rand::TryRng;
 use serde::{Deserialize, Serialize};
 
 use super::{Exclusion, sets_conflict};
-use crate::dataset::Setting;
 use crate::output::manifest::{DomainInfo, Parameters};
 use crate::output::{Job, OutputError, dataset_path, domain_dir, files};
 use crate::search::SearchBudget;
+use crate::setting::Setting;
 
 /// The directory of the private seed files under `--out`.
 pub const SECRET_DIR: &str = "SECRET-seeds";

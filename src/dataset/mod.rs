@@ -12,10 +12,9 @@
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 
 mod books;
-pub mod setting;
 
+pub use crate::setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
 pub use books::{BookCheck, BookFinding, BookFormat, check_books};
-pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
 
 use std::io;
 use std::path::{Path, PathBuf};

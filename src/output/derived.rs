@@ -47,19 +47,13 @@ use serde_json::Value;
 
 use super::OutputError;
 use super::derived_stamp::{self as stamp, Artifact};
-use super::files::AtomicFile;
+use super::files::{self, AtomicFile};
 use super::hf_card::write_card;
 use crate::domain::Domain;
 use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 
-/// The HF export's file format: Parquet when built with the `parquet`
-/// feature, else JSON Lines (the same rows; `datasets` reads both).
-pub const HF_FORMAT: &str = if cfg!(feature = "parquet") {
-    "parquet"
-} else {
-    "jsonl"
-};
+pub use super::hf_card::HF_FORMAT;
 
 /// Lines rendered per parallel chunk.
 const CHUNK: usize = 1024;
@@ -128,26 +122,6 @@ enum LineError {
     Template(String, String),
     /// Our own rendering failed or produced a book that fails its check.
     Bug(String),
-}
-
-/// Starts the derived file `path` through the atomic writer, creating its
-/// directories below `out` (never through a symbolic link). Committed
-/// unsynced: these files are rebuilt whole from the (synced) dataset file
-/// by any re-run, and syncing the step records (hundreds of MB at n = 5000
-/// hard) would dominate.
-fn stage(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
-    if let Some(dir) = path.parent() {
-        super::files::create_dir_below(out, dir)?;
-    }
-    Ok(AtomicFile::create(path)?)
-}
-
-/// Writes `bytes` to `path` through the atomic writer, creating its
-/// directories below `out`.
-pub(super) fn write_staged(out: &Path, path: PathBuf, bytes: &[u8]) -> Result<(), OutputError> {
-    let mut staged = stage(out, &path)?;
-    staged.write_all(bytes)?;
-    Ok(staged.commit_unsynced()?)
 }
 
 fn temp_name(path: &Path) -> PathBuf {
@@ -236,7 +210,7 @@ impl Paths {
             "jsonl"
         };
         Ok(Paths {
-            books_dir: crate::dataset::books_dir(&domain_dir, &setting),
+            books_dir: crate::setting::books_dir(&domain_dir, &setting),
             sft: sft_dir.join(format!("{setting}.jsonl")),
             steps: sft_dir.join(format!("{setting}.steps.jsonl")),
             hf_rows: hf_data.join(format!("{setting}.{HF_FORMAT}")),
@@ -411,8 +385,9 @@ fn start_rebuild(
     } else {
         None
     };
-    let stage_if =
-        |root: &Path, path: &Path, wanted: bool| wanted.then(|| stage(root, path)).transpose();
+    let stage_if = |root: &Path, path: &Path, wanted: bool| {
+        wanted.then(|| files::stage_below(root, path)).transpose()
+    };
     Ok(Outputs {
         books_tmp,
         sft: stage_if(&paths.out, &paths.sft, sft.wanted)?,
@@ -522,7 +497,7 @@ fn write_chunk(
 ) -> Result<(), OutputError> {
     for d in derived.iter().flatten() {
         if let Some(books_tmp) = &outputs.books_tmp {
-            let path = books_tmp.join(crate::dataset::book_file_name(d.seed));
+            let path = books_tmp.join(crate::setting::book_file_name(d.seed));
             std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
         }
         summary.books += 1;

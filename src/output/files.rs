@@ -549,6 +549,26 @@ pub fn for_each_batch(
     Ok(())
 }
 
+/// Starts the derived file `path` through the atomic writer, creating its
+/// directories below `out` (never through a symbolic link). Committed
+/// unsynced: these files are rebuilt whole from the (synced) dataset file
+/// by any re-run, and syncing the step records (hundreds of MB at n = 5000
+/// hard) would dominate.
+pub(super) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
+    if let Some(dir) = path.parent() {
+        create_dir_below(out, dir)?;
+    }
+    Ok(AtomicFile::create(path)?)
+}
+
+/// Writes `bytes` to `path` through the atomic writer, creating its
+/// directories below `out`.
+pub(super) fn write_below(out: &Path, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let mut staged = stage_below(out, path)?;
+    staged.write_all(bytes)?;
+    Ok(staged.commit_unsynced()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

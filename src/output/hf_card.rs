@@ -17,9 +17,17 @@
 use std::path::Path;
 
 use super::OutputError;
-use super::derived::{HF_FORMAT, write_staged};
-use crate::dataset::Setting;
+use super::files::write_below;
+
+/// The HF export's file format: Parquet when built with the `parquet`
+/// feature, else JSON Lines (the same rows; `datasets` reads both).
+pub const HF_FORMAT: &str = if cfg!(feature = "parquet") {
+    "parquet"
+} else {
+    "jsonl"
+};
 use crate::render::hf::{Card, CardConfig, dataset_card};
+use crate::setting::Setting;
 
 /// One data file of the export.
 struct DataFile {
@@ -171,7 +179,7 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         domains: domains.into_iter().map(|d| (d, String::new())).collect(),
     };
     let root = hf_dir.parent().unwrap_or(Path::new("."));
-    write_staged(root, card_path, dataset_card(&card).as_bytes())
+    write_below(root, &card_path, dataset_card(&card).as_bytes())
 }
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`; a

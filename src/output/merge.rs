@@ -13,10 +13,10 @@ use super::rebudget;
 use super::{OutputError, Progress, Summary, check_digest, domain_dir, files, record, timings};
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
-use crate::dataset::Setting;
 use crate::difficulty::{Banded, Reference};
 use crate::domain::Domain;
 use crate::search::SearchBudget;
+use crate::setting::Setting;
 use crate::synth::{Dedup, Stats, Synthesizer};
 use std::sync::Arc;
 
@@ -461,7 +461,7 @@ fn merge_lines(
                 }
                 None => {
                     let mut candidate = synth.candidate(i)?;
-                    super::shard::skip_excluded(&synth, &mut candidate, group.exclusion.as_ref())?;
+                    super::draws::skip_excluded(&synth, &mut candidate, group.exclusion.as_ref())?;
                     (candidate, None)
                 }
             };

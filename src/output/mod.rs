@@ -66,6 +66,7 @@
 mod append;
 pub mod derived;
 mod derived_stamp;
+mod draws;
 pub mod files;
 mod hf_card;
 #[cfg(feature = "parquet")]
@@ -81,10 +82,10 @@ mod shard;
 pub use merge::{MergeExclude, merge};
 
 use crate::contamination::Exclusion;
-use crate::dataset::Setting;
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
 use crate::search::SearchBudget;
+use crate::setting::Setting;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{Counts, DatasetEntry, DomainInfo, Parameters, ShardId, Status, Timings};
 use std::path::{Path, PathBuf};

@@ -109,7 +109,7 @@ pub(super) fn dataset_prefix(
 /// The counters of making the first `lines` lines of a shard that owns
 /// the indices `owned(0), owned(1), ...`: the finished entry's when it
 /// counts exactly those lines, else the shard's draws replayed (a shard
-/// does no dedup, so its lines are [`super::shard::first_draws`]).
+/// does no dedup, so its lines are [`super::draws::first_draws`]).
 pub(super) fn shard_prefix(
     plan: &Plan,
     exclusion: Option<&Arc<Exclusion>>,
@@ -125,7 +125,7 @@ pub(super) fn shard_prefix(
     while next < lines {
         let end = (next + super::append::CHUNK).min(lines);
         let indices: Vec<u64> = (next..end).map(&owned).collect();
-        for (candidate, _) in super::shard::first_draws(plan, exclusion, &indices)? {
+        for (candidate, _) in super::draws::first_draws(plan, exclusion, &indices)? {
             stats.add(&candidate.stats);
             stats.instances += 1;
         }

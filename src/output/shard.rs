@@ -11,16 +11,12 @@ use std::time::Instant;
 use super::manifest::{
     self, Counts, DomainInfo, Generator, ShardId, ShardManifest, Status, Timings,
 };
-use super::record::Labelled;
 use super::{
     Job, OutputError, Plan, Summary, append, check_digest, domain_dir, existing, files, timings,
     too_long,
 };
-use crate::contamination::Exclusion;
-use crate::dataset::Setting;
-use crate::synth::{Candidate, Dedup, Params, Stats, SynthError, Synthesizer};
-use rayon::prelude::*;
-use std::sync::Arc;
+use crate::setting::Setting;
+use crate::synth::{Params, Stats};
 
 pub(super) fn shard_paths(
     out: &Path,
@@ -112,7 +108,7 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
         total,
         |range| {
             let indices: Vec<u64> = range.map(|j| shard.index + j * shard.count).collect();
-            let drawn = first_draws(plan, job.exclude.as_ref(), &indices)?;
+            let drawn = super::draws::first_draws(plan, job.exclude.as_ref(), &indices)?;
             Ok(drawn
                 .into_iter()
                 .map(|(c, label)| {
@@ -143,53 +139,4 @@ pub(super) fn write_shard(job: &Job, plan: &Plan, shard: ShardId) -> Result<Summ
         lock: Some(lock),
         part: job.exclude.as_ref().and_then(|e| e.part_name()),
     })
-}
-
-/// Redraws `candidate` from its own stream while an `--exclude` set or
-/// another `--split` part takes it: what a shard writes for its index
-/// (those draws are taken in every dataset, whatever the other shards
-/// hold), and what `merge` replays a taken line from.
-/// What a shard writes for each of `indices`: the first (in-band) draw
-/// of its stream that no excluded set (or other `--split` part) takes,
-/// with its label when a band needed it; merge dedups the rest.
-pub(super) fn first_draws(
-    plan: &Plan,
-    exclusion: Option<&Arc<Exclusion>>,
-    indices: &[u64],
-) -> Result<Vec<(Candidate, Option<Labelled>)>, SynthError> {
-    match plan.banded {
-        Some(banded) => indices
-            .par_iter()
-            .with_min_len(1)
-            .map(|&i| {
-                let (mut candidate, mut label) = banded.first(i)?;
-                if let Some(exclusion) = exclusion {
-                    let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
-                    banded.admit(&mut candidate, &mut label, &mut taken)?;
-                }
-                Ok((candidate, Some(Ok(label))))
-            })
-            .collect(),
-        None => indices
-            .par_iter()
-            .with_min_len(16)
-            .map(|&i| {
-                let mut candidate = plan.synth.candidate(i)?;
-                skip_excluded(plan.synth, &mut candidate, exclusion)?;
-                Ok((candidate, None))
-            })
-            .collect(),
-    }
-}
-
-pub(super) fn skip_excluded(
-    synth: &Synthesizer,
-    candidate: &mut Candidate,
-    exclusion: Option<&Arc<Exclusion>>,
-) -> Result<(), SynthError> {
-    if let Some(exclusion) = exclusion {
-        let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
-        synth.admit(candidate, &mut taken)?;
-    }
-    Ok(())
 }

@@ -9,14 +9,22 @@
 //! The set is a hash set (`O(1)` per lookup); its iteration order is never
 //! used, so the hasher's per-process seed cannot reach the output.
 //!
-//! A [`Dedup`] may also carry the keys of other datasets (`--exclude`,
-//! [`crate::contamination::Exclusion`]): a key they hold counts as taken,
-//! so an excluded draw is redrawn from its own stream like a duplicate.
+//! A [`Dedup`] may also carry keys that are [`Taken`] before any instance
+//! is admitted (other datasets' under `--exclude`, other parts' under
+//! `--split`: `crate::contamination::Exclusion`): a key they hold counts
+//! as taken, so an excluded draw is redrawn from its own stream like a
+//! duplicate. The trait keeps synthesis below the contamination module,
+//! which builds those sets from files.
 
 use super::Instance;
-use crate::contamination::Exclusion;
 use std::collections::HashSet;
 use std::sync::Arc;
+
+/// Keys that count as taken before any instance is admitted.
+pub trait Taken: Send + Sync + std::fmt::Debug {
+    /// Whether `key` is taken.
+    fn excludes(&self, key: &Key) -> bool;
+}
 
 /// The canonical key of an instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,7 +87,7 @@ impl Key {
 #[derive(Clone, Debug, Default)]
 pub struct Dedup {
     seen: HashSet<Key>,
-    excluded: Option<Arc<Exclusion>>,
+    excluded: Option<Arc<dyn Taken>>,
 }
 
 impl Dedup {
@@ -88,10 +96,10 @@ impl Dedup {
     }
 
     /// An empty set that also counts the keys of `excluded` as taken.
-    pub fn excluding(excluded: Option<Arc<Exclusion>>) -> Dedup {
+    pub fn excluding<T: Taken + 'static>(excluded: Option<Arc<T>>) -> Dedup {
         Dedup {
             seen: HashSet::new(),
-            excluded,
+            excluded: excluded.map(|e| e as Arc<dyn Taken>),
         }
     }
 

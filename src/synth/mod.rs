@@ -59,7 +59,7 @@ use rayon::prelude::*;
 
 pub use checks::{ErrorKind, SynthError};
 use checks::{check_params, distinct_bound, infeasible};
-pub use dedup::{Dedup, Key};
+pub use dedup::{Dedup, Key, Taken};
 pub use params::{
     DEFAULT_DECIMALS, DEFAULT_SEED, MAX_DUPLICATE_RETRIES, MAX_SAMPLES, Params, Stats,
 };

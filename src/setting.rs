@@ -3,7 +3,8 @@
 //! (dataset files, book folders, result folders), the HF config form
 //! `t4-a6-v1` and the table form `4x6`. The one place a setting name is
 //! made or read, by the writers ([`crate::output`]), the readers
-//! ([`super::Dataset`], [`crate::score`]) and the Python package.
+//! ([`crate::dataset::Dataset`], [`crate::score`]) and the Python package.
+//! It sits below both, so the writers never import the reading side.
 //!
 //! Also the one rule for the path of an instance's knowledge book:
 //! `<domain dir>/knowledge_book/<setting>/seed=<i>.txt`, `i` the

@@ -1,0 +1,60 @@
+//! What the writers draw for one index of a sharded or resumed run: the
+//! first draw of instance i's own stream that lies in the run's band (if
+//! any) and that no `--exclude` set or other `--split` part takes. A shard
+//! writes these draws (every shard can know them, whatever the other
+//! shards hold); `merge` and a resumed shard replay them (DESIGN.md
+//! "Outputs"); duplicates between indices are left to `merge`.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::Plan;
+use super::record::Labelled;
+use crate::contamination::Exclusion;
+use crate::synth::{Candidate, Dedup, SynthError, Synthesizer};
+
+/// The draw of each of `indices`, with its label when a band needed one.
+pub(super) fn first_draws(
+    plan: &Plan,
+    exclusion: Option<&Arc<Exclusion>>,
+    indices: &[u64],
+) -> Result<Vec<(Candidate, Option<Labelled>)>, SynthError> {
+    match plan.banded {
+        Some(banded) => indices
+            .par_iter()
+            .with_min_len(1)
+            .map(|&i| {
+                let (mut candidate, mut label) = banded.first(i)?;
+                if let Some(exclusion) = exclusion {
+                    let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+                    banded.admit(&mut candidate, &mut label, &mut taken)?;
+                }
+                Ok((candidate, Some(Ok(label))))
+            })
+            .collect(),
+        None => indices
+            .par_iter()
+            .with_min_len(16)
+            .map(|&i| {
+                let mut candidate = plan.synth.candidate(i)?;
+                skip_excluded(plan.synth, &mut candidate, exclusion)?;
+                Ok((candidate, None))
+            })
+            .collect(),
+    }
+}
+
+/// Redraws `candidate` from its own stream while an `--exclude` set or
+/// another `--split` part takes it.
+pub(super) fn skip_excluded(
+    synth: &Synthesizer,
+    candidate: &mut Candidate,
+    exclusion: Option<&Arc<Exclusion>>,
+) -> Result<(), SynthError> {
+    if let Some(exclusion) = exclusion {
+        let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+        synth.admit(candidate, &mut taken)?;
+    }
+    Ok(())
+}
