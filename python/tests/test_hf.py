@@ -29,11 +29,11 @@ def test_load_dataset_reads_every_config(tmp_path: Path, run_cli: Callable[..., 
         "medical-t5-a6-v1-sft",
     ]
     # The default config loads without naming one.
-    default = datasets.load_dataset(str(export), split="train")
+    default = datasets.load_dataset(str(export), split="train", cache_dir=str(tmp_path / "hf-cache"))
     assert len(default) == 7
     rows = {"cloud-t4-a5-v1": 7, "medical-t4-a5-v1": 3, "medical-t5-a6-v1": 12}
     for name in names:
-        data = datasets.load_dataset(str(export), name, split="train")
+        data = datasets.load_dataset(str(export), name, split="train", cache_dir=str(tmp_path / "hf-cache"))
         base = name.removesuffix("-sft")
         assert len(data) == rows[base], name
         domain = base.split("-t")[0]
@@ -77,11 +77,13 @@ def test_split_parts_are_configs_of_one_export(tmp_path: Path, run_cli: Callable
     )
     export = out / "hf"
     assert sorted(datasets.get_dataset_config_names(str(export))) == ["test", "train", "train-sft"]
-    test = datasets.load_dataset(str(export), "test")
+    # A private cache: `datasets` may serve an earlier export at the same
+    # path from its shared cache.
+    test = datasets.load_dataset(str(export), "test", cache_dir=str(tmp_path / "hf-cache"))
     assert list(test) == ["test"] and len(test["test"]) == 8
-    train = datasets.load_dataset(str(export), "train", split="train")
+    train = datasets.load_dataset(str(export), "train", split="train", cache_dir=str(tmp_path / "hf-cache"))
     assert len(train) == 32
-    sft = datasets.load_dataset(str(export), "train-sft", split="train")
+    sft = datasets.load_dataset(str(export), "train-sft", split="train", cache_dir=str(tmp_path / "hf-cache"))
     assert sft["id"] == train["id"]
     # No context (truths, actions, valid truths) is in both parts.
     def context(row: Any) -> Any:
