@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::Plan;
 use super::record::Labelled;
 use crate::contamination::Exclusion;
+use crate::search::Label;
 use crate::synth::{Candidate, Dedup, SynthError, Synthesizer};
 
 /// The draw of each of `indices`, with its label when a band needed one.
@@ -20,34 +21,42 @@ pub(super) fn first_draws(
     exclusion: Option<&Arc<Exclusion>>,
     indices: &[u64],
 ) -> Result<Vec<(Candidate, Option<Labelled>)>, SynthError> {
+    indices
+        .par_iter()
+        .with_min_len(if plan.banded.is_some() { 1 } else { 16 })
+        .map(|&i| {
+            let (candidate, label) = first_draw(plan, exclusion, i)?;
+            Ok((candidate, label.map(Ok)))
+        })
+        .collect()
+}
+
+/// The draw of `index`, with its label when a band needed one.
+pub(super) fn first_draw(
+    plan: &Plan,
+    exclusion: Option<&Arc<Exclusion>>,
+    index: u64,
+) -> Result<(Candidate, Option<Label>), SynthError> {
     match plan.banded {
-        Some(banded) => indices
-            .par_iter()
-            .with_min_len(1)
-            .map(|&i| {
-                let (mut candidate, mut label) = banded.first(i)?;
-                if let Some(exclusion) = exclusion {
-                    let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
-                    banded.admit(&mut candidate, &mut label, &mut taken)?;
-                }
-                Ok((candidate, Some(Ok(label))))
-            })
-            .collect(),
-        None => indices
-            .par_iter()
-            .with_min_len(16)
-            .map(|&i| {
-                let mut candidate = plan.synth.candidate(i)?;
-                skip_excluded(plan.synth, &mut candidate, exclusion)?;
-                Ok((candidate, None))
-            })
-            .collect(),
+        Some(banded) => {
+            let (mut candidate, mut label) = banded.first(index)?;
+            if let Some(exclusion) = exclusion {
+                let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
+                banded.admit(&mut candidate, &mut label, &mut taken)?;
+            }
+            Ok((candidate, Some(label)))
+        }
+        None => {
+            let mut candidate = plan.synth.candidate(index)?;
+            skip_excluded(plan.synth, &mut candidate, exclusion)?;
+            Ok((candidate, None))
+        }
     }
 }
 
 /// Redraws `candidate` from its own stream while an `--exclude` set or
 /// another `--split` part takes it.
-pub(super) fn skip_excluded(
+fn skip_excluded(
     synth: &Synthesizer,
     candidate: &mut Candidate,
     exclusion: Option<&Arc<Exclusion>>,

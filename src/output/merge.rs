@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Status};
-use super::rebudget;
 use super::{OutputError, Progress, Summary, check_digest, domain_dir, files, record, timings};
+use super::{draws, rebudget};
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
 use crate::difficulty::{Banded, Reference};
@@ -422,6 +422,11 @@ fn merge_lines(
         }
         None => None,
     };
+    let plan = super::Plan {
+        synth: &synth,
+        banded: banded.as_ref(),
+        reference: group.reference.as_deref(),
+    };
     let (mut readers, mut stats) = open_shards(group, dir)?;
     let index = record::NameIndex::new(domain);
     let mut seen = Dedup::excluding(group.exclusion.clone());
@@ -450,21 +455,7 @@ fn merge_lines(
         if seen.insert(key.clone()) {
             merged.write_all(&line)?;
         } else {
-            let (mut candidate, mut label) = match &banded {
-                Some(banded) => {
-                    let (mut candidate, mut label) = banded.first(i)?;
-                    if let Some(exclusion) = &group.exclusion {
-                        let mut taken = Dedup::excluding(Some(Arc::clone(exclusion)));
-                        banded.admit(&mut candidate, &mut label, &mut taken)?;
-                    }
-                    (candidate, Some(label))
-                }
-                None => {
-                    let mut candidate = synth.candidate(i)?;
-                    super::draws::skip_excluded(&synth, &mut candidate, group.exclusion.as_ref())?;
-                    (candidate, None)
-                }
-            };
+            let (mut candidate, mut label) = draws::first_draw(&plan, group.exclusion.as_ref(), i)?;
             if candidate.key != key {
                 return Err(corrupt(format!(
                     "instance {i} is not the first draw of its stream that no excluded set (or other `--split` part) takes"
