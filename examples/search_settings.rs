@@ -30,20 +30,9 @@ use kumo_gen::domain::Registry;
 use kumo_gen::search::{Problem, SearchBudget, SearchError, Searcher};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 
-#[path = "../tests/reference.rs"]
-mod reference;
-use reference::Reference;
-
-/// KUMO's recursion on `problem`'s rule-out masks, canonical (actions
-/// related to no truth left dropped), stopped after `max_nodes` nodes.
-fn reference(problem: &Problem, max_nodes: u64) -> Reference {
-    let rules = (0..problem.action_count())
-        .map(|a| problem.states(a).to_vec())
-        .collect();
-    Reference::new(problem.truth_count(), rules)
-        .canonical()
-        .with_node_cap(max_nodes)
-}
+#[path = "support/oracle.rs"]
+mod oracle;
+use oracle::reference;
 
 /// The median / p90 / max columns of a row, from milliseconds.
 fn times(ms: &mut [f64]) -> String {
