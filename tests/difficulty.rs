@@ -301,14 +301,21 @@ fn play_with_a_budget_goes_on_after_a_wrong_answer_through_a_pipe() {
         .find(|t| *t != valid)
         .unwrap();
     let results = out.path().join("results.jsonl");
-    kumo_gen()
-        .args(["play", "--budget", "3", "--instances"])
-        .arg(&file)
-        .arg("--out")
-        .arg(&results)
-        .write_stdin(format!("{wrong}\n{valid}\n"))
-        .assert()
-        .success()
+    // `kumo-gen play` of `file`'s first instance with `flags`, the replies
+    // piped in, appending to `results`.
+    let play = |flags: &[&str], replies: &[&str]| {
+        kumo_gen()
+            .arg("play")
+            .args(flags)
+            .arg("--instances")
+            .arg(&file)
+            .arg("--out")
+            .arg(&results)
+            .write_stdin(format!("{}\n", replies.join("\n")))
+            .assert()
+            .success()
+    };
+    play(&["--budget", "3"], &[wrong, valid])
         .stdout(predicates::str::contains(format!("{wrong}: wrong")))
         .stdout(predicates::str::contains("correct in 2 turn(s)"));
     let played: Value =
@@ -319,28 +326,13 @@ fn play_with_a_budget_goes_on_after_a_wrong_answer_through_a_pipe() {
     assert_eq!(trial["observations"][1]["observation"], "wrong");
     assert_eq!(played["agent"], "HumanAgent-budget=3");
     // Two wrong answers spend a budget of two: recorded unsuccessful.
-    kumo_gen()
-        .args(["play", "--budget", "2", "--instances"])
-        .arg(&file)
-        .arg("--out")
-        .arg(&results)
-        .write_stdin(format!("{wrong}\n{wrong}\n{valid}\n"))
-        .assert()
-        .success()
+    play(&["--budget", "2"], &[wrong, wrong, valid])
         .stdout(predicates::str::contains("the 2 turns are spent"));
     let last = std::fs::read_to_string(&results).unwrap();
     let last: Value = serde_json::from_str(last.lines().last().unwrap()).unwrap();
     assert_eq!(last["trajectories"][0]["successful"], false);
     // Without --budget, KUMO's protocol: the wrong answer ends the game.
-    kumo_gen()
-        .args(["play", "--instances"])
-        .arg(&file)
-        .arg("--out")
-        .arg(&results)
-        .write_stdin(format!("{wrong}\n{valid}\n"))
-        .assert()
-        .success()
-        .stdout(predicates::str::contains(
-            "wrong: the observations rule out",
-        ));
+    play(&[], &[wrong, valid]).stdout(predicates::str::contains(
+        "wrong: the observations rule out",
+    ));
 }
