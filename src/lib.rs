@@ -43,6 +43,7 @@ pub mod graph;
 pub mod import;
 pub mod output;
 pub mod pipeline;
+pub mod progress;
 pub mod propose;
 pub mod python_repr;
 pub mod render;

@@ -143,37 +143,3 @@ pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
     ))?;
     Ok(Report::Done)
 }
-
-/// Prints the capacity of the setting (estimated from its first draws) and
-/// a warning when `n` comes close; the error when `n` is impossible.
-/// A setting whose draws fail is left to the run, which names the cause.
-pub fn report_capacity(
-    domain: &Domain,
-    params: &crate::synth::Params,
-    exclusion: Option<&Exclusion>,
-    n: u64,
-) -> Result<(), Error> {
-    use crate::contamination::capacity;
-    let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
-        return Ok(());
-    };
-    let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
-        return Ok(());
-    };
-    crate::stderr_line!("{}: {}", domain.name, found.describe());
-    let what = format!(
-        "domain `{}` with {} truths and {} actions",
-        domain.name, params.truths, params.actions
-    );
-    match found.check(n, &what) {
-        Ok(None) => Ok(()),
-        Ok(Some(warning)) => {
-            crate::stderr_line!("warning: {warning}");
-            Ok(())
-        }
-        Err(message) => Err(Error::input_with_help(
-            message,
-            "lower `-n`, raise `--truths`/`--actions`, or exclude less",
-        )),
-    }
-}

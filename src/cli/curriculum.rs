@@ -3,11 +3,13 @@
 //! manifest, books and SFT records, and with `--hf` one export `OUT/hf/`
 //! with a config per level. The levels are the equal-count percentile
 //! bands of [`crate::difficulty::curriculum`]; each level is an ordinary
-//! banded `generate` run (flags as for `generate`, `-n` per level).
+//! banded `generate` run (flags as for `generate`, `-n` per level), one
+//! [`crate::pipeline::GenerateJob`] with [`Datasets::Levels`].
 
-use super::generate::{GenerateArgs, Setup, run_one, setup};
+use super::generate::{GenerateArgs, job, run_job};
 use super::{Error, Globals, Report};
-use crate::difficulty::curriculum::{MAX_LEVELS, level_band, level_name};
+use crate::difficulty::curriculum::MAX_LEVELS;
+use crate::pipeline::Datasets;
 
 #[derive(clap::Args, Debug)]
 pub struct CurriculumArgs {
@@ -41,37 +43,5 @@ pub fn run(globals: &Globals, args: &CurriculumArgs) -> Result<Report, Error> {
             help: Some("drop it, or run `generate` per level".into()),
         });
     }
-    let Setup {
-        domain,
-        params,
-        templates,
-        exclude,
-        pool,
-    } = setup(globals, g)?;
-    let levels = args.levels as usize;
-    for level in 1..=levels {
-        let name = level_name(level);
-        let out = g.out.join(&name);
-        let band = level_band(level, levels);
-        crate::stderr_line!(
-            "level {level} of {levels}: percentile {:.1} to {:.1} of the setting's reference sample, {} instances into `{}`",
-            band.min_percentile.unwrap_or(0.0),
-            band.max_percentile.unwrap_or(100.0),
-            g.n,
-            out.display()
-        );
-        run_one(
-            g,
-            &domain,
-            &templates,
-            &pool,
-            params.clone(),
-            exclude.clone(),
-            &out,
-            g.n,
-            Some(&name),
-            Some(band),
-        )?;
-    }
-    Ok(Report::Done)
+    run_job(g, &job(globals, g, Datasets::Levels(args.levels as usize))?)
 }

@@ -11,6 +11,7 @@ use crate::eval::client::ClientConfig;
 use crate::eval::players::{PLAYER_NAMES, Player};
 use crate::eval::subset::Subset;
 use crate::eval::{self, RunConfig, Suite};
+use crate::progress::{Progress as _, Stage};
 use crate::render::{RenderOptions, Renderer, Templates};
 
 #[derive(clap::Args, Debug)]
@@ -302,11 +303,8 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         seed: args.seed,
         player,
     };
-    let bar = super::progress::Progress::new(0, "eval", "instances");
-    let progress = |done: usize, total: usize| {
-        bar.grow_to(total as u64);
-        bar.set_position(done as u64);
-    };
+    let progress = super::progress::Stderr::new();
+    progress.stage(Stage::new("eval", "instances", 0));
     // Say at once when nobody listens, instead of retrying in silence.
     if player.is_none()
         && let Err(e) =
@@ -317,7 +315,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         });
     }
     let summary = eval::run(&suites, &config, &progress);
-    bar.finish();
+    progress.finish();
     let summary = match summary {
         Ok(summary) => summary,
         // Another run owns the results file, or it is not a results file:

@@ -1,19 +1,18 @@
-//! `kumo-gen generate` (and `kumo-gen --domain ...`): flags to a checked
-//! [`Job`], progress on a terminal, a one-line summary.
+//! `kumo-gen generate` (and `kumo-gen --domain ...`): flags to one
+//! [`GenerateJob`], run by the library's [`pipeline::generate`] with
+//! progress on stderr. The flags of the derived files ([`RenderArgs`])
+//! and the parsers of shared values are also `curriculum`'s and `merge`'s.
 
-use std::io;
 use std::path::PathBuf;
 
 pub use super::flags::{BadValue, MAX_THREADS, parse_threads, pool};
-use super::progress::Progress;
+use super::progress::Stderr;
 use super::{Error, Globals, Report};
-use crate::contamination::{Exclusion, secret, split};
+use crate::contamination::split;
 use crate::difficulty::Band;
-use crate::domain::Domain;
-use crate::output::derived::{self, DerivedOptions};
-use crate::output::{self, Job, Summary, manifest::ShardId};
-use crate::pipeline::labeler;
-use crate::render::{RenderOptions, Renderer, SftBook, Templates};
+use crate::output::{Target, manifest::ShardId};
+use crate::pipeline::{self, Books, Datasets, DerivedFiles, GenerateJob};
+use crate::render::{RenderOptions, SftBook, Templates};
 use crate::search::SearchBudget;
 use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 
@@ -170,9 +169,6 @@ pub enum BooksArg {
     None,
 }
 
-/// Above this many instances `--books auto` writes no book files.
-pub const AUTO_BOOKS_LIMIT: u64 = 100_000;
-
 /// `--sft-book` values.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SftBookArg {
@@ -196,77 +192,21 @@ impl RenderArgs {
         }
     }
 
-    /// Writes books, SFT records (and the HF export) for the finished
-    /// dataset file `dataset`.
-    pub fn derive(
-        &self,
-        domain: &Domain,
-        templates: &Templates,
-        dataset: &std::path::Path,
-        labels: bool,
-        part: Option<&str>,
-    ) -> Result<(), Error> {
-        let renderer = Renderer::new(templates, self.options());
-        let lines = std::fs::read(dataset)
-            .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
-            .unwrap_or(0);
-        let books = match self.books {
-            BooksArg::Files => true,
-            BooksArg::None => false,
-            BooksArg::Auto => lines <= AUTO_BOOKS_LIMIT,
-        };
-        if self.books == BooksArg::Auto && !books {
-            crate::stderr_line!(
-                "note: {lines} instances: no knowledge-book files above {AUTO_BOOKS_LIMIT} (every book is still checked; eval and play render them from the domain); `--books files` writes them"
-            );
-        }
-        let options = DerivedOptions {
-            books,
+    /// The derived files these flags ask for (SFT for every part; `--sft-parts`
+    /// is the job's).
+    pub fn derived_files(&self) -> Result<DerivedFiles, Error> {
+        Ok(DerivedFiles {
+            templates: self.templates()?,
+            render: self.options(),
+            books: match self.books {
+                BooksArg::Auto => Books::Auto,
+                BooksArg::Files => Books::Files,
+                BooksArg::None => Books::None,
+            },
             sft: !self.no_sft,
-            steps: self.steps && !self.no_sft,
+            steps: self.steps,
             hf: self.hf,
-            part,
-        };
-        let bar = progress_bar(lines, "books and SFT records", "instances");
-        let progress = |done: u64| bar.set_position(done);
-        let result = derived::write_derived(domain, dataset, &renderer, options, Some(&progress));
-        bar.finish();
-        for removed in result.iter().flat_map(|s| &s.removed) {
-            crate::stderr_line!("note: removed stale {removed}");
-        }
-        match result {
-            Ok(s) if s.up_to_date => {
-                crate::stderr_line!(
-                    "{}: books and SFT records are up to date (nothing rewritten)",
-                    domain.name
-                );
-                Ok(())
-            }
-            Ok(s) => {
-                crate::stderr_line!(
-                    "{}: {} knowledge books (all checked{}), {} SFT records ({} steps){} in {:.3} s",
-                    domain.name,
-                    s.books,
-                    if options.books { "" } else { "; not written" },
-                    s.sft_records,
-                    s.sft_steps,
-                    if s.unlabelled > 0 {
-                        format!(", {} unlabelled lines without SFT", s.unlabelled)
-                    } else {
-                        String::new()
-                    },
-                    s.seconds
-                );
-                if labels && s.unlabelled > 0 {
-                    crate::stderr_line!(
-                        "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place",
-                        s.unlabelled
-                    );
-                }
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
-        }
+        })
     }
 }
 
@@ -370,59 +310,17 @@ fn parse_shard(text: &str) -> Result<ShardId, String> {
     Ok(ShardId { index, count })
 }
 
-/// Progress of `stage` on stderr (see [`Progress`]).
-pub fn progress_bar(len: u64, stage: &str, unit: &str) -> Progress {
-    Progress::new(len, stage, unit)
-}
-
-/// The final summary line.
-pub fn summary_line(what: &str, s: &Summary) -> String {
-    if s.up_to_date {
-        return format!(
-            "`{}` is up to date ({} instances); nothing to do",
-            s.path.display(),
-            s.instances
-        );
-    }
-    let resumed = if s.resumed_from > 0 {
-        format!(", resumed after {}", s.resumed_from)
-    } else {
-        String::new()
-    };
-    let out_of_band = if s.stats.out_of_band > 0 {
-        format!(", {} draws outside the band redrawn", s.stats.out_of_band)
-    } else {
-        String::new()
-    };
-    format!(
-        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
-        s.instances - s.resumed_from,
-        s.total_s,
-        s.rate(),
-        s.stats.resamples,
-        s.stats.unsat,
-        s.stats.duplicates,
-        s.path.display()
-    )
-}
-
-/// What every dataset of a run shares: the domain, the setting, the
-/// templates, `--exclude` and the thread pool.
-pub(super) struct Setup {
-    pub domain: Domain,
-    pub params: Params,
-    pub templates: Templates,
-    pub exclude: Option<std::sync::Arc<Exclusion>>,
-    pub pool: rayon::ThreadPool,
-}
-
-/// The run's [`Setup`] from its flags.
-pub(super) fn setup(globals: &Globals, args: &GenerateArgs) -> Result<Setup, Error> {
+/// The job these flags ask for, writing `datasets`.
+pub(super) fn job(
+    globals: &Globals,
+    args: &GenerateArgs,
+    datasets: Datasets,
+) -> Result<GenerateJob, Error> {
     let (domain, warnings) = globals.registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
-    let seed = match args.seed {
-        SeedArg::Fixed(seed) => seed,
-        SeedArg::Random => secret::draw_seed().map_err(io::Error::other)?,
+    let (seed, secret_seed) = match args.seed {
+        SeedArg::Fixed(seed) => (seed, false),
+        SeedArg::Random => (DEFAULT_SEED, true),
     };
     let params = Params {
         truths: args.truths,
@@ -432,164 +330,43 @@ pub(super) fn setup(globals: &Globals, args: &GenerateArgs) -> Result<Setup, Err
         allow_shortcuts: args.allow_shortcuts,
         decimals: args.decimals,
     };
-    let templates = args.render.templates()?;
+    let derived = args.render.derived_files()?;
     let exclude = args.exclude.read(&domain)?;
-    let pool = pool(args.threads)?;
-    Ok(Setup {
+    Ok(GenerateJob {
         domain,
         params,
-        templates,
+        n: args.n,
+        out: args.out.clone(),
+        target: args.shard.map_or(Target::Whole, Target::Shard),
+        labels: (!args.no_labels).then_some(SearchBudget {
+            max_memo_entries: args.search_budget,
+            max_nodes: args.search_nodes,
+            max_time: None,
+        }),
         exclude,
-        pool,
+        band: args.band.band(),
+        datasets,
+        derived,
+        secret_seed,
+        force: args.force,
     })
+}
+
+/// Runs `job` on `--threads` workers with progress on stderr.
+pub(super) fn run_job(args: &GenerateArgs, job: &GenerateJob) -> Result<Report, Error> {
+    let pool = pool(args.threads)?;
+    pool.install(|| pipeline::generate(job, &Stderr::new()))?;
+    Ok(Report::Done)
 }
 
 /// Runs generation.
 pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
-    let Setup {
-        domain,
-        params,
-        templates,
-        exclude,
-        pool,
-    } = setup(globals, args)?;
-    let Some(SplitParts(parts)) = &args.split else {
-        let band = args.band.band();
-        return run_one(
-            args, &domain, &templates, &pool, params, exclude, &args.out, args.n, None, band,
-        );
-    };
-    if let Some(unknown) = args
-        .sft_parts
-        .iter()
-        .flatten()
-        .find(|name| !parts.iter().any(|p| &p.name == *name))
-    {
-        let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
-        return Err(Error::Usage {
-            message: format!("`--sft-parts`: `{unknown}` is not a part of `--split`"),
-            help: Some(format!("name parts among {}", names.join(", "))),
-        });
-    }
-    let base = exclude.unwrap_or_else(|| std::sync::Arc::new(Exclusion::none(&domain)));
-    for (index, (part, n)) in parts
-        .iter()
-        .zip(split::part_sizes(parts, args.n))
-        .enumerate()
-    {
-        let filter = split::PartFilter::new(parts, index);
-        crate::stderr_line!(
-            "part `{}`: {n} instances into `{}`",
-            filter.label,
-            args.out.join(&part.name).display()
-        );
-        let exclusion = std::sync::Arc::new(base.for_part(filter));
-        let out = args.out.join(&part.name);
-        let mut part_args = args.clone();
-        part_args.render.no_sft |= args
-            .sft_parts
-            .as_ref()
-            .is_some_and(|names| !names.contains(&part.name));
-        run_one(
-            &part_args,
-            &domain,
-            &templates,
-            &pool,
-            params.clone(),
-            Some(exclusion),
-            &out,
-            n,
-            Some(&part.name),
-            args.band.band(),
-        )?;
-    }
-    Ok(Report::Done)
-}
-
-/// One dataset (`part` of a `--split` run or a curriculum level, if any):
-/// the capacity check, the instances in `band`, then books, SFT and HF.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run_one(
-    args: &GenerateArgs,
-    domain: &Domain,
-    templates: &Templates,
-    pool: &rayon::ThreadPool,
-    params: Params,
-    exclude: Option<std::sync::Arc<Exclusion>>,
-    out: &std::path::Path,
-    n: u64,
-    part: Option<&str>,
-    band: Option<Band>,
-) -> Result<Report, Error> {
-    let total = match args.shard {
-        Some(s) => n.saturating_sub(s.index).div_ceil(s.count),
-        None => n,
-    };
-    let label = labeler(args.search_budget, args.search_nodes);
-    let stage = if args.no_labels {
-        "synthesis"
-    } else {
-        "synthesis and labels"
-    };
-    let bar = progress_bar(total, stage, "instances").forecast(
-        &format!("{} {}x{}", domain.name, args.truths, args.actions),
-        pool.current_num_threads(),
-    );
-    let progress = |done: u64| bar.set_position(done);
-    let job = Job {
-        domain,
-        params,
-        n,
-        out: out.to_path_buf(),
-        shard: args.shard,
-        force: args.force,
-        labeler: (!args.no_labels).then_some(&label as output::Labeler),
-        budget: SearchBudget {
-            max_memo_entries: args.search_budget,
-            max_nodes: args.search_nodes,
-            max_time: None,
+    let datasets = match &args.split {
+        None => Datasets::One,
+        Some(SplitParts(parts)) => Datasets::Split {
+            parts: parts.clone(),
+            sft_parts: args.sft_parts.clone(),
         },
-        progress: Some(&progress),
-        exclude,
-        secret_seed: args.seed == SeedArg::Random,
-        band,
     };
-    pool.install(|| {
-        super::contamination::report_capacity(domain, &job.params, job.exclude.as_deref(), n)
-    })?;
-    let mut secret_run = None;
-    if job.secret_seed {
-        secret_run = Some(secret::begin(&job, args.search_budget, args.search_nodes)?);
-    }
-    let result = pool.install(|| output::generate(&job));
-    bar.finish();
-    match result {
-        Ok(summary) => {
-            let what = match args.shard {
-                Some(s) => format!("shard {}/{}:", s.index, s.count),
-                None => format!("{}:", domain.name),
-            };
-            crate::stderr_line!("{}", summary_line(&what, &summary));
-            if let Some(note) = &summary.note {
-                crate::stderr_line!("note: {note}");
-            }
-            // Books and SFT follow the final file: after `merge` for shards.
-            if args.shard.is_none() {
-                pool.install(|| {
-                    args.render
-                        .derive(domain, templates, &summary.path, !args.no_labels, part)
-                })?;
-            }
-            if let Some(run) = &mut secret_run {
-                let digest = secret::finish(run, &summary.path)?;
-                crate::stderr_line!(
-                    "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
-                    run.path.display(),
-                    run.path.display()
-                );
-            }
-            Ok(Report::Done)
-        }
-        Err(e) => Err(e.into()),
-    }
+    run_job(args, &job(globals, args, datasets)?)
 }

@@ -22,6 +22,7 @@ use super::{Error, Report};
 use crate::domain::Registry;
 use crate::output::files::{NamingWriter, write_atomic_with};
 use crate::pipeline::relabel::{self, RelabelError, Summary};
+use crate::pipeline::{Progress as _, Stage};
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
@@ -77,11 +78,8 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
         true => 0,
         false => count_lines(&args.instances),
     };
-    let bar = super::progress::Progress::new(total, "labels", "lines");
-    let progress = |done: u64| {
-        bar.grow_to(done);
-        bar.set_position(done);
-    };
+    let progress = super::progress::Stderr::new();
+    progress.stage(Stage::new("labels", "lines", total));
     let input: Box<dyn BufRead> = if args.instances.as_os_str() == "-" {
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
@@ -118,7 +116,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
             },
         ),
     };
-    bar.finish();
+    progress.finish();
     match outcome {
         Ok(Summary {
             labelled,

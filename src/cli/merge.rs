@@ -1,12 +1,13 @@
 //! `kumo-gen merge --out DIR`: join the shard files of sharded runs into
-//! the dataset files an unsharded run writes, byte for byte.
+//! the dataset files an unsharded run writes, byte for byte: flags to one
+//! [`MergeJob`], run by the library's [`pipeline::merge`].
 
 use std::path::PathBuf;
 
-use super::generate::{RenderArgs, pool, progress_bar, summary_line};
+use super::generate::{RenderArgs, pool};
+use super::progress::Stderr;
 use super::{Error, Globals, Report};
-use crate::dataset::Dataset;
-use crate::output;
+use crate::pipeline::{self, MergeJob};
 use crate::search::SearchBudget;
 
 /// Flags of `kumo-gen merge`.
@@ -47,46 +48,20 @@ pub struct MergeArgs {
 
 /// Merges every shard group under `--out`.
 pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
-    let bar = progress_bar(0, "merge", "instances");
-    let progress = |done: u64| {
-        bar.grow_to(done);
-        bar.set_position(done);
-    };
-    let templates = args.render.templates()?;
-    let budget = SearchBudget {
-        max_memo_entries: args.search_budget,
-        max_nodes: args.search_nodes,
-        max_time: None,
+    let job = MergeJob {
+        registry: &globals.registry,
+        out: args.out.clone(),
+        force: args.force,
+        labels: SearchBudget {
+            max_memo_entries: args.search_budget,
+            max_nodes: args.search_nodes,
+            max_time: None,
+        },
+        exclude: args.exclude.for_merge(),
+        derived: args.render.derived_files()?,
+        sft_parts: args.sft_parts.clone(),
     };
     let pool = pool(args.threads)?;
-    let exclude = args.exclude.for_merge();
-    let result = pool.install(|| {
-        output::merge(
-            &args.out,
-            args.force,
-            Some(budget),
-            Some(&progress),
-            &exclude,
-        )
-    });
-    bar.finish();
-    for s in &result? {
-        crate::stderr_line!("{}", summary_line("merged", s));
-        if let Some(note) = &s.note {
-            crate::stderr_line!("note: {note}");
-        }
-        // The domain the dataset was made from, as its manifest records it.
-        let dir = s.path.parent().unwrap_or(std::path::Path::new("."));
-        let data = Dataset::open(&globals.registry, dir, None)?;
-        let mut render = args.render.clone();
-        render.no_sft |= s.part.as_ref().is_some_and(|part| {
-            args.sft_parts
-                .as_ref()
-                .is_some_and(|names| !names.contains(part))
-        });
-        pool.install(|| {
-            render.derive(data.domain(), &templates, &s.path, true, s.part.as_deref())
-        })?;
-    }
+    pool.install(|| pipeline::merge(&job, &Stderr::new()))?;
     Ok(Report::Done)
 }

@@ -1,4 +1,6 @@
-//! Progress of a long command on stderr, the one helper every command uses.
+//! Progress of a long command on stderr: [`Stderr`] is the library's
+//! progress interface ([`crate::progress::Progress`]) as every command
+//! shows it, one [`Progress`] display per stage.
 //!
 //! On a terminal: an indicatif bar that names its stage and what it counts,
 //! with the elapsed time and an estimate of the rest. Anywhere else (a file,
@@ -69,6 +71,60 @@ struct Log {
     every: Duration,
     printed: bool,
     sink: Box<dyn Write + Send>,
+}
+
+/// The library's progress on stderr: each stage a job starts gets its own
+/// [`Progress`] display (with the forecast when the stage asks for one).
+#[derive(Default)]
+pub struct Stderr {
+    current: Mutex<Option<Progress>>,
+}
+
+impl Stderr {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with_current(&self, f: impl FnOnce(&Progress)) {
+        if let Ok(current) = self.current.lock()
+            && let Some(display) = current.as_ref()
+        {
+            f(display);
+        }
+    }
+}
+
+impl crate::progress::Progress for Stderr {
+    fn stage(&self, stage: crate::progress::Stage<'_>) {
+        let mut display = Progress::new(stage.total, stage.name, stage.unit);
+        if let Some(forecast) = &stage.forecast {
+            display = display.forecast(&forecast.subject, forecast.threads);
+        }
+        if let Ok(mut current) = self.current.lock()
+            && let Some(done) = current.replace(display)
+        {
+            done.finish();
+        }
+    }
+
+    fn position(&self, done: u64) {
+        self.with_current(|display| {
+            display.grow_to(done);
+            display.set_position(done);
+        });
+    }
+
+    fn grow_to(&self, total: u64) {
+        self.with_current(|display| display.grow_to(total));
+    }
+
+    fn finish(&self) {
+        if let Ok(mut current) = self.current.lock()
+            && let Some(done) = current.take()
+        {
+            done.finish();
+        }
+    }
 }
 
 impl Progress {

@@ -97,8 +97,8 @@ pub struct SecretRun {
 /// `secret_seed` set): refuses an existing dataset unless `--force` (a
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
-pub fn begin(job: &Job, search_budget: usize, search_nodes: u64) -> Result<SecretRun, OutputError> {
-    if job.shard.is_some() {
+pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
+    if job.target != crate::output::Target::Whole {
         return Err(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
@@ -115,14 +115,17 @@ pub fn begin(job: &Job, search_budget: usize, search_nodes: u64) -> Result<Secre
         });
     }
     let path = seed_file_path(&job.out, &job.domain.name, &parameters);
+    // The budget the labels are searched under (the default one, unused,
+    // without labels).
+    let budget = job.labels.unwrap_or_default();
     let record = SeedFile {
         warning: warning(),
         seed: job.params.seed,
         domain: DomainInfo::of(job.domain),
         dataset: dataset_relative(&job.domain.name, &parameters),
         parameters,
-        search_budget,
-        search_nodes,
+        search_budget: budget.max_memo_entries,
+        search_nodes: budget.max_nodes,
         digest: None,
     };
     write_seed_file(&path, &record)?;

@@ -361,11 +361,11 @@ enum Done {
 }
 
 /// Runs every pending instance of every suite. `progress` is told of each
-/// finished instance.
+/// finished instance (of the stage the caller started).
 pub fn run(
     suites: &[Suite],
     config: &RunConfig,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &dyn crate::progress::Progress,
 ) -> io::Result<Summary> {
     let mut summary = Summary::default();
     let mut files = Vec::with_capacity(suites.len());
@@ -461,7 +461,8 @@ pub fn run(
                 }
             }
             finished += 1;
-            progress(finished, total);
+            progress.grow_to(total as u64);
+            progress.position(finished as u64);
         }
     });
     if let Some(e) = io_error {

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::{Job, Made, OutputError, record};
 use crate::difficulty::Reference;
+use crate::search::optimal_for_instance;
 
 /// Instances drawn and admitted per step. Their lines are labelled in
 /// parallel and written as soon as each prefix is complete.
@@ -52,9 +53,7 @@ pub(super) fn append_chunks(
                 file.sync_data().map_err(|e| OutputError::io(path, e))?;
                 synced = Instant::now();
             }
-            if let Some(progress) = job.progress {
-                progress(next + k as u64 + 1);
-            }
+            job.progress.position(next + k as u64 + 1);
             Ok(())
         })?;
         write_s += t.elapsed().as_secs_f64();
@@ -74,7 +73,7 @@ pub(super) fn write_in_order(
     instances: &[Made],
     write: impl FnMut(usize, &[u8]) -> Result<(), OutputError> + Send,
 ) -> Result<(), OutputError> {
-    let (domain, labeler) = (job.domain, job.labeler);
+    let (domain, labels) = (job.domain, job.labels);
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
     let count = instances.len();
     std::thread::scope(|scope| {
@@ -98,7 +97,7 @@ pub(super) fn write_in_order(
             .for_each_with(tx, |tx, (k, (instance, labelled))| {
                 let optimal = match labelled {
                     Some(labelled) => Some(labelled.clone()),
-                    None => labeler.map(|label| label(domain, instance)),
+                    None => labels.map(|budget| optimal_for_instance(domain, instance, budget)),
                 };
                 let mut line = record::render(domain, instance, optimal.as_ref(), reference);
                 line.push(b'\n');

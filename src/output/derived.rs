@@ -280,7 +280,7 @@ pub fn write_derived(
     dataset: &Path,
     renderer: &Renderer,
     options: DerivedOptions<'_>,
-    progress: Option<super::Progress>,
+    progress: &dyn crate::progress::Progress,
 ) -> Result<DerivedSummary, OutputError> {
     let start = Instant::now();
     let paths = Paths::of(domain, dataset, options.part)?;
@@ -406,7 +406,7 @@ fn render_all(
     setting: &str,
     options: DerivedOptions<'_>,
     outputs: &mut Outputs,
-    progress: Option<super::Progress>,
+    progress: &dyn crate::progress::Progress,
 ) -> Result<DerivedSummary, OutputError> {
     let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
@@ -433,9 +433,7 @@ fn render_all(
             domain, dataset, renderer, setting, options, &chunk, first_line,
         )?;
         write_chunk(&derived, outputs, &mut summary)?;
-        if let Some(progress) = progress {
-            progress(summary.books);
-        }
+        progress.position(summary.books);
     }
     Ok(summary)
 }

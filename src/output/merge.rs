@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Status};
-use super::{OutputError, Progress, Summary, check_digest, domain_dir, files, record, timings};
+use super::{OutputError, Summary, check_digest, domain_dir, files, record, timings};
 use super::{draws, rebudget};
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
 use crate::difficulty::{Banded, Reference};
 use crate::domain::Domain;
+use crate::progress::Progress;
 use crate::search::SearchBudget;
 use crate::setting::Setting;
 use crate::synth::{Dedup, Stats, Synthesizer};
@@ -80,7 +81,7 @@ pub fn merge(
     out: &Path,
     force: bool,
     labels: Option<SearchBudget>,
-    progress: Option<Progress>,
+    progress: &dyn Progress,
     exclude: &MergeExclude,
 ) -> Result<Vec<Summary>, OutputError> {
     let groups = shard_groups(out)?;
@@ -184,7 +185,7 @@ pub(super) fn merge_group(
     dir: &Path,
     force: bool,
     labels: Option<SearchBudget>,
-    progress: Option<Progress>,
+    progress: &dyn Progress,
     exclude: &MergeExclude,
 ) -> Result<Summary, OutputError> {
     let start = Instant::now();
@@ -400,7 +401,7 @@ fn merge_lines(
     group: &Group,
     dir: &Path,
     requested: Option<SearchBudget>,
-    progress: Option<Progress>,
+    progress: &dyn Progress,
     merged: &mut files::AtomicFile,
 ) -> Result<Stats, OutputError> {
     let domain = &group.domain;
@@ -488,10 +489,8 @@ fn merge_lines(
             merged.write_all(&bytes)?;
         }
         merged.write_all(b"\n")?;
-        if let Some(progress) = progress
-            && (i + 1) % super::append::CHUNK == 0
-        {
-            progress(i + 1);
+        if (i + 1) % super::append::CHUNK == 0 {
+            progress.position(i + 1);
         }
     }
     for (shard_path, reader) in &mut readers {
@@ -517,7 +516,7 @@ fn relabel_merged(
     group: &Group,
     requested: Option<SearchBudget>,
     merged: &mut files::AtomicFile,
-    progress: Option<Progress>,
+    progress: &dyn Progress,
 ) -> Result<(super::manifest::Parameters, Option<String>), OutputError> {
     let mut parameters = group.first.parameters.clone();
     let recorded = rebudget::recorded(&parameters);

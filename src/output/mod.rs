@@ -77,26 +77,22 @@ mod rebudget;
 pub mod record;
 pub mod relabel;
 mod resume;
-mod shard;
+mod target;
 
 pub use merge::{MergeExclude, merge};
+pub use target::Target;
 
 use crate::contamination::Exclusion;
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
+use crate::progress::Progress;
 use crate::search::SearchBudget;
 use crate::setting::Setting;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
-use manifest::{Counts, DatasetEntry, DomainInfo, Parameters, ShardId, Status, Timings};
+use manifest::{DatasetEntry, Parameters, Status, Timings};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Computes the `optimal` object of a line (the search stage's labels).
-pub type Labeler<'a> = &'a (dyn Fn(&Domain, &Instance) -> record::Labelled + Sync);
-
-/// Called with the number of instances done so far.
-pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// One generation request.
 pub struct Job<'a> {
@@ -105,32 +101,34 @@ pub struct Job<'a> {
     pub n: u64,
     /// Output root (`--out`, default `generated/`).
     pub out: PathBuf,
-    pub shard: Option<ShardId>,
+    /// The whole dataset, or one shard of it.
+    pub target: Target,
     pub force: bool,
-    pub labeler: Option<Labeler<'a>>,
-    /// The search budget `labeler` labels under (recorded in the manifest;
-    /// a larger one than recorded relabels the unlabelled lines).
-    pub budget: SearchBudget,
-    pub progress: Option<Progress<'a>>,
+    /// The search budget of the `optimal` labels, each line's exact
+    /// optimal search under it (`None`: `--no-labels`). Recorded in the
+    /// manifest; a larger one than recorded relabels the unlabelled lines.
+    pub labels: Option<SearchBudget>,
+    /// Told the lines done of the stage the caller started.
+    pub progress: &'a dyn Progress,
     /// `--exclude`: instances of these sets are redrawn like duplicates.
     pub exclude: Option<Arc<Exclusion>>,
     /// `--seed random`: the manifest records no seed (see
     /// [`crate::contamination::secret`]).
     pub secret_seed: bool,
     /// A difficulty band (`--min-expected` ...): draws outside it are
-    /// redrawn from their own stream. Needs `labeler`.
+    /// redrawn from their own stream. Needs `labels`.
     pub band: Option<Band>,
 }
 
 impl Job<'_> {
     /// The manifest's parameters of this job.
     pub fn parameters(&self) -> Parameters {
-        let mut parameters = Parameters::new(&self.params, self.n, self.labeler.is_some());
+        let mut parameters = Parameters::new(&self.params, self.n, self.labels.is_some());
         parameters.exclude = excluded_sets(self.exclude.as_deref());
         parameters.split = self.exclude.as_ref().and_then(|e| e.part_label());
-        if self.labeler.is_some() {
-            parameters.search_budget = Some(self.budget.max_memo_entries);
-            parameters.search_nodes = Some(self.budget.max_nodes);
+        if let Some(budget) = self.labels {
+            parameters.search_budget = Some(budget.max_memo_entries);
+            parameters.search_nodes = Some(budget.max_nodes);
         }
         if self.secret_seed {
             parameters.seed = 0;
@@ -143,7 +141,7 @@ impl Job<'_> {
     /// The setting's reference sample, for the `percentile` of labelled
     /// lines (`None` without labels).
     fn reference(&self) -> Result<Option<Arc<Reference>>, SynthError> {
-        if self.labeler.is_none() {
+        if self.labels.is_none() {
             if self.band.is_some() {
                 return Err(band_needs_labels());
             }
@@ -345,19 +343,16 @@ pub fn generate(job: &Job) -> Result<Summary, OutputError> {
     let synth = Synthesizer::new(job.domain, job.params.clone())?;
     synth.check_count(job.n)?;
     let reference = job.reference()?;
-    let banded = match job.band {
-        Some(band) => Some(Banded::new(&synth, band, job.budget)?),
-        None => None,
+    let banded = match (job.band, job.labels) {
+        (Some(band), Some(budget)) => Some(Banded::new(&synth, band, budget)?),
+        _ => None,
     };
     let plan = Plan {
         synth: &synth,
         banded: banded.as_ref(),
         reference: reference.as_deref(),
     };
-    match job.shard {
-        None => write_dataset(job, &plan),
-        Some(shard) => shard::write_shard(job, &plan, shard),
-    }
+    target::write(job, &plan)
 }
 
 /// How a run draws its lines: the setting, its band, and the reference
@@ -366,213 +361,6 @@ pub(crate) struct Plan<'p, 'd> {
     pub synth: &'p Synthesizer<'d>,
     pub banded: Option<&'p Banded<'p, 'd>>,
     pub reference: Option<&'p Reference>,
-}
-
-/// Decides where an existing file continues: `Ok(Some(entry))` to resume
-/// from it, `Ok(None)` to start fresh, or the reason it may not be touched.
-fn existing(
-    path: &Path,
-    entry: Option<DatasetEntry>,
-    domain_hash: &str,
-    parameters: &Parameters,
-    force: bool,
-) -> Result<Option<DatasetEntry>, OutputError> {
-    // An empty file holds nothing to lose: a run killed before its first
-    // manifest entry was written (a full disk) starts afresh.
-    let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
-    if force || !path.exists() || (entry.is_none() && empty) {
-        return Ok(None);
-    }
-    let Some(entry) = entry else {
-        return Err(OutputError::Exists {
-            path: path.to_path_buf(),
-            reason: "no manifest entry says how it was made".into(),
-            help: "pass `--force` to overwrite it, or choose another `--out`".into(),
-        });
-    };
-    if let Some(reason) = entry.conflict(domain_hash, parameters) {
-        return Err(OutputError::Exists {
-            path: path.to_path_buf(),
-            reason,
-            help: "pass `--force` to overwrite it, or choose another `--out`".into(),
-        });
-    }
-    Ok(Some(entry))
-}
-
-fn too_long(path: &Path, lines: u64, n: u64) -> OutputError {
-    OutputError::Exists {
-        path: path.to_path_buf(),
-        reason: format!("it holds {lines} instances, more than `-n {n}`"),
-        help: format!("use `-n {lines}` or more, or pass `--force` to overwrite it"),
-    }
-}
-
-fn write_dataset(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
-    let synth = plan.synth;
-    let start = Instant::now();
-    let domain = job.domain;
-    let dir = domain_dir(&job.out, &domain.name);
-    files::create_dir_below(&job.out, &dir)?;
-    let setting = Setting::from(&job.params);
-    let path = dir.join(setting.file_name());
-    let setting = setting.to_string();
-    let lock = files::FileLock::exclusive(&path)?;
-    let manifest_path = dir.join("manifest.json");
-    let parameters = job.parameters();
-    let manifest = manifest::read_domain_manifest(&manifest_path);
-    let entry = match manifest {
-        Ok(m) => manifest::dataset_entry(&m, &setting),
-        Err(e) if job.force => {
-            let _ = e;
-            None
-        }
-        Err(e) => return Err(e),
-    };
-    let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
-    check_digest(&path, resume.as_ref())?;
-    // A finished file of this length (its digest just checked) with
-    // nothing to relabel is up to date, decided before it is opened for
-    // writing: a dataset on a read-only disk or directory can be re-run.
-    if let Some(entry) = resume.as_ref().filter(|e| {
-        e.status == Status::Complete && e.digest.is_some() && e.counts.instances == job.n
-    }) {
-        let recorded = rebudget::recorded(&entry.parameters);
-        let change = job.labeler.map(|_| rebudget::compare(recorded, job.budget));
-        if !matches!(change, Some(rebudget::Change::Larger)) {
-            let mut summary = Summary::up_to_date(path, job.n, start, lock);
-            if matches!(change, Some(rebudget::Change::NotLarger)) {
-                summary.note = Some(not_larger_note(recorded));
-            }
-            return Ok(summary);
-        }
-    }
-    let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
-    if lines > job.n {
-        return Err(too_long(&path, lines, job.n));
-    }
-    let info = DomainInfo::of(domain);
-    let complete = resume
-        .as_ref()
-        .is_some_and(|e| e.status == Status::Complete);
-    let mut note = None;
-    if let Some(entry) = resume.as_ref().filter(|_| job.labeler.is_some()) {
-        let recorded = rebudget::recorded(&entry.parameters);
-        match rebudget::compare(recorded, job.budget) {
-            rebudget::Change::Same => {}
-            rebudget::Change::NotLarger if complete && lines == job.n => {
-                let mut summary = Summary::up_to_date(path, lines, start, lock);
-                summary.note = Some(not_larger_note(recorded));
-                return Ok(summary);
-            }
-            rebudget::Change::NotLarger => {
-                return Err(OutputError::Exists {
-                    path,
-                    reason: format!(
-                        "its labels were searched under {}, this run's budget is smaller",
-                        rebudget::flags(recorded)
-                    ),
-                    help: format!(
-                        "continue it with {} or larger, or pass `--force` to start over",
-                        rebudget::flags(recorded)
-                    ),
-                });
-            }
-            rebudget::Change::Larger if job.band.is_some() => {
-                return Err(OutputError::Exists {
-                    path,
-                    reason: format!(
-                        "its lines lie in a difficulty band under {}: which draw lies in it depends on the budget",
-                        rebudget::flags(recorded)
-                    ),
-                    help: format!(
-                        "continue it with {}, or pass `--force` to draw it again under the larger budget",
-                        rebudget::flags(recorded)
-                    ),
-                });
-            }
-            rebudget::Change::Larger => {
-                // Marked unfinished under the old budget first: a run killed
-                // while relabelling relabels again, to the same bytes.
-                let mut pending = entry.clone();
-                pending.status = Status::InProgress;
-                pending.digest = None;
-                manifest::update_domain_manifest(&manifest_path, &info, &setting, &pending)?;
-                drop(file);
-                let done = rebudget::relabel_unlabelled(
-                    domain,
-                    &path,
-                    lines,
-                    job.budget,
-                    plan.reference,
-                    job.progress,
-                )?;
-                file = files::open_for_append(&path, false)?.0;
-                note = Some(rebudget::relabelled_note(job.budget, done));
-            }
-        }
-    }
-    if lines == job.n && complete && note.is_none() {
-        return Ok(Summary::up_to_date(path, lines, start, lock));
-    }
-
-    // Keys of the lines already there: instance `lines` competes with them.
-    // The manifest counts the work of every line, not only this run's.
-    let mut seen = Dedup::excluding(job.exclude.clone());
-    let before = resume::dataset_prefix(domain, plan, &path, lines, resume.as_ref(), &mut seen)?;
-
-    let mut entry = DatasetEntry {
-        file: format!("{setting}.jsonl"),
-        status: Status::InProgress,
-        generator_version: manifest::VERSION.into(),
-        domain_hash: domain.source_hash.clone(),
-        parameters,
-        merged_shards: None,
-        counts: Counts::default(),
-        timings: Timings::default(),
-        digest: None,
-        difficulty: None,
-    };
-    manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
-
-    let mut stats = Stats::default();
-    let (synthesis_s, write_s) = append::append_chunks(
-        job,
-        plan.reference,
-        &mut file,
-        &path,
-        lines,
-        job.n,
-        |range| make_range(synth, plan.banded, range, &mut seen, &mut stats),
-    )?;
-    let total_s = start.elapsed().as_secs_f64();
-    entry.status = Status::Complete;
-    let mut whole = before;
-    whole.add(&stats);
-    entry.counts = Counts::new(job.n, lines, &whole);
-    entry.timings = timings(synthesis_s, write_s, total_s, job.n - lines);
-    entry.digest = Some(files::digest(&path)?);
-    entry.difficulty = difficulty_of(&path, job.n, plan.reference)?;
-    manifest::update_domain_manifest(&manifest_path, &info, &setting, &entry)?;
-    Ok(Summary {
-        path,
-        instances: job.n,
-        resumed_from: lines,
-        stats,
-        synthesis_s,
-        total_s,
-        up_to_date: false,
-        note,
-        lock: Some(lock),
-        part: job.exclude.as_ref().and_then(|e| e.part_name()),
-    })
-}
-
-fn not_larger_note(recorded: crate::search::SearchBudget) -> String {
-    format!(
-        "its labels were searched under {}; a budget that is not larger changes nothing (a larger one labels the lines left unlabelled)",
-        rebudget::flags(recorded)
-    )
 }
 
 /// A finished file must still hold the bytes its manifest entry digested:

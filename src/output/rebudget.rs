@@ -18,9 +18,10 @@
 
 use super::manifest::Parameters;
 use super::relabel::{Percentiles, label_lines};
-use super::{OutputError, Progress, files};
+use super::{OutputError, files};
 use crate::difficulty::Reference;
 use crate::domain::Domain;
+use crate::progress::Progress;
 use crate::search::SearchBudget;
 use std::path::Path;
 
@@ -114,7 +115,7 @@ pub fn relabel_unlabelled(
     lines: u64,
     budget: SearchBudget,
     reference: Option<&Reference>,
-    progress: Option<Progress>,
+    progress: &dyn Progress,
 ) -> Result<Relabelled, OutputError> {
     let mut done = Relabelled::default();
     files::write_atomic_with(
@@ -151,9 +152,7 @@ pub fn relabel_unlabelled(
                     .and_then(|()| w.write_all(b"\n"))
                     .map_err(|e| OutputError::io(path, e))?;
                 }
-                if let Some(progress) = progress {
-                    progress(start + batch.len() as u64);
-                }
+                progress.position(start + batch.len() as u64);
                 Ok(())
             })
         },

@@ -91,10 +91,10 @@ pub fn relabel(
     input: impl BufRead,
     out: &mut dyn Write,
     mut warn: impl FnMut(&str),
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn crate::progress::Progress,
 ) -> Result<Summary, RelabelError> {
     let done = AtomicU64::new(0);
-    let line_done = || progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+    let line_done = || progress.position(done.fetch_add(1, Ordering::Relaxed) + 1);
     let mut summary = Summary::default();
     let mut lines = input.lines().enumerate();
     loop {

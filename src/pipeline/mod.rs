@@ -1,5 +1,10 @@
-//! The pipeline in memory, for embedders (the Python package in
-//! `python/`): what the main command and `eval` compute, without files.
+//! The library's main job: [`generate()`] and [`merge()`] run `kumo-gen
+//! generate` / `curriculum` and `kumo-gen merge` end to end, each from one
+//! value ([`GenerateJob`], [`MergeJob`]) and reporting through one
+//! [`Progress`]; the command line only turns flags into those values.
+//!
+//! This file is the pipeline in memory, for embedders (the Python package
+//! in `python/`): what the main command and `eval` compute, without files.
 //!
 //! In: a compiled [`Domain`] and the [`Params`] of one setting. Out:
 //! instance lines exactly as `kumo-gen generate` writes them into
@@ -17,6 +22,15 @@
 //! system prompt [`crate::eval::protocol::system_prompt`] and its judge
 //! [`Judge`]. Nothing here touches the file system.
 
+mod derive;
+pub mod generate;
+pub mod merge;
+
+pub use crate::progress::{Forecast, Progress, Quiet, Stage};
+pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
+pub use generate::{Datasets, GenerateJob, generate};
+pub use merge::{MergeJob, merge};
+
 use rayon::prelude::*;
 
 use crate::difficulty::{Band, Banded, Reference};
@@ -27,21 +41,6 @@ use crate::output::record::{Labelled, render};
 use crate::render::{Renderer, TaskError};
 use crate::search::{SearchBudget, optimal_for_instance};
 use crate::synth::{Dedup, ErrorKind, Instance, Params, Stats, SynthError, Synthesizer};
-
-/// The labeler the writers call for each instance (`output::Labeler`):
-/// exact optimal search under a memo and a node budget, never a time
-/// limit, so the output is the same on every machine.
-pub fn labeler(
-    max_memo_entries: usize,
-    max_nodes: u64,
-) -> impl Fn(&Domain, &Instance) -> Labelled + Sync {
-    let budget = SearchBudget {
-        max_memo_entries,
-        max_nodes,
-        max_time: None,
-    };
-    move |domain: &Domain, instance: &Instance| optimal_for_instance(domain, instance, budget)
-}
 
 /// Instances `0..n` of a setting as the lines of its dataset file, with
 /// `optimal` labels when `labels` gives the search budget (`None`: as
@@ -164,32 +163,27 @@ pub use crate::output::relabel;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::{Job, generate};
+    use crate::output::{Job, Target};
 
     #[test]
     fn lines_equal_the_written_dataset() {
         let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
         let params = Params::new(4, 6, 1);
         let dir = tempfile::tempdir().unwrap();
-        let label = labeler(
-            SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-            SearchBudget::DEFAULT_MAX_NODES,
-        );
         let job = Job {
             domain: &domain,
             params: params.clone(),
             n: 30,
             out: dir.path().to_path_buf(),
-            shard: None,
+            target: Target::Whole,
             force: false,
-            labeler: Some(&label),
-            budget: SearchBudget::default(),
-            progress: None,
+            labels: Some(SearchBudget::default()),
+            progress: &Quiet,
             exclude: None,
             secret_seed: false,
             band: None,
         };
-        let summary = generate(&job).unwrap();
+        let summary = crate::output::generate(&job).unwrap();
         let written = std::fs::read_to_string(&summary.path).unwrap();
         let lines = generate_lines(&domain, params, 30, Some(SearchBudget::default())).unwrap();
         let mut joined = lines.join("\n");
@@ -213,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_range_equals_those_lines_of_the_whole_file() {
-        let text = include_str!("../tests/fixtures/ok/clinic.yaml");
+        let text = include_str!("../../tests/fixtures/ok/clinic.yaml");
         let (domain, _) = Domain::from_yaml("clinic.yaml", text).unwrap();
         // Three truths of a small domain collide often: the dedup replay
         // of the earlier draws is exercised.
@@ -240,7 +234,7 @@ mod tests {
 
     #[test]
     fn a_banded_range_equals_those_lines_of_the_whole_banded_file() {
-        let text = include_str!("../tests/fixtures/ok/clinic.yaml");
+        let text = include_str!("../../tests/fixtures/ok/clinic.yaml");
         let (domain, _) = Domain::from_yaml("clinic.yaml", text).unwrap();
         let params = Params::new(3, 3, 1);
         let budget = Some(SearchBudget::default());

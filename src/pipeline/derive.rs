@@ -1,0 +1,119 @@
+//! The derived files of a finished dataset file, as the main job writes
+//! them after `generate` and `merge`: knowledge books, SFT records and the
+//! HF export ([`crate::output::derived`]), the `--books auto` rule, and
+//! the lines the run prints about them.
+
+use std::path::Path;
+
+use crate::domain::Domain;
+use crate::error::Error;
+use crate::output::derived::{self, DerivedOptions};
+use crate::progress::{Progress, Stage};
+use crate::render::{RenderOptions, Renderer, Templates};
+
+/// Above this many instances [`Books::Auto`] writes no book files.
+pub const AUTO_BOOKS_LIMIT: u64 = 100_000;
+
+/// Which knowledge-book files a run writes (every book is checked either
+/// way; eval and play render a missing one from the domain).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Books {
+    /// Up to [`AUTO_BOOKS_LIMIT`] instances, and not beyond.
+    Auto,
+    Files,
+    None,
+}
+
+/// What derived files a run writes and how it renders them.
+pub struct DerivedFiles {
+    /// The template set (the shipped one, or `--templates-dir` over it).
+    pub templates: Templates,
+    pub render: RenderOptions,
+    pub books: Books,
+    /// SFT chat records (`--split` parts may leave some out: `sft_parts`).
+    pub sft: bool,
+    /// The per-step prompt/completion file (with `sft` only).
+    pub steps: bool,
+    /// The Hugging Face export `OUT/hf/`.
+    pub hf: bool,
+}
+
+/// Writes books, SFT records (when `sft`) and the HF export for the
+/// finished dataset file `dataset` of `domain` (`part`: the `--split`
+/// part or curriculum level it is), and prints what it did. `labels`:
+/// the run searched labels, so unlabelled lines earn a warning.
+pub(super) fn derive(
+    domain: &Domain,
+    dataset: &Path,
+    files: &DerivedFiles,
+    sft: bool,
+    labels: bool,
+    part: Option<&str>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    let renderer = Renderer::new(&files.templates, files.render);
+    let lines = std::fs::read(dataset)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
+        .unwrap_or(0);
+    let books = match files.books {
+        Books::Files => true,
+        Books::None => false,
+        Books::Auto => lines <= AUTO_BOOKS_LIMIT,
+    };
+    if files.books == Books::Auto && !books {
+        crate::stderr_line!(
+            "note: {lines} instances: no knowledge-book files above {AUTO_BOOKS_LIMIT} (every book is still checked; eval and play render them from the domain); `--books files` writes them"
+        );
+    }
+    let options = DerivedOptions {
+        books,
+        sft,
+        steps: files.steps && sft,
+        hf: files.hf,
+        part,
+    };
+    progress.stage(Stage::new("books and SFT records", "instances", lines));
+    let result = derived::write_derived(domain, dataset, &renderer, options, progress);
+    progress.finish();
+    for removed in result.iter().flat_map(|s| &s.removed) {
+        crate::stderr_line!("note: removed stale {removed}");
+    }
+    let s = result?;
+    if s.up_to_date {
+        crate::stderr_line!(
+            "{}: books and SFT records are up to date (nothing rewritten)",
+            domain.name
+        );
+        return Ok(());
+    }
+    crate::stderr_line!(
+        "{}: {} knowledge books (all checked{}), {} SFT records ({} steps){} in {:.3} s",
+        domain.name,
+        s.books,
+        if options.books { "" } else { "; not written" },
+        s.sft_records,
+        s.sft_steps,
+        if s.unlabelled > 0 {
+            format!(", {} unlabelled lines without SFT", s.unlabelled)
+        } else {
+            String::new()
+        },
+        s.seconds
+    );
+    if labels && s.unlabelled > 0 {
+        crate::stderr_line!(
+            "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place",
+            s.unlabelled
+        );
+    }
+    Ok(())
+}
+
+/// Whether a `--split` part gets SFT records: every part when `sft_parts`
+/// is not given, else the parts it names.
+pub(super) fn part_gets_sft(sft_parts: Option<&[String]>, part: Option<&str>) -> bool {
+    match (sft_parts, part) {
+        (Some(names), Some(part)) => names.iter().any(|name| name == part),
+        _ => true,
+    }
+}

@@ -1,0 +1,317 @@
+//! `pipeline::generate`: the main job end to end (`kumo-gen generate`,
+//! `kumo-gen curriculum`), configured by one [`GenerateJob`].
+//!
+//! Per dataset of the job (one, each `--split` part under `OUT/<part>/`,
+//! or each curriculum level under `OUT/level-k/`): the setting's capacity
+//! (printed, and an impossible `n` refused), the private seed file of a
+//! `--seed random` run, the writer ([`crate::output::generate`]: the
+//! whole dataset or one shard, labels searched under the job's
+//! [`SearchBudget`], which the manifest records), the summary line, then
+//! the derived files (books, SFT, HF; not for a shard: they follow
+//! `merge`) and the seed file's digest. Stages report through
+//! [`Progress`]; messages go to stderr through `crate::stderr_line!`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::derive::{DerivedFiles, derive, part_gets_sft};
+use crate::contamination::split::{self, Part, PartFilter};
+use crate::contamination::{Exclusion, capacity, secret};
+use crate::difficulty::Band;
+use crate::difficulty::curriculum::{level_band, level_name};
+use crate::domain::Domain;
+use crate::error::Error;
+use crate::output::{self, Summary, Target};
+use crate::progress::{Forecast, Progress, Stage};
+use crate::search::SearchBudget;
+use crate::synth::Params;
+
+/// One run of the main job.
+pub struct GenerateJob {
+    pub domain: Domain,
+    /// The setting and the dataset seed (ignored with `secret_seed`).
+    pub params: Params,
+    /// Instances per dataset (`--split` divides them among its parts).
+    pub n: u64,
+    /// Output root (`--out`).
+    pub out: PathBuf,
+    /// The whole dataset, or one shard of it (`--shard K/N`).
+    pub target: Target,
+    /// The search budget of the `optimal` labels (`None`: `--no-labels`).
+    pub labels: Option<SearchBudget>,
+    /// `--exclude`: instances of these sets are redrawn like duplicates.
+    pub exclude: Option<Arc<Exclusion>>,
+    /// A difficulty band (`--min-expected` ...; needs labels).
+    pub band: Option<Band>,
+    /// One dataset, `--split` parts, or curriculum levels.
+    pub datasets: Datasets,
+    /// Books, SFT records and the HF export.
+    pub derived: DerivedFiles,
+    /// `--seed random`: the seed is drawn from the operating system and
+    /// kept only in the private `OUT/SECRET-seeds/` file.
+    pub secret_seed: bool,
+    /// Overwrite an existing dataset instead of refusing.
+    pub force: bool,
+}
+
+/// The datasets one job writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Datasets {
+    /// One dataset under `--out`.
+    One,
+    /// `--split`: disjoint parts, each its own dataset under `OUT/<part>/`
+    /// with its share of `n`; `sft_parts` names the parts that get SFT
+    /// records (`None`: every part).
+    Split {
+        parts: Vec<Part>,
+        sft_parts: Option<Vec<String>>,
+    },
+    /// `kumo-gen curriculum --levels K`: `n` instances per level `k`
+    /// under `OUT/level-k/`, each in the level's band (the job's `band`
+    /// is not used).
+    Levels(usize),
+}
+
+/// One dataset of a job: where it goes and what it draws from.
+struct DatasetRun {
+    out: PathBuf,
+    n: u64,
+    exclude: Option<Arc<Exclusion>>,
+    /// The `--split` part or curriculum level it is.
+    part: Option<String>,
+    band: Option<Band>,
+    sft: bool,
+}
+
+/// Runs `job` on the current rayon pool: every dataset it names, each
+/// with its derived files. Returns each dataset's summary (their file
+/// locks already released).
+pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
+    let mut params = job.params.clone();
+    if job.secret_seed {
+        params.seed = secret::draw_seed().map_err(std::io::Error::other)?;
+    }
+    let mut summaries = Vec::new();
+    let mut write = |run: DatasetRun| -> Result<(), Error> {
+        let mut summary = write_dataset(job, &params, run, progress)?;
+        summary.lock = None;
+        summaries.push(summary);
+        Ok(())
+    };
+    match &job.datasets {
+        Datasets::One => write(DatasetRun {
+            out: job.out.clone(),
+            n: job.n,
+            exclude: job.exclude.clone(),
+            part: None,
+            band: job.band,
+            sft: job.derived.sft,
+        })?,
+        Datasets::Split { parts, sft_parts } => {
+            check_sft_parts(parts, sft_parts.as_deref())?;
+            let base = job
+                .exclude
+                .clone()
+                .unwrap_or_else(|| Arc::new(Exclusion::none(&job.domain)));
+            for (index, (part, n)) in parts
+                .iter()
+                .zip(split::part_sizes(parts, job.n))
+                .enumerate()
+            {
+                let filter = PartFilter::new(parts, index);
+                let out = job.out.join(&part.name);
+                crate::stderr_line!(
+                    "part `{}`: {n} instances into `{}`",
+                    filter.label,
+                    out.display()
+                );
+                write(DatasetRun {
+                    out,
+                    n,
+                    exclude: Some(Arc::new(base.for_part(filter))),
+                    part: Some(part.name.clone()),
+                    band: job.band,
+                    sft: job.derived.sft && part_gets_sft(sft_parts.as_deref(), Some(&part.name)),
+                })?;
+            }
+        }
+        Datasets::Levels(levels) => {
+            for level in 1..=*levels {
+                let name = level_name(level);
+                let out = job.out.join(&name);
+                let band = level_band(level, *levels);
+                crate::stderr_line!(
+                    "level {level} of {levels}: percentile {:.1} to {:.1} of the setting's reference sample, {} instances into `{}`",
+                    band.min_percentile.unwrap_or(0.0),
+                    band.max_percentile.unwrap_or(100.0),
+                    job.n,
+                    out.display()
+                );
+                write(DatasetRun {
+                    out,
+                    n: job.n,
+                    exclude: job.exclude.clone(),
+                    part: Some(name),
+                    band: Some(band),
+                    sft: job.derived.sft,
+                })?;
+            }
+        }
+    }
+    Ok(summaries)
+}
+
+/// `--sft-parts` names parts of `--split` only.
+fn check_sft_parts(parts: &[Part], sft_parts: Option<&[String]>) -> Result<(), Error> {
+    let Some(unknown) = sft_parts
+        .into_iter()
+        .flatten()
+        .find(|name| !parts.iter().any(|p| &p.name == *name))
+    else {
+        return Ok(());
+    };
+    let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+    Err(Error::Usage {
+        message: format!("`--sft-parts`: `{unknown}` is not a part of `--split`"),
+        help: Some(format!("name parts among {}", names.join(", "))),
+    })
+}
+
+/// One dataset: the capacity check, the seed file of a secret seed, the
+/// instances, the summary line, then books, SFT and HF.
+fn write_dataset(
+    job: &GenerateJob,
+    params: &Params,
+    run: DatasetRun,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
+    let domain = &job.domain;
+    progress.stage(Stage {
+        name: if job.labels.is_some() {
+            "synthesis and labels"
+        } else {
+            "synthesis"
+        },
+        unit: "instances",
+        total: job.target.lines_of(run.n),
+        forecast: Some(Forecast {
+            subject: format!("{} {}x{}", domain.name, params.truths, params.actions),
+            threads: rayon::current_num_threads(),
+        }),
+    });
+    let writer = output::Job {
+        domain,
+        params: params.clone(),
+        n: run.n,
+        out: run.out,
+        target: job.target,
+        force: job.force,
+        labels: job.labels,
+        progress,
+        exclude: run.exclude,
+        secret_seed: job.secret_seed,
+        band: run.band,
+    };
+    report_capacity(domain, params, writer.exclude.as_deref(), run.n)?;
+    let mut secret_run = None;
+    if job.secret_seed {
+        secret_run = Some(secret::begin(&writer)?);
+    }
+    let result = output::generate(&writer);
+    progress.finish();
+    let summary = result?;
+    let what = match job.target {
+        Target::Shard(s) => format!("shard {}/{}:", s.index, s.count),
+        Target::Whole => format!("{}:", domain.name),
+    };
+    crate::stderr_line!("{}", summary_line(&what, &summary));
+    if let Some(note) = &summary.note {
+        crate::stderr_line!("note: {note}");
+    }
+    // Books and SFT follow the final file: after `merge` for shards.
+    if job.target == Target::Whole {
+        derive(
+            domain,
+            &summary.path,
+            &job.derived,
+            run.sft,
+            job.labels.is_some(),
+            run.part.as_deref(),
+            progress,
+        )?;
+    }
+    if let Some(run) = &mut secret_run {
+        let digest = secret::finish(run, &summary.path)?;
+        crate::stderr_line!(
+            "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
+            run.path.display(),
+            run.path.display()
+        );
+    }
+    Ok(summary)
+}
+
+/// Prints the capacity of the setting (estimated from its first draws) and
+/// a warning when `n` comes close; the error when `n` is impossible.
+/// A setting whose draws fail is left to the run, which names the cause.
+fn report_capacity(
+    domain: &Domain,
+    params: &Params,
+    exclusion: Option<&Exclusion>,
+    n: u64,
+) -> Result<(), Error> {
+    let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
+        return Ok(());
+    };
+    let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
+        return Ok(());
+    };
+    crate::stderr_line!("{}: {}", domain.name, found.describe());
+    let what = format!(
+        "domain `{}` with {} truths and {} actions",
+        domain.name, params.truths, params.actions
+    );
+    match found.check(n, &what) {
+        Ok(None) => Ok(()),
+        Ok(Some(warning)) => {
+            crate::stderr_line!("warning: {warning}");
+            Ok(())
+        }
+        Err(message) => Err(Error::input_with_help(
+            message,
+            "lower `-n`, raise `--truths`/`--actions`, or exclude less",
+        )),
+    }
+}
+
+/// The final summary line of a written (`what`: `medical:`, `shard 0/4:`)
+/// or merged dataset.
+pub(super) fn summary_line(what: &str, s: &Summary) -> String {
+    if s.up_to_date {
+        return format!(
+            "`{}` is up to date ({} instances); nothing to do",
+            s.path.display(),
+            s.instances
+        );
+    }
+    let resumed = if s.resumed_from > 0 {
+        format!(", resumed after {}", s.resumed_from)
+    } else {
+        String::new()
+    };
+    let out_of_band = if s.stats.out_of_band > 0 {
+        format!(", {} draws outside the band redrawn", s.stats.out_of_band)
+    } else {
+        String::new()
+    };
+    format!(
+        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
+        s.instances - s.resumed_from,
+        s.total_s,
+        s.rate(),
+        s.stats.resamples,
+        s.stats.unsat,
+        s.stats.duplicates,
+        s.path.display()
+    )
+}
