@@ -7,22 +7,20 @@
 //! except for an `optimal` member added (or replaced) at the end, in input
 //! order, on stdout or atomically into `-o FILE`.
 //!
-//! The labelling itself is the library's [`pipeline::relabel`]
-//! (parallel chunks, input order, the same output for any `--threads`);
-//! this file reads the arguments, opens the input, writes `-o FILE`
-//! atomically and turns failures into [`super::Error`]s (a malformed
-//! line: the user's input, exit code 1, naming the line).
+//! The run is the library's [`pipeline::label`] (the input opened, the
+//! lines labelled by [`pipeline::relabel`] in parallel chunks and input
+//! order, the same output for any `--threads`, `-o FILE` written
+//! atomically, a malformed line the user's input, exit code 1, naming the
+//! line); this file turns the flags into its [`LabelJob`].
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::progress::Stderr;
 use super::{Error, Report};
 use crate::domain::Registry;
-use crate::output::files::{NamingWriter, write_atomic_with};
-use crate::pipeline::relabel::{self, RelabelError, Summary};
-use crate::pipeline::{Progress as _, Stage};
+use crate::pipeline::{self, LabelJob};
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
@@ -72,89 +70,15 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .map_err(|e| io::Error::other(format!("cannot start worker threads: {e}")))?;
-    let source = args.instances.display().to_string();
-    // The total is known for a file (its lines), not for stdin.
-    let total = match args.instances.as_os_str() == "-" {
-        true => 0,
-        false => count_lines(&args.instances),
+    let job = LabelJob {
+        domain,
+        instances: args.instances.clone(),
+        output: args.output.clone(),
+        budget,
     };
-    let progress = super::progress::Stderr::new();
-    progress.stage(Stage::new("labels", "lines", total));
-    let input: Box<dyn BufRead> = if args.instances.as_os_str() == "-" {
-        Box::new(BufReader::new(io::stdin().lock()))
-    } else {
-        let f = File::open(&args.instances)
-            .map_err(|e| Error::input(format!("cannot read `{source}`: {e}")))?;
-        Box::new(BufReader::new(f))
-    };
-    let job = |out: &mut dyn Write| {
-        relabel::relabel(
-            &pool,
-            &domain,
-            budget,
-            &source,
-            input,
-            out,
-            |w| crate::stderr_line!("warning: {w}"),
-            &progress,
-        )
-    };
-    let outcome = match &args.output {
-        None => {
-            let stdout = io::stdout();
-            let mut w = BufWriter::new(stdout.lock());
-            job(&mut w)
-        }
-        Some(path) => write_atomic_with(
-            path,
-            |w| job(&mut NamingWriter::new(w, path)),
-            |p, e| {
-                RelabelError::Io(io::Error::new(
-                    e.kind(),
-                    format!("cannot write `{}`: {e}", p.display()),
-                ))
-            },
-        ),
-    };
-    progress.finish();
-    match outcome {
-        Ok(Summary {
-            labelled,
-            unlabelled,
-        }) => {
-            if unlabelled > 0 {
-                crate::stderr_line!(
-                    "warning: {unlabelled} of {} instances left unlabelled (search budget exceeded)",
-                    labelled + unlabelled
-                );
-            }
-            Ok(Report::Done)
-        }
-        Err(RelabelError::Input(errors)) => {
-            let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            Err(Error::input(messages.join("\nerror: ")))
-        }
-        Err(RelabelError::Io(e)) => Err(e.into()),
-    }
-}
-
-/// Newlines in the file at `path` (0 when it cannot be read: the error
-/// comes when it is opened for labelling).
-fn count_lines(path: &std::path::Path) -> u64 {
-    let Ok(file) = File::open(path) else {
-        return 0;
-    };
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut lines = 0;
-    while let Ok(buf) = reader.fill_buf() {
-        if buf.is_empty() {
-            break;
-        }
-        lines += buf.iter().filter(|&&c| c == b'\n').count() as u64;
-        let len = buf.len();
-        reader.consume(len);
-    }
-    lines
+    let mut stdout = BufWriter::new(io::stdout().lock());
+    pipeline::label(&job, &pool, &mut stdout, &Stderr::new())?;
+    Ok(Report::Done)
 }
 
 fn budget(args: &LabelArgs) -> Result<SearchBudget, String> {

@@ -1,8 +1,9 @@
 //! The writers: KUMO-compatible JSONL datasets, shard files, `merge`, and
 //! their manifests (DESIGN.md "Outputs").
 //!
-//! In: a [`Job`] (domain, setting, `n`, output root, shard split,
-//! `--force`) and optionally a labeler for the `optimal` field. Out:
+//! In: a [`Job`] (domain, setting, `n`, output root, [`Target`]: the
+//! whole dataset or one shard, `--force`, and the search budget of the
+//! `optimal` labels as a value, recorded in the manifest). Out:
 //!
 //! ```text
 //! <out>/<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl
@@ -11,9 +12,10 @@
 //! <out>/<domain>/shards/<setting>/shard-K-of-N.manifest.json
 //! ```
 //!
-//! Only this module and domain loading touch the file system. Files:
-//! this one (jobs, errors, datasets, resume), [`append`] (lines written in
-//! order as they are labelled), `shard` (`--shard K/N`), [`merge`],
+//! Files: this one (jobs, errors, summaries), `target` (the one writer
+//! skeleton for a whole dataset and a `--shard K/N`, with their small
+//! differing steps), `append` (lines written in order as they are
+//! labelled), [`merge`],
 //! [`files`] (atomic writes, locks, digests), [`manifest`], [`record`]
 //! (the instance line), [`derived`] (books, SFT, HF), `rebudget` (a
 //! larger search budget relabels the unlabelled lines in place), `resume`

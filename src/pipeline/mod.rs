@@ -24,11 +24,13 @@
 
 mod derive;
 pub mod generate;
+pub mod label;
 pub mod merge;
 
 pub use crate::progress::{Forecast, Progress, Quiet, Stage};
 pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
 pub use generate::{Datasets, GenerateJob, generate};
+pub use label::{LabelJob, label};
 pub use merge::{MergeJob, merge};
 
 use rayon::prelude::*;

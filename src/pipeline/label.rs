@@ -1,0 +1,116 @@
+//! `pipeline::label`: `kumo-gen label` end to end, configured by one
+//! [`LabelJob`]: the KUMO-format instance lines of a file (or stdin)
+//! labelled by [`super::relabel`] under the job's [`SearchBudget`], in
+//! input order, written atomically to a file or to the caller's writer
+//! (stdout); warnings and the count left unlabelled go to stderr. A
+//! malformed line is the user's input ([`Error::Input`], naming the line).
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use super::relabel::{self, RelabelError, Summary};
+use crate::domain::Domain;
+use crate::error::Error;
+use crate::output::files::{NamingWriter, write_atomic_with};
+use crate::progress::{Progress, Stage};
+use crate::search::SearchBudget;
+
+/// One run of `kumo-gen label`.
+pub struct LabelJob {
+    pub domain: Domain,
+    /// KUMO-format instance lines (JSONL); `-` reads stdin.
+    pub instances: PathBuf,
+    /// Written here atomically; `None`: to the caller's writer.
+    pub output: Option<PathBuf>,
+    /// The search each line's label is the optimum of (a search over it
+    /// leaves the line unlabelled).
+    pub budget: SearchBudget,
+}
+
+/// Runs `job` on `pool`, writing to `job.output` or else to `stdout`.
+pub fn label(
+    job: &LabelJob,
+    pool: &rayon::ThreadPool,
+    stdout: &mut dyn Write,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
+    let from_stdin = job.instances.as_os_str() == "-";
+    let source = job.instances.display().to_string();
+    // The total is known for a file (its lines), not for stdin.
+    let total = if from_stdin {
+        0
+    } else {
+        count_lines(&job.instances)
+    };
+    progress.stage(Stage::new("labels", "lines", total));
+    let input: Box<dyn BufRead> = if from_stdin {
+        Box::new(BufReader::new(io::stdin().lock()))
+    } else {
+        let f = File::open(&job.instances)
+            .map_err(|e| Error::input(format!("cannot read `{source}`: {e}")))?;
+        Box::new(BufReader::new(f))
+    };
+    let run = |out: &mut dyn Write| {
+        relabel::relabel(
+            pool,
+            &job.domain,
+            job.budget,
+            &source,
+            input,
+            out,
+            |w| crate::stderr_line!("warning: {w}"),
+            progress,
+        )
+    };
+    let outcome = match &job.output {
+        None => run(stdout),
+        Some(path) => write_atomic_with(
+            path,
+            |w| run(&mut NamingWriter::new(w, path)),
+            |p, e| {
+                RelabelError::Io(io::Error::new(
+                    e.kind(),
+                    format!("cannot write `{}`: {e}", p.display()),
+                ))
+            },
+        ),
+    };
+    progress.finish();
+    match outcome {
+        Ok(summary) => {
+            if summary.unlabelled > 0 {
+                crate::stderr_line!(
+                    "warning: {} of {} instances left unlabelled (search budget exceeded)",
+                    summary.unlabelled,
+                    summary.labelled + summary.unlabelled
+                );
+            }
+            Ok(summary)
+        }
+        Err(RelabelError::Input(errors)) => {
+            let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            Err(Error::input(messages.join("\nerror: ")))
+        }
+        Err(RelabelError::Io(e)) => Err(e.into()),
+    }
+}
+
+/// Newlines in the file at `path` (0 when it cannot be read: the error
+/// comes when it is opened for labelling).
+fn count_lines(path: &Path) -> u64 {
+    let Ok(file) = File::open(path) else {
+        return 0;
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut lines = 0;
+    while let Ok(buf) = reader.fill_buf() {
+        if buf.is_empty() {
+            break;
+        }
+        lines += buf.iter().filter(|&&c| c == b'\n').count() as u64;
+        let len = buf.len();
+        reader.consume(len);
+    }
+    lines
+}
