@@ -315,3 +315,85 @@ pub(super) fn summary_line(what: &str, s: &Summary) -> String {
         s.path.display()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{Books, DerivedFiles, generate_lines};
+    use crate::render::{RenderOptions, Templates};
+    use std::sync::Mutex;
+
+    /// A progress that records the stages it is told of.
+    #[derive(Default)]
+    struct Stages(Mutex<Vec<String>>);
+
+    impl Progress for Stages {
+        fn stage(&self, stage: Stage<'_>) {
+            let line = format!("{} {} {}", stage.name, stage.total, stage.unit);
+            self.0.lock().unwrap().push(line);
+        }
+        fn position(&self, _: u64) {}
+        fn grow_to(&self, _: u64) {}
+        fn finish(&self) {}
+    }
+
+    fn job(out: &std::path::Path, target: Target) -> GenerateJob {
+        let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
+        GenerateJob {
+            domain,
+            params: Params::new(4, 6, 1),
+            n: 20,
+            out: out.to_path_buf(),
+            target,
+            labels: Some(SearchBudget::default()),
+            exclude: None,
+            band: None,
+            datasets: Datasets::One,
+            derived: DerivedFiles {
+                templates: Templates::resolve(None).unwrap(),
+                render: RenderOptions::default(),
+                books: Books::None,
+                sft: true,
+                steps: false,
+                hf: false,
+            },
+            secret_seed: false,
+            force: false,
+        }
+    }
+
+    #[test]
+    fn one_job_writes_the_lines_of_the_setting_then_its_derived_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = job(dir.path(), Target::Whole);
+        let stages = Stages::default();
+        let summaries = generate(&job, &stages).unwrap();
+        assert_eq!(summaries.len(), 1);
+        assert!(summaries[0].lock.is_none(), "the file is released");
+        let written = std::fs::read_to_string(&summaries[0].path).unwrap();
+        let lines = generate_lines(&job.domain, job.params.clone(), 20, job.labels).unwrap();
+        assert_eq!(written, lines.join("\n") + "\n");
+        assert_eq!(
+            *stages.0.lock().unwrap(),
+            [
+                "synthesis and labels 20 instances",
+                "books and SFT records 20 instances"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_shard_job_writes_its_indices_and_no_derived_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let shard = crate::output::manifest::ShardId { index: 1, count: 3 };
+        let stages = Stages::default();
+        let summaries = generate(&job(dir.path(), Target::Shard(shard)), &stages).unwrap();
+        assert_eq!(summaries[0].instances, 7, "indices 1, 4, ..., 19");
+        assert_eq!(Target::Shard(shard).lines_of(20), 7);
+        assert_eq!(Target::Shard(shard).lines_of(1), 0);
+        assert_eq!(
+            *stages.0.lock().unwrap(),
+            ["synthesis and labels 7 instances"]
+        );
+    }
+}
