@@ -26,8 +26,11 @@
 //! [`propose`] (new domains from a language model, repaired with the
 //! validator's located messages).
 //!
-//! [`pipeline`] runs the stages in memory for embedders (the Python
-//! package in `python/`): dataset lines and eval's tasks without files.
+//! [`pipeline`] runs the main job end to end (`generate`, `merge`,
+//! `label`, each from one value, reporting through one
+//! [`progress::Progress`]; the command line only builds those values) and
+//! the stages in memory for embedders (the Python package in `python/`):
+//! dataset lines and eval's tasks without files.
 //! [`python_repr`] prints values as KUMO's Python does (used by the
 //! importer, the game messages and `play`).
 pub mod cli;
