@@ -1,29 +1,38 @@
 //! kumo-gen: a task-generation compiler for KUMO-style interactive reasoning
 //! benchmarks.
 //!
-//! The pipeline, one module per stage, data flowing one way:
+//! The pipeline, one module per stage, data flowing one way (stage numbers
+//! as in DESIGN.md "Pipeline"):
 //!
-//! 1. [`domain`]: load and validate a YAML domain into a compiled [`domain::Domain`].
-//! 2. [`synth`]: sample truths, solve the selection problem with varisat,
-//!    fill and dedup into [`synth::Instance`]s, deterministically per index.
-//! 3. [`search`]: exact optimal-search labels and golden trajectories.
-//! 4. [`render`]: knowledge books, platform prompts and SFT golden trajectories
-//!    from templates, and the book checker.
-//! 5. [`output`]: write KUMO-compatible JSONL, books, SFT records and
-//!    `manifest.json`; shards, `merge` and resume. [`dataset`] is its
-//!    reading half: a dataset directory, its domain, a [`dataset::Setting`]'s
-//!    lines, books and tasks, for every reader.
+//! - stage 1, [`domain`]: load and validate a YAML domain into a compiled
+//!   [`domain::Domain`].
+//! - stages 2-4, [`synth`]: sample truths, solve the selection problem
+//!   with varisat, fill and dedup into [`synth::Instance`]s,
+//!   deterministically per index.
+//! - stage 5, [`search`]: exact optimal-search labels and golden
+//!   trajectories.
+//! - stage 6, [`render`]: knowledge books, platform prompts and SFT golden
+//!   trajectories from templates, and the book checker.
+//! - stage 7, [`output`]: write KUMO-compatible JSONL, books, SFT records and
+//!   `manifest.json`; shards, `merge` and resume. [`dataset`] is its
+//!   reading half: a dataset directory, its domain, a [`dataset::Setting`]'s
+//!   lines, books and tasks, for every reader; [`setting`], below both,
+//!   names a setting's files.
 //!
 //! Side tools on the same domain model live beside the stages:
-//! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits,
-//! instance structure signatures),
+//! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits;
+//! instance structure signatures are [`domain::structure_signature`]),
+//! [`contamination`] (keys of recorded instances, `--exclude`, `--split`,
+//! `overlap`, capacity estimates, secret seeds and `verify`),
+//! [`difficulty`] (percentiles in a setting's reference sample, bands,
+//! curricula),
 //! [`import`] (KUMO's Python domain files to domain YAML),
 //! [`game`] (the rules of one play-through, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
-//! [`stats`] (chi-square: structure signature vs correctness) and
-//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol) and
-//! [`family`] (procedural task families compiled into domains) and
-//! [`propose`] (new domains from a language model, repaired with the
+//! [`stats`] (chi-square: structure signature vs correctness),
+//! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol, and
+//! the offline players), [`family`] (procedural task families compiled
+//! into domains) and [`propose`] (new domains from a language model, repaired with the
 //! validator's located messages).
 //!
 //! [`pipeline`] runs the main job end to end (`generate`, `merge`,
@@ -32,7 +41,9 @@
 //! the stages in memory for embedders (the Python package in `python/`):
 //! dataset lines and eval's tasks without files.
 //! [`python_repr`] prints values as KUMO's Python does (used by the
-//! importer, the game messages and `play`).
+//! importer, the game messages and `play`). [`cli`] is the command line;
+//! [`error`] the one error every command reports, which picks the exit
+//! code.
 pub mod cli;
 pub mod contamination;
 pub mod dataset;

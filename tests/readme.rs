@@ -1,13 +1,20 @@
 //! README.md against the code: its flag tables must name every flag that
 //! `kumo-gen CMD --help` prints, in the table of that command, and be
 //! exactly what `examples/flag_tables.rs` writes from the clap
-//! definitions (so a changed default or help text shows up too).
+//! definitions (so a changed default or help text shows up too); its
+//! section "The golden player's answer rule" must be what the labels and
+//! the SFT records of a generated dataset do.
 
 use std::collections::BTreeMap;
 
 use kumo_gen::cli::flag_tables::{BEGIN, END, markdown};
 
+use kumo_gen::domain::{Domain, Registry};
+use kumo_gen::game::InstanceLine;
+use serde_json::Value;
+
 use crate::common::{TestCommand, root};
+use crate::reference::Reference;
 
 const REGENERATE: &str = "cargo run --release --example flag_tables -- --write README.md";
 
@@ -128,5 +135,183 @@ fn the_readme_flag_tables_name_every_flag_of_every_command() {
             "README.md's flag tables name every flag but differ from the clap definitions \
              (a help text or default changed):\n  README: {readme}\n  clap:   {clap}\nrun `{REGENERATE}`"
         );
+    }
+}
+
+/// The README's statement of the golden player's rule, clause by clause
+/// (whitespace aside): the test below checks the code against these.
+const GOLDEN_RULE: [&str; 6] = [
+    "As soon as at most one candidate is left, or some candidate is ruled out by no state of any action left (with no action left, every candidate is).",
+    "Otherwise it takes the optimal action (least exact expected steps, the first in the line's `actions` order among ties)",
+    "The first candidate, in the line's `truths` order, that no action left can rule out; when every candidate can still be ruled out, the one candidate left.",
+    "with one valid truth (the default) `golden_answer` is the valid truth",
+    "The last assistant turn is always the answer, and with one valid truth it names `golden_answer`.",
+    "With `--valid 2` or more it names the first *valid* candidate in the `truths` order instead",
+];
+
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The text of `<ANSWER> x </ANSWER>` in an assistant turn (its last tag).
+fn answer_of(turn: &str) -> &str {
+    let after = turn.rsplit("<ANSWER>").next().unwrap_or("");
+    after.split("</ANSWER>").next().unwrap_or("").trim()
+}
+
+/// One labelled line and its SFT record against the README's rule, played
+/// independently: the candidates and actions left at every move, the
+/// optimal action by KUMO's recursion, the named truth, the record's turns.
+fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
+    let resolved = line.resolve(domain).unwrap();
+    let seed = resolved.seed;
+    let rules: Vec<Vec<Vec<usize>>> = resolved
+        .actions
+        .iter()
+        .map(|&a| {
+            let states = &domain.actions[a].states;
+            states
+                .iter()
+                .map(|s| {
+                    (0..resolved.truths.len())
+                        .filter(|&t| s.rules_out.contains(resolved.truths[t]))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let related = |a: usize, t: usize| rules[a].iter().any(|s| s.contains(&t));
+    let mut reference = Reference::from_lists(resolved.truths.len(), &rules).canonical();
+    let golden = resolved.golden.clone().expect("a labelled line");
+    let valid: Vec<usize> = (0..resolved.truths.len())
+        .filter(|&t| resolved.valid.contains(&resolved.truths[t]))
+        .collect();
+    let mut candidates: Vec<usize> = (0..resolved.truths.len()).collect();
+    let mut left: Vec<usize> = (0..resolved.actions.len()).collect();
+    let mask = |xs: &[usize]| xs.iter().fold(0u128, |m, &x| m | 1 << x);
+    for step in 0..=golden.len() {
+        let unprovable: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&t| !left.iter().any(|&a| related(a, t)))
+            .collect();
+        let answers = candidates.len() <= 1 || !unprovable.is_empty();
+        let Some(&action) = golden.get(step) else {
+            assert!(
+                answers,
+                "seed {seed}: the golden player answers before the README says it may"
+            );
+            let named = unprovable.first().or(candidates.first()).copied().unwrap();
+            let answer = line
+                .optimal
+                .as_ref()
+                .and_then(|o| o.golden_answer.as_deref());
+            assert_eq!(
+                answer,
+                Some(domain.truths[resolved.truths[named]].as_str()),
+                "seed {seed}: golden_answer"
+            );
+            if valid.len() == 1 {
+                assert_eq!(
+                    vec![named],
+                    valid,
+                    "seed {seed}: with one valid truth the golden answer is it"
+                );
+            }
+            let sft_named = match candidates.as_slice() {
+                [only] => *only,
+                _ => candidates
+                    .iter()
+                    .copied()
+                    .find(|t| valid.contains(t))
+                    .unwrap(),
+            };
+            let turns: Vec<&str> = sft["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] == "assistant")
+                .map(|m| m["content"].as_str().unwrap())
+                .collect();
+            let (last, actions) = turns.split_last().unwrap();
+            let played: Vec<&str> = golden
+                .iter()
+                .map(|&a| domain.actions[resolved.actions[a]].name.as_str())
+                .collect();
+            assert_eq!(
+                actions.iter().map(|t| answer_of(t)).collect::<Vec<_>>(),
+                played,
+                "seed {seed}: SFT actions"
+            );
+            assert_eq!(
+                answer_of(last),
+                domain.truths[resolved.truths[sft_named]],
+                "seed {seed}: the SFT record's answer"
+            );
+            return;
+        };
+        assert!(
+            !answers,
+            "seed {seed}: the golden player acts where the README says it answers"
+        );
+        let optimal = reference.solve(mask(&candidates), mask(&left)).1;
+        assert_eq!(
+            optimal,
+            Some(action),
+            "seed {seed}: step {step} is not the first optimal action"
+        );
+        let observed = resolved.observed[action].expect("generated observations match a state");
+        candidates.retain(|t| !rules[action][observed].contains(t));
+        left.retain(|&a| a != action);
+    }
+}
+
+#[test]
+fn the_readme_golden_player_rule_is_what_labels_and_sft_records_do() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let heading = "## The golden player's answer rule\n";
+    let start = readme
+        .find(heading)
+        .expect("README.md states the golden player's rule");
+    let body = &readme[start + heading.len()..];
+    let section = squeeze(&body[..body.find("\n## ").unwrap_or(body.len())]);
+    for clause in GOLDEN_RULE {
+        assert!(
+            section.contains(&squeeze(clause)),
+            "README.md's golden player rule no longer says:\n  {clause}\nchange this test with the README, after checking the code"
+        );
+    }
+    let domain = Registry::new(None).load("medical").unwrap().0;
+    let out = tempfile::tempdir().unwrap();
+    let settings = [("12", "16", "1"), ("6", "8", "2")];
+    for (truths, actions, valid) in settings {
+        TestCommand::new()
+            .args([
+                "--domain",
+                "medical",
+                "--truths",
+                truths,
+                "--actions",
+                actions,
+                "--valid",
+                valid,
+                "-n",
+                "40",
+            ])
+            .arg("--out")
+            .arg(out.path())
+            .ok();
+        let setting =
+            format!("truth_num={truths}+action_num={actions}+valid_truth_num={valid}.jsonl");
+        let dir = out.path().join("medical");
+        let lines = std::fs::read_to_string(dir.join(&setting)).unwrap();
+        let records = std::fs::read_to_string(dir.join("sft").join(&setting)).unwrap();
+        let (lines, records): (Vec<&str>, Vec<&str>) =
+            (lines.lines().collect(), records.lines().collect());
+        assert_eq!(lines.len(), records.len());
+        for (line, record) in lines.iter().zip(records) {
+            let line: InstanceLine = serde_json::from_str(line).unwrap();
+            check_golden_rule(&domain, &line, &serde_json::from_str(record).unwrap());
+        }
     }
 }

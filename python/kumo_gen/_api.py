@@ -119,7 +119,8 @@ def generate_lines(
     `max_expected`, `min_golden`, `max_golden` are the difficulty band
     flags (`--min-expected X` ...): line `i` is then the first draw of
     stream `i` inside the band, so the lines before `start` are labelled
-    too; a band the setting cannot reach raises `ValueError`."""
+    too; a band the setting cannot reach raises `ValueError`. Each line's
+    `optimal` labels follow the golden player's rule `generate` states."""
     if start < 0:
         raise ValueError(f"start must be at least 0, not {start}")
     d = load_domain(domain, domains_dir)
@@ -158,10 +159,25 @@ def generate(
     """Instances `start..start+n-1` (`start=0` by default) of a setting as
     task dicts: KUMO's `truths`, `actions`, `observations`, `seed`,
     `valid_truth`, then `structure` and `optimal` (`expected_steps`,
-    `first_action`, `golden_actions`, `golden_trajectory`, `golden_answer`).
-    The same instances, in the same order, as the CLI with the same
-    parameters; `dumps(task)` is the CLI's line. Options as for
-    `generate_lines`."""
+    `first_action`, `golden_actions`, `golden_trajectory`, `golden_answer`)
+    and `difficulty`. The same instances, in the same order, as the CLI
+    with the same parameters; `dumps(task)` is the CLI's line. Options as
+    for `generate_lines`.
+
+    The golden trajectory (README "The golden player's answer rule") is
+    the optimal policy played against the task's own observations. With
+    *candidates* the truths no observation so far rules out and *actions
+    left* those not yet taken, it answers as soon as at most one candidate
+    is left or some candidate is ruled out by no state of any action left
+    (with no action left, every candidate is); otherwise it takes the
+    optimal action (least exact expected steps, the first in `actions`
+    order among ties). `golden_answer` is the first candidate, in `truths`
+    order, that no action left can rule out, else the one candidate left:
+    with one valid truth (`valid=1`) always the valid truth, possibly while
+    other candidates are still consistent (`difficulty` counts them in
+    `consistent_at_answer`). The CLI's SFT record plays `golden_trajectory`
+    and ends with one assistant turn naming `golden_answer` (with
+    `valid` of 2 or more: the first valid candidate in `truths` order)."""
     return [json.loads(line) for line in generate_lines(domain, truths, actions, n, seed, valid, **options)]
 
 
@@ -178,7 +194,8 @@ def instance(
     line `index` (0-based) of the file `kumo-gen generate` writes with these
     parameters, without labelling or rendering the lines before it. The
     same (domain, setting, seed, index) always gives the same episode, so
-    every rollout of a GRPO group can share one. Options as for
+    every rollout of a GRPO group can share one. Its `optimal` labels
+    follow the golden player's rule `generate` states. Options as for
     `generate_lines`."""
     lines = generate_lines(domain, truths, actions, 1, seed, valid, start=index, **options)
     return json.loads(lines[0])
@@ -247,7 +264,10 @@ def label(
     labelled line), dicts give dicts. A search over `search_budget` (memo
     entries) or `search_nodes` (nodes expanded) gives
     `"optimal": {"unlabelled": "budget exceeded", ...}` and a warning; a
-    malformed instance raises `ValueError` naming it."""
+    malformed instance raises `ValueError` naming it. `golden_trajectory`
+    and `golden_answer` follow the golden player's rule `generate` states;
+    on an instance whose valid truth no action relates to (KUMO's
+    shortcuts) the golden player answers at once, with no action."""
     d = load_domain(domain, domains_dir)
     items = list(lines_or_dicts)
     texts = [item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in items]

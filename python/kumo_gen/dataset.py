@@ -4,8 +4,9 @@ Each item is a dict with
 
 - `question`: the system prompt `kumo-gen eval` sends for the instance (the
   platform prompt with the instance's knowledge book), byte for byte;
-- `answer`: the truth optimal play names (`optimal.golden_answer`, the
-  valid truth);
+- `answer`: the truth the golden player names (`optimal.golden_answer`:
+  with one valid truth, the valid truth; see `kumo_gen.generate` for the
+  rule), or the first valid truth of an unlabelled line;
 - `metadata`: `source_dataset` (`"kumo"` by default: the name
   `kumo_gen.register_reasoning_gym()` registers, so reasoning-gym's
   `CompositeDataset` finds the dataset that scores an entry),

@@ -1,8 +1,14 @@
 """The offline players, implemented in the Rust library
 (`kumo_gen::eval::players`, the same ones as `kumo-gen eval --player`):
 
-- `golden`: the optimal trajectory, then the golden answer (needs
-  labelled instances);
+- `golden`: the line's `optimal.golden_trajectory`, one action per
+  reply, then `optimal.golden_answer` (needs labelled instances). That
+  trajectory is the optimal policy on the instance's own observations: it
+  answers as soon as at most one candidate is left or some candidate is
+  ruled out by no state of any action left, and names the first such
+  candidate in `truths` order (else the one left); with one valid truth
+  that is always the valid truth (README "The golden player's answer
+  rule"; `kumo_gen.generate` states it in full);
 - `random`: a random related action not taken yet; the answer once one
   candidate is left;
 - `guess`: a random truth at once (the no-interaction baseline).

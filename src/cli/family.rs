@@ -33,6 +33,8 @@ pub struct FamilyArgs {
     /// Probes to draw [default: 40; ciphers 25].
     #[arg(long)]
     probes: Option<usize>,
+    /// Seed of the hypotheses and probes drawn (the same seed gives the
+    /// same domain file, byte for byte).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// rules3: probe numbers lie in 0..=MAX.

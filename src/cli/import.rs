@@ -4,7 +4,8 @@
 //! The YAML goes to stdout, or to `-o OUT.yaml` written atomically (a
 //! temporary file in the same directory, then a rename). The result is
 //! validated like any domain file before it is written. Exit codes: 0 ok,
-//! 1 the file cannot be imported or the result is invalid, 2 I/O.
+//! 1 the file cannot be read or imported or the result is invalid, 2 the
+//! output cannot be written.
 
 use std::path::{Path, PathBuf};
 

@@ -84,7 +84,7 @@ struct Cli {
 enum Command {
     /// Validate domain files (all shipped domains when none is given).
     Validate(domains::ValidateArgs),
-    /// List the known domains: name, title, #truths, #actions.
+    /// List the known domains: name, #truths, #actions, title.
     Domains,
     /// Score trajectories in KUMO's result format: success, actions, efficiency.
     Score(score::ScoreArgs),

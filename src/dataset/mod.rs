@@ -7,7 +7,7 @@
 //! one rule for every reader (eval, play, check-books, score, stats,
 //! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
 //! read a setting's instances, an instance's book and the task eval plays.
-//! [`Setting`] names the files ([`setting`]). Readers of loose files
+//! [`Setting`] names the files ([`crate::setting`]). Readers of loose files
 //! (`score`, `stats`: any `*.jsonl` under the paths given) use
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 

@@ -2,7 +2,7 @@
 //! [`DomainDoc`] and compiling it into a [`Domain`].
 //!
 //! Three passes, each collecting every problem before the next runs:
-//! 1. text -> spanned tree ([`Node`]): UTF-8, size and YAML syntax, with
+//! 1. text -> spanned tree ([`super::node::Node`]): UTF-8, size and YAML syntax, with
 //!    serde-saphyr's budgets against alias bombs and deep nesting;
 //! 2. tree -> [`DomainDoc`] plus a table of positions by document path:
 //!    every shape problem (`type` missing, states of the wrong shape, ...)

@@ -17,7 +17,9 @@
 //!   an inverted range (`lo > hi`) holds no value and overlapping ranges
 //!   resolve by order (both warned about).
 //!
-//! Only this module and the writers touch the file system.
+//! Of this module only `registry` touches the file system (it reads
+//! domain files and `--domains-dir`); ARCHITECTURE.md lists every other
+//! module that does.
 
 mod compile;
 mod context;

@@ -4,7 +4,9 @@
 //!
 //! A domain spec is a path when it contains a path separator or ends in
 //! `.yaml`/`.yml`; otherwise it is a name. Names resolve in the user
-//! directory first, then among the shipped domains. Listings are sorted by
+//! directory first, then among the shipped domains; a KUMO env name
+//! (`MedicalEnv`, [`kumo_env_domain`]) resolves as the domain it names,
+//! and an unknown name is refused with the closest known names. Listings are sorted by
 //! name.
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! The structure signature of an instance: sorted degree sequences of
 //! its truth–action bipartite graph (the paper's chi-square study). Domain
 //! arithmetic on [`Action::related`], used by the writers (the
-//! `structure` field of an instance line) and the stats command.
+//! `structure` field of an instance line). `kumo-gen stats` computes the
+//! same degrees from an instance line by name (`crate::stats`).
 
 use super::{Action, Domain};
 

@@ -5,7 +5,8 @@
 //!
 //! - `golden`: the optimal trajectory (the line's `optimal` labels, which
 //!   are the optimal policy played against this instance's observations),
-//!   then the golden answer. Needs a labelled line.
+//!   then the golden answer (the README's "The golden player's answer
+//!   rule"). Needs a labelled line.
 //! - `random`: a random *related* action not taken yet (one with a state
 //!   that rules out a truth still consistent with what was observed); the
 //!   answer once one candidate is left (a random candidate when no related

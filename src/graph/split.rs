@@ -3,7 +3,7 @@
 //! MedicalINDEnv / MedicalOODEnv).
 //!
 //! In: a compiled [`Domain`] and [`SplitOptions`]. Out: a [`Split`] — two
-//! [`DomainDoc`]s that pass [`compile`], and a [`SplitReport`].
+//! [`DomainDoc`]s that pass [`crate::domain::compile()`], and a [`SplitReport`].
 //!
 //! The rule (DESIGN.md "Graph analysis and splits"):
 //! 1. *Groups.* `components`: the connected components of the domain graph,

@@ -8,7 +8,7 @@
 //!   `guarantee_sentence` (KUMO's guarantee, checked like the rules; empty
 //!   for an instance it is not true of),
 //!   `actions` [{`name`, `kind`, `unit`, `states` [{`label`, `lo`, `hi`,
-//!   `rules_out` [names], `sentence`}]}]. `sentence`s are the canonical
+//!   `rules_out` (list of names), `sentence`}]}]. `sentence`s are the canonical
 //!   sentences of [`super::vocab`]; the book checker requires each on a
 //!   line of its own (a leading `- ` is allowed) and rejects any other line
 //!   in their forms, and any other item of a list that holds them (see

@@ -1,5 +1,5 @@
-//! Rendering stage: knowledge books, platform prompts and SFT golden
-//! trajectories, from templates (DESIGN.md "Rendering").
+//! Stage 6 of the pipeline: knowledge books, platform prompts and SFT
+//! golden trajectories, from templates (DESIGN.md "Rendering").
 //!
 //! In: a [`TaskView`] — one instance seen through the domain's indices —
 //! and, for SFT, the golden trajectory (instance action positions taken

@@ -26,7 +26,11 @@
 //! The predicted truth is the one the trajectory leaves: the only truth
 //! left, else the first remaining valid truth (DESIGN.md: the policy
 //! predicts when a truth is related to no remaining action, and with
-//! N_valid = 1 that truth is the valid one).
+//! N_valid = 1 that truth is the valid one, `optimal.golden_answer`).
+//! With N_valid > 1 it can differ from `golden_answer`, which is the
+//! first remaining truth no action left relates to: the README's "The
+//! golden player's answer rule" states both, and `tests/readme.rs`
+//! checks them.
 
 use minijinja::Value as Jinja;
 use serde::Serialize;

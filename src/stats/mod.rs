@@ -9,8 +9,10 @@
 //!
 //! Signature: the sorted degree sequences of the instance's truth-action
 //! bipartite graph (a truth and an action of the instance are linked when
-//! some state of the action rules the truth out). Computed here in a few
-//! lines; the graph module may provide a shared one later.
+//! some state of the action rules the truth out). Computed here from the
+//! instance line by name (a truth or action the domain lacks has degree
+//! 0); the writers' `structure` field holds the same degrees, from
+//! `crate::domain::structure_signature`.
 //!
 //! Sparseness rule (Cochran's, the usual one for chi-square): refuse when
 //! the table has fewer than 2 rows or columns, when any expected count is
