@@ -25,19 +25,36 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// path to a base case (see `path_bound`).
     pub(super) fn static_lo(&self, truths: M, actions: M) -> f64 {
         let ge = cover_layers(actions.ones().map(|b| self.related[b]));
-        let cover = (1..LAYERS as u32)
-            .find(|&k| !(truths & !ge[k as usize]).is_zero())
-            .unwrap_or(LAYERS as u32);
-        self.floor(truths, cover, self.widest_rule_out)
+        let cover_of = |truths: M| {
+            (1..LAYERS as u32)
+                .find(|&k| !(truths & !ge[k as usize]).is_zero())
+                .unwrap_or(LAYERS as u32)
+        };
+        let path = path_bound(cover_of(truths), truths.count(), self.widest_rule_out);
+        match &self.reuse {
+            Some(reuse) => path.max(reuse.get(truths, actions, cover_of(truths & reuse.high()))),
+            None => path,
+        }
     }
 
-    /// The best lower bound of a non-base node whose cover is `cover`: its
-    /// path bound (see `path_bound`) or the reuse bound.
+    /// The best lower bound of a non-base child `truths` of action `r`'s
+    /// use at a node of cover layers `ge`, with `actions` left: its path
+    /// bound (see `path_bound`) or the reuse bound.
     #[inline]
-    pub(super) fn floor(&self, truths: M, cover: u32, widest: u32) -> f64 {
-        let path = path_bound(cover, truths.count(), widest);
+    pub(super) fn child_floor(
+        &self,
+        ge: &[M; LAYERS + 1],
+        r: M,
+        truths: M,
+        actions: M,
+        widest: u32,
+    ) -> f64 {
+        let path = path_bound(cover_after(ge, r, truths), truths.count(), widest);
         match &self.reuse {
-            Some(reuse) => path.max(reuse.get(truths, cover)),
+            Some(reuse) => {
+                let cover = cover_after(ge, r, truths & reuse.high());
+                path.max(reuse.get(truths, actions, cover))
+            }
             None => path,
         }
     }
@@ -76,7 +93,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
                 }
-                lo += p * self.floor(t, cover_after(&ge, r, t), self.widest_rule_out);
+                lo += p * self.child_floor(&ge, r, t, actions & !M::bit(b), self.widest_rule_out);
             }
             if lo < best.2 || (lo == best.2 && spread < best.3) {
                 best = (b, sum_w, lo, spread);
@@ -137,8 +154,9 @@ pub(super) fn sum_bounds<M>(kids: &[Kid<M>]) -> Bounds {
     Bounds { lo, hi }
 }
 
-/// Cover-count layers kept by [`cover_layers`].
-pub(super) const LAYERS: usize = 8;
+/// Cover-count layers kept by [`cover_layers`]: as many as the reuse
+/// bound's count levels, which covers up to [`super::reuse::LEVELS`] feed.
+pub(super) const LAYERS: usize = super::reuse::LEVELS as usize;
 
 /// `ge[k]`: the truths related to more than `k` of the given actions
 /// (`related` masks), for `k <= LAYERS`.

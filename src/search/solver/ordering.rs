@@ -6,7 +6,7 @@
 //! re-orders the candidates by upper bounds (memo and greedy rollouts).
 //! Only the order changes here, never a value or the tie rule.
 
-use super::bounds::{cover_after, cover_layers, sum_bounds};
+use super::bounds::{cover_layers, sum_bounds};
 use super::{Cand, Frame, Kid, Solver};
 use crate::search::SearchError;
 use crate::search::mask::Mask;
@@ -180,11 +180,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         // counts after the action is used.
         for cand in &mut frame.cands {
             let r = self.related[cand.action];
+            let left = actions & !M::bit(cand.action);
             for kid in &mut frame.kids[cand.kids..cand.kids + cand.states] {
                 if kid.base {
                     continue;
                 }
-                kid.b.lo = self.floor(kid.truths, cover_after(&ge, r, kid.truths), widest);
+                kid.b.lo = self.child_floor(&ge, r, kid.truths, left, widest);
             }
             cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
         }

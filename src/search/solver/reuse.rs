@@ -1,119 +1,339 @@
-//! A lower bound for deep games: the game in which actions can be reused.
+//! A lower bound for deep games: the game in which most actions can be
+//! reused.
 //!
 //! The static bounds of the search (a node's shortest path to a base case)
 //! are far below the value on deep games, where every action most likely
 //! rules out one truth or two and an optimal player needs most of them
-//! (car-identification 12 x 16: `E` up to 9.2 against path bounds of 2-3),
+//! (car-identification 12 x 16: `E` up to 9.2 against path bounds of 1-3),
 //! so a threshold test there proves little without searching nearly every
 //! node. This bound keeps the part of the game that makes it deep, the
-//! probabilities of the outcomes, and forgets which actions were used:
+//! probabilities of the outcomes, and forgets which of most actions were
+//! used. A few actions are *tracked* (their use is remembered exactly, set
+//! `K`); the others can be used again and again. The truths every one of
+//! whose related actions is tracked are *tracked truths*; the others are
+//! *high truths*, and for them only a count `c` is kept: a lower bound of
+//! the actions left relating to each of them.
 //!
-//! `R(T, c)` is `0` if `|T| <= 1` or `c = 0`, else `1 + min` over every
-//! instance action related to a truth of `T` of the sum, in state order,
-//! of `R(T \ X_s, c - 1) * P(s)`, with `P(s)` as the reference computes it.
+//! `R(T, U, c)`, for `U` the tracked actions not used yet, is `0` if
+//! `|T| <= 1`, if a tracked truth of `T` has no related action in `U`, or
+//! if `c = 0` and `T` holds a high truth; else `1 + min` over the actions
+//! related to a truth of `T` that are untracked or in `U` of the sum, in
+//! state order, of `R(T \ X_s, U', c') * P(s)`, with `P(s)` as the
+//! reference computes it, `U'` = `U` without the action, and `c' = c - 1`
+//! (or the cap [`LEVELS`] once no high truth is left, where `c` no longer
+//! matters).
 //!
-//! **`R(T, c) <= E(T, A)` bit for bit** whenever `c` is at most the fewest
-//! actions of `A` relating to one truth of `T` (the node's *cover*), by
-//! induction over the nodes below: the reference's minimum runs over the
-//! actions of `A` related to `T`, a subset of those here; its children's
-//! covers are at least `c - 1` (using an action lowers a truth's cover by
-//! one at most), so a child that is a base case because a truth lost its
-//! last action has `c - 1 = 0` and `R = 0` too, and any other child has
-//! `E >= R(child, its cover) >= R(child, c - 1)` (`R` grows with `c`, by
-//! the same induction); and every float operation (`* P`, `+` in state order,
-//! `min`, `+ 1.0`) is monotone under round-to-nearest, applied to the same
-//! `P` in the same order. Children with `|T| <= 1` add `0.0`, which leaves
-//! a sum unchanged, in both.
+//! **`R(T, A ∩ K, c) <= E(T, A)` bit for bit** whenever `c` is at most the
+//! fewest actions of `A` relating to one high truth of `T`, by induction
+//! over the nodes below:
+//! * a base case of the reference is one here: `|T| <= 1`; or a truth of
+//!   `T` without a related action in `A`, which is a tracked truth with
+//!   none in `U = A ∩ K`, or a high truth, whose count is then `c = 0`;
+//! * the reference's minimum runs over the actions of `A` related to `T`, a
+//!   subset of those here (an untracked action used before is still
+//!   offered), and a child of the reference, `(T \ X_s, A \ {a})`, maps to
+//!   `(T \ X_s, U', c - 1)` with every high truth still related to at least
+//!   `c - 1` of its actions (using an action lowers each count by one at
+//!   most), so by induction its value is at least `R` there (a child that
+//!   is a base case here only has `R = 0 <= E`);
+//! * every float operation (`* P`, `+` in state order, `min`, `+ 1.0`) is
+//!   monotone under round-to-nearest, applied to the same `P` in the same
+//!   order, and children with `|T| <= 1` add `0.0` in both.
 //!
-//! The table is dense: `2^|T|` floats per cover level, levels `1..=`
-//! [`LEVELS`] (a cover above is capped, which only lowers the bound), so
-//! it is kept only for instances of at most [`MAX_TRUTHS`] truths, and
-//! only once a search has proved deep enough to pay for it (see the
-//! parent module). It is filled lazily: `R(T, c)` is computed (by the
-//! recursion above, memoised in the table) the first time the search asks
-//! for it. Every entry of a non-trivial node is at least `1.0`, so `0.0`
-//! marks an entry not computed yet and the table starts as zeroed memory.
-//! Filling the whole table up front cost two thirds of the search's time
-//! on virus-classification 12x10 (4 096 subsets x 8 levels x 10 actions,
-//! for searches of 1-4 k expansions), while a search asks for a fraction
-//! of the entries.
+//! Which actions to track (at most [`MAX_TRACKED`]): first those of the
+//! truths related to at most [`LOW_COVER`] actions, fewest first, truth by
+//! truth while they fit. Their covers are what ends such games: on
+//! car-identification 12 x 16 seed 24 one truth is related to 4 actions
+//! and every other to 11 or more, so with a single count (no tracking) the
+//! bound could never pass 4 (`c` fell by one at every step, whichever
+//! truth the action concerned) where the value is 7.6. Then the actions
+//! that rule out most truths in expectation over all the instance's
+//! truths: reusing the best action again and again is what makes the
+//! relaxed game short, and a tracked action cannot be reused.
+//!
+//! Tracking costs: the tracked game has up to `2^|K|` times the states of
+//! the single-count game, and it pays only on large searches. So a search
+//! asks the single-count game first and starts tracking at once on an
+//! instance with a low-cover truth and at least `2 * MAX_TRACKED` actions,
+//! else after `TRACK_AFTER` expansions (parent module). Measured on the
+//! first 100 instances of each shipped domain (CPU time, search only, one
+//! thread, `cargo run --release --example domain_sweep -- 100`):
+//! car-identification 12 x 16 took 7.68 M node expansions untracked, 3.47 M
+//! tracking only the low-cover truths' actions, 1.65 M tracking 6 chosen
+//! as above from the start (tracking 8 or 10: 1.29 M and 0.96 M, but the
+//! bound then cost more than the nodes saved); but tracking from the start
+//! everywhere made small games 2-4x slower (mineral 12 x 8 0.19 -> 0.79 s,
+//! spice 12 x 8 0.05 -> 0.16 s) and fantasy 12 x 16 2x slower, where the
+//! rule above leaves them as they were and keeps car-identification at
+//! 1.76 M.
+//!
+//! The tables are filled lazily: `R(T, U, c)` is computed (by the
+//! recursion above, memoised) the first time the search asks for it, once
+//! a search has proved deep enough to pay for it (see the parent module).
+//! The single-count game of up to 14 truths has a dense table (a few
+//! hundred kilobytes); the tracked game a hash table: a search asks for
+//! tens of thousands of its entries where a dense table of 12 truths and
+//! 6 tracked actions was 20 MB, zeroed for every instance.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use crate::search::mask::Mask;
+use crate::search::memo::{Bounds, Key, Memo};
 
-/// Widest instance the table is built for, in truths.
-pub(super) const MAX_TRUTHS: usize = 14;
+/// Widest instance the bound is built for, in truths (a truth set is a
+/// `u32` here).
+pub(super) const MAX_TRUTHS: usize = 32;
 
-/// Cover levels kept; a higher cover is capped here.
-pub(super) const LEVELS: u32 = 8;
+/// Count levels kept; a higher count is capped here, which only lowers
+/// the bound.
+pub(super) const LEVELS: u32 = 10;
 
-/// The bound `R(T, c)` of the subsets `T` of the instance's truths,
-/// computed on demand.
-pub(super) struct ReuseBound {
-    /// `levels[(c - 1) << truths | T]` is `R(T, c)`, or `0.0` if not
-    /// computed yet.
-    levels: Vec<Cell<f64>>,
+/// Most actions whose use is tracked exactly.
+pub(super) const MAX_TRACKED: usize = 6;
+
+/// A truth related to at most this many actions has *low cover*: its
+/// actions are tracked first.
+const LOW_COVER: usize = 4;
+
+/// The computed entries of one relaxed game, keyed by `(T, U, c)`: a
+/// dense array where the key space is small (zeroed memory; every entry is
+/// at least `1.0`, so `0.0` marks one not computed), else a hash table.
+enum Table {
+    Dense(Vec<f64>),
+    Hashed(Memo<u64>),
+}
+
+/// Most key bits (truths and tracked actions) of a dense table.
+const DENSE_BITS: u32 = 14;
+
+impl Table {
+    fn new(key_bits: u32) -> Self {
+        if key_bits <= DENSE_BITS {
+            Table::Dense(vec![0.0; ((LEVELS as usize) + 1) << key_bits])
+        } else {
+            Table::Hashed(Memo::new())
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<f64> {
+        match self {
+            Table::Dense(cells) => Some(cells[key as usize]).filter(|&v| v != 0.0),
+            Table::Hashed(memo) => memo.get(key).map(|b| b.lo),
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, value: f64) {
+        match self {
+            Table::Dense(cells) => cells[key as usize] = value,
+            Table::Hashed(memo) => {
+                memo.put(
+                    key,
+                    Bounds {
+                        lo: value,
+                        hi: value,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// One instance action as a relaxed game sees it.
+struct Row {
+    /// The truths it relates to.
+    related: u32,
+    /// Its bit in `U`, if tracked.
+    tracked: Option<u32>,
+    /// The truths each state keeps (the complement of its rule-out), in
+    /// state order.
+    keeps: Vec<u32>,
+}
+
+/// The relaxed game of one set of tracked actions.
+struct Relaxed {
     /// Number of instance truths.
     truths: u32,
-    /// Per instance action: the truths it relates to, and the truths each
-    /// state keeps (the complement of its rule-out), in state order.
-    rows: Vec<(u32, Vec<u32>)>,
+    /// The instance actions that are tracked, in `U` bit order.
+    tracked: Vec<usize>,
+    /// The high truths.
+    high: u32,
+    /// `dead[U]`: the tracked truths no action of `U` relates to.
+    dead: Vec<u32>,
+    rows: Vec<Row>,
+}
+
+/// The bound `R` of one instance, computed on demand: the game without
+/// tracked actions (a single count for every truth), and the game with
+/// up to [`MAX_TRACKED`] tracked actions once tracking has started (see
+/// [`ReuseBound::start_tracking`]).
+pub(super) struct ReuseBound {
+    single: Relaxed,
+    single_table: RefCell<Table>,
+    tracked: Relaxed,
+    tracked_table: RefCell<Table>,
+    /// The tracked game is asked.
+    tracking: Cell<bool>,
+    /// The tracked actions include those of a low-cover truth (see
+    /// [`choose_tracked`]).
+    pub(super) low_cover: bool,
 }
 
 impl ReuseBound {
-    /// The (empty) table of an instance of `truths` truths whose action `a`
+    /// The (empty) bound of an instance of `truths` truths whose action `a`
     /// has the rule-out masks `states[a]` (state order) and relates to
     /// `related[a]`.
     pub(super) fn new<M: Mask>(truths: usize, states: &[Vec<M>], related: &[M]) -> Self {
         debug_assert!(truths <= MAX_TRUTHS);
         let mask = |m: M| m.to_u128() as u32;
+        let states: Vec<Vec<u32>> = states
+            .iter()
+            .map(|row| row.iter().map(|&x| mask(x)).collect())
+            .collect();
+        let related: Vec<u32> = related.iter().map(|&r| mask(r)).collect();
+        let (tracked, low_cover) = choose_tracked(truths, &states, &related);
+        ReuseBound {
+            single: Relaxed::new(truths, &states, &related, Vec::new()),
+            single_table: RefCell::new(Table::new(truths as u32)),
+            tracked_table: RefCell::new(Table::new((truths + tracked.len()) as u32)),
+            tracked: Relaxed::new(truths, &states, &related, tracked),
+            tracking: Cell::new(false),
+            low_cover,
+        }
+    }
+
+    /// From now on, bounds come from the tracked game.
+    pub(super) fn start_tracking(&self) {
+        self.tracking.set(!self.tracked.tracked.is_empty());
+    }
+
+    /// The truths whose cover `get` takes (the high truths of the game
+    /// asked).
+    #[inline]
+    pub(super) fn high<M: Mask>(&self) -> M {
+        let high = if self.tracking.get() {
+            self.tracked.high
+        } else {
+            self.single.high
+        };
+        M::from_u128(u128::from(high))
+    }
+
+    /// A lower bound of `E(truths, actions)`, where `cover` is at most the
+    /// fewest actions of `actions` relating to one truth of `truths &
+    /// self.high()`.
+    #[inline]
+    pub(super) fn get<M: Mask>(&self, truths: M, actions: M, cover: u32) -> f64 {
+        let t = truths.to_u128() as u32;
+        let (game, table) = if self.tracking.get() {
+            (&self.tracked, &self.tracked_table)
+        } else {
+            (&self.single, &self.single_table)
+        };
+        let u = game.unused(actions.to_u128());
+        game.level(&mut table.borrow_mut(), t, u, game.count(t, cover))
+    }
+}
+
+impl Relaxed {
+    fn new(truths: usize, states: &[Vec<u32>], related: &[u32], tracked: Vec<usize>) -> Self {
+        let bit_of = |a: usize| tracked.iter().position(|&b| b == a).map(|k| k as u32);
+        let mut high = 0u32;
+        // Per tracked truth: its bit, and its actions' bits in `U`.
+        let mut tracked_truths = Vec::new();
+        for t in 0..truths {
+            let bits: Option<u32> = (0..related.len())
+                .filter(|&a| related[a] >> t & 1 == 1)
+                .try_fold(0u32, |acc, a| Some(acc | 1 << bit_of(a)?));
+            match bits {
+                Some(bits) => tracked_truths.push((1 << t, bits)),
+                None => high |= 1 << t,
+            }
+        }
+        let dead = (0..1u32 << tracked.len())
+            .map(|u| {
+                tracked_truths
+                    .iter()
+                    .filter(|&&(_, bits)| bits & u == 0)
+                    .fold(0u32, |acc, &(truth, _)| acc | truth)
+            })
+            .collect();
         let rows = states
             .iter()
             .zip(related)
-            .map(|(row, r)| (mask(*r), row.iter().map(|&x| !mask(x)).collect()))
+            .enumerate()
+            .map(|(a, (row, &related))| Row {
+                related,
+                tracked: bit_of(a),
+                keeps: row.iter().map(|&x| !x).collect(),
+            })
             .collect();
-        let mut levels = Vec::new();
-        levels.resize_with((LEVELS as usize) << truths, || Cell::new(0.0));
-        ReuseBound {
-            levels,
+        Relaxed {
             truths: truths as u32,
+            tracked,
+            high,
+            dead,
             rows,
         }
     }
 
-    /// `R(truths, cover)`, a lower bound of `E(truths, A)` for any `A`
-    /// whose cover of `truths` is at least `cover`.
+    /// `U` of an action set (instance bits).
     #[inline]
-    pub(super) fn get<M: Mask>(&self, truths: M, cover: u32) -> f64 {
-        self.level(truths.to_u128() as u32, cover.min(LEVELS))
+    fn unused(&self, actions: u128) -> u32 {
+        self.tracked.iter().enumerate().fold(0u32, |acc, (k, &b)| {
+            acc | (((actions >> b) & 1) as u32) << k
+        })
     }
 
-    /// `R(t, c)` for `c <= LEVELS`, from the table or computed into it.
-    fn level(&self, t: u32, c: u32) -> f64 {
-        if c == 0 || t.count_ones() <= 1 {
+    /// The count level of truths `t` whose high truths' cover is `cover`.
+    #[inline]
+    fn count(&self, t: u32, cover: u32) -> u32 {
+        if t & self.high == 0 {
+            LEVELS
+        } else {
+            cover.min(LEVELS)
+        }
+    }
+
+    /// `R(t, u, c)` for `c <= LEVELS`, from `table` or computed into it.
+    fn level(&self, table: &mut Table, t: u32, u: u32, c: u32) -> f64 {
+        if t.count_ones() <= 1 || (c == 0 && t & self.high != 0) || t & self.dead[u as usize] != 0 {
             return 0.0;
         }
-        let slot = &self.levels[((c as usize - 1) << self.truths) | t as usize];
-        let known = slot.get();
-        if known != 0.0 {
+        let key = u64::pack(
+            u128::from(t),
+            u128::from(c) << self.tracked.len() | u128::from(u),
+            self.truths,
+        );
+        if let Some(known) = table.get(key) {
             return known;
         }
         let mut best = f64::INFINITY;
-        for (related, keeps) in &self.rows {
-            if related & t == 0 {
+        for row in &self.rows {
+            if row.related & t == 0 {
                 continue;
             }
-            let total: u32 = keeps.iter().map(|k| (t & k).count_ones()).sum();
+            let child_u = match row.tracked {
+                Some(k) if u >> k & 1 == 0 => continue,
+                Some(k) => u & !(1 << k),
+                None => u,
+            };
+            let total: u32 = row.keeps.iter().map(|k| (t & k).count_ones()).sum();
             let denom = f64::from(total) + 1e-9;
             let mut sum = 0.0f64;
-            for k in keeps {
+            for k in &row.keeps {
                 let child = t & k;
                 let w = child.count_ones();
                 if w <= 1 {
                     continue;
                 }
-                sum += self.level(child, c - 1) * (f64::from(w) / denom);
+                let child_c = if child & self.high == 0 {
+                    LEVELS
+                } else {
+                    c - 1
+                };
+                sum += self.level(table, child, child_u, child_c) * (f64::from(w) / denom);
                 if sum >= best {
                     break;
                 }
@@ -121,7 +341,67 @@ impl ReuseBound {
             best = best.min(sum);
         }
         let value = best + 1.0;
-        slot.set(value);
+        table.put(key, value);
         value
     }
+}
+
+/// The tracked actions of an instance: those of the truths related to the
+/// fewest actions, truth by truth while they fit, then the actions that
+/// rule out most truths in expectation (instance order on ties).
+fn choose_tracked(truths: usize, states: &[Vec<u32>], related: &[u32]) -> (Vec<usize>, bool) {
+    let actions_of = |t: usize| -> Vec<usize> {
+        (0..related.len())
+            .filter(|&a| related[a] >> t & 1 == 1)
+            .collect()
+    };
+    let mut tracked: Vec<usize> = Vec::new();
+    let mut by_cover: Vec<Vec<usize>> = (0..truths).map(actions_of).collect();
+    by_cover.sort_by_key(Vec::len);
+    for acts in &by_cover {
+        if acts.len() > LOW_COVER {
+            break;
+        }
+        let new: Vec<usize> = acts
+            .iter()
+            .copied()
+            .filter(|a| !tracked.contains(a))
+            .collect();
+        if tracked.len() + new.len() > MAX_TRACKED {
+            break;
+        }
+        tracked.extend(new);
+    }
+    let low_cover = !tracked.is_empty() && related.len() >= 2 * MAX_TRACKED;
+    let all = if truths == 32 {
+        u32::MAX
+    } else {
+        (1u32 << truths) - 1
+    };
+    let mut by_use: Vec<(f64, usize)> = states
+        .iter()
+        .enumerate()
+        .map(|(a, row)| (-expected_rule_out(all, row.iter().copied()), a))
+        .collect();
+    by_use.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    for (_, a) in by_use {
+        if tracked.len() >= MAX_TRACKED {
+            break;
+        }
+        if !tracked.contains(&a) {
+            tracked.push(a);
+        }
+    }
+    tracked.sort_unstable();
+    (tracked, low_cover)
+}
+
+/// The truths of `all` an action with rule-out masks `rule_outs` (state
+/// order) rules out in expectation, with the reference's `P(s)`.
+fn expected_rule_out(all: u32, rule_outs: impl Iterator<Item = u32> + Clone) -> f64 {
+    let total: u32 = rule_outs.clone().map(|x| (all & !x).count_ones()).sum();
+    let denom = f64::from(total) + 1e-9;
+    rule_outs
+        .map(|x| f64::from((all & !x).count_ones()) / denom * f64::from((all & x).count_ones()))
+        .sum()
 }

@@ -65,52 +65,68 @@ fn plain(
     value
 }
 
-/// The reuse bound is at most the value bit for bit at every node of
-/// every subset of truths, with all actions or all but one (the
-/// induction of `reuse`, with the node's cover as level).
+/// The reuse bound, with and without tracked actions, is at most the
+/// value bit for bit at every node: every subset of truths with every
+/// subset of actions (so tracked actions are used in every combination;
+/// the induction of `reuse`, with the high truths' cover as count).
 #[test]
 fn reuse_bound_is_below_every_value() {
     let mut memos = Memos::<u64>::default();
-    let (mut checked, mut above_path) = (0, 0);
+    let (mut checked, mut above_path, mut tracked_above) = (0, 0, 0);
     for problem in problems(30, 9, 7) {
+        let mut untracked = std::collections::HashMap::new();
         let solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
         let reuse = ReuseBound::new(problem.truth_count(), &solver.states, &solver.related);
-        let all_t: u64 = (1 << problem.truth_count()) - 1;
-        let all_a: u64 = (1 << problem.action_count()) - 1;
-        let mut exact = std::collections::HashMap::new();
-        for truths in 0..=all_t {
-            for drop in 0..=problem.action_count() {
-                let actions = all_a & !(1 << drop);
-                let Some(canonical) = solver.reduce(truths, actions) else {
-                    continue;
-                };
-                let cover = truths
-                    .ones()
-                    .map(|t| {
-                        canonical
-                            .ones()
-                            .filter(|&b| solver.related[b].contains(t))
-                            .count()
-                    })
-                    .min()
-                    .unwrap() as u32;
-                let bound = reuse.get(truths, cover);
-                let value = plain(&problem, truths, actions, &mut exact);
-                assert!(bound <= value, "reuse bound {bound} > value {value}");
-                checked += 1;
-                above_path += usize::from(bound > solver.static_lo(truths, canonical));
+        for tracking in [false, true] {
+            if tracking {
+                reuse.start_tracking();
+            }
+            let all_t: u64 = (1 << problem.truth_count()) - 1;
+            let all_a: u64 = (1 << problem.action_count()) - 1;
+            let mut exact = std::collections::HashMap::new();
+            for truths in 0..=all_t {
+                for actions in 0..=all_a {
+                    let Some(canonical) = solver.reduce(truths, actions) else {
+                        continue;
+                    };
+                    let cover = (truths & reuse.high::<u64>())
+                        .ones()
+                        .map(|t| {
+                            canonical
+                                .ones()
+                                .filter(|&b| solver.related[b].contains(t))
+                                .count()
+                        })
+                        .min()
+                        .unwrap_or(0) as u32;
+                    let bound = reuse.get(truths, canonical, cover);
+                    let value = plain(&problem, truths, actions, &mut exact);
+                    assert!(bound <= value, "reuse bound {bound} > value {value}");
+                    checked += 1;
+                    above_path += usize::from(bound > solver.static_lo(truths, canonical));
+                    tracked_above +=
+                        usize::from(tracking && bound > untracked[&(truths, canonical)]);
+                    if !tracking {
+                        untracked.insert((truths, canonical), bound);
+                    }
+                }
             }
         }
     }
-    assert!(checked > 10_000, "only {checked} non-base nodes checked");
+    assert!(checked > 100_000, "only {checked} non-base nodes checked");
     assert!(
         above_path > 1_000,
         "the bound beat the path bound {above_path} times"
     );
+    assert!(
+        tracked_above > 1_000,
+        "tracking beat the single count {tracked_above} times"
+    );
 }
 
-/// A search that uses the reuse bound from its first expansion gets
-/// the plain recursion's values bit for bit.
+/// A search that uses the reuse bound from its first expansion, tracking
+/// actions from the start or from its 40th expansion, gets the plain
+/// recursion's values bit for bit.
 #[test]
 fn search_with_the_reuse_bound_equals_the_plain_recursion() {
     let mut memos = Memos::<u64>::default();
@@ -123,12 +139,15 @@ fn search_with_the_reuse_bound_equals_the_plain_recursion() {
             all_a,
             &mut std::collections::HashMap::new(),
         );
-        let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
-        solver.reuse_after = 1;
-        solver.plain_left = 0;
-        let got = solver.value(all_t, all_a).unwrap();
-        assert!(solver.reuse.is_some());
-        assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+        for track_after in [1, 40] {
+            let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+            solver.reuse_after = 1;
+            solver.track_after = track_after;
+            solver.plain_left = 0;
+            let got = solver.value(all_t, all_a).unwrap();
+            assert!(solver.reuse.is_some());
+            assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+        }
     }
 }
 
