@@ -1,12 +1,14 @@
 //! `--exclude` and `kumo-gen overlap`: the two-seed overlap of the issue
 //! reproduced and then excluded (same bytes at any thread count and with
 //! shards + merge), KUMO's published MedicalEnv instances excluded, and
-//! `overlap` against a brute-force comparison of the lines.
+//! `overlap` against a brute-force comparison of the lines; the keys of a
+//! written line equal the keys of the instance it records.
 
 use crate::common::{TestCommand, kumo_reference};
-use kumo_gen::contamination::{Exclusion, KeyKind};
+use kumo_gen::contamination::{Exclusion, KeyKind, instance_keys, recorded, recorded_keys};
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::output::record::{NameIndex, read_key};
+use kumo_gen::output::record::{NameIndex, read_key, render};
+use kumo_gen::synth::{Dedup, Key, Params, Stats, Synthesizer, fixture};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -484,4 +486,24 @@ fn split_parts_share_no_context_and_do_not_depend_on_threads() {
         std::fs::read(&train).unwrap(),
         std::fs::read(part(&runs[1], "train")).unwrap()
     );
+}
+
+#[test]
+fn recorded_lines_and_generated_instances_share_keys() {
+    let domain = fixture::random(5, 12, 10, 0.3);
+    let synth = Synthesizer::new(&domain, Params::new(4, 5, 1)).unwrap();
+    let instances = synth
+        .generate(0..30, &mut Dedup::new(), &mut Stats::default())
+        .unwrap();
+    for instance in &instances {
+        let line = render(&domain, instance, None, None);
+        let recorded = recorded::parse_line(&line).unwrap();
+        let from_line = recorded_keys(&recorded, Some(&domain));
+        let from_key = instance_keys(&domain, &Key::of(instance));
+        assert_eq!(from_line, from_key);
+    }
+    let a = instance_keys(&domain, &Key::of(&instances[0]));
+    let b = instance_keys(&domain, &Key::of(&instances[1]));
+    assert_ne!(a.exact, b.exact);
+    assert_eq!(a.get(KeyKind::Context), a.context);
 }

@@ -132,7 +132,7 @@ pub struct VerifyArgs {
 pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
     let pool = super::flags::pool(args.threads)?;
     let v = pool
-        .install(|| crate::contamination::secret::verify(&args.seed_file, args.dataset.as_deref()))
+        .install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))
         .map_err(Error::input)?;
     out(&format!(
         "verified: `{}` is the {} instances the seed in `{}` generates (digest {})\n",

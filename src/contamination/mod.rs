@@ -31,7 +31,6 @@
 pub mod capacity;
 pub mod overlap;
 pub mod recorded;
-pub mod secret;
 mod sources;
 pub mod split;
 
@@ -414,27 +413,6 @@ fn relative(root: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{Dedup, Params, Stats, Synthesizer, fixture};
-
-    #[test]
-    fn recorded_lines_and_generated_instances_share_keys() {
-        let domain = fixture::random(5, 12, 10, 0.3);
-        let synth = Synthesizer::new(&domain, Params::new(4, 5, 1)).unwrap();
-        let instances = synth
-            .generate(0..30, &mut Dedup::new(), &mut Stats::default())
-            .unwrap();
-        for instance in &instances {
-            let line = crate::output::record::render(&domain, instance, None, None);
-            let recorded = recorded::parse_line(&line).unwrap();
-            let from_line = recorded_keys(&recorded, Some(&domain));
-            let from_key = instance_keys(&domain, &Key::of(instance));
-            assert_eq!(from_line, from_key);
-        }
-        let a = instance_keys(&domain, &Key::of(&instances[0]));
-        let b = instance_keys(&domain, &Key::of(&instances[1]));
-        assert_ne!(a.exact, b.exact);
-        assert_eq!(a.get(KeyKind::Context), a.context);
-    }
 
     #[test]
     fn sets_conflict_on_content_not_on_path() {

@@ -114,8 +114,8 @@ pub struct Job<'a> {
     pub progress: &'a dyn Progress,
     /// `--exclude`: instances of these sets are redrawn like duplicates.
     pub exclude: Option<Arc<Exclusion>>,
-    /// `--seed random`: the manifest records no seed (see
-    /// [`crate::contamination::secret`]).
+    /// `--seed random`: the manifest records no seed (the pipeline keeps
+    /// it only in a private seed file).
     pub secret_seed: bool,
     /// A difficulty band (`--min-expected` ...): draws outside it are
     /// redrawn from their own stream. Needs `labels`.

@@ -15,8 +15,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::derive::{DerivedFiles, derive, part_gets_sft};
+use super::secret;
 use crate::contamination::split::{self, Part, PartFilter};
-use crate::contamination::{Exclusion, capacity, secret};
+use crate::contamination::{Exclusion, capacity};
 use crate::difficulty::Band;
 use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;

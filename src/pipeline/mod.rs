@@ -26,6 +26,7 @@ mod derive;
 pub mod generate;
 pub mod label;
 pub mod merge;
+pub mod secret;
 
 pub use crate::progress::{Forecast, Progress, Quiet, Stage};
 pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};

@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use rand::TryRng;
 use serde::{Deserialize, Serialize};
 
-use super::{Exclusion, sets_conflict};
+use crate::contamination::split::{PartFilter, parse_split};
+use crate::contamination::{Exclusion, sets_conflict};
 use crate::output::manifest::{DomainInfo, Parameters};
 use crate::output::{Job, OutputError, dataset_path, domain_dir, files};
 use crate::search::SearchBudget;
@@ -217,9 +218,8 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     });
     let n = record.parameters.n;
     let band = record.parameters.band;
-    let lines =
-        crate::pipeline::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)
-            .map_err(|e| format!("regenerating failed: {}", e.message))?;
+    let lines = super::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)
+        .map_err(|e| format!("regenerating failed: {}", e.message))?;
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);
@@ -253,15 +253,15 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
 
 /// The part filter a manifest's `split` label names
 /// (`test of train=0.9,test=0.1`).
-fn part_of(label: &str) -> Result<super::split::PartFilter, String> {
+fn part_of(label: &str) -> Result<PartFilter, String> {
     let bad = |why: String| format!("the seed file's split `{label}` is not readable: {why}");
     let (name, spec) = label
         .split_once(" of ")
         .ok_or_else(|| bad("no ` of `".into()))?;
-    let parts = super::split::parse_split(spec).map_err(bad)?;
+    let parts = parse_split(spec).map_err(bad)?;
     let index = parts
         .iter()
         .position(|p| p.name == name)
         .ok_or_else(|| bad(format!("no part `{name}`")))?;
-    Ok(super::split::PartFilter::new(&parts, index))
+    Ok(PartFilter::new(&parts, index))
 }
