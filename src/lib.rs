@@ -23,7 +23,7 @@
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits;
 //! instance structure signatures are [`domain::structure_signature`]),
 //! [`contamination`] (keys of recorded instances, `--exclude`, `--split`,
-//! `overlap`, capacity estimates, secret seeds and `verify`),
+//! `overlap`, capacity estimates),
 //! [`difficulty`] (percentiles in a setting's reference sample, bands,
 //! curricula),
 //! [`import`] (KUMO's Python domain files to domain YAML),
@@ -39,15 +39,20 @@
 //! `label`, each from one value, reporting through one
 //! [`progress::Progress`]; the command line only builds those values) and
 //! the stages in memory for embedders (the Python package in `python/`):
-//! dataset lines and eval's tasks without files.
+//! dataset lines and eval's tasks without files; its [`pipeline::secret`]
+//! keeps the private seed of `--seed random` and `verify`s a dataset
+//! against it.
 //! [`python_repr`] prints values as KUMO's Python does (used by the
-//! importer, the game messages and `play`). [`cli`] is the command line;
+//! importer, the game messages and `play`); [`digest`] the FNV-1a 64
+//! digest of a file (the manifest's, the excluded sets'). [`cli`] is the
+//! command line;
 //! [`error`] the one error every command reports, which picks the exit
 //! code.
 pub mod cli;
 pub mod contamination;
 pub mod dataset;
 pub mod difficulty;
+pub mod digest;
 pub mod domain;
 pub mod error;
 pub mod eval;

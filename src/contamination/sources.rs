@@ -75,10 +75,11 @@ pub fn dataset_files(path: &Path) -> Result<Vec<SourceFile>, ReadError> {
 /// of the lines `<relative path> <digest>` of its files.
 pub(super) fn digest_of(path: &Path, files: &[SourceFile]) -> Result<String, ReadError> {
     let file_digest = |p: &Path| {
-        crate::output::files::digest(p).map_err(|e| ReadError {
+        crate::digest::file_digest(p).map_err(|e| ReadError {
             path: p.to_path_buf(),
             line: None,
-            message: e.to_string(),
+            // The text the writers' digest error has always given.
+            message: format!("cannot write `{}`: {e}", p.display()),
         })
     };
     if !path.is_dir() {

@@ -108,9 +108,9 @@ pub fn lock_path(path: &Path) -> std::path::PathBuf {
 }
 
 /// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
-/// dataset's manifest entry records.
+/// dataset's manifest entry records ([`crate::digest::file_digest`]).
 pub fn digest(path: &Path) -> Result<String, OutputError> {
-    Ok(format!("{:016x}", fnv1a_file(path, 0xcbf2_9ce4_8422_2325)?))
+    crate::digest::file_digest(path).map_err(|e| OutputError::io(path, e))
 }
 
 /// The digest of a directory's regular files: FNV-1a 64 over every file's
@@ -123,34 +123,14 @@ pub fn dir_digest(dir: &Path) -> Result<String, OutputError> {
         .collect::<Result<_, _>>()
         .map_err(|e| OutputError::io(dir, e))?;
     names.sort();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = crate::digest::FNV1A_OFFSET;
     for name in names {
-        for &b in name.as_encoded_bytes().iter().chain(b"\0") {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        hash = fnv1a_file(&dir.join(name), hash)?;
+        hash = crate::digest::fnv1a_extend(hash, name.as_encoded_bytes());
+        hash = crate::digest::fnv1a_extend(hash, b"\0");
+        let path = dir.join(name);
+        hash = crate::digest::fnv1a_file(&path, hash).map_err(|e| OutputError::io(&path, e))?;
     }
     Ok(format!("{hash:016x}"))
-}
-
-/// FNV-1a 64 of a file's bytes, continuing from `hash`.
-fn fnv1a_file(path: &Path, mut hash: u64) -> Result<u64, OutputError> {
-    let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    loop {
-        let buf = reader.fill_buf().map_err(|e| OutputError::io(path, e))?;
-        if buf.is_empty() {
-            break;
-        }
-        for &b in buf {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        let n = buf.len();
-        reader.consume(n);
-    }
-    Ok(hash)
 }
 
 /// Creates `dir` and its missing parents below `base` (which must exist

@@ -1,0 +1,47 @@
+//! File digests: FNV-1a 64 of a file's bytes, as 16 lowercase hex digits
+//! (the digest a finished dataset's manifest entry records, and an
+//! `--exclude` set's in the manifest). Plain hashing, read in 1 MiB chunks, without knowing what the
+//! file is: the writers (`output`) record digests with it and the readers
+//! of excluded sets (`contamination`) fingerprint them with it, so both
+//! stand on this module rather than on each other. In-memory bytes hash
+//! with [`crate::domain::fnv1a`], the same function.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// FNV-1a 64's offset basis: the hash of no bytes.
+pub const FNV1A_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a 64's prime.
+const FNV1A_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a 64 of `bytes`, continuing from `hash`.
+pub fn fnv1a_extend(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(FNV1A_PRIME);
+    }
+    hash
+}
+
+/// FNV-1a 64 of a file's bytes, as hex.
+pub fn file_digest(path: &Path) -> std::io::Result<String> {
+    Ok(format!("{:016x}", fnv1a_file(path, FNV1A_OFFSET)?))
+}
+
+/// FNV-1a 64 of a file's bytes, continuing from `hash`.
+pub fn fnv1a_file(path: &Path, mut hash: u64) -> std::io::Result<u64> {
+    let file = File::open(path)?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        hash = fnv1a_extend(hash, buf);
+        let n = buf.len();
+        reader.consume(n);
+    }
+    Ok(hash)
+}
