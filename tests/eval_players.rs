@@ -1,8 +1,17 @@
 //! `eval --player golden|random|guess`: the offline players write ordinary
-//! result files (no server) that `score` reads.
+//! result files (no server) that `score` reads, and play the library's
+//! in-memory tasks through `eval::Session` as the Python `Env` does.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use kumo_gen::domain::Registry;
+use kumo_gen::eval::players::Player;
+use kumo_gen::eval::session::Session;
+use kumo_gen::pipeline;
+use kumo_gen::render::{RenderOptions, Renderer, Templates};
+use kumo_gen::search::SearchBudget;
+use kumo_gen::synth::Params;
 use serde_json::Value;
 
 use crate::common::{TestCommand, root};
@@ -309,4 +318,65 @@ fn scores_of(results: &Path, instances: &Path) -> Vec<Value> {
         .args(["--domain", "medical", "--json"])
         .ok();
     serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// `player`'s trials of twelve labelled medical 4x6 tasks made in memory:
+/// (successful, action count, expected steps) per task.
+fn play_in_memory(player: Player, seed: u64) -> Vec<(bool, usize, Option<f64>)> {
+    let (domain, _) = Registry::new(None).load("medical").unwrap();
+    let templates = Templates::resolve(None).unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let lines = pipeline::generate_lines(
+        &domain,
+        Params::new(4, 6, 1),
+        12,
+        Some(SearchBudget::default()),
+    )
+    .unwrap();
+    lines
+        .iter()
+        .map(|line| {
+            let task = Arc::new(pipeline::task(&renderer, &domain, line).unwrap());
+            let mut session = Session::new(Arc::clone(&task), "golden", 50);
+            while let Some(request) = session.request() {
+                let reply = player
+                    .reply(&domain, &task.instance, request, seed)
+                    .unwrap();
+                assert!(reply.input_tokens > 0 && reply.output_tokens >= 3);
+                session
+                    .respond(Some(&reply.text), reply.output_tokens)
+                    .unwrap();
+            }
+            (
+                session.successful(),
+                session.action_count(),
+                task.instance.expected_steps(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn golden_plays_the_labelled_trajectory_and_always_succeeds() {
+    for (successful, count, expected) in play_in_memory(Player::Golden, 0) {
+        assert!(successful);
+        // The golden trajectory's length, then the predicting reply and
+        // its `predicted_truth` entry.
+        assert!(count >= 2 && expected.is_some());
+    }
+}
+
+#[test]
+fn random_always_succeeds_and_guess_answers_at_once() {
+    let random = play_in_memory(Player::Random, 7);
+    assert!(random.iter().all(|&(ok, _, _)| ok));
+    assert_eq!(
+        random,
+        play_in_memory(Player::Random, 7),
+        "same seed, same trials"
+    );
+    let guess = play_in_memory(Player::Guess, 7);
+    assert!(guess.iter().all(|&(_, count, _)| count == 2));
+    let wins = guess.iter().filter(|&&(ok, _, _)| ok).count();
+    assert!(wins < guess.len(), "guessing does not always win");
 }

@@ -217,67 +217,6 @@ fn random_move(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::session::Session;
-    use crate::pipeline;
-    use crate::render::{RenderOptions, Renderer, Templates};
-    use crate::search::SearchBudget;
-    use crate::synth::Params;
-    use std::sync::Arc;
-
-    fn play(player: Player, seed: u64) -> Vec<(bool, usize, Option<f64>)> {
-        let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
-        let templates = Templates::resolve(None).unwrap();
-        let renderer = Renderer::new(&templates, RenderOptions::default());
-        let lines = pipeline::generate_lines(
-            &domain,
-            Params::new(4, 6, 1),
-            12,
-            Some(SearchBudget::default()),
-        )
-        .unwrap();
-        lines
-            .iter()
-            .map(|line| {
-                let task = Arc::new(pipeline::task(&renderer, &domain, line).unwrap());
-                let mut session = Session::new(Arc::clone(&task), "golden", 50);
-                while let Some(request) = session.request() {
-                    let reply = player
-                        .reply(&domain, &task.instance, request, seed)
-                        .unwrap();
-                    assert!(reply.input_tokens > 0 && reply.output_tokens >= 3);
-                    session
-                        .respond(Some(&reply.text), reply.output_tokens)
-                        .unwrap();
-                }
-                (
-                    session.successful(),
-                    session.action_count(),
-                    task.instance.expected_steps(),
-                )
-            })
-            .collect()
-    }
-
-    #[test]
-    fn golden_plays_the_labelled_trajectory_and_always_succeeds() {
-        for (successful, count, expected) in play(Player::Golden, 0) {
-            assert!(successful);
-            // The golden trajectory's length, then the predicting reply
-            // and its `predicted_truth` entry.
-            assert!(count >= 2 && expected.is_some());
-        }
-    }
-
-    #[test]
-    fn random_always_succeeds_and_guess_answers_at_once() {
-        let random = play(Player::Random, 7);
-        assert!(random.iter().all(|&(ok, _, _)| ok));
-        assert_eq!(random, play(Player::Random, 7), "same seed, same trials");
-        let guess = play(Player::Guess, 7);
-        assert!(guess.iter().all(|&(_, count, _)| count == 2));
-        let wins = guess.iter().filter(|&&(ok, _, _)| ok).count();
-        assert!(wins < guess.len(), "guessing does not always win");
-    }
 
     #[test]
     fn names_round_trip_and_unknown_names_are_refused() {
