@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use rand::TryRng;
 use serde::{Deserialize, Serialize};
 
-use crate::contamination::split::{PartFilter, parse_split};
+use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, sets_conflict};
 use crate::output::manifest::{DomainInfo, Parameters};
 use crate::output::{Job, OutputError, dataset_path, domain_dir, files};
@@ -254,14 +254,5 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
 /// The part filter a manifest's `split` label names
 /// (`test of train=0.9,test=0.1`).
 fn part_of(label: &str) -> Result<PartFilter, String> {
-    let bad = |why: String| format!("the seed file's split `{label}` is not readable: {why}");
-    let (name, spec) = label
-        .split_once(" of ")
-        .ok_or_else(|| bad("no ` of `".into()))?;
-    let parts = parse_split(spec).map_err(bad)?;
-    let index = parts
-        .iter()
-        .position(|p| p.name == name)
-        .ok_or_else(|| bad(format!("no part `{name}`")))?;
-    Ok(PartFilter::new(&parts, index))
+    PartFilter::from_label(label).map_err(|e| format!("the seed file: {e}"))
 }
