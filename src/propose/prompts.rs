@@ -10,12 +10,7 @@ use std::path::Path;
 use minijinja::{Environment, UndefinedBehavior, context};
 
 /// The templates `propose` uses, by stem (`propose` is `propose.j2`).
-pub const TEMPLATE_NAMES: &[&str] = &[
-    "propose",
-    "propose_repair",
-    "propose_continue",
-    "propose_review",
-];
+pub use crate::render::PROPOSE_TEMPLATE_NAMES as TEMPLATE_NAMES;
 
 static SHIPPED: &[(&str, &str)] = &[
     ("propose", include_str!("../../templates/propose.j2")),

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use super::book::Renderer;
 use super::options::{RenderOptions, SftBook};
 use super::task::TaskView;
-use super::templates::{TEMPLATE_NAMES, TemplateError, Templates, expected_list};
+use super::templates::{
+    PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, TemplateError, Templates, expected_list,
+};
 use crate::domain::Domain;
 
 impl Templates {
@@ -47,7 +49,7 @@ impl Templates {
                 continue;
             };
             // `propose`'s prompts may share the directory; they are its own.
-            if crate::propose::prompts::TEMPLATE_NAMES.contains(&stem) {
+            if PROPOSE_TEMPLATE_NAMES.contains(&stem) {
                 continue;
             }
             if !TEMPLATE_NAMES.contains(&stem) {

@@ -53,4 +53,4 @@ pub use options::{RenderOptions, SftBook};
 pub use protocol::answer_tag;
 pub use sft::{Rendered, replay_sft};
 pub use task::{OwnedTask, TaskError, TaskView};
-pub use templates::{TEMPLATE_NAMES, TemplateError, Templates};
+pub use templates::{PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, TemplateError, Templates};

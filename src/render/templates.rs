@@ -22,6 +22,17 @@ use minijinja::{Environment, UndefinedBehavior, Value};
 /// same for SFT and `eval` ([`super::protocol`]).
 pub const TEMPLATE_NAMES: &[&str] = &["book", "prompt", "symbolic", "rationale"];
 
+/// The templates of `kumo-gen propose` (`crate::propose::prompts`), by
+/// stem: they may share a `--templates-dir` with the renderer's, which
+/// leaves them to `propose`. Listed here, below both, so the renderer need
+/// not import `propose`.
+pub const PROPOSE_TEMPLATE_NAMES: &[&str] = &[
+    "propose",
+    "propose_repair",
+    "propose_continue",
+    "propose_review",
+];
+
 /// The origin of a shipped template in errors.
 const SHIPPED_ORIGIN: &str = "<shipped>";
 
