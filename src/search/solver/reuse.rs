@@ -70,10 +70,11 @@
 //! The tables are filled lazily: `R(T, U, c)` is computed (by the
 //! recursion above, memoised) the first time the search asks for it, once
 //! a search has proved deep enough to pay for it (see the parent module).
-//! The single-count game of up to 14 truths has a dense table (a few
-//! hundred kilobytes); the tracked game a hash table: a search asks for
-//! tens of thousands of its entries where a dense table of 12 truths and
-//! 6 tracked actions was 20 MB, zeroed for every instance.
+//! A game whose truths and tracked actions number at most 14 has a dense
+//! table (the single-count game of 12 truths: 360 KB); a larger one a
+//! hash table: a search asks for tens of thousands of its entries where
+//! a dense table of 12 truths and 6 tracked actions was 20 MB, zeroed for
+//! every instance.
 
 use std::cell::{Cell, RefCell};
 
