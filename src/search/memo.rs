@@ -78,6 +78,14 @@ impl Bounds {
     /// The value of a base case.
     pub const ZERO: Bounds = Bounds { lo: 0.0, hi: 0.0 };
 
+    /// A value known exactly.
+    pub fn point(value: f64) -> Bounds {
+        Bounds {
+            lo: value,
+            hi: value,
+        }
+    }
+
     /// The value is known exactly.
     pub fn exact(self) -> bool {
         self.lo == self.hi

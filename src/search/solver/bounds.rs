@@ -127,13 +127,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         if self.memo_entries() >= self.budget.max_memo_entries {
             return Err(self.exceeded());
         }
-        self.greedy.put(
-            key,
-            Bounds {
-                lo: rollout,
-                hi: rollout,
-            },
-        );
+        self.greedy.put(key, Bounds::point(rollout));
         Ok(rollout)
     }
 }

@@ -440,14 +440,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             s.exact_in(truths, actions, depth, ordered, frame)
         })?;
         debug_assert!(known.lo <= value && value <= known.hi);
-        self.store(
-            truths,
-            actions,
-            Bounds {
-                lo: value,
-                hi: value,
-            },
-        )?;
+        self.store(truths, actions, Bounds::point(value))?;
         Ok((value, best))
     }
 

@@ -130,10 +130,10 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             theta = theta.min(kid.b.hi);
             let near = NEAR * kid.b.lo;
             let b = if theta - kid.b.lo <= near || kid.b.hi - theta <= near {
-                let v = self
-                    .exact(kid.truths, kid.actions, kid.b, depth + 1, false)?
-                    .0;
-                Bounds { lo: v, hi: v }
+                Bounds::point(
+                    self.exact(kid.truths, kid.actions, kid.b, depth + 1, false)?
+                        .0,
+                )
             } else {
                 self.test(kid.truths, kid.actions, kid.b, theta, depth + 1)?
             };

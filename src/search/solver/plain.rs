@@ -71,14 +71,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             return Ok(None);
         };
         let value = best + 1.0;
-        self.store(
-            truths,
-            actions,
-            Bounds {
-                lo: value,
-                hi: value,
-            },
-        )?;
+        self.store(truths, actions, Bounds::point(value))?;
         Ok(Some((value, action)))
     }
 

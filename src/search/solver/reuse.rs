@@ -129,13 +129,7 @@ impl Table {
         match self {
             Table::Dense(cells) => cells[key as usize] = value,
             Table::Hashed(memo) => {
-                memo.put(
-                    key,
-                    Bounds {
-                        lo: value,
-                        hi: value,
-                    },
-                );
+                memo.put(key, Bounds::point(value));
             }
         }
     }

@@ -48,21 +48,33 @@ fn plain(
     }
     let mut best = f64::INFINITY;
     for a in actions.ones() {
-        let children: Vec<u64> = problem
-            .states(a)
-            .iter()
-            .map(|&x| truths & !(x as u64))
-            .collect();
-        let denom = f64::from(children.iter().map(|t| t.count()).sum::<u32>()) + 1e-9;
-        let mut sum = 0.0;
-        for &t in &children {
-            sum += plain(problem, t, actions & !(1 << a), memo) * (f64::from(t.count()) / denom);
-        }
-        best = best.min(sum);
+        best = best.min(plain_sum(problem, truths, actions, a, memo));
     }
     let value = best + 1.0;
     memo.insert((truths, actions), value);
     value
+}
+
+/// Action `a`'s sum at a node in the reference's float operations, its
+/// children by [`plain`].
+fn plain_sum(
+    problem: &Problem,
+    truths: u64,
+    actions: u64,
+    a: usize,
+    memo: &mut std::collections::HashMap<(u64, u64), f64>,
+) -> f64 {
+    let children: Vec<u64> = problem
+        .states(a)
+        .iter()
+        .map(|&x| truths & !(x as u64))
+        .collect();
+    let denom = f64::from(children.iter().map(|t| t.count()).sum::<u32>()) + 1e-9;
+    let mut sum = 0.0;
+    for &t in &children {
+        sum += plain(problem, t, actions & !(1 << a), memo) * (f64::from(t.count()) / denom);
+    }
+    sum
 }
 
 /// The reuse bound, with and without tracked actions, is at most the
@@ -192,16 +204,7 @@ fn plain_first_action(
 ) -> Option<usize> {
     let mut best = (f64::INFINITY, None);
     for a in actions.ones() {
-        let children: Vec<u64> = problem
-            .states(a)
-            .iter()
-            .map(|&x| truths & !(x as u64))
-            .collect();
-        let denom = f64::from(children.iter().map(|t| t.count()).sum::<u32>()) + 1e-9;
-        let mut sum = 0.0;
-        for &t in &children {
-            sum += plain(problem, t, actions & !(1 << a), memo) * (f64::from(t.count()) / denom);
-        }
+        let sum = plain_sum(problem, truths, actions, a, memo);
         if sum < best.0 {
             best = (sum, Some(a));
         }
