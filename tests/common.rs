@@ -44,6 +44,15 @@ pub fn kumo_reference() -> Option<PathBuf> {
 /// the run left and both streams; this stays for tests written against
 /// assert_cmd.
 #[allow(dead_code)]
+/// The lines of a JSONL file, parsed.
+pub fn json_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 pub fn kumo_gen() -> assert_cmd::Command {
     assert_cmd::Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
 }

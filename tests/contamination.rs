@@ -4,7 +4,7 @@
 //! `overlap` against a brute-force comparison of the lines; the keys of a
 //! written line equal the keys of the instance it records.
 
-use crate::common::{TestCommand, kumo_reference};
+use crate::common::{TestCommand, json_lines, kumo_reference};
 use kumo_gen::contamination::{Exclusion, KeyKind, instance_keys, recorded, recorded_keys};
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::output::record::{NameIndex, read_key, render};
@@ -80,22 +80,14 @@ fn brute_key(domain: &Domain, line: &Value, exact: bool) -> String {
     format!("{truths:?}|{valid:?}|{pairs:?}")
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Brute force: lines of `b` whose key some line of `a` has, and the
 /// distinct shared keys.
 fn brute_overlap(domain: &Domain, a: &Path, b: &Path, exact: bool) -> (u64, u64) {
-    let a_keys: BTreeSet<String> = lines(a)
+    let a_keys: BTreeSet<String> = json_lines(a)
         .iter()
         .map(|l| brute_key(domain, l, exact))
         .collect();
-    let b_keys: Vec<String> = lines(b)
+    let b_keys: Vec<String> = json_lines(b)
         .iter()
         .map(|l| brute_key(domain, l, exact))
         .collect();
@@ -446,8 +438,8 @@ fn split_parts_share_no_context_and_do_not_depend_on_threads() {
             std::fs::read(part(&runs[1], name)).unwrap()
         );
     }
-    assert_eq!(lines(&part(&runs[0], "train")).len(), 200);
-    assert_eq!(lines(&part(&runs[0], "test")).len(), 50);
+    assert_eq!(json_lines(&part(&runs[0], "train")).len(), 200);
+    assert_eq!(json_lines(&part(&runs[0], "test")).len(), 50);
     let (train, test) = (part(&runs[0], "train"), part(&runs[0], "test"));
     assert_eq!(brute_overlap(&domain, &train, &test, false), (0, 0));
     let manifest: Value = serde_json::from_str(

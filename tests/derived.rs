@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestCommand, root};
+use crate::common::{TestCommand, json_lines, root};
 use kumo_gen::domain::Domain;
 use kumo_gen::render::{OwnedTask, answer_tag, check_book, replay_sft};
 
@@ -43,14 +43,6 @@ fn generate(
 
 fn setting(truths: usize, actions: usize) -> String {
     format!("truth_num={truths}+action_num={actions}+valid_truth_num=1")
-}
-
-fn json_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// Every file under `dir` (relative path -> bytes), skipping `manifest.json`

@@ -2,7 +2,7 @@
 //! setting's reference sample, bands (`--min-expected` ...), the
 //! manifest's golden-answer counts, `curriculum`, and `play --budget`.
 
-use crate::common::{kumo_gen, root};
+use crate::common::{json_lines, kumo_gen, root};
 use kumo_gen::difficulty::Reference;
 use kumo_gen::domain::Domain;
 use kumo_gen::synth::Params;
@@ -43,14 +43,6 @@ fn dataset(out: &Path) -> PathBuf {
     out.join("clinic").join(format!("{SETTING}.jsonl"))
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn entry(out: &Path, domain: &str) -> Value {
     let text = std::fs::read_to_string(out.join(domain).join("manifest.json")).unwrap();
     let manifest: Value = serde_json::from_str(&text).unwrap();
@@ -61,7 +53,7 @@ fn entry(out: &Path, domain: &str) -> Value {
 fn banded_lines_lie_inside_the_band_at_any_thread_count_shard_and_resume() {
     let one = tempfile::tempdir().unwrap();
     generate(one.path(), 100, &[&BAND[..], &["--threads", "1"]].concat()).success();
-    let written = lines(&dataset(one.path()));
+    let written = json_lines(&dataset(one.path()));
     assert_eq!(written.len(), 100);
     for (i, line) in written.iter().enumerate() {
         let d = &line["difficulty"];
@@ -191,7 +183,7 @@ fn the_manifest_counts_golden_answers_by_candidates_left() {
     let out = tempfile::tempdir().unwrap();
     generate(out.path(), 60, &[]).success();
     let mut by_left = std::collections::BTreeMap::<String, u64>::new();
-    for line in lines(&dataset(out.path())) {
+    for line in json_lines(&dataset(out.path())) {
         let left = line["difficulty"]["consistent_at_answer"].as_u64().unwrap();
         *by_left.entry(left.to_string()).or_default() += 1;
     }
@@ -231,7 +223,7 @@ fn curriculum_levels_are_ordered_datasets_with_one_hf_config_each() {
     for level in 1..=3 {
         let dir = out.path().join(format!("level-{level}"));
         let file = dir.join("medical").join(format!("{medical}.jsonl"));
-        let written = lines(&file);
+        let written = json_lines(&file);
         assert_eq!(written.len(), 30);
         let percentile = |l: &Value| l["difficulty"]["percentile"].as_f64().unwrap();
         let expected = |l: &Value| l["difficulty"]["expected_steps"].as_f64().unwrap();
@@ -291,7 +283,7 @@ fn play_with_a_budget_goes_on_after_a_wrong_answer_through_a_pipe() {
     let file = out
         .path()
         .join("medical/truth_num=4+action_num=6+valid_truth_num=1.jsonl");
-    let line = &lines(&file)[0];
+    let line = &json_lines(&file)[0];
     let valid = line["valid_truth"].as_str().unwrap();
     let wrong = line["truths"]
         .as_array()

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{TestCommand, root};
+use crate::common::{TestCommand, json_lines, root};
 use kumo_gen::domain::Domain;
 use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book};
 
@@ -109,11 +109,7 @@ pub(crate) fn dataset() -> PathBuf {
 }
 
 pub(crate) fn instances() -> Vec<Value> {
-    std::fs::read_to_string(dataset().join("tiny").join(format!("{SETTING}.jsonl")))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    json_lines(&dataset().join("tiny").join(format!("{SETTING}.jsonl")))
 }
 
 /// Follows the golden trajectory of the instance named in the book.
@@ -134,6 +130,34 @@ pub(crate) fn golden(body: &Value) -> Answer {
         .and_then(Value::as_str)
         .unwrap_or_else(|| inst["valid_truth"].as_str().unwrap());
     completion(&format!("Let me think.\n\n<ANSWER> {answer} </ANSWER>"))
+}
+
+/// `kumo-gen eval` of model `m` at `base` on the datasets under `data`
+/// (trials, domain and results folder left to the caller).
+pub(crate) fn eval_on(base: &str, data: &Path) -> TestCommand {
+    let mut cmd = TestCommand::new();
+    cmd.args(["eval", "--api-base", base, "--model", "m", "--data"])
+        .arg(data);
+    cmd
+}
+
+/// The reply an SFT-replaying model gives to an eval request: the
+/// assistant turn of this round (assistant turns so far) of the chat
+/// record among `chats` whose system message opens the request.
+pub(crate) fn sft_reply<'a>(mut chats: impl Iterator<Item = &'a Value>, body: &Value) -> Answer {
+    let messages = body["messages"].as_array().unwrap();
+    let chat = chats
+        .find(|chat| chat["messages"][0]["content"] == messages[0]["content"])
+        .expect("the system prompt is an SFT record's system message");
+    let round = messages.iter().filter(|m| m["role"] == "assistant").count();
+    let reply = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .nth(round)
+        .expect("no request after the final answer");
+    completion(reply["content"].as_str().unwrap())
 }
 
 pub(crate) fn eval_cmd(base: &str, out: &Path, extra: &[&str]) -> TestCommand {
@@ -163,14 +187,6 @@ pub(crate) fn result_file(out: &Path) -> PathBuf {
         .join("VanillaAgent/tiny")
         .join(SETTING)
         .join("eval_times=2.jsonl")
-}
-
-pub(crate) fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 pub(crate) fn score(out: &Path) -> Value {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::common::{TestCommand, root};
 use crate::eval::{
-    SETTING, completion, dataset, eval_cmd, instances, rendered_book_and_prompt, serve,
+    SETTING, completion, dataset, eval_cmd, eval_on, instances, rendered_book_and_prompt, serve,
 };
 
 #[test]
@@ -23,21 +23,12 @@ fn missing_books_are_named() {
     )
     .unwrap();
     let cmd = |extra: &[&str]| {
-        let mut c = TestCommand::new();
-        c.args([
-            "eval",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--model",
-            "m",
-            "--data",
-        ])
-        .arg(tmp.path().join("data"))
-        .arg("--domain")
-        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
-        .arg("--out")
-        .arg(tmp.path().join("results"))
-        .args(extra);
+        let mut c = eval_on("http://127.0.0.1:9/v1", &tmp.path().join("data"));
+        c.arg("--domain")
+            .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+            .arg("--out")
+            .arg(tmp.path().join("results"))
+            .args(extra);
         c
     };
     cmd(&["--require-books"])
@@ -50,25 +41,15 @@ fn missing_books_are_named() {
     let server = serve(Arc::new(|_: &Value, _| {
         completion("<ANSWER> Lamp </ANSWER>")
     }));
-    let mut c = TestCommand::new();
-    c.args([
-        "eval",
-        "--api-base",
-        &server.base,
-        "--model",
-        "m",
-        "--trials",
-        "1",
-        "--data",
-    ])
-    .arg(tmp.path().join("data"))
-    .arg("--domain")
-    .arg(root().join("tests/fixtures/ok/tiny.yaml"))
-    .arg("--out")
-    .arg(tmp.path().join("results"))
-    .ok()
-    .stderr_contains("3 knowledge book(s) missing")
-    .stderr_contains("rendered from the domain");
+    let mut c = eval_on(&server.base, &tmp.path().join("data"));
+    c.args(["--trials", "1"])
+        .arg("--domain")
+        .arg(root().join("tests/fixtures/ok/tiny.yaml"))
+        .arg("--out")
+        .arg(tmp.path().join("results"))
+        .ok()
+        .stderr_contains("3 knowledge book(s) missing")
+        .stderr_contains("rendered from the domain");
     let requests = server.requests.lock().unwrap();
     let mut systems: Vec<&str> = requests
         .iter()
@@ -160,18 +141,8 @@ fn generated_dataset_domain_from_manifest() {
     let server = serve(Arc::new(|_: &Value, _| {
         completion("<ANSWER> nothing </ANSWER>")
     }));
-    TestCommand::new()
-        .args([
-            "eval",
-            "--api-base",
-            &server.base,
-            "--model",
-            "m",
-            "--trials",
-            "1",
-            "--data",
-        ])
-        .arg(tmp.path().join("data"))
+    eval_on(&server.base, &tmp.path().join("data"))
+        .args(["--trials", "1"])
         .arg("--out")
         .arg(tmp.path().join("results"))
         .ok()

@@ -14,7 +14,7 @@ use kumo_gen::search::SearchBudget;
 use kumo_gen::synth::Params;
 use serde_json::Value;
 
-use crate::common::{TestCommand, root};
+use crate::common::{TestCommand, json_lines, root};
 
 const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 
@@ -63,15 +63,11 @@ fn offline_players_write_results_that_score_reads() {
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(stdout.contains(&format!("player `{player}`")), "{stdout}");
     }
-    let instances: Vec<Value> = std::fs::read_to_string(
-        root()
+    let instances = json_lines(
+        &root()
             .join("tests/fixtures/eval/tiny")
             .join(format!("{SETTING}.jsonl")),
-    )
-    .unwrap()
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect();
+    );
     // Golden: the golden trajectory, then the prediction (counted twice).
     let golden_actions = instances
         .iter()

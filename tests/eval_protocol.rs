@@ -8,8 +8,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::common::TestCommand;
-use crate::eval::{completion, eval_cmd, golden, instances, lines, result_file, score, serve};
+use crate::common::{TestCommand, json_lines};
+use crate::eval::{
+    completion, eval_cmd, eval_on, golden, instances, result_file, score, serve, sft_reply,
+};
 
 #[test]
 fn golden_player_wins_with_the_golden_count_and_resume_skips() {
@@ -24,7 +26,7 @@ fn golden_player_wins_with_the_golden_count_and_resume_skips() {
     assert!(!stdout.contains("sk-test-secret") && !stderr.contains("sk-test-secret"));
 
     let file = result_file(tmp.path());
-    let mut got = lines(&file);
+    let mut got = json_lines(&file);
     got.sort_by_key(|l| l["seed"].as_u64());
     assert_eq!(got.len(), 3);
     for (line, inst) in got.iter().zip(instances()) {
@@ -108,7 +110,7 @@ fn golden_player_wins_with_the_golden_count_and_resume_skips() {
     std::fs::write(&file, format!("{}\n{}\n{half}", keep[0], keep[1])).unwrap();
     let output = eval_cmd(&server.base, tmp.path(), &[]).ok();
     assert!(String::from_utf8_lossy(&output.stdout).contains("1 played, 2 already done"));
-    let after = lines(&file);
+    let after = json_lines(&file);
     assert_eq!(after.len(), 3);
     let mut seeds: Vec<u64> = after.iter().map(|l| l["seed"].as_u64().unwrap()).collect();
     seeds.sort();
@@ -126,7 +128,7 @@ fn garbage_replies_are_parse_errors() {
     }));
     let tmp = tempfile::tempdir().unwrap();
     eval_cmd(&server.base, tmp.path(), &[]).ok();
-    for line in lines(&result_file(tmp.path())) {
+    for line in json_lines(&result_file(tmp.path())) {
         for t in line["trajectories"].as_array().unwrap() {
             assert_eq!(t["parse_error"], true);
             assert_eq!(t["successful"], false);
@@ -164,8 +166,8 @@ fn sft_records_are_the_messages_eval_sends() {
             .ok();
         let setting = format!("truth_num={truths}+action_num={actions}+valid_truth_num=1");
         let sft = data.join(domain).join("sft");
-        let chats = lines(&sft.join(format!("{setting}.jsonl")));
-        let steps = lines(&sft.join(format!("{setting}.steps.jsonl")));
+        let chats = json_lines(&sft.join(format!("{setting}.jsonl")));
+        let steps = json_lines(&sft.join(format!("{setting}.steps.jsonl")));
         assert_eq!(chats.len(), 6, "{domain}");
         let mut steps = steps.into_iter().peekable();
         for chat in chats {
@@ -202,25 +204,10 @@ fn sft_records_are_the_messages_eval_sends() {
     let table = Arc::new(records);
     let replies = table.clone();
     let server = serve(Arc::new(move |body: &Value, _| {
-        let messages = body["messages"].as_array().unwrap();
-        let (chat, _) = replies
-            .iter()
-            .find(|(chat, _)| chat["messages"][0]["content"] == messages[0]["content"])
-            .expect("the system prompt is an SFT record's system message");
-        let round = messages.iter().filter(|m| m["role"] == "assistant").count();
-        let reply = chat["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "assistant")
-            .nth(round)
-            .expect("no request after the final answer");
-        completion(reply["content"].as_str().unwrap())
+        sft_reply(replies.iter().map(|(chat, _)| chat), body)
     }));
-    TestCommand::new()
-        .args(["eval", "--api-base", &server.base, "--model", "m"])
-        .args(["--trials", "1", "--backoff-ms", "1", "--data"])
-        .arg(&data)
+    eval_on(&server.base, &data)
+        .args(["--trials", "1", "--backoff-ms", "1"])
         .arg("--out")
         .arg(tmp.path().join("results"))
         .ok()
@@ -268,36 +255,14 @@ fn a_golden_players_reduction_curve_is_the_optimal_one() {
         .arg("--out")
         .arg(&data)
         .ok();
-    let chats = lines(&data.join("rules3/sft/truth_num=6+action_num=8+valid_truth_num=1.jsonl"));
+    let chats =
+        json_lines(&data.join("rules3/sft/truth_num=6+action_num=8+valid_truth_num=1.jsonl"));
     let server = serve(Arc::new(move |body: &Value, _| {
-        let messages = body["messages"].as_array().unwrap();
-        let chat = chats
-            .iter()
-            .find(|c| c["messages"][0]["content"] == messages[0]["content"])
-            .unwrap();
-        let round = messages.iter().filter(|m| m["role"] == "assistant").count();
-        let reply = chat["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "assistant")
-            .nth(round)
-            .unwrap();
-        completion(reply["content"].as_str().unwrap())
+        sft_reply(chats.iter(), body)
     }));
     let results = tmp.path().join("results");
-    TestCommand::new()
-        .args([
-            "eval",
-            "--api-base",
-            &server.base,
-            "--model",
-            "m",
-            "--trials",
-            "2",
-            "--data",
-        ])
-        .arg(&data)
+    eval_on(&server.base, &data)
+        .args(["--trials", "2"])
         .arg("--out")
         .arg(&results)
         .ok();

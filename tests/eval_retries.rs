@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::eval::{Answer, eval_cmd, golden, lines, result_file, score, serve};
+use crate::common::json_lines;
+use crate::eval::{Answer, eval_cmd, golden, result_file, score, serve};
 
 #[test]
 fn retries_429_and_500_then_plays_on() {
@@ -74,6 +75,6 @@ fn hanging_server_times_out_writes_nothing_and_resume_finishes() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert_eq!(lines(&file).len(), 3);
+    assert_eq!(json_lines(&file).len(), 3);
     assert_eq!(score(tmp.path())["success_rate"], 1.0);
 }
