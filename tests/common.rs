@@ -53,6 +53,37 @@ pub fn json_lines(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The clinic fixture domain (3 truths, 3 actions), by its path from the
+/// repository root.
+pub const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
+
+/// The clinic fixture domain, compiled.
+pub fn clinic() -> kumo_gen::domain::Domain {
+    let text = std::fs::read_to_string(root().join(CLINIC)).unwrap();
+    kumo_gen::domain::Domain::from_yaml(CLINIC, &text)
+        .unwrap()
+        .0
+}
+
+/// `kumo-gen generate` of `n` clinic 3x3 instances into `out`, then
+/// `extra`.
+pub fn generate_clinic(out: &Path, n: u64, extra: &[&str]) -> TestCommand {
+    let mut cmd = TestCommand::new();
+    cmd.args([
+        "generate",
+        "--domain",
+        CLINIC,
+        "--truths",
+        "3",
+        "--actions",
+        "3",
+    ])
+    .args(["-n", &n.to_string(), "--out"])
+    .arg(out)
+    .args(extra);
+    cmd
+}
+
 pub fn kumo_gen() -> assert_cmd::Command {
     assert_cmd::Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
 }

@@ -2,41 +2,20 @@
 //! setting's reference sample, bands (`--min-expected` ...), the
 //! manifest's golden-answer counts, `curriculum`, and `play --budget`.
 
-use crate::common::{json_lines, kumo_gen, root};
+use crate::common::{TestCommand, clinic, generate_clinic, json_lines, kumo_gen};
 use kumo_gen::difficulty::Reference;
-use kumo_gen::domain::Domain;
 use kumo_gen::synth::Params;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
 const SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1";
 /// A band of the clinic 3x3 setting that holds about a third of the draws
 /// and, at 100 instances, makes duplicates redraw too.
 const BAND: [&str; 4] = ["--min-expected", "1.4", "--max-golden", "1"];
 
-fn clinic() -> Domain {
-    let text = std::fs::read_to_string(root().join(CLINIC)).unwrap();
-    Domain::from_yaml(CLINIC, &text).unwrap().0
-}
-
 /// `kumo-gen generate` of clinic 3x3 into `out` (no books, no SFT).
-fn generate(out: &Path, n: u64, extra: &[&str]) -> assert_cmd::assert::Assert {
-    let mut cmd = kumo_gen();
-    cmd.current_dir(root())
-        .args([
-            "generate",
-            "--domain",
-            CLINIC,
-            "--truths",
-            "3",
-            "--actions",
-            "3",
-        ])
-        .args(["-n", &n.to_string(), "--books", "none", "--no-sft", "--out"])
-        .arg(out)
-        .args(extra);
-    cmd.assert()
+fn generate(out: &Path, n: u64, extra: &[&str]) -> TestCommand {
+    generate_clinic(out, n, &[&["--books", "none", "--no-sft"], extra].concat())
 }
 
 fn dataset(out: &Path) -> PathBuf {
@@ -52,7 +31,7 @@ fn entry(out: &Path, domain: &str) -> Value {
 #[test]
 fn banded_lines_lie_inside_the_band_at_any_thread_count_shard_and_resume() {
     let one = tempfile::tempdir().unwrap();
-    generate(one.path(), 100, &[&BAND[..], &["--threads", "1"]].concat()).success();
+    generate(one.path(), 100, &[&BAND[..], &["--threads", "1"]].concat()).ok();
     let written = json_lines(&dataset(one.path()));
     assert_eq!(written.len(), 100);
     for (i, line) in written.iter().enumerate() {
@@ -77,7 +56,7 @@ fn banded_lines_lie_inside_the_band_at_any_thread_count_shard_and_resume() {
     let bytes = std::fs::read(dataset(one.path())).unwrap();
 
     let two = tempfile::tempdir().unwrap();
-    generate(two.path(), 100, &[&BAND[..], &["--threads", "2"]].concat()).success();
+    generate(two.path(), 100, &[&BAND[..], &["--threads", "2"]].concat()).ok();
     assert!(
         bytes == std::fs::read(dataset(two.path())).unwrap(),
         "1 vs 2 threads"
@@ -90,7 +69,7 @@ fn banded_lines_lie_inside_the_band_at_any_thread_count_shard_and_resume() {
             100,
             &[&BAND[..], &["--shard", &format!("{k}/3")]].concat(),
         )
-        .success();
+        .ok();
     }
     kumo_gen()
         .args(["merge", "--out"])
@@ -103,41 +82,39 @@ fn banded_lines_lie_inside_the_band_at_any_thread_count_shard_and_resume() {
     );
 
     let resumed = tempfile::tempdir().unwrap();
-    generate(resumed.path(), 40, &BAND).success();
-    generate(resumed.path(), 100, &BAND).success();
+    generate(resumed.path(), 40, &BAND).ok();
+    generate(resumed.path(), 100, &BAND).ok();
     assert!(
         bytes == std::fs::read(dataset(resumed.path())).unwrap(),
         "resume"
     );
     // Another band is another dataset: a resume with it is refused.
     generate(resumed.path(), 100, &["--min-expected", "1.5"])
-        .code(1)
-        .stderr(predicates::str::contains("band"));
+        .expect_code(1)
+        .stderr_contains("band");
 }
 
 #[test]
 fn a_band_the_setting_cannot_reach_fails_fast_naming_the_reachable_range() {
     let out = tempfile::tempdir().unwrap();
     generate(out.path(), 20, &["--min-expected", "7"])
-        .code(1)
-        .stderr(predicates::str::contains(
-            "lands in the band `--min-expected 7`",
-        ))
-        .stderr(predicates::str::contains("reach expected steps 1.0000 to"))
-        .stderr(predicates::str::contains("golden length"));
+        .expect_code(1)
+        .stderr_contains("lands in the band `--min-expected 7`")
+        .stderr_contains("reach expected steps 1.0000 to")
+        .stderr_contains("golden length");
     assert!(!dataset(out.path()).exists());
     generate(out.path(), 20, &["--min-golden", "3", "--max-golden", "2"])
-        .code(1)
-        .stderr(predicates::str::contains("is above"));
-    generate(out.path(), 20, &["--min-golden", "1", "--no-labels"]).code(2);
+        .expect_code(1)
+        .stderr_contains("is above");
+    generate(out.path(), 20, &["--min-golden", "1", "--no-labels"]).expect_code(2);
 }
 
 #[test]
 fn the_percentile_is_the_share_of_the_reference_sample_below_plus_half_the_ties() {
     let out = tempfile::tempdir().unwrap();
-    generate(out.path(), 60, &[]).success();
+    generate(out.path(), 60, &[]).ok();
     let other = tempfile::tempdir().unwrap();
-    generate(other.path(), 60, &["--seed", "5", "--threads", "1"]).success();
+    generate(other.path(), 60, &["--seed", "5", "--threads", "1"]).ok();
     let reference = Reference::sample(&clinic(), &Params::new(3, 3, 1)).unwrap();
     let size = (reference.expected.len() as u64 + reference.unlabelled) as f64;
     let mut seen = std::collections::BTreeMap::new();
@@ -181,7 +158,7 @@ fn the_percentile_is_the_share_of_the_reference_sample_below_plus_half_the_ties(
 #[test]
 fn the_manifest_counts_golden_answers_by_candidates_left() {
     let out = tempfile::tempdir().unwrap();
-    generate(out.path(), 60, &[]).success();
+    generate(out.path(), 60, &[]).ok();
     let mut by_left = std::collections::BTreeMap::<String, u64>::new();
     for line in json_lines(&dataset(out.path())) {
         let left = line["difficulty"]["consistent_at_answer"].as_u64().unwrap();

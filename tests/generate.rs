@@ -2,37 +2,16 @@
 //! written lines, determinism across threads, shards + merge, resume after
 //! an interruption, refusal to overwrite, and infeasible requests.
 
-use crate::common::{TestCommand, generate_tiny, root};
+use crate::common::{TestCommand, clinic, generate_clinic, generate_tiny, root};
 use kumo_gen::domain::{Domain, StateLabel};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
 const SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1.jsonl";
 
-fn clinic() -> Domain {
-    let path = root().join(CLINIC);
-    let text = std::fs::read_to_string(&path).unwrap();
-    Domain::from_yaml(CLINIC, &text).unwrap().0
-}
-
-/// Runs `kumo-gen generate` on the clinic domain into `out`.
+/// Runs `kumo-gen generate` of 150 clinic instances into `out`.
 fn generate(out: &Path, extra: &[&str]) -> TestCommand {
-    let mut cmd = TestCommand::new();
-    cmd.args([
-        "generate",
-        "--domain",
-        CLINIC,
-        "--truths",
-        "3",
-        "--actions",
-        "3",
-        "-n",
-        "150",
-        "--out",
-    ]);
-    cmd.arg(out).args(extra);
-    cmd
+    generate_clinic(out, 150, extra)
 }
 
 fn dataset(out: &Path) -> PathBuf {
