@@ -191,7 +191,8 @@ impl ReuseBound {
         ReuseBound {
             single: Relaxed::new(truths, &states, &related, Vec::new()),
             single_table: RefCell::new(Table::new(truths as u32)),
-            tracked_table: RefCell::new(Table::new((truths + tracked.len()) as u32)),
+            // Made when tracking starts: most searches never track.
+            tracked_table: RefCell::new(Table::Dense(Vec::new())),
             tracked: Relaxed::new(truths, &states, &related, tracked),
             tracking: Cell::new(false),
             low_cover,
@@ -200,7 +201,12 @@ impl ReuseBound {
 
     /// From now on, bounds come from the tracked game.
     pub(super) fn start_tracking(&self) {
-        self.tracking.set(!self.tracked.tracked.is_empty());
+        if self.tracked.tracked.is_empty() || self.tracking.get() {
+            return;
+        }
+        let key_bits = self.tracked.truths + self.tracked.tracked.len() as u32;
+        *self.tracked_table.borrow_mut() = Table::new(key_bits);
+        self.tracking.set(true);
     }
 
     /// The truths whose cover `get` takes (the high truths of the game
