@@ -12,8 +12,9 @@ use std::io;
 use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
+use crate::game::LineMismatch;
 use crate::pipeline::write::OutputError;
-use crate::render::TemplateError;
+use crate::render::{TaskError, TemplateError};
 use crate::score::ScoreFileError;
 use crate::synth::SynthError;
 
@@ -48,6 +49,13 @@ pub enum Error {
     /// A template set (`--templates-dir`) that does not load or render.
     #[error(transparent)]
     Template(#[from] TemplateError),
+    /// An instance that does not fit its domain, or whose book or prompt
+    /// cannot be rendered from it.
+    #[error(transparent)]
+    Task(#[from] TaskError),
+    /// An instance line that names what its domain does not have.
+    #[error(transparent)]
+    Mismatch(#[from] LineMismatch),
     /// The user's file, with located diagnostics already in their printed
     /// form (`file:line:column`, the line, help): printed as it stands.
     #[error("{0}")]
@@ -70,6 +78,9 @@ pub enum Error {
     /// retries): running the same command again resumes.
     #[error("{message}")]
     Service { message: String },
+    /// A bug: something kumo-gen made does not hold what it must.
+    #[error("internal: {0}")]
+    Internal(String),
     /// Reading or writing failed outside the cases above (stdout included:
     /// a closed pipe ends quietly).
     #[error("{0}")]
@@ -102,10 +113,14 @@ impl Error {
             | Error::Recorded(_)
             | Error::Synth(_)
             | Error::Template(_)
+            | Error::Task(_)
+            | Error::Mismatch(_)
             | Error::Located(_)
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
-            Error::Usage { .. } | Error::Service { .. } | Error::Io(_) => false,
+            Error::Usage { .. } | Error::Service { .. } | Error::Internal(_) | Error::Io(_) => {
+                false
+            }
         }
     }
 
@@ -137,12 +152,32 @@ impl Error {
         }
     }
 
-    /// The message as printed on stderr: `error: MESSAGE` and its help
-    /// line; a domain's located diagnostics stand as they are.
+    /// Whether the message carries its own heads: a domain file's located
+    /// diagnostics (`error: ...` / `warning: ...` each, wherever the
+    /// domain was named: `--domain`, a dataset's manifest) or an
+    /// already-located message.
+    fn has_own_heads(&self) -> bool {
+        let load = match self {
+            Error::Located(_) => return true,
+            Error::Domain(e) => e,
+            Error::Dataset(
+                DatasetError::DomainSpec { source, .. }
+                | DatasetError::ManifestDomain { source, .. },
+            ) => source,
+            _ => return false,
+        };
+        matches!(load, LoadError::Invalid(_))
+    }
+
+    /// The message as printed on stderr, the one rule for its head:
+    /// `error: MESSAGE` and its help line, except that a message with its
+    /// own heads (located diagnostics) stands as it is, so each problem is
+    /// headed exactly once.
     pub fn report(&self) -> String {
-        let head = match self {
-            Error::Domain(_) | Error::Located(_) => self.to_string(),
-            _ => format!("error: {self}"),
+        let head = if self.has_own_heads() {
+            self.to_string()
+        } else {
+            format!("error: {self}")
         };
         match self.help() {
             Some(help) => format!("{head}\n  = help: {help}"),

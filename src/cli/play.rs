@@ -109,34 +109,29 @@ fn from_file(
     args: &PlayArgs,
     renderer: &Renderer,
     file: &Path,
-) -> Result<Source, String> {
-    let mut instances = dataset::read_instances(file).map_err(|e| e.to_string())?;
+) -> Result<Source, Error> {
+    let mut instances = dataset::read_instances(file)?;
     if args.line == 0 || args.line > instances.len() {
-        return Err(format!(
+        return Err(Error::input(format!(
             "--line {}: `{}` has instances on lines 1 to {}",
             args.line,
             file.display(),
             instances.len()
-        ));
+        )));
     }
     let index = args.line - 1;
     let instance = instances.swap_remove(index);
     let dir = file.parent().unwrap_or(Path::new("."));
-    let data =
-        Dataset::open(&globals.registry, dir, args.domain.as_deref()).map_err(|e| e.to_string())?;
+    let data = Dataset::open(&globals.registry, dir, args.domain.as_deref())?;
     let setting = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     // A file named by its setting has its books beside it.
     let book = match setting.parse::<Setting>() {
-        Ok(s) => data
-            .book(renderer, &s, index, &instance)
-            .map_err(|e| e.to_string()),
-        Err(_) => data
-            .render_book(renderer, &instance)
-            .map_err(|e| e.to_string()),
-    }?;
+        Ok(s) => data.book(renderer, &s, index, &instance)?,
+        Err(_) => data.render_book(renderer, &instance)?,
+    };
     let domain = data.domain().clone();
     let dataset = Some(data.name())
         .filter(|n| !n.is_empty())
@@ -153,26 +148,27 @@ fn from_file(
 /// Instance `--index` of the dataset `kumo-gen --domain D --truths N
 /// --actions N --valid V --seed S` would write (it depends on the
 /// instances before it, so those are generated too).
-fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, String> {
+fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, Error> {
     let Some(spec) = &args.domain else {
-        return Err("give --instances FILE, or --domain D to generate the instance".into());
+        return Err(Error::input(
+            "give --instances FILE, or --domain D to generate the instance",
+        ));
     };
-    let (domain, _) = globals.registry.load(spec).map_err(|e| e.to_string())?;
+    let (domain, _) = globals.registry.load(spec)?;
     let params = Params {
         seed: args.seed,
         ..Params::new(args.truths, args.actions, args.valid)
     };
-    let synth =
-        Synthesizer::new(&domain, params.clone()).map_err(|e| format!("{e}; {}", e.help))?;
-    let made = synth
-        .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
-        .map_err(|e| format!("{e}; {}", e.help))?;
-    let last = made.last().ok_or("no instance generated")?;
+    let synth = Synthesizer::new(&domain, params.clone())?;
+    let made = synth.generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())?;
+    let last = made
+        .last()
+        .ok_or_else(|| Error::Internal("no instance generated".into()))?;
     let line = crate::dataset::record::render(&domain, last, None, None);
     let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
-        .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
+        .map_err(|e| Error::Internal(format!("a generated line does not read back: {e}")))?;
     let instance = parsed.swap_remove(0);
-    let book = render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?;
+    let book = render_book(renderer, &domain, &instance)?;
     Ok(Source {
         instance,
         dataset: domain.name.clone(),
@@ -195,9 +191,9 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         dataset,
         setting,
         book,
-    } = source.map_err(Error::input)?;
+    } = source?;
     let instance = &instance;
-    let judge = Judge::new(&domain, instance).map_err(|e| Error::input(e.to_string()))?;
+    let judge = Judge::new(&domain, instance)?;
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();

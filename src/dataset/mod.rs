@@ -25,7 +25,7 @@ pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_d
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::domain::{Domain, DomainDoc, Registry, compile};
+use crate::domain::{Domain, DomainDoc, LoadError, Registry, compile};
 use crate::game::{InstanceLine, Judge, parse_instances};
 use crate::game::{Task, protocol, render_book};
 use crate::render::{Renderer, TaskError};
@@ -36,11 +36,14 @@ use crate::render::{Renderer, TaskError};
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     /// `--domain` was given and does not load.
-    #[error("{message}")]
-    DomainSpec { spec: String, message: String },
+    #[error("{source}")]
+    DomainSpec { spec: String, source: LoadError },
     /// The manifest's domain does not compile.
-    #[error("{message}")]
-    ManifestDomain { manifest: PathBuf, message: String },
+    #[error("{source}")]
+    ManifestDomain {
+        manifest: PathBuf,
+        source: LoadError,
+    },
     /// Neither `--domain`, a manifest nor the directory's name gives a domain.
     #[error(
         "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
@@ -93,25 +96,23 @@ impl Dataset {
         dir: &Path,
         domain: Option<&str>,
     ) -> Result<Dataset, DatasetError> {
-        let domain = match domain {
-            Some(spec) => {
-                registry
-                    .load(spec)
-                    .map(|(d, _)| d)
-                    .map_err(|e| DatasetError::DomainSpec {
+        let domain =
+            match domain {
+                Some(spec) => registry.load(spec).map(|(d, _)| d).map_err(|source| {
+                    DatasetError::DomainSpec {
                         spec: spec.to_string(),
-                        message: e.to_string(),
-                    })?
-            }
-            None => match recorded_domain(dir)? {
-                Some(domain) => domain,
-                None => registry.load(&name_of(dir)).map(|(d, _)| d).map_err(|_| {
-                    DatasetError::NoDomain {
-                        dir: dir.to_path_buf(),
+                        source,
                     }
                 })?,
-            },
-        };
+                None => match recorded_domain(dir)? {
+                    Some(domain) => domain,
+                    None => registry.load(&name_of(dir)).map(|(d, _)| d).map_err(|_| {
+                        DatasetError::NoDomain {
+                            dir: dir.to_path_buf(),
+                        }
+                    })?,
+                },
+            };
         Ok(Dataset::with_domain(dir, domain))
     }
 
@@ -335,12 +336,12 @@ pub fn open_all(
         }
         found.push((Dataset::open(registry, dir, spec)?, settings));
     }
-    if let Some((spec, Err(e))) = given
+    if let Some((spec, Err(source))) = given
         && !dirs.iter().any(|d| name_of(d) == spec)
     {
         return Err(DatasetError::DomainSpec {
             spec: spec.to_string(),
-            message: e.to_string(),
+            source,
         });
     }
     Ok(found)
@@ -365,9 +366,9 @@ fn recorded_domain(dir: &Path) -> Result<Option<Domain>, DatasetError> {
         return Ok(None);
     };
     let name = manifest.display().to_string();
-    let (mut domain, _) = compile(&name, &doc).map_err(|e| DatasetError::ManifestDomain {
+    let (mut domain, _) = compile(&name, &doc).map_err(|source| DatasetError::ManifestDomain {
         manifest: manifest.clone(),
-        message: e.to_string(),
+        source,
     })?;
     if let Some(hash) = value.pointer("/domain/hash").and_then(|h| h.as_str()) {
         domain.source_hash = hash.to_string();
