@@ -13,6 +13,7 @@ pub mod contamination;
 mod curriculum;
 mod domains;
 mod eval;
+mod events;
 mod family;
 pub mod flag_tables;
 mod flags;

@@ -170,6 +170,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
             message: e.to_string(),
         });
     }
+    let reporter = super::progress::Stderr::new();
     let mut client = Client::new(
         ClientConfig {
             api_base: args.api_base.clone(),
@@ -183,6 +184,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
         },
         0,
         0,
+        &reporter,
     );
     let settings = Settings {
         truths: args.truths,

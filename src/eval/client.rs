@@ -30,6 +30,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
+use crate::progress::{Event, Progress};
+
 /// KUMO's `call_llm(num_trials=5)`.
 const REPLY_ATTEMPTS: usize = 5;
 
@@ -83,11 +85,13 @@ pub enum CallError {
     Fatal(String),
 }
 
-/// One worker's client: its own connection pool and jitter stream.
-pub struct Client {
+/// One worker's client: its own connection pool and jitter stream, and
+/// where it reports each retry.
+pub struct Client<'r> {
     config: ClientConfig,
     agent: ureq::Agent,
     rng: ChaCha8Rng,
+    reporter: &'r dyn Progress,
 }
 
 enum Attempt {
@@ -106,9 +110,10 @@ enum Attempt {
     Fatal(String),
 }
 
-impl Client {
-    /// `seed` and `stream` fix the jitter sequence (one stream per worker).
-    pub fn new(config: ClientConfig, seed: u64, stream: u64) -> Self {
+impl<'r> Client<'r> {
+    /// `seed` and `stream` fix the jitter sequence (one stream per worker);
+    /// each retried request is an [`Event::Retry`] to `reporter`.
+    pub fn new(config: ClientConfig, seed: u64, stream: u64, reporter: &'r dyn Progress) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)
@@ -116,7 +121,12 @@ impl Client {
             .into();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(stream);
-        Client { config, agent, rng }
+        Client {
+            config,
+            agent,
+            rng,
+            reporter,
+        }
     }
 
     fn url(&self) -> String {
@@ -184,13 +194,13 @@ impl Client {
                         });
                     }
                     let delay = self.backoff(retried).max(retry_after.unwrap_or_default());
-                    crate::stderr_line!(
-                        "note: {}: {why}; retry {}/{} in {:.1} s",
-                        self.url(),
-                        retried + 1,
-                        self.config.retries,
-                        delay.as_secs_f64()
-                    );
+                    self.reporter.event(Event::Retry {
+                        url: &self.url(),
+                        why: &why,
+                        attempt: retried + 1,
+                        retries: self.config.retries,
+                        delay,
+                    });
                     std::thread::sleep(delay);
                     retried += 1;
                 }
@@ -406,7 +416,7 @@ mod tests {
     #[test]
     fn backoff_doubles_with_seeded_jitter() {
         let delays = |seed, stream| {
-            let mut c = Client::new(config(), seed, stream);
+            let mut c = Client::new(config(), seed, stream, &crate::progress::Quiet);
             (0..6).map(|r| c.backoff(r)).collect::<Vec<_>>()
         };
         let a = delays(7, 0);

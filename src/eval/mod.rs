@@ -354,7 +354,8 @@ pub fn run(
             let tx = tx.clone();
             let (next, stop, jobs) = (&next, &stop, &jobs);
             scope.spawn(move || {
-                let mut client = Client::new(config.client.clone(), config.seed, w as u64);
+                let mut client =
+                    Client::new(config.client.clone(), config.seed, w as u64, progress);
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;

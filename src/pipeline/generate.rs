@@ -9,7 +9,7 @@
 //! [`SearchBudget`], which the manifest records), the summary line, then
 //! the derived files (books, SFT, HF; not for a shard: they follow
 //! `merge`) and the seed file's digest. Stages report through
-//! [`Progress`]; messages go to stderr through `crate::stderr_line!`.
+//! [`Progress`], and so do its notes, warnings and summaries ([`Event`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
 use crate::error::Error;
 use crate::pipeline::write::{self, Summary, Target};
-use crate::progress::{Forecast, Progress, Stage};
+use crate::progress::{Event, Forecast, Progress, Stage, Written, WrittenFile};
 use crate::search::SearchBudget;
 use crate::synth::Params;
 
@@ -121,11 +121,11 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
             {
                 let filter = PartFilter::new(parts, index);
                 let out = job.out.join(&part.name);
-                crate::stderr_line!(
-                    "part `{}`: {n} instances into `{}`",
-                    filter.label,
-                    out.display()
-                );
+                progress.event(Event::PartBegins {
+                    part: &filter.label,
+                    n,
+                    out: &out,
+                });
                 write(DatasetRun {
                     out,
                     n,
@@ -141,13 +141,14 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
                 let name = level_name(level);
                 let out = job.out.join(&name);
                 let band = level_band(level, *levels);
-                crate::stderr_line!(
-                    "level {level} of {levels}: percentile {:.1} to {:.1} of the setting's reference sample, {} instances into `{}`",
-                    band.min_percentile.unwrap_or(0.0),
-                    band.max_percentile.unwrap_or(100.0),
-                    job.n,
-                    out.display()
-                );
+                progress.event(Event::LevelBegins {
+                    level,
+                    levels: *levels,
+                    min_percentile: band.min_percentile.unwrap_or(0.0),
+                    max_percentile: band.max_percentile.unwrap_or(100.0),
+                    n: job.n,
+                    out: &out,
+                });
                 write(DatasetRun {
                     out,
                     n: job.n,
@@ -213,7 +214,7 @@ fn write_dataset(
         secret_seed: job.secret_seed,
         band: run.band,
     };
-    report_capacity(domain, params, writer.exclude.as_deref(), run.n)?;
+    report_capacity(domain, params, writer.exclude.as_deref(), run.n, progress)?;
     let mut secret_run = None;
     if job.secret_seed {
         secret_run = Some(secret::begin(&writer)?);
@@ -221,14 +222,16 @@ fn write_dataset(
     let result = write::generate(&writer);
     progress.finish();
     let summary = result?;
-    let what = match job.target {
-        Target::Shard(s) => format!("shard {}/{}:", s.index, s.count),
-        Target::Whole => format!("{}:", domain.name),
+    let file = match job.target {
+        Target::Shard(s) => WrittenFile::Shard {
+            index: s.index as u64,
+            count: s.count as u64,
+        },
+        Target::Whole => WrittenFile::Dataset {
+            domain: &domain.name,
+        },
     };
-    crate::stderr_line!("{}", summary_line(&what, &summary));
-    if let Some(note) = &summary.note {
-        crate::stderr_line!("note: {note}");
-    }
+    report_written(file, &summary, progress);
     // Books and SFT follow the final file: after `merge` for shards.
     if job.target == Target::Whole {
         derive(
@@ -243,11 +246,10 @@ fn write_dataset(
     }
     if let Some(run) = &mut secret_run {
         let digest = secret::finish(run, &summary.path)?;
-        crate::stderr_line!(
-            "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
-            run.path.display(),
-            run.path.display()
-        );
+        progress.event(Event::SecretSeedKept {
+            seed_file: &run.path,
+            digest: &digest,
+        });
     }
     Ok(summary)
 }
@@ -260,6 +262,7 @@ fn report_capacity(
     params: &Params,
     exclusion: Option<&Exclusion>,
     n: u64,
+    progress: &dyn Progress,
 ) -> Result<(), Error> {
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
         return Ok(());
@@ -267,7 +270,10 @@ fn report_capacity(
     let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
         return Ok(());
     };
-    crate::stderr_line!("{}: {}", domain.name, found.describe());
+    progress.event(Event::Capacity {
+        domain: &domain.name,
+        estimate: &found.describe(),
+    });
     let what = format!(
         "domain `{}` with {} truths and {} actions",
         domain.name, params.truths, params.actions
@@ -275,7 +281,7 @@ fn report_capacity(
     match found.check(n, &what) {
         Ok(None) => Ok(()),
         Ok(Some(warning)) => {
-            crate::stderr_line!("warning: {warning}");
+            progress.event(Event::CapacityClose { message: &warning });
             Ok(())
         }
         Err(message) => Err(Error::input_with_help(
@@ -285,36 +291,25 @@ fn report_capacity(
     }
 }
 
-/// The final summary line of a written (`what`: `medical:`, `shard 0/4:`)
-/// or merged dataset.
-pub(super) fn summary_line(what: &str, s: &Summary) -> String {
-    if s.up_to_date {
-        return format!(
-            "`{}` is up to date ({} instances); nothing to do",
-            s.path.display(),
-            s.instances
-        );
+/// Reports a completed dataset file (`file`: which one) and the note of
+/// its run, if any.
+pub(super) fn report_written(file: WrittenFile<'_>, s: &Summary, progress: &dyn Progress) {
+    progress.event(Event::Written(Written {
+        file,
+        path: &s.path,
+        instances: s.instances,
+        resumed_from: s.resumed_from,
+        up_to_date: s.up_to_date,
+        seconds: s.total_s,
+        rate: s.rate(),
+        resamples: s.stats.resamples,
+        unsat: s.stats.unsat,
+        duplicates: s.stats.duplicates,
+        out_of_band: s.stats.out_of_band,
+    }));
+    if let Some(note) = &s.note {
+        progress.event(Event::WriteNote { note });
     }
-    let resumed = if s.resumed_from > 0 {
-        format!(", resumed after {}", s.resumed_from)
-    } else {
-        String::new()
-    };
-    let out_of_band = if s.stats.out_of_band > 0 {
-        format!(", {} draws outside the band redrawn", s.stats.out_of_band)
-    } else {
-        String::new()
-    };
-    format!(
-        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
-        s.instances - s.resumed_from,
-        s.total_s,
-        s.rate(),
-        s.stats.resamples,
-        s.stats.unsat,
-        s.stats.duplicates,
-        s.path.display()
-    )
 }
 
 #[cfg(test)]
@@ -324,9 +319,10 @@ mod tests {
     use crate::render::{RenderOptions, Templates};
     use std::sync::Mutex;
 
-    /// A progress that records the stages it is told of.
+    /// A progress that records the stages it is told of, and the kinds
+    /// of the events.
     #[derive(Default)]
-    struct Stages(Mutex<Vec<String>>);
+    struct Stages(Mutex<Vec<String>>, Mutex<Vec<String>>);
 
     impl Progress for Stages {
         fn stage(&self, stage: Stage<'_>) {
@@ -336,6 +332,11 @@ mod tests {
         fn position(&self, _: u64) {}
         fn grow_to(&self, _: u64) {}
         fn finish(&self) {}
+        fn event(&self, event: Event<'_>) {
+            let debug = format!("{event:?}");
+            let kind = debug.split([' ', '(']).next().unwrap().to_string();
+            self.1.lock().unwrap().push(kind);
+        }
     }
 
     fn job(out: &std::path::Path, target: Target) -> GenerateJob {
@@ -381,6 +382,11 @@ mod tests {
                 "books and SFT records 20 instances"
             ]
         );
+        assert_eq!(
+            *stages.1.lock().unwrap(),
+            ["Capacity", "Written", "Derived"],
+            "what the job says besides its progress, in order"
+        );
     }
 
     #[test]
@@ -396,5 +402,8 @@ mod tests {
             *stages.0.lock().unwrap(),
             ["synthesis and labels 7 instances"]
         );
+        let events = stages.1.lock().unwrap();
+        assert_eq!(events.last().unwrap(), "Written", "{events:?}");
+        assert!(!events.contains(&"Derived".to_string()), "{events:?}");
     }
 }

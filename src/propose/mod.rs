@@ -46,7 +46,7 @@ pub trait Chat {
     fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError>;
 }
 
-impl Chat for Client {
+impl Chat for Client<'_> {
     fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError> {
         self.complete_continuable(messages)
     }
