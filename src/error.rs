@@ -12,6 +12,7 @@ use std::io;
 use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
+use crate::eval::ResultsError;
 use crate::game::LineMismatch;
 use crate::pipeline::write::OutputError;
 use crate::render::{TaskError, TemplateError};
@@ -43,6 +44,10 @@ pub enum Error {
     /// run writing it), or the disk.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A results file (`eval`, `play --record`): another run writing it,
+    /// a file that is not results (the user's), or the disk.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
     /// An infeasible setting.
     #[error(transparent)]
     Synth(#[from] SynthError),
@@ -118,6 +123,7 @@ impl Error {
             | Error::Located(_)
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
+            Error::Results(e) => e.is_input(),
             Error::Usage { .. } | Error::Service { .. } | Error::Internal(_) | Error::Io(_) => {
                 false
             }
@@ -144,7 +150,7 @@ impl Error {
     /// How to fix it, when known.
     pub fn help(&self) -> Option<String> {
         match self {
-            Error::Output(e) => e.help(),
+            Error::Output(e) | Error::Results(ResultsError::Refused(e)) => e.help(),
             Error::Synth(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),
             Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),

@@ -1,7 +1,6 @@
 //! `kumo-gen eval`: run a model over an OpenAI-compatible API on a
 //! generated dataset and write KUMO-format results.
 
-use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -161,29 +160,29 @@ fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
     }
 }
 
-fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
+fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error> {
     if !args.data.is_dir() {
-        return Err(format!("`{}` is not a directory", args.data.display()));
+        return Err(Error::input(format!(
+            "`{}` is not a directory",
+            args.data.display()
+        )));
     }
-    let wanted = wanted_setting(args)?;
-    let templates = Templates::resolve(args.templates_dir.as_deref()).map_err(|e| e.to_string())?;
+    let wanted = wanted_setting(args).map_err(Error::input)?;
+    let templates = Templates::resolve(args.templates_dir.as_deref())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let datasets = dataset::open_all(
         &globals.registry,
         &args.data,
         args.domain.as_deref(),
         |s: &Setting| wanted.is_none_or(|w| w == (s.truths, s.actions)),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut suites = Vec::new();
     let mut missing_books: Vec<PathBuf> = Vec::new();
     for (data, settings) in datasets {
         for setting in settings {
-            let lines = data.lines(&setting).map_err(|e| e.to_string())?;
+            let lines = data.lines(&setting)?;
             let chosen = subset(args).indices(lines.len());
-            let found = data
-                .tasks(&renderer, &setting, lines, &chosen, args.require_books)
-                .map_err(|e| e.to_string())?;
+            let found = data.tasks(&renderer, &setting, lines, &chosen, args.require_books)?;
             missing_books.extend(found.missing_books);
             let setting = setting.to_string();
             suites.push(Suite {
@@ -204,14 +203,14 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
         }
     }
     if suites.is_empty() {
-        return Err(format!(
+        return Err(Error::input(format!(
             "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}",
             args.data.display(),
             match (&args.domain, &args.setting) {
                 (None, None) => String::new(),
                 _ => " matching --domain/--setting".into(),
             }
-        ));
+        )));
     }
     if !missing_books.is_empty() {
         let what = format!(
@@ -220,10 +219,10 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
             missing_books[0].display()
         );
         if args.require_books {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "{what}; generate the books with the dataset, or drop --require-books to render \
                  the missing books from the domain"
-            ));
+            )));
         }
         crate::stderr_line!(
             "note: {what}; rendered from the domain and the instances instead \
@@ -264,10 +263,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     {
         return fail(e.to_string());
     }
-    let suites = match build_suites(globals, args) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
+    let suites = build_suites(globals, args)?;
     if let Some(player) = player {
         for suite in &suites {
             for task in &suite.tasks {
@@ -316,20 +312,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     }
     let summary = eval::run(&suites, &config, &progress);
     progress.finish();
-    let summary = match summary {
-        Ok(summary) => summary,
-        // Another run owns the results file, or it is not a results file:
-        // the same code as generate gives the same conditions.
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData
-            ) =>
-        {
-            return Err(Error::input(e.to_string()));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let summary = summary?;
 
     let rate = |n: usize| {
         if summary.trials == 0 {
