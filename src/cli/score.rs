@@ -77,7 +77,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
             &globals.registry,
             names.iter().map(String::as_str),
             &sources.instance_sets,
-        );
+        )?;
         for n in names.iter().filter(|n| !sources.domains.contains_key(*n)) {
             crate::stderr_line!(
                 "note: no domain found for `{n}`: success comes from the recorded `successful` fields (give --domain to check answers)"

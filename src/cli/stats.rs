@@ -51,7 +51,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
             .iter()
             .map(|n| (n.to_string(), domain.clone()))
             .collect(),
-        None => score::domains_by_name(&globals.registry, names, &instance_sets),
+        None => score::domains_by_name(&globals.registry, names, &instance_sets)?,
     };
     let sources = Sources {
         instance_sets,

@@ -44,6 +44,12 @@ pub enum DatasetError {
         manifest: PathBuf,
         source: LoadError,
     },
+    /// The dataset's `manifest.json` cannot be read as one.
+    #[error(
+        "{}: {message}\n  = help: give --domain NAME|PATH to read the dataset with that domain, or restore the manifest",
+        manifest.display()
+    )]
+    Manifest { manifest: PathBuf, message: String },
     /// Neither `--domain`, a manifest nor the directory's name gives a domain.
     #[error(
         "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
@@ -349,22 +355,31 @@ pub fn open_all(
 
 /// The domain recorded in `dir/manifest.json`, with the recorded hash of
 /// its file (the compiled document has no file bytes; derived files name
-/// the file's hash). `None` without a readable manifest that holds one.
+/// the file's hash). `None` without a manifest, or with one that records
+/// no domain; a manifest that cannot be read, is not JSON or records
+/// something else as its domain is an error naming the file (a silent
+/// fall-back to the directory's name could judge with the wrong domain).
 fn recorded_domain(dir: &Path) -> Result<Option<Domain>, DatasetError> {
     let manifest = dir.join("manifest.json");
-    let Ok(text) = std::fs::read_to_string(&manifest) else {
-        return Ok(None);
+    let text = match std::fs::read_to_string(&manifest) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(DatasetError::io(&manifest, e)),
     };
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return Ok(None);
+    let broken = |message: String| DatasetError::Manifest {
+        manifest: manifest.clone(),
+        message,
     };
+    let value = serde_json::from_str::<serde_json::Value>(&text)
+        .map_err(|e| broken(format!("not JSON: {e}")))?;
     let Some(doc) = value
         .pointer("/domain/document")
         .or_else(|| value.get("domain"))
-        .and_then(|doc| serde_json::from_value::<DomainDoc>(doc.clone()).ok())
     else {
         return Ok(None);
     };
+    let doc = serde_json::from_value::<DomainDoc>(doc.clone())
+        .map_err(|e| broken(format!("its `domain` is not a domain document: {e}")))?;
     let name = manifest.display().to_string();
     let (mut domain, _) = compile(&name, &doc).map_err(|source| DatasetError::ManifestDomain {
         manifest: manifest.clone(),
@@ -472,4 +487,32 @@ pub fn instance_sets(paths: &[PathBuf]) -> Result<(Vec<InstanceSet>, Vec<PathBuf
         }
     }
     Ok((sets, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_manifest_is_an_error_naming_it_not_a_fall_back() {
+        let root = tempfile::tempdir().unwrap();
+        // The directory's name is a domain: a silent fall-back would load it.
+        let dir = root.path().join("medical");
+        std::fs::create_dir(&dir).unwrap();
+        let registry = Registry::new(None);
+        assert_eq!(
+            Dataset::open(&registry, &dir, None).unwrap().domain().name,
+            "medical",
+            "no manifest: the directory's name"
+        );
+        std::fs::write(dir.join("manifest.json"), "{\"domain\": ").unwrap();
+        let err = Dataset::open(&registry, &dir, None).unwrap_err();
+        assert!(matches!(err, DatasetError::Manifest { .. }), "{err:?}");
+        assert!(err.to_string().contains("manifest.json"), "{err}");
+        std::fs::write(dir.join("manifest.json"), "{\"domain\": 3}").unwrap();
+        let err = Dataset::open(&registry, &dir, None).unwrap_err();
+        assert!(err.to_string().contains("not a domain document"), "{err}");
+        // --domain decides without reading the manifest.
+        assert!(Dataset::open(&registry, &dir, Some("medical")).is_ok());
+    }
 }
