@@ -10,6 +10,7 @@ mod dataset;
 mod derived;
 mod difficulty;
 mod domain;
+mod errors;
 mod eval;
 mod eval_inputs;
 mod eval_players;
