@@ -224,8 +224,8 @@ fn write_dataset(
     let summary = result?;
     let file = match job.target {
         Target::Shard(s) => WrittenFile::Shard {
-            index: s.index as u64,
-            count: s.count as u64,
+            index: s.index,
+            count: s.count,
         },
         Target::Whole => WrittenFile::Dataset {
             domain: &domain.name,
