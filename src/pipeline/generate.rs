@@ -73,15 +73,31 @@ pub enum Datasets {
     Levels(usize),
 }
 
-/// One dataset of a job: where it goes and what it draws from.
-struct DatasetRun {
-    out: PathBuf,
-    n: u64,
-    exclude: Option<Arc<Exclusion>>,
+/// One dataset of a job: where it goes and what it draws from (the job's
+/// `out`, `n`, `exclude` and `band`, refined per `--split` part or
+/// curriculum level).
+pub struct DatasetRun {
+    pub out: PathBuf,
+    pub n: u64,
+    pub exclude: Option<Arc<Exclusion>>,
     /// The `--split` part or curriculum level it is.
-    part: Option<String>,
-    band: Option<Band>,
-    sft: bool,
+    pub part: Option<String>,
+    pub band: Option<Band>,
+    pub sft: bool,
+}
+
+impl GenerateJob {
+    /// The job's one dataset when it writes one (`Datasets::One`).
+    pub fn whole(&self) -> DatasetRun {
+        DatasetRun {
+            out: self.out.clone(),
+            n: self.n,
+            exclude: self.exclude.clone(),
+            part: None,
+            band: self.band,
+            sft: self.derived.sft,
+        }
+    }
 }
 
 /// Runs `job` on the current rayon pool: every dataset it names, each
@@ -100,14 +116,7 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
         Ok(())
     };
     match &job.datasets {
-        Datasets::One => write(DatasetRun {
-            out: job.out.clone(),
-            n: job.n,
-            exclude: job.exclude.clone(),
-            part: None,
-            band: job.band,
-            sft: job.derived.sft,
-        })?,
+        Datasets::One => write(job.whole())?,
         Datasets::Split { parts, sft_parts } => {
             check_sft_parts(parts, sft_parts.as_deref())?;
             let base = job
@@ -201,19 +210,12 @@ fn write_dataset(
         }),
     });
     let writer = write::Job {
-        domain,
-        params: params.clone(),
-        n: run.n,
-        out: run.out,
-        target: job.target,
-        force: job.force,
-        labels: job.labels,
+        main: job,
+        params,
+        run: &run,
         progress,
-        exclude: run.exclude,
-        secret_seed: job.secret_seed,
-        band: run.band,
     };
-    report_capacity(domain, params, writer.exclude.as_deref(), run.n)?;
+    report_capacity(domain, params, run.exclude.as_deref(), run.n)?;
     let mut secret_run = None;
     if job.secret_seed {
         secret_run = Some(secret::begin(&writer)?);

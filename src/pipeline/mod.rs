@@ -32,7 +32,7 @@ pub mod write;
 
 pub use crate::progress::{Forecast, Progress, Quiet, Stage};
 pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
-pub use generate::{Datasets, GenerateJob, generate};
+pub use generate::{DatasetRun, Datasets, GenerateJob, generate};
 pub use label::{LabelJob, label};
 pub use merge::{MergeJob, merge};
 
@@ -164,33 +164,6 @@ pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, Ta
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::write::{Job, Target};
-
-    #[test]
-    fn lines_equal_the_written_dataset() {
-        let (domain, _) = crate::domain::Registry::new(None).load("medical").unwrap();
-        let params = Params::new(4, 6, 1);
-        let dir = tempfile::tempdir().unwrap();
-        let job = Job {
-            domain: &domain,
-            params: params.clone(),
-            n: 30,
-            out: dir.path().to_path_buf(),
-            target: Target::Whole,
-            force: false,
-            labels: Some(SearchBudget::default()),
-            progress: &Quiet,
-            exclude: None,
-            secret_seed: false,
-            band: None,
-        };
-        let summary = crate::pipeline::write::generate(&job).unwrap();
-        let written = std::fs::read_to_string(&summary.path).unwrap();
-        let lines = generate_lines(&domain, params, 30, Some(SearchBudget::default())).unwrap();
-        let mut joined = lines.join("\n");
-        joined.push('\n');
-        assert_eq!(joined, written);
-    }
 
     #[test]
     fn tasks_judge_the_valid_truth_right() {

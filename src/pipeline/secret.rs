@@ -100,7 +100,7 @@ pub struct SecretRun {
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
 pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
-    if job.target != crate::pipeline::write::Target::Whole {
+    if job.target() != crate::pipeline::write::Target::Whole {
         return Err(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
@@ -108,23 +108,23 @@ pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
         });
     }
     let parameters = job.parameters();
-    let dataset = dataset_path(&job.out, &job.domain.name, &job.params);
-    if dataset.exists() && !job.force {
+    let dataset = dataset_path(job.out(), &job.domain().name, job.params);
+    if dataset.exists() && !job.force() {
         return Err(OutputError::Exists {
             path: dataset,
             reason: "`--seed random` makes a new dataset and never continues one".into(),
             help: "pass `--force` to replace it, or choose another `--out`".into(),
         });
     }
-    let path = seed_file_path(&job.out, &job.domain.name, &parameters);
+    let path = seed_file_path(job.out(), &job.domain().name, &parameters);
     // The budget the labels are searched under (the default one, unused,
     // without labels).
-    let budget = job.labels.unwrap_or_default();
+    let budget = job.labels().unwrap_or_default();
     let record = SeedFile {
         warning: warning(),
         seed: job.params.seed,
-        domain: DomainInfo::of(job.domain),
-        dataset: dataset_relative(&job.domain.name, &parameters),
+        domain: DomainInfo::of(job.domain()),
+        dataset: dataset_relative(&job.domain().name, &parameters),
         parameters,
         search_budget: budget.max_memo_entries,
         search_nodes: budget.max_nodes,

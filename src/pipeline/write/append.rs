@@ -73,7 +73,7 @@ pub(super) fn write_in_order(
     instances: &[Made],
     write: impl FnMut(usize, &[u8]) -> Result<(), OutputError> + Send,
 ) -> Result<(), OutputError> {
-    let (domain, labels) = (job.domain, job.labels);
+    let (domain, labels) = (job.domain(), job.labels());
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
     let count = instances.len();
     std::thread::scope(|scope| {
