@@ -199,7 +199,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
                 domain: data.domain().clone(),
                 domain_dir: data.name(),
                 setting,
-                tasks: found.tasks,
+                tasks: found.tasks.into_iter().map(std::sync::Arc::new).collect(),
             });
         }
     }

@@ -6,9 +6,14 @@
 //! (nothing is recorded). Unlike a model, a person who mistypes is asked
 //! again instead of ending the trial with a parse error.
 //!
-//! `--budget N` plays the budgeted protocol ([`Episode::budgeted`], as
+//! `--budget N` plays the budgeted protocol ([`Session::budgeted`], as
 //! `eval --budget`): each accepted reply is a turn, a wrong answer is told
 //! "wrong" and play goes on until the right answer or the N-th turn.
+//!
+//! The game runs on [`Session`], eval's trial loop, with the person's
+//! resolved choice as the answer; a generated instance is line `--index`
+//! of its dataset, made by the pipeline's per-index API
+//! ([`crate::pipeline::generate_range_lines`]).
 
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
@@ -16,12 +21,12 @@ use std::path::{Path, PathBuf};
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
-use crate::game::render_book;
-use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, parse_instances};
+use crate::game::session::Session;
+use crate::game::{InstanceLine, Judge, ResultLine, Step, Task, parse_instances, protocol};
 use crate::python_repr::py_repr;
 use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
-use crate::synth::{Dedup, Params, Stats, Synthesizer};
+use crate::synth::Params;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
@@ -151,8 +156,7 @@ fn from_file(
 }
 
 /// Instance `--index` of the dataset `kumo-gen --domain D --truths N
-/// --actions N --valid V --seed S` would write (it depends on the
-/// instances before it, so those are generated too).
+/// --actions N --valid V --seed S --no-labels` would write.
 fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, String> {
     let Some(spec) = &args.domain else {
         return Err("give --instances FILE, or --domain D to generate the instance".into());
@@ -162,17 +166,20 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
         seed: args.seed,
         ..Params::new(args.truths, args.actions, args.valid)
     };
-    let synth =
-        Synthesizer::new(&domain, params.clone()).map_err(|e| format!("{e}; {}", e.help))?;
-    let made = synth
-        .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
-        .map_err(|e| format!("{e}; {}", e.help))?;
-    let last = made.last().ok_or("no instance generated")?;
-    let line = crate::dataset::record::render(&domain, last, None, None);
-    let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
+    let lines = crate::pipeline::generate_range_lines(
+        &domain,
+        params.clone(),
+        args.index..args.index + 1,
+        None,
+        None,
+        None,
+    )
+    .map_err(|e| format!("{e}; {}", e.help))?;
+    let line = lines.first().ok_or("no instance generated")?;
+    let mut parsed = parse_instances(line)
         .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
     let instance = parsed.swap_remove(0);
-    let book = render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?;
+    let book = crate::game::render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?;
     Ok(Source {
         instance,
         dataset: domain.name.clone(),
@@ -196,8 +203,14 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         setting,
         book,
     } = source.map_err(Error::input)?;
-    let instance = &instance;
-    let judge = Judge::new(&domain, instance).map_err(|e| Error::input(e.to_string()))?;
+    let judge = Judge::new(&domain, &instance).map_err(|e| Error::input(e.to_string()))?;
+    let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)?;
+    let task = std::sync::Arc::new(Task {
+        instance,
+        system_prompt,
+        judge,
+    });
+    let instance = &task.instance;
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();
@@ -222,19 +235,20 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     if let Some(budget) = budget {
         out(&format!("{}\n\n", crate::game::budget_rule(budget)))?;
     }
-    let mut episode = match budget {
-        Some(budget) => Episode::new(instance, &judge).budgeted(budget),
-        None => Episode::new(instance, &judge),
+    let mut session = match budget {
+        Some(budget) => Session::budgeted(task.clone(), &args.player, budget),
+        None => Session::new(task.clone(), &args.player, usize::MAX),
     };
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();
     // The last truth named and whether it was right; `None`: the budget
     // ran out before a right answer.
     let (truth, successful) = loop {
-        if budget.is_some_and(|b| episode.replies() >= b) {
+        if session.is_finished() {
+            // Only the budgeted protocol ends without an answer.
             break (None, false);
         }
-        out(&format!("round {}> ", episode.replies() + 1))?;
+        out(&format!("round {}> ", session.replies() + 1))?;
         let Some(line) = lines.next().transpose()? else {
             out("\n")?;
             return Err(Error::input(
@@ -256,7 +270,10 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             ))?;
             continue;
         };
-        match episode.respond(Some(&choice), Some(line.clone()), 0) {
+        let step = session
+            .respond_answer(Some(choice), Some(&line), 0)
+            .expect("an unfinished session takes a reply");
+        match step {
             Step::Observation { action, value } => {
                 let unit = domain
                     .action_index(&action)
@@ -275,7 +292,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             Step::ParseError => unreachable!("resolve only returns menu entries"),
         }
     };
-    let trial = episode.into_trial();
+    let trial = session.trial();
     let turns = trial.generated_text.len();
     let verdict = match (&truth, successful) {
         (Some(truth), true) if budget.is_some() => {

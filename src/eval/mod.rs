@@ -8,9 +8,10 @@
 //!
 //! - Replies: the API ([`client`]), or an offline player ([`players`]:
 //!   golden, random, guess) that needs no server.
-//! - Protocol: [`crate::game::protocol`] (messages, Python-style printing, parsing);
-//!   trial rules and counting: [`crate::game::Episode`]; one trial driven
-//!   reply by reply (for RL environments): [`crate::game::session`].
+//! - Protocol: [`crate::game::protocol`] (messages, Python-style printing,
+//!   parsing); each trial is one [`crate::game::session::Session`], the
+//!   loop `play`, the offline players and the Python `Env` run too (trial
+//!   rules and counting: [`crate::game::Episode`]).
 //! - Concurrency: `concurrency` worker threads take whole instances (all K
 //!   trials) from a shared queue; one writer thread appends lines in
 //!   completion order (the scorer does not depend on line order).
@@ -30,13 +31,15 @@ use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use serde_json::Value;
 
 use crate::domain::Domain;
-use crate::game::{Episode, ResultLine, Step, Task, Trial, protocol};
+use crate::game::session::Session;
+use crate::game::{ResultLine, Task, Trial};
 pub use crate::game::{budget_rule, render_book};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
@@ -50,7 +53,7 @@ pub struct Suite {
     /// The dataset's directory name for the domain (used in result paths).
     pub domain_dir: String,
     pub setting: String,
-    pub tasks: Vec<Task>,
+    pub tasks: Vec<Arc<Task>>,
     /// The results root (`--out`): nothing is written outside it.
     pub root: PathBuf,
     /// The result file, below `root` ([`result_path`]).
@@ -252,38 +255,24 @@ fn play_instance(
     client: &mut Client,
     config: &RunConfig,
     suite: &Suite,
-    task: &Task,
+    task: &Arc<Task>,
     retried: &mut u64,
 ) -> Result<ResultLine, CallError> {
     let instance = &task.instance;
-    let instruction = protocol::instruction(&instance.actions, &instance.truths);
     let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
     for _ in 0..config.trials {
-        let (mut episode, system_prompt, replies) = match config.budget {
-            None => (
-                Episode::new(instance, &task.judge),
-                task.system_prompt.clone(),
-                config.max_steps,
-            ),
-            Some(budget) => (
-                Episode::new(instance, &task.judge).budgeted(budget),
-                format!("{}\n\n{}", task.system_prompt, budget_rule(budget)),
-                budget,
-            ),
+        let model = &config.client.model;
+        let mut session = match config.budget {
+            None => Session::new(Arc::clone(task), model, config.max_steps),
+            Some(budget) => Session::budgeted(Arc::clone(task), model, budget),
         };
-        let mut conversation = protocol::Conversation::new(&config.client.model, system_prompt);
-        let mut observation: Option<(String, Value)> = None;
-        for _ in 0..replies {
-            let messages = conversation.request(
-                observation.as_ref().map(|(a, v)| (a.as_str(), v)),
-                &instruction,
-            );
+        while let Some(messages) = session.request() {
             let reply = match config.player {
-                None => client.complete(&messages)?,
+                None => client.complete(messages)?,
                 Some(player) => {
                     let seed = config.seed.wrapping_add(trials.len() as u64);
                     let r = player
-                        .reply(&suite.domain, instance, &messages, seed)
+                        .reply(&suite.domain, instance, messages, seed)
                         .map_err(|e| CallError::Fatal(e.to_string()))?;
                     client::Reply {
                         text: Some(r.text),
@@ -293,15 +282,11 @@ fn play_instance(
                 }
             };
             *retried += u64::from(reply.retried);
-            conversation.reply(reply.text.as_deref());
-            let answer = protocol::parse_answer(reply.text.as_deref());
-            match episode.respond(answer.as_deref(), reply.text, reply.tokens) {
-                Step::Observation { action, value } => observation = Some((action, value)),
-                Step::Wrong { truth } => observation = Some((truth, Value::from("wrong"))),
-                Step::Predicted { .. } | Step::ParseError => break,
-            }
+            session
+                .respond(reply.text.as_deref(), reply.tokens)
+                .expect("a session with a request takes a reply");
         }
-        trials.push(episode.into_trial());
+        trials.push(session.trial());
     }
     let mut line = ResultLine::new(instance.seed, trials);
     line.model = Some(config.client.model.clone());

@@ -126,11 +126,23 @@ impl Session {
     /// tokens it cost, and returns what it led to. After an observation
     /// the next request is ready unless the reply limit is reached.
     pub fn respond(&mut self, text: Option<&str>, tokens: u64) -> Result<Step, Finished> {
+        let answer = protocol::parse_answer(text);
+        self.respond_answer(answer, text, tokens)
+    }
+
+    /// [`Session::respond`] for a reply whose answer the player resolved
+    /// itself (`play`: a menu number or a name typed by a person, recorded
+    /// with the text as typed).
+    pub fn respond_answer(
+        &mut self,
+        answer: Option<String>,
+        text: Option<&str>,
+        tokens: u64,
+    ) -> Result<Step, Finished> {
         if self.request.take().is_none() {
             return Err(Finished);
         }
         self.conversation.reply(text);
-        let answer = protocol::parse_answer(text);
         let step = {
             let mut episode = self.replay();
             episode.respond(answer.as_deref(), text.map(str::to_string), tokens)
