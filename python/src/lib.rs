@@ -305,11 +305,7 @@ fn generate_lines(
         allow_shortcuts,
         decimals,
     };
-    let budget = labels.then_some(SearchBudget {
-        max_memo_entries: search_budget,
-        max_nodes: search_nodes,
-        max_time: None,
-    });
+    let budget = labels.then_some(SearchBudget::new(search_budget, search_nodes));
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     py.detach(move || {
@@ -353,11 +349,7 @@ fn label_lines(
     threads: usize,
 ) -> PyResult<Vec<(String, bool, Option<String>)>> {
     check_budget(search_budget, search_nodes)?;
-    let budget = SearchBudget {
-        max_memo_entries: search_budget,
-        max_nodes: search_nodes,
-        max_time: None,
-    };
+    let budget = SearchBudget::new(search_budget, search_nodes);
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     let lines: Vec<(String, String)> = lines

@@ -68,10 +68,10 @@ pub struct FamilyArgs {
     curve_n: u64,
     /// --curve: most memo entries one instance's search may store (its
     /// memory); an instance over it is not labelled.
-    #[arg(long, value_name = "ENTRIES", default_value_t = curve::CURVE_MEMO_ENTRIES, value_parser = super::generate::parse_entries)]
+    #[arg(long, value_name = "ENTRIES", default_value_t = curve::CURVE_MEMO_ENTRIES, value_parser = super::flags::parse_entries)]
     search_budget: usize,
     /// --curve: most node expansions one instance's search may make.
-    #[arg(long, value_name = "NODES", default_value_t = curve::CURVE_NODES, value_parser = super::generate::parse_nodes)]
+    #[arg(long, value_name = "NODES", default_value_t = curve::CURVE_NODES, value_parser = super::flags::parse_nodes)]
     search_nodes: u64,
     /// Print the curve as JSON.
     #[arg(long)]
@@ -135,11 +135,7 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
             .curve_actions
             .unwrap_or_else(|| DEFAULT_CURVE_ACTIONS.min(domain.actions.len())),
         instances: args.curve_n,
-        budget: SearchBudget {
-            max_memo_entries: args.search_budget,
-            max_nodes: args.search_nodes,
-            max_time: None,
-        },
+        budget: SearchBudget::new(args.search_budget, args.search_nodes),
     };
     let points = match curve::curve(domain, &request) {
         Ok(points) => points,

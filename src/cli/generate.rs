@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-pub use super::flags::{BadValue, MAX_THREADS, parse_threads, pool};
+use super::flags::BudgetFlags;
+use super::flags::{BadValue, parse_threads, pool};
 use super::progress::Stderr;
 use super::{Error, Globals, Report};
 use crate::contamination::split;
@@ -14,7 +15,6 @@ use crate::difficulty::Band;
 use crate::pipeline::write::Target;
 use crate::pipeline::{self, Books, Datasets, DerivedFiles, GenerateJob};
 use crate::render::{RenderOptions, SftBook, Templates};
-use crate::search::SearchBudget;
 use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 
 /// Flags of a generation run. A flag given twice takes the last value.
@@ -64,15 +64,8 @@ pub struct GenerateArgs {
     /// Write instances without the `optimal` labels (synthesis only).
     #[arg(long)]
     pub no_labels: bool,
-    /// Most memo entries one instance's optimal search may use; an instance
-    /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = parse_entries)]
-    pub search_budget: usize,
-    /// Most nodes one instance's optimal search may expand (its time budget,
-    /// counted in work so that the output is the same on every machine); an
-    /// instance over it is written unlabelled like one over `--search-budget`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
-    pub search_nodes: u64,
+    #[command(flatten)]
+    pub budget: BudgetFlags,
     /// Disjoint parts in one run, e.g. `train=0.9,test=0.1`: each part is
     /// its own dataset under OUT/PART/ (books, SFT), with `--hf` one export
     /// OUT/hf/ with a config per part, and no context (truths, actions,
@@ -211,16 +204,6 @@ impl RenderArgs {
     }
 }
 
-/// `--search-nodes N`: at least 1.
-pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
-    match text.parse::<u64>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(BadValue(format!(
-            "expected a number of nodes of at least 1, not `{text}`"
-        ))),
-    }
-}
-
 /// Most instances `-n` accepts: the dedup keys of every instance stay in
 /// memory (about 100 bytes each, so 10^8 needs about 10 GB), and a larger
 /// request is refused at once rather than failing hours later.
@@ -240,17 +223,6 @@ pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
         )));
     }
     Ok(n)
-}
-
-/// `--search-budget ENTRIES`: a memo budget of at least 1 entry (the same
-/// check in every command that labels).
-pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
-    match text.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(BadValue(format!(
-            "expected a number of memo entries of at least 1, not `{text}`"
-        ))),
-    }
 }
 
 /// `--split` parts (one value, so clap does not read it as many).
@@ -339,11 +311,7 @@ pub(super) fn job(
         n: args.n,
         out: args.out.clone(),
         target: args.shard.map_or(Target::Whole, Target::Shard),
-        labels: (!args.no_labels).then_some(SearchBudget {
-            max_memo_entries: args.search_budget,
-            max_nodes: args.search_nodes,
-            max_time: None,
-        }),
+        labels: (!args.no_labels).then_some(args.budget.budget()),
         exclude,
         band: args.band.band(),
         datasets,

@@ -9,20 +9,20 @@
 //! main job).
 
 mod check_books;
-pub mod contamination;
+mod contamination;
 mod curriculum;
 mod domains;
 mod eval;
 mod family;
 pub mod flag_tables;
 mod flags;
-pub mod generate;
+mod generate;
 mod graph;
-pub mod import;
-pub mod label;
-pub mod merge;
+mod import;
+mod label;
+mod merge;
 mod play;
-pub mod progress;
+mod progress;
 mod propose;
 mod score;
 mod split;
@@ -73,7 +73,7 @@ struct Cli {
     domains_dir: Option<PathBuf>,
 
     /// Most YAML nodes (values, keys, list items) a domain file may have.
-    #[arg(long, global = true, value_name = "NODES", default_value_t = crate::domain::DEFAULT_YAML_NODES, value_parser = generate::parse_entries)]
+    #[arg(long, global = true, value_name = "NODES", default_value_t = crate::domain::DEFAULT_YAML_NODES, value_parser = flags::parse_yaml_nodes)]
     domain_max_nodes: usize,
 
     #[command(subcommand)]

@@ -16,7 +16,8 @@
 //! over `0..n` (the dedup-in-index-order rule every writer replays, so
 //! the result does not depend on the writers' chunking or the thread
 //! count), labels from [`crate::search::optimal_for_instance`] under the
-//! memo budget of `--search-budget`, lines from
+//! caller's [`SearchBudget`] (memo entries and node expansions, as
+//! `--search-budget` and `--search-nodes`), lines from
 //! [`crate::dataset::record::render`]; a task's book is
 //! [`crate::game::render_book`] (the generator's book of that line), its
 //! system prompt [`crate::game::protocol::system_prompt`] and its judge

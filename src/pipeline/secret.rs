@@ -212,11 +212,10 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     };
     let mut params = record.parameters.params();
     params.seed = record.seed;
-    let budget = record.parameters.labels.then_some(SearchBudget {
-        max_memo_entries: record.search_budget,
-        max_nodes: record.search_nodes,
-        max_time: None,
-    });
+    let budget = record
+        .parameters
+        .labels
+        .then_some(SearchBudget::new(record.search_budget, record.search_nodes));
     let n = record.parameters.n;
     let band = record.parameters.band;
     let lines = super::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)

@@ -54,6 +54,17 @@ pub struct SearchBudget {
 }
 
 impl SearchBudget {
+    /// A budget of `max_memo_entries` memo entries and `max_nodes` node
+    /// expansions, without a time limit (the one constructor every caller
+    /// uses; a time limit is set on the value).
+    pub fn new(max_memo_entries: usize, max_nodes: u64) -> SearchBudget {
+        SearchBudget {
+            max_memo_entries,
+            max_nodes,
+            max_time: None,
+        }
+    }
+
     /// The default memo limit: at most 384 MiB of table with 64-bit keys
     /// (24-byte slots: key and two bounds, at most half full), 512 MiB with
     /// 128-bit keys, 768 MiB beyond 128 truths + actions.
