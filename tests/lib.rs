@@ -32,3 +32,4 @@ mod score;
 mod search;
 mod search_exact;
 mod split_parts;
+mod values;

@@ -194,6 +194,16 @@ const DEEP_AFTER: u64 = 2_000;
 
 impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     pub fn new(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
+        memos.proven.clear();
+        memos.greedy.clear();
+        Self::keeping(problem, memos, budget)
+    }
+
+    /// A solver on memos that already hold bounds proven for this same
+    /// `problem` (an earlier solver's on it): they are kept, so the
+    /// states of one game share their work. Memos of another problem
+    /// must be cleared first ([`Solver::new`] does).
+    pub fn keeping(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
         let Memos {
             proven: memo,
             greedy,
@@ -205,8 +215,6 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .iter()
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
-        memo.clear();
-        greedy.clear();
         let widest_rule_out = states
             .iter()
             .flatten()
