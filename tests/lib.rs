@@ -1,6 +1,7 @@
 //! Integration tests, one file per feature (`autotests = false`: this is
 //! the only test binary).
 
+mod analysis;
 mod budget;
 mod cli;
 mod common;
