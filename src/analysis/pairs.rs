@@ -96,7 +96,7 @@ fn path_pairs(
         if values.is_base() {
             if let (Some(truth), Some(&(first, q))) = (answer, values.q.first()) {
                 out.push(pair_row(
-                    task, &path, step, prompt, &values.value,
+                    task, &path, step, prompt, values.value,
                     (&analyst.truth_names()[truth], values.value),
                     (&analyst.action_names()[first], q),
                 ));
@@ -122,7 +122,7 @@ fn path_pairs(
                 &path,
                 step,
                 prompt,
-                &values.value,
+                values.value,
                 (&analyst.action_names()[best], best_q),
                 (&analyst.action_names()[worst.0], worst.1),
             ));
@@ -164,7 +164,7 @@ fn pair_row(
     path: &str,
     step: usize,
     prompt: Vec<Value>,
-    value: &f64,
+    value: f64,
     chosen: (&str, f64),
     rejected: (&str, f64),
 ) -> String {

@@ -29,7 +29,7 @@
 
 use super::mask::Mask;
 use super::memo::{Key, Memos};
-use super::solver::Solver;
+use super::solver::{Carry, Solver};
 use super::{Problem, SearchBudget, SearchError};
 
 /// A state of a game: the candidate truths left and the actions left, as
@@ -115,6 +115,8 @@ pub struct Values {
     /// Truths no remaining action can rule out, per state, are found with
     /// these: per action, the truths any of its states rules out.
     related: Vec<u128>,
+    /// What the last solver on the memo handed on (its reuse bound).
+    carry: Carry,
 }
 
 /// Runs `$body` with a solver of the narrowest width for `$values`'s
@@ -123,19 +125,31 @@ macro_rules! with_kept_solver {
     ($values:expr, |$solver:ident| $body:expr) => {{
         let v = $values;
         let (t, a) = (v.problem.truth_count(), v.problem.action_count());
+        let carry = std::mem::take(&mut v.carry);
         if t + a <= 64 {
-            let mut $solver = Solver::<u64, u64>::keeping(&v.problem, v.narrow.get_or_insert_with(Memos::default), v.budget);
-            $body
+            let memos = v.narrow.get_or_insert_with(Memos::default);
+            let mut $solver = Solver::<u64, u64>::resume(&v.problem, memos, v.budget, carry);
+            let out = $body;
+            v.carry = $solver.carry();
+            out
         } else if t <= 64 && a <= 64 {
-            let mut $solver = Solver::<u64, u128>::keeping(&v.problem, v.wide.get_or_insert_with(Memos::default), v.budget);
-            $body
+            let memos = v.wide.get_or_insert_with(Memos::default);
+            let mut $solver = Solver::<u64, u128>::resume(&v.problem, memos, v.budget, carry);
+            let out = $body;
+            v.carry = $solver.carry();
+            out
         } else if t + a <= 128 {
-            let mut $solver = Solver::<u128, u128>::keeping(&v.problem, v.wide.get_or_insert_with(Memos::default), v.budget);
-            $body
+            let memos = v.wide.get_or_insert_with(Memos::default);
+            let mut $solver = Solver::<u128, u128>::resume(&v.problem, memos, v.budget, carry);
+            let out = $body;
+            v.carry = $solver.carry();
+            out
         } else {
-            let mut $solver =
-                Solver::<u128, [u128; 2]>::keeping(&v.problem, v.widest.get_or_insert_with(Memos::default), v.budget);
-            $body
+            let memos = v.widest.get_or_insert_with(Memos::default);
+            let mut $solver = Solver::<u128, [u128; 2]>::resume(&v.problem, memos, v.budget, carry);
+            let out = $body;
+            v.carry = $solver.carry();
+            out
         }
     }};
 }
@@ -153,6 +167,7 @@ impl Values {
             wide: None,
             widest: None,
             related,
+            carry: Carry::default(),
         }
     }
 
