@@ -44,7 +44,12 @@ fn mask(names: &[&str], of: &Value) -> u128 {
     of.as_array()
         .unwrap()
         .iter()
-        .map(|n| names.iter().position(|x| *x == n.as_str().unwrap()).unwrap())
+        .map(|n| {
+            names
+                .iter()
+                .position(|x| *x == n.as_str().unwrap())
+                .unwrap()
+        })
         .fold(0, |m, i| m | 1 << i)
 }
 
@@ -99,7 +104,9 @@ fn check_row(domain: &Domain, line: &InstanceLine, row: &Value) {
         let i = truths.iter().position(|x| *x == answer).unwrap();
         let covered = (0..problem.action_count())
             .filter(|&b| a >> b & 1 == 1)
-            .fold(0u128, |m, b| m | problem.states(b).iter().fold(0, |r, &x| r | x));
+            .fold(0u128, |m, b| {
+                m | problem.states(b).iter().fold(0, |r, &x| r | x)
+            });
         let proven = t >> i & 1 == 1 && (t.count_ones() == 1 || covered >> i & 1 == 0);
         assert_eq!(row["proven"], proven, "proven of {row}");
         assert_eq!(regret, 0.0);
@@ -119,18 +126,25 @@ fn moves_are_exact_and_the_golden_player_never_regrets() {
         .arg("moves")
         .arg(tmp.path().join("results"))
         .arg("--instances")
-        .arg(tmp.path().join("data/medical").join(format!("{SETTING}.jsonl")))
+        .arg(
+            tmp.path()
+                .join("data/medical")
+                .join(format!("{SETTING}.jsonl")),
+        )
         .arg("-o")
         .arg(&rows_path)
         .ok();
     let rows = json_lines(&rows_path);
     let domain = Registry::new(None).load("medical").unwrap().0;
-    let lines: BTreeMap<u64, InstanceLine> =
-        json_lines(&tmp.path().join("data/medical").join(format!("{SETTING}.jsonl")))
-            .into_iter()
-            .map(|v| serde_json::from_value::<InstanceLine>(v).unwrap())
-            .map(|l| (l.seed, l))
-            .collect();
+    let lines: BTreeMap<u64, InstanceLine> = json_lines(
+        &tmp.path()
+            .join("data/medical")
+            .join(format!("{SETTING}.jsonl")),
+    )
+    .into_iter()
+    .map(|v| serde_json::from_value::<InstanceLine>(v).unwrap())
+    .map(|l| (l.seed, l))
+    .collect();
     let mut by_model: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
     for row in &rows {
         check_row(&domain, &lines[&row["seed"].as_u64().unwrap()], row);
@@ -140,10 +154,18 @@ fn moves_are_exact_and_the_golden_player_never_regrets() {
             .push(row);
     }
     let golden = &by_model["golden"];
-    assert!(golden.iter().all(|r| r["regret"] == 0.0 && r["optimal"] == true));
+    assert!(
+        golden
+            .iter()
+            .all(|r| r["regret"] == 0.0 && r["optimal"] == true)
+    );
     let answers: Vec<&&Value> = golden.iter().filter(|r| r["answer"].is_string()).collect();
     assert_eq!(answers.len(), 24 * 3, "one answer per golden trial");
-    assert!(answers.iter().all(|r| r["proven"] == true && r["correct"] == true));
+    assert!(
+        answers
+            .iter()
+            .all(|r| r["proven"] == true && r["correct"] == true)
+    );
     let random = &by_model["random"];
     assert!(random.iter().all(|r| r["regret"].as_f64().unwrap() >= 0.0));
     assert!(random.iter().any(|r| r["regret"].as_f64().unwrap() > 0.0));
@@ -210,8 +232,16 @@ fn pairs_prefer_an_optimal_action_to_the_largest_regret() {
     let again = pairs("7", "b.jsonl");
     let other = pairs("8", "c.jsonl");
     let bytes = std::fs::read(&first).unwrap();
-    assert_eq!(bytes, std::fs::read(&again).unwrap(), "deterministic by seed");
-    assert_ne!(bytes, std::fs::read(&other).unwrap(), "the seed picks the paths");
+    assert_eq!(
+        bytes,
+        std::fs::read(&again).unwrap(),
+        "deterministic by seed"
+    );
+    assert_ne!(
+        bytes,
+        std::fs::read(&other).unwrap(),
+        "the seed picks the paths"
+    );
     let rows = json_lines(&first);
     assert!(rows.iter().any(|r| r["path"] == "golden"));
     assert!(rows.iter().any(|r| r["path"] == "random-1"));
@@ -220,7 +250,11 @@ fn pairs_prefer_an_optimal_action_to_the_largest_regret() {
             r["chosen_q"].as_f64().unwrap(),
             r["rejected_q"].as_f64().unwrap(),
         );
-        assert_eq!(chosen, r["value"].as_f64().unwrap(), "chosen is optimal: {r}");
+        assert_eq!(
+            chosen,
+            r["value"].as_f64().unwrap(),
+            "chosen is optimal: {r}"
+        );
         assert!(rejected > chosen, "{r}");
         assert_eq!(r["chosen"][0]["role"], "assistant");
         assert_eq!(r["rejected"][0]["role"], "assistant");
@@ -233,7 +267,12 @@ fn pairs_prefer_an_optimal_action_to_the_largest_regret() {
             .join(format!("{SETTING}.steps.jsonl")),
     )
     .into_iter()
-    .map(|s| ((s["seed"].as_u64().unwrap(), s["step"].as_u64().unwrap()), s))
+    .map(|s| {
+        (
+            (s["seed"].as_u64().unwrap(), s["step"].as_u64().unwrap()),
+            s,
+        )
+    })
     .collect();
     let mut compared = 0;
     for r in rows.iter().filter(|r| r["path"] == "golden") {

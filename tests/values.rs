@@ -82,7 +82,9 @@ fn check_states(
             .state(state)
             .map_err(|e| e.to_string())?;
         if got != fresh {
-            return Err(format!("state {state:?}: shared memo {got:?} vs fresh {fresh:?}"));
+            return Err(format!(
+                "state {state:?}: shared memo {got:?} vs fresh {fresh:?}"
+            ));
         }
         let (v, best) = reference.solve(state.truths, state.actions);
         if got.value.to_bits() != v.to_bits() {
@@ -108,7 +110,10 @@ fn check_states(
             return Err(format!("state {state:?}: {} Q values", got.q.len()));
         }
         if got.optimal != optimal {
-            return Err(format!("state {state:?}: optimal {:?} vs {optimal:?}", got.optimal));
+            return Err(format!(
+                "state {state:?}: optimal {:?} vs {optimal:?}",
+                got.optimal
+            ));
         }
         if let Some(b) = best
             && !optimal.contains(&b)
@@ -193,7 +198,17 @@ fn a_state_outside_the_problem_is_an_error_not_a_panic() {
         actions: 1,
     };
     assert!(values.value(bad).is_err());
-    assert!(values.q(State { truths: 0b111, actions: 1 }, 5).is_err());
+    assert!(
+        values
+            .q(
+                State {
+                    truths: 0b111,
+                    actions: 1
+                },
+                5
+            )
+            .is_err()
+    );
     // A repeated action costs a step and shows nothing: Q = 1 + V.
     let root = State {
         truths: 0b111,

@@ -1,6 +1,6 @@
 //! Preference pairs for DPO-style trainers, from exact values.
 //!
-//! In: an eval [`Task`] (instance, system prompt, judge) and its domain.
+//! In: a [`Task`] (instance, system prompt, judge) and its domain.
 //! Out: rows in TRL's preference layout: `prompt` (the conversation so
 //! far, exactly the messages eval sends at that state), `chosen` and
 //! `rejected` (one assistant message each), `chosen_q` and `rejected_q`,
@@ -30,8 +30,8 @@ use serde_json::{Value, json};
 
 use super::{AnalysisError, Analyst};
 use crate::domain::Domain;
-use crate::eval::Task;
-use crate::eval::session::Session;
+use crate::game::Task;
+use crate::game::session::Session;
 use crate::render::protocol::answer_tag;
 use crate::search::{SearchBudget, State};
 
@@ -67,7 +67,13 @@ pub fn task_pairs(
                 (h ^ x).wrapping_mul(0x0000_0100_0000_01b3)
             });
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        path_pairs(&mut analyst, task, options, Some((path, &mut rng)), &mut out)?;
+        path_pairs(
+            &mut analyst,
+            task,
+            options,
+            Some((path, &mut rng)),
+            &mut out,
+        )?;
     }
     Ok(out)
 }
@@ -96,7 +102,11 @@ fn path_pairs(
         if values.is_base() {
             if let (Some(truth), Some(&(first, q))) = (answer, values.q.first()) {
                 out.push(pair_row(
-                    task, &path, step, prompt, values.value,
+                    task,
+                    &path,
+                    step,
+                    prompt,
+                    values.value,
                     (&analyst.truth_names()[truth], values.value),
                     (&analyst.action_names()[first], q),
                 ));
@@ -106,7 +116,9 @@ fn path_pairs(
             }
             break;
         }
-        let best = values.best.expect("a state that is no base case has an action");
+        let best = values
+            .best
+            .expect("a state that is no base case has an action");
         let worst = values
             .q
             .iter()

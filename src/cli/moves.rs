@@ -70,12 +70,17 @@ pub fn run(globals: &Globals, args: &MovesArgs) -> Result<Report, Error> {
     match args.output.as_deref() {
         None => write(&mut io::stdout().lock()).map_err(Error::from)?,
         Some(p) if p.as_os_str() == "-" => write(&mut io::stdout().lock()).map_err(Error::from)?,
-        Some(path) => crate::output::files::write_atomic_with(
+        Some(path) => crate::files::write_atomic_with(
             path,
-            |w| write(w).map_err(|e| crate::output::OutputError::io(path, e)),
-            crate::output::OutputError::io,
+            |w| write(w).map_err(|e| cannot_write(path, e)),
+            cannot_write,
         )?,
     }
     crate::stderr_line!("{rows} moves analysed");
     Ok(Report::Done)
+}
+
+/// An I/O failure writing `path`, naming it.
+fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
 }

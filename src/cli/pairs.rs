@@ -117,10 +117,10 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         w.flush()
     };
     match args.output.as_deref() {
-        Some(path) if path.as_os_str() != "-" => crate::output::files::write_atomic_with(
+        Some(path) if path.as_os_str() != "-" => crate::files::write_atomic_with(
             path,
-            |w| write(w).map_err(|e| crate::output::OutputError::io(path, e)),
-            crate::output::OutputError::io,
+            |w| write(w).map_err(|e| cannot_write(path, e)),
+            cannot_write,
         )?,
         _ => write(&mut io::stdout().lock())?,
     }
@@ -134,4 +134,9 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         }
     );
     Ok(Report::Done)
+}
+
+/// An I/O failure writing `path`, naming it.
+fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
 }
