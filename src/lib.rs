@@ -50,6 +50,7 @@
 //! command line;
 //! [`error`] the one error every command reports, which picks the exit
 //! code.
+pub mod analysis;
 pub mod cli;
 pub mod contamination;
 pub mod dataset;

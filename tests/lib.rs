@@ -1,6 +1,7 @@
 //! Integration tests, one file per feature (`autotests = false`: this is
 //! the only test binary).
 
+mod analysis;
 mod budget;
 mod cli;
 mod common;
@@ -32,3 +33,4 @@ mod score;
 mod search;
 mod search_exact;
 mod split_parts;
+mod values;

@@ -34,6 +34,22 @@ play (E = the instance's exact `optimal.expected_steps` actions, then the
 predicting reply and its `predicted_truth` entry). With w = 0 (default)
 the reward is success alone; an episode twice as long as optimal play
 earns 1 - w/2.
+
+Dense rewards (opt-in, `dense=True`; docs/analytics.md): every reply is
+scored against the exact optimum of the game (`kumo_gen._native.Moves`).
+A reply that takes an action earns `-regret` (the expected actions it
+wastes: `Q - V`, 0 for an optimal action, 1 for a repeat); the reply that
+names a truth earns 1.0 if the answer is *proven* (the only candidate
+left, or one no action left can rule out; a proven answer is always
+correct) and 0.0 otherwise, so a lucky guess earns nothing; a parse error
+earns 0.0. An episode's rewards sum to
+
+    1[proven answer] - total regret
+
+`info["move"]` holds the move's analysis (`value`, `q`, `regret`,
+`optimal`, `candidates`, ...), `info["optimal_actions"]` the optimal
+actions of the state the reply answered (empty where answering is
+optimal) and `info["regret"]` the move's regret.
 """
 
 from __future__ import annotations
@@ -65,6 +81,7 @@ class Env:
         max_steps: int = 50,
         efficiency: float = 0.0,
         budget: Optional[int] = None,
+        dense: bool = False,
         templates_dir: Optional[str] = None,
         domains_dir: Optional[str] = None,
         **options: Any,
@@ -92,6 +109,8 @@ class Env:
         self.max_steps = max_steps
         self.efficiency = efficiency
         self.budget = budget
+        self.dense = dense
+        self._moves: Dict[int, Any] = {}
         self._templates_dir = templates_dir
         self._tasks: Dict[int, Any] = {}
         self._session: Optional[Any] = None
@@ -138,7 +157,18 @@ class Env:
             raise IndexError(f"index {index} is out of range for {len(self)} instances")
         self._index = index
         self._session = _native.Session(self.task(index), self.model, self.max_steps, self.budget)
+        if self.dense:
+            self.moves(index).reset()
         return self._session.request()
+
+    def moves(self, index: int) -> Any:
+        """The per-move values of instance `index`'s game
+        (`kumo_gen._native.Moves`: `state()`, `step(name)`, `reset()`)."""
+        moves = self._moves.get(index)
+        if moves is None:
+            moves = _native.Moves(self.task(index))
+            self._moves[index] = moves
+        return moves
 
     @property
     def index(self) -> Optional[int]:
@@ -168,8 +198,18 @@ class Env:
             raise RuntimeError("call reset() before step()")
         if session.finished:
             raise RuntimeError("the episode is over; call reset()")
+        before = self.moves(self._index).state() if self.dense else None  # type: ignore[arg-type]
         info: Dict[str, Any] = session.respond(text, tokens)
         done = session.finished
+        dense_reward = 0.0
+        if before is not None:
+            name = info.get("action", info.get("truth"))
+            move = None if name is None else self.moves(self._index).step(name)  # type: ignore[arg-type]
+            info["move"] = move
+            info["optimal_actions"] = before["optimal"]
+            info["regret"] = 0.0 if move is None else move["regret"]
+            if move is not None:
+                dense_reward = (1.0 if move["proven"] else 0.0) if move["answer"] is not None else -move["regret"]
         task = self.task(self._index)  # type: ignore[arg-type]
         info.update(
             self.stamp(self._index),  # type: ignore[arg-type]
@@ -182,10 +222,12 @@ class Env:
         if done:
             info["trial"] = session.trial()
             info["truncated"] = info["kind"] in ("observation", "wrong")
+            if self.dense:
+                return "", dense_reward, True, info
             reward = _native.reward(session.successful, session.action_count, task.expected_steps, self.efficiency)
             return "", reward, True, info
         request = session.request()
-        return request[-1]["content"], 0.0, False, info
+        return request[-1]["content"], dense_reward, False, info
 
     def trial(self) -> Optional[Dict[str, Any]]:
         """The current episode in KUMO's result format."""

@@ -12,7 +12,9 @@
 //! - play: [`kumo_gen::pipeline::task`] and
 //!   [`kumo_gen::game::session::Session`] (`kumo-gen eval`'s prompt,
 //!   parser, observation wording and KUMO's action counting), judged by
-//!   [`kumo_gen::game::Judge`].
+//!   [`kumo_gen::game::Judge`];
+//! - per-move values: [`kumo_gen::analysis::Analyst`] (`kumo-gen moves`'
+//!   rows, one move at a time, for dense rewards).
 //!
 //! Long work (generation, labelling) runs with the interpreter detached,
 //! on a rayon pool of `threads` workers (0: one per core).
@@ -24,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
+use kumo_gen::analysis::Analyst;
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::game::Task;
@@ -33,7 +36,7 @@ use kumo_gen::game::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
 use kumo_gen::pipeline::relabel;
 use kumo_gen::render::{RenderOptions, Renderer, Templates};
-use kumo_gen::search::SearchBudget;
+use kumo_gen::search::{SearchBudget, State};
 use kumo_gen::synth::{Params, SynthError};
 
 fn value_error(message: impl std::fmt::Display) -> PyErr {
@@ -649,6 +652,92 @@ impl PySession {
     }
 }
 
+/// Per-move values of one game of a task (`kumo_gen::analysis`): the
+/// state is the candidates and the actions left; each move is scored
+/// against the exact optimum (docs/analytics.md).
+#[pyclass(module = "kumo_gen._native", name = "Moves")]
+struct PyMoves {
+    analyst: Analyst,
+    state: State,
+    steps: usize,
+}
+
+#[pymethods]
+impl PyMoves {
+    #[new]
+    fn new(task: &PyTask) -> PyResult<Self> {
+        let analyst = Analyst::new(&task.domain, &task.inner.instance, SearchBudget::default())
+            .map_err(value_error)?;
+        let state = analyst.root();
+        Ok(PyMoves {
+            analyst,
+            state,
+            steps: 0,
+        })
+    }
+
+    /// The state now: `{"value", "q": {action: Q}, "optimal": [actions],
+    /// "best", "candidates", "actions_left"}` (`best` is `None` where the
+    /// optimal move is to answer, with `answer` the certified truth).
+    fn state<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let values = self
+            .analyst
+            .state_values(self.state)
+            .map_err(value_error)?;
+        let names = self.analyst.action_names().to_vec();
+        let q: serde_json::Map<String, Value> = values
+            .q
+            .iter()
+            .map(|&(a, q)| (names[a].clone(), Value::from(q)))
+            .collect();
+        let certified = self.analyst.values().certified(self.state);
+        let answer = (values.is_base() && self.state.truths != 0).then(|| {
+            let pick = if certified != 0 { certified } else { self.state.truths };
+            self.analyst.truth_names()[pick.trailing_zeros() as usize].clone()
+        });
+        let value = serde_json::json!({
+            "value": values.value,
+            "q": q,
+            "optimal": values.optimal.iter().map(|&a| names[a].clone()).collect::<Vec<_>>(),
+            "best": values.best.map(|a| names[a].clone()),
+            "answer": answer,
+            "candidates": self.analyst.truths_in(self.state.truths),
+            "actions_left": self.analyst.actions_in(self.state.actions),
+        });
+        to_py(py, &value)
+    }
+
+    /// Scores the move naming `name` (an action or a truth of the
+    /// instance) at the current state and applies it: `{"step", "action",
+    /// "answer", "proven", "correct", "candidates", "candidates_after",
+    /// "actions_left", "value", "q", "regret", "optimal", "redundant",
+    /// "repeated"}`; `None` for a name of neither (nothing changes).
+    fn step<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(said) = self.analyst.said(name) else {
+            return Ok(None);
+        };
+        let (analysed, next) = self
+            .analyst
+            .step(self.state, self.steps, said)
+            .map_err(value_error)?;
+        self.state = next;
+        self.steps += 1;
+        to_py(py, &self.analyst.move_json(&analysed)).map(Some)
+    }
+
+    /// Back to the start of the game (the memo is kept).
+    fn reset(&mut self) {
+        self.state = self.analyst.root();
+        self.steps = 0;
+    }
+
+    /// Actions of the golden trajectory on this instance.
+    #[getter]
+    fn golden_length(&mut self) -> PyResult<usize> {
+        self.analyst.golden_length().map_err(value_error)
+    }
+}
+
 /// KUMO's setting name, the stem of `<domain>/<setting>.jsonl`:
 /// `truth_num=T+action_num=A+valid_truth_num=V`.
 #[pyfunction]
@@ -668,6 +757,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDomain>()?;
     m.add_class::<PyTask>()?;
     m.add_class::<PySession>()?;
+    m.add_class::<PyMoves>()?;
     m.add_function(wrap_pyfunction!(domain_names, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain_text, m)?)?;

@@ -21,6 +21,8 @@ mod graph;
 mod import;
 mod label;
 mod merge;
+mod moves;
+mod pairs;
 mod play;
 mod progress;
 mod propose;
@@ -90,6 +92,10 @@ enum Command {
     Score(score::ScoreArgs),
     /// Chi-square test: structure signature vs correctness, per model.
     Stats(stats::StatsArgs),
+    /// Every move of result files against the exact optimum: value, Q, regret (JSON lines).
+    Moves(moves::MovesArgs),
+    /// Preference pairs (prompt/chosen/rejected, exact Q) along golden and random paths.
+    Pairs(pairs::PairsArgs),
     /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
@@ -150,6 +156,8 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Score(args)) => score::run(&globals, &args),
         Some(Command::Stats(args)) => stats::run(&globals, &args),
+        Some(Command::Moves(args)) => moves::run(&globals, &args),
+        Some(Command::Pairs(args)) => pairs::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),

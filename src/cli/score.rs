@@ -39,12 +39,30 @@ pub struct ScoreArgs {
     /// file (needs `--instances` and the domain).
     #[arg(long, value_name = "FILE")]
     curve_svg: Option<PathBuf>,
+    /// Also score every move against the exact optimum (needs
+    /// `--instances`): `mean_regret` (expected actions wasted per game),
+    /// `optimal_move_rate` and `mean_efficiency` per row; see
+    /// docs/analytics.md.
+    #[arg(long)]
+    moves: bool,
+    /// Worker threads for `--moves` (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
+    threads: usize,
 }
 
-pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
-    let files = score::read_result_files(&args.paths)?;
-    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
-    let oracle = match &args.oracle {
+/// The result files under `paths` and what scoring them may consult: the
+/// instance sets under `instances` and the results' domains (`domain`, or
+/// found by name). Shared by `score`, `moves` and `pairs`' reading.
+pub(super) fn read_sources(
+    globals: &Globals,
+    paths: &[PathBuf],
+    instances: &[PathBuf],
+    domain: Option<&str>,
+    oracle: Option<&PathBuf>,
+) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+    let files = score::read_result_files(paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(instances)?;
+    let oracle = match oracle {
         Some(path) => score::read_oracle(path)?,
         None => Vec::new(),
     };
@@ -67,7 +85,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         ..Sources::default()
     };
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
-    if let Some(spec) = &args.domain {
+    if let Some(spec) = domain {
         let (d, _) = globals.registry.load(spec)?;
         for n in &names {
             sources.domains.insert(n.clone(), d.clone());
@@ -84,7 +102,28 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
             );
         }
     }
-    let report = score::score(&files, &sources);
+    Ok((files, sources))
+}
+
+pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
+    let (files, mut sources) = read_sources(
+        globals,
+        &args.paths,
+        &args.instances,
+        args.domain.as_deref(),
+        args.oracle.as_ref(),
+    )?;
+    if args.moves {
+        if sources.instance_sets.is_empty() {
+            return Err(Error::input_with_help(
+                "--moves needs the instances the results were played on",
+                "pass --instances DIR (the dataset directory or its instance files)",
+            ));
+        }
+        sources.moves = Some(crate::search::SearchBudget::default());
+    }
+    let pool = super::flags::pool(args.threads)?;
+    let report = pool.install(|| score::score(&files, &sources));
     for note in &report.notes {
         crate::stderr_line!("note: {note}");
     }

@@ -71,6 +71,9 @@ pub struct Sources {
     /// Result domain name (as in the path) -> compiled domain.
     pub domains: BTreeMap<String, Domain>,
     pub oracle: Vec<OracleEntry>,
+    /// Score every move against the exact optimum, each value's search
+    /// under this budget (`score --moves`, [`crate::analysis`]).
+    pub moves: Option<crate::search::SearchBudget>,
 }
 
 impl Sources {
@@ -149,6 +152,20 @@ pub struct Row {
     /// Lines with an optimal label.
     pub labelled: usize,
     pub success_from: SuccessFrom,
+    /// With `--moves`: the mean per trial of the game's total regret (the
+    /// expected actions its moves wasted against the optimum).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_regret: Option<f64>,
+    /// With `--moves`: the mean per trial of its optimal moves' share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimal_move_rate: Option<f64>,
+    /// With `--moves`: the mean per trial of `min(1, golden / actions)^2`
+    /// (0 without a proven answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_efficiency: Option<f64>,
+    /// With `--moves`: trials whose moves were analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysed_trials: Option<usize>,
 }
 
 /// Scores of one line (instance).
@@ -168,6 +185,33 @@ struct LineScore {
     tokens: f64,
     optimal: Option<f64>,
     checked: bool,
+    /// Per-move figures of the line's analysed trials (`--moves`).
+    moves: Option<MoveScore>,
+}
+
+/// The line's per-move figures: means over its analysed trials.
+#[derive(Clone, Copy, Debug)]
+struct MoveScore {
+    regret: f64,
+    optimal_rate: f64,
+    efficiency: f64,
+    trials: usize,
+}
+
+impl MoveScore {
+    fn of(games: &[Option<crate::analysis::GameAnalysis>]) -> Option<MoveScore> {
+        let done: Vec<&crate::analysis::GameAnalysis> = games.iter().flatten().collect();
+        if done.is_empty() {
+            return None;
+        }
+        let n = done.len() as f64;
+        Some(MoveScore {
+            regret: done.iter().map(|g| g.total_regret).sum::<f64>() / n,
+            optimal_rate: done.iter().map(|g| g.optimal_move_rate()).sum::<f64>() / n,
+            efficiency: done.iter().map(|g| g.efficiency).sum::<f64>() / n,
+            trials: done.len(),
+        })
+    }
 }
 
 /// The report: rows, and notes worth the user's attention.
@@ -184,7 +228,19 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
     let mut notes = Vec::new();
     let mut groups: BTreeMap<GroupKey, Vec<LineScore>> = BTreeMap::new();
     for file in files {
-        let lines = score_file(file, sources, &mut notes);
+        let mut lines = score_file(file, sources, &mut notes);
+        if let Some(budget) = sources.moves {
+            let analysed = crate::analysis::files::analyse_file(file, sources, budget, false);
+            notes.extend(analysed.notes);
+            let by_seed: BTreeMap<u64, Option<MoveScore>> = analysed
+                .lines
+                .iter()
+                .map(|l| (l.seed, MoveScore::of(&l.games)))
+                .collect();
+            for (line, facts) in lines.iter_mut().zip(&file.lines) {
+                line.moves = facts.seed.and_then(|s| by_seed.get(&s).copied().flatten());
+            }
+        }
         groups.entry(file.key.clone()).or_default().extend(lines);
     }
     let mut keys: Vec<&GroupKey> = groups.keys().collect();
@@ -312,6 +368,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             tokens: sum(|t| t.tokens),
             optimal,
             checked: judge.is_some(),
+            moves: None,
         });
     }
     if disagree > 0 {
@@ -342,6 +399,13 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
         n += 1;
     }
     if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+/// The mean over the lines with per-move figures of `f` of them, `None`
+/// without one (the figures of a line are already means over its trials).
+fn moves_mean(lines: &[LineScore], f: fn(&MoveScore) -> f64) -> Option<f64> {
+    let scored: Vec<&MoveScore> = lines.iter().filter_map(|l| l.moves.as_ref()).collect();
+    (!scored.is_empty()).then(|| mean(scored.iter().map(|m| f(m))))
 }
 
 fn row(key: GroupKey, lines: &[LineScore]) -> Row {
@@ -378,6 +442,13 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
         },
         optimal_steps,
         labelled: labelled.len(),
+        mean_regret: moves_mean(lines, |m| m.regret),
+        optimal_move_rate: moves_mean(lines, |m| m.optimal_rate),
+        mean_efficiency: moves_mean(lines, |m| m.efficiency),
+        analysed_trials: lines
+            .iter()
+            .any(|l| l.moves.is_some())
+            .then(|| lines.iter().filter_map(|l| l.moves).map(|m| m.trials).sum()),
         success_from: if checked == lines.len() && checked > 0 {
             SuccessFrom::Checked
         } else if checked == 0 {

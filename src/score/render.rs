@@ -19,7 +19,8 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 
 /// The report as an aligned text table (settings shortened to `TxA`).
 pub fn render_table(rows: &[Row]) -> String {
-    let header = [
+    let moves = rows.iter().any(|r| r.mean_regret.is_some());
+    let mut header = vec![
         "MODEL",
         "AGENT",
         "DOMAIN",
@@ -37,9 +38,12 @@ pub fn render_table(rows: &[Row]) -> String {
         "TOKENS",
         "SUCCESS FROM",
     ];
+    if moves {
+        header.splice(15..15, ["REGRET", "OPT MOVES", "EFFIC"]);
+    }
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
-        cells.push(vec![
+        let mut cells_of_row = vec![
             r.model.clone(),
             r.agent.clone(),
             r.domain.clone(),
@@ -56,7 +60,18 @@ pub fn render_table(rows: &[Row]) -> String {
             format!("{:.3}", r.parse_error_rate),
             format!("{:.1}", r.mean_tokens),
             format!("{:?}", r.success_from).to_lowercase(),
-        ]);
+        ];
+        if moves {
+            cells_of_row.splice(
+                15..15,
+                [
+                    opt(r.mean_regret, |v| format!("{v:.3}")),
+                    opt(r.optimal_move_rate, |v| format!("{v:.3}")),
+                    opt(r.mean_efficiency, |v| format!("{v:.3}")),
+                ],
+            );
+        }
+        cells.push(cells_of_row);
     }
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
@@ -92,6 +107,13 @@ pub fn render_table(rows: &[Row]) -> String {
          BUDGET ACC = solved within the turn budget (budgeted protocol only); \
          TURNS SOLVED = mean replies of the solved games.\n",
     );
+    if moves {
+        out.push_str(
+            "REGRET = expected actions wasted against the exact optimum, per game; \
+             OPT MOVES = share of optimal moves; EFFIC = min(1, golden / actions)^2 \
+             for a proven answer, else 0 (docs/analytics.md).\n",
+        );
+    }
     out
 }
 

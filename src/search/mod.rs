@@ -30,11 +30,13 @@ mod mask;
 mod memo;
 pub mod problem;
 pub mod solver;
+pub mod values;
 
 use std::time::Duration;
 
 pub use mask::Mask;
 pub use problem::{MAX_WIDTH, Problem};
+pub use values::{State, StateValues, Values};
 
 use memo::Memos;
 use solver::Solver;
