@@ -48,6 +48,7 @@
 //! command line;
 //! [`error`] the one error every command reports, which picks the exit
 //! code.
+pub mod cache;
 pub mod cli;
 pub mod contamination;
 pub mod dataset;
