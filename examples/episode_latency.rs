@@ -25,7 +25,10 @@ use rand::{RngExt, SeedableRng};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: episode_latency DOMAIN TRUTHS ACTIONS [RANDOM] [INDEX..]";
-    let domain = Registry::new(None).load(args.first().expect(usage)).expect("a domain").0;
+    let domain = Registry::new(None)
+        .load(args.first().expect(usage))
+        .expect("a domain")
+        .0;
     let truths: usize = args.get(1).and_then(|a| a.parse().ok()).expect(usage);
     let actions: usize = args.get(2).and_then(|a| a.parse().ok()).expect(usage);
     let random: u64 = args.get(3).map_or(2000, |a| a.parse().expect(usage));

@@ -6,9 +6,9 @@
 //! index covering at least that end. Lookup order: this process's map,
 //! then the cache file (`crate::cache`, kind `lines`), else the index is
 //! built (under the file's lock, so two processes build it once) and the
-//! file replaced. An index grows to at least twice what it covered, in
-//! multiples of [`GRAIN`] lines, so a sequence of growing requests draws
-//! each line a bounded number of times.
+//! file replaced. An index grows to a power of two at least twice what it
+//! covered (at least [`GRAIN`] lines), so a sequence of growing requests
+//! draws each line a bounded number of times (at most about three).
 //!
 //! The identity of an index (its file name and first bytes) hashes the
 //! generator version, the domain's name and file hash, every parameter
@@ -23,8 +23,8 @@ use crate::cache::{Entry, identity};
 use crate::synth::index::LineIndex;
 use crate::synth::{SynthError, Synthesizer};
 
-/// Indexes grow in multiples of this many lines.
-pub const GRAIN: u64 = 1 << 14;
+/// The smallest index built: lines `0..GRAIN`.
+pub const GRAIN: u64 = 1 << 10;
 
 /// An index of `synth`'s setting covering lines `0..end`.
 pub fn line_index(synth: &Synthesizer, end: u64) -> Result<Arc<LineIndex>, SynthError> {
@@ -58,7 +58,11 @@ pub fn line_index(synth: &Synthesizer, end: u64) -> Result<Arc<LineIndex>, Synth
             if index.covered() >= end {
                 return Ok(index);
             }
-            let ahead = end.max(2 * index.covered()).div_ceil(GRAIN) * GRAIN;
+            let ahead = end
+                .max(2 * index.covered())
+                .max(GRAIN)
+                .checked_next_power_of_two()
+                .unwrap_or(end);
             let built = Arc::new(LineIndex::build(synth, &index, end, ahead)?);
             if let Some(entry) = &entry {
                 entry.write(&built.to_bytes(id));
