@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::output::files::{FileLock, write_atomic};
+use crate::files::{FileLock, write_atomic};
 
 /// The environment variable naming the cache directory.
 pub const CACHE_ENV: &str = "KUMO_GEN_CACHE";
@@ -102,10 +102,10 @@ impl Entry {
 /// FNV-1a 64 of `parts`, each followed by a zero byte: the name of an
 /// entry that depends on exactly those parts.
 pub fn identity(parts: &[&[u8]]) -> u64 {
-    let mut hash = crate::digest::FNV1A_OFFSET;
+    let mut hash = crate::files::digest::FNV1A_OFFSET;
     for part in parts {
-        hash = crate::digest::fnv1a_extend(hash, part);
-        hash = crate::digest::fnv1a_extend(hash, &[0]);
+        hash = crate::files::digest::fnv1a_extend(hash, part);
+        hash = crate::files::digest::fnv1a_extend(hash, &[0]);
     }
     hash
 }
