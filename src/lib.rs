@@ -45,12 +45,14 @@
 //! dataset lines and eval's tasks without files; its [`pipeline::secret`]
 //! keeps the private seed of `--seed random` and `verify`s a dataset
 //! against it.
-//! [`python_repr`] prints values as KUMO's Python does (used by the
+//! [`cache`] is the cross-process cache directory (a setting's line index,
+//! reference samples not shipped). [`python_repr`] prints values as KUMO's Python does (used by the
 //! importer, the game messages and `play`). [`cli`] is the
 //! command line;
 //! [`error`] the one error every command reports, which picks the exit
 //! code.
 pub mod analysis;
+pub mod cache;
 pub mod cli;
 pub mod contamination;
 pub mod dataset;

@@ -55,10 +55,11 @@ optimal) and `info["regret"]` the move's regret.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._api import DomainLike, generate_lines, load_domain, stamp
+from ._api import DomainLike, load_domain, stamp
+from ._lines import Lines
 
 Message = Dict[str, Any]
 
@@ -100,7 +101,7 @@ class Env:
             raise ValueError("budget must be at least 1")
         self.domain = load_domain(domain, domains_dir)
         if tasks is None:
-            self._lines = generate_lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
+            self._lines: Sequence[str] = Lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
             self._origin: Optional[Tuple[int, int, int, int, int]] = (truths, actions, valid, seed, start)
         else:
             self._lines = [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in tasks]
@@ -112,7 +113,9 @@ class Env:
         self.dense = dense
         self._moves: Dict[int, Any] = {}
         self._templates_dir = templates_dir
-        self._tasks: Dict[int, Any] = {}
+        # The current instance's task only: an Env that played 100,000
+        # episodes holds no more than one that played one.
+        self._task: Optional[Tuple[int, Any]] = None
         self._session: Optional[Any] = None
         self._index: Optional[int] = None
 
@@ -141,10 +144,10 @@ class Env:
     def task(self, index: int) -> Any:
         """The native task of instance `index` (`system_prompt`,
         `instruction`, `judge(answer)`)."""
-        task = self._tasks.get(index)
-        if task is None:
-            task = _native.Task(self.domain, self._lines[index], self._templates_dir)
-            self._tasks[index] = task
+        if self._task is not None and self._task[0] == index:
+            return self._task[1]
+        task = _native.Task(self.domain, self._lines[index], self._templates_dir)
+        self._task = (index, task)
         return task
 
     def reset(self, index: Optional[int] = None) -> List[Message]:

@@ -19,6 +19,7 @@
 //! Long work (generation, labelling) runs with the interpreter detached,
 //! on a rayon pool of `threads` workers (0: one per core).
 
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -79,11 +80,26 @@ fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     })
 }
 
-fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
+/// The worker pool of `threads` threads (0: one per core), started once
+/// per thread count and kept: a call that asks for one episode does not
+/// pay for starting threads.
+fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<std::sync::Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> =
+        OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(pool) = pools.get(&threads) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?;
+    let pool = Arc::new(pool);
+    pools.insert(threads, Arc::clone(&pool));
+    Ok(pool)
 }
 
 /// The shipped templates, loaded once.

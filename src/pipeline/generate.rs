@@ -254,7 +254,8 @@ fn write_dataset(
     Ok(summary)
 }
 
-/// Prints the capacity of the setting (estimated from its first draws) and
+/// Prints the capacity of the setting (estimated from its first draws,
+/// fewer for a small `n`) and
 /// a warning when `n` comes close; the error when `n` is impossible.
 /// A setting whose draws fail is left to the run, which names the cause.
 fn report_capacity(
@@ -266,7 +267,11 @@ fn report_capacity(
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
         return Ok(());
     };
-    let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
+    // A small job needs no large sample to see that it fits: 8 draws per
+    // instance asked for, at least 64 (a tiny setting still shows its
+    // repeats), at most the full sample.
+    let sample = capacity::SAMPLE.min(n.saturating_mul(8).max(64));
+    let Ok(found) = capacity::estimate(&synth, exclusion, sample) else {
         return Ok(());
     };
     crate::stderr_line!("{}: {}", domain.name, found.describe());

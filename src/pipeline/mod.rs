@@ -26,6 +26,7 @@
 mod derive;
 pub mod generate;
 pub mod label;
+mod line_index;
 pub mod merge;
 pub mod relabel;
 pub mod secret;
@@ -35,6 +36,7 @@ pub use crate::progress::{Forecast, Progress, Quiet, Stage};
 pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
 pub use generate::{DatasetRun, Datasets, GenerateJob, generate};
 pub use label::{LabelJob, label};
+pub use line_index::{GRAIN as LINE_INDEX_GRAIN, line_index};
 pub use merge::{MergeJob, merge};
 
 use rayon::prelude::*;
@@ -76,9 +78,12 @@ pub fn generate_lines_excluding(
 /// Lines `range` of the dataset file of `0..range.end` (line `i` is
 /// instance `i`), without labelling or rendering the lines before
 /// `range.start`. Instance `i` is the first draw of its stream whose dedup
-/// key no instance `j < i` has (and that `exclude` does not hold), so the
-/// earlier instances are still drawn (their keys decide line `i`), but only
-/// the asked-for ones are labelled and rendered. With a difficulty `band`
+/// key no instance `j < i` has (and that `exclude` does not hold). Without
+/// `exclude` and a band, which draw that is comes from the setting's line
+/// index ([`line_index`]: built once per setting and cache directory, then
+/// constant time per line); with `exclude` the earlier instances are
+/// drawn again (their keys decide line `i`), but only the asked-for ones
+/// are labelled and rendered. With a difficulty `band`
 /// (which needs `labels`) a draw must also lie in the band, so the
 /// earlier instances are labelled too ([`crate::difficulty::band`]).
 pub fn generate_range_lines(
@@ -92,6 +97,7 @@ pub fn generate_range_lines(
     let synth = Synthesizer::new(domain, params.clone())?;
     synth.check_count(if range.is_empty() { 0 } else { range.end })?;
     let mut stats = Stats::default();
+    let indexed = range.start > 0 && exclude.is_none();
     let mut seen = Dedup::excluding(exclude);
     let reference = match labels {
         Some(_) => Some(Reference::cached(domain, &params)?),
@@ -116,6 +122,15 @@ pub fn generate_range_lines(
                 "a difficulty band needs labels: a draw's difficulty is its label".into(),
                 "drop `labels=False`, or drop the band",
             ));
+        }
+        (None, _) if indexed => {
+            // Line `i` without the replay of lines `0..i`: the setting's
+            // line index says which draw of stream `i` it is.
+            line_index(&synth, range.end)?
+                .instances(&synth, range)?
+                .into_iter()
+                .map(|instance| (instance, None))
+                .collect()
         }
         (None, _) => {
             if range.start > 0 {
