@@ -10,7 +10,7 @@
 //! `eval --budget`): each accepted reply is a turn, a wrong answer is told
 //! "wrong" and play goes on until the right answer or the N-th turn.
 
-use std::io::{self, BufRead};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
@@ -183,6 +183,15 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
 }
 
 pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    if args.out.is_none()
+        && let Some(problem) =
+            crate::eval::results_folder_problem(Path::new("results"), &args.player)
+    {
+        return Err(Error::input_with_help(
+            problem,
+            "give another `--player` name, or `--out FILE`",
+        ));
+    }
     let templates = Templates::resolve(args.templates_dir.as_deref())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
@@ -227,7 +236,8 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         None => Episode::new(instance, &judge),
     };
     let stdin = io::stdin();
-    let mut lines = stdin.lock().lines();
+    // Replies under the line cap of every user input.
+    let mut lines = crate::user_files::Lines::new(stdin.lock());
     // The last truth named and whether it was right; `None`: the budget
     // ran out before a right answer.
     let (truth, successful) = loop {
@@ -235,7 +245,14 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             break (None, false);
         }
         out(&format!("round {}> ", episode.replies() + 1))?;
-        let Some(line) = lines.next().transpose()? else {
+        let reply = lines.next().transpose().map_err(|e| {
+            if crate::user_files::is_refusal(&e) {
+                Error::input(format!("standard input: {e}"))
+            } else {
+                e.into()
+            }
+        })?;
+        let Some(line) = reply else {
             out("\n")?;
             return Err(Error::input(
                 "game abandoned at end of input; nothing recorded",

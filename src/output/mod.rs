@@ -326,7 +326,12 @@ impl OutputError {
     /// Whether this is the user's request (exit 1) rather than I/O or an
     /// internal error (exit 2).
     pub fn is_input(&self) -> bool {
-        !matches!(self, OutputError::Io { .. } | OutputError::Internal { .. })
+        match self {
+            // A file read by the rule of `user_files` that breaks it.
+            OutputError::Io { source, .. } => crate::user_files::is_refusal(source),
+            OutputError::Internal { .. } => false,
+            _ => true,
+        }
     }
 }
 

@@ -88,6 +88,7 @@ struct DatasetRun {
 /// with its derived files. Returns each dataset's summary (their file
 /// locks already released).
 pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
+    check_folder_names(job)?;
     let mut params = job.params.clone();
     if job.secret_seed {
         params.seed = secret::draw_seed().map_err(std::io::Error::other)?;
@@ -160,6 +161,37 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
         }
     }
     Ok(summaries)
+}
+
+/// The folders the job names inside `--out` are not kumo-gen's own
+/// ([`crate::reserved_names`]): the domain's folder (`OUT/<domain>/`, also
+/// inside each part or level) is no reserved name, and no `--split` part
+/// is the domain's folder name in any letter case (`OUT/<part>/` beside
+/// `OUT/<domain>/` of an unsplit run).
+fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
+    let folder = output::domain_dir(std::path::Path::new(""), &job.domain.name)
+        .display()
+        .to_string();
+    if let Some(why) = crate::reserved_names::reserved(&folder) {
+        return Err(Error::input_with_help(
+            format!("domain `{}`: its output folder {why}", job.domain.name),
+            "rename the domain (its `name:`), or copy it under another name",
+        ));
+    }
+    if let Datasets::Split { parts, .. } = &job.datasets
+        && let Some(part) = parts.iter().find(|p| {
+            crate::reserved_names::folded(&p.name) == crate::reserved_names::folded(&folder)
+        })
+    {
+        return Err(Error::input_with_help(
+            format!(
+                "`--split` part `{}` is the name of the domain's folder `{folder}`: `OUT/{}/` would mix with an unsplit dataset's `OUT/{folder}/`",
+                part.name, part.name
+            ),
+            "name the part otherwise (`train`, `test`, `valid`)",
+        ));
+    }
+    Ok(())
 }
 
 /// `--sft-parts` names parts of `--split` only.

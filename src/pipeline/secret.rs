@@ -160,7 +160,7 @@ pub struct Verified {
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
 pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, String> {
-    let text = std::fs::read(seed_file)
+    let text = crate::user_files::read(seed_file)
         .map_err(|e| format!("cannot read `{}`: {e}", seed_file.display()))?;
     let record: SeedFile = serde_json::from_slice(&text)
         .map_err(|e| format!("`{}` is not a kumo-gen seed file: {e}", seed_file.display()))?;
@@ -223,8 +223,8 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);
-    let published =
-        std::fs::read(&dataset).map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
+    let published = crate::user_files::read(&dataset)
+        .map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
     if published != bytes {
         let first = published
             .split(|&b| b == b'\n')
