@@ -12,7 +12,7 @@ use std::io;
 use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
-use crate::output::OutputError;
+use crate::pipeline::write::OutputError;
 use crate::render::TemplateError;
 use crate::score::ScoreFileError;
 use crate::synth::SynthError;
@@ -106,8 +106,8 @@ impl Error {
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
             // A file the user named that is not read by the rule of
-            // `user_files` (a FIFO, a device, a line over the cap).
-            Error::Io(e) => crate::user_files::is_refusal(e),
+            // `files::read` (a FIFO, a device, a line over the cap).
+            Error::Io(e) => crate::files::read::is_refusal(e),
             Error::Usage { .. } | Error::Service { .. } => false,
         }
     }

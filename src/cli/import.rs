@@ -131,7 +131,7 @@ pub fn run(args: &ImportArgs) -> Result<Report, Error> {
 
 /// Reads the file as UTF-8; a decoding problem is a located diagnostic.
 fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
-    let bytes = crate::user_files::read_at_most(path, MAX_SOURCE_BYTES, "a KUMO domain file")?;
+    let bytes = crate::files::read::read_at_most(path, MAX_SOURCE_BYTES, "a KUMO domain file")?;
     Ok(match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(e) => {
@@ -154,5 +154,5 @@ fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
 
 /// Writes `text` to `path` atomically (the crate's one atomic writer).
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    crate::output::files::write_atomic_with(path, |w| w.write_all(text.as_bytes()), |_, e| e)
+    crate::files::write_atomic_with(path, |w| w.write_all(text.as_bytes()), |_, e| e)
 }

@@ -154,9 +154,9 @@ pub fn manifest_domain(path: &Path) -> Option<Domain> {
     ];
     let manifest = candidates
         .iter()
-        .find(|p| crate::user_files::is_regular(p))?;
+        .find(|p| crate::files::read::is_regular(p))?;
     let value: serde_json::Value =
-        serde_json::from_slice(&crate::user_files::read(manifest).ok()?).ok()?;
+        serde_json::from_slice(&crate::files::read::read(manifest).ok()?).ok()?;
     let doc: crate::domain::DomainDoc =
         serde_json::from_value(value.get("domain")?.get("document")?.clone()).ok()?;
     crate::domain::compile(&manifest.display().to_string(), &doc)

@@ -7,7 +7,7 @@
 //! `*.steps.jsonl` files: SFT records give only the context key, so they
 //! are read when named explicitly, never picked up with a dataset.
 //!
-//! Files are opened, read and walked by [`crate::user_files`]' rule:
+//! Files are opened, read and walked by [`crate::files::read`]' rule:
 //! regular files only, lines of at most its cap, each directory entered
 //! once; a file's digest is taken in the same pass as its keys.
 
@@ -35,7 +35,7 @@ fn io_error(path: &Path, e: std::io::Error) -> ReadError {
 /// The instance files of `path` (see the module doc).
 pub fn dataset_files(path: &Path) -> Result<Vec<SourceFile>, ReadError> {
     let visible = |name: &str| !name.starts_with('.');
-    let files = crate::user_files::walk(
+    let files = crate::files::read::walk(
         path,
         |name| visible(name) && !matches!(name, "shards" | "knowledge_book" | "sft"),
         |name| {
@@ -95,7 +95,7 @@ pub fn read_keys(
             message: "Parquet is not read here".into(),
         });
     }
-    let mut reader = crate::user_files::lines(path).map_err(|e| io_error(path, e))?;
+    let mut reader = crate::files::read::lines(path).map_err(|e| io_error(path, e))?;
     let mut batch: Vec<(u64, Vec<u8>)> = Vec::with_capacity(BATCH);
     let mut flush = |batch: &mut Vec<(u64, Vec<u8>)>| -> Result<(), ReadError> {
         let keys: Vec<Result<LineKeys, ReadError>> = batch

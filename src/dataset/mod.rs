@@ -1,5 +1,8 @@
-//! The reading half of [`crate::output`]: a dataset directory as the
-//! writers leave it, and KUMO's (DESIGN.md "Outputs").
+//! What a dataset is on disk, and reading one: a dataset directory as the
+//! writers ([`crate::pipeline::write`]) leave it, and KUMO's (DESIGN.md
+//! "Outputs"). The on-disk format lives here: [`setting`] (a setting's
+//! file names), [`record`] (the instance line we write), [`manifest`]
+//! (`manifest.json` and shard manifests).
 //!
 //! Layout: `DIR/<setting>.jsonl` instance files (one line per instance),
 //! `DIR/knowledge_book/<setting>/seed=<i>.txt` books, `DIR/manifest.json`
@@ -7,21 +10,25 @@
 //! one rule for every reader (eval, play, check-books, score, stats,
 //! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
 //! read a setting's instances, an instance's book and the task eval plays.
-//! [`Setting`] names the files ([`crate::setting`]). Readers of loose files
+//! [`Setting`] names the files ([`setting`]). Readers of loose files
 //! (`score`, `stats`: any `*.jsonl` under the paths given) use
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 
 mod books;
+pub mod manifest;
+pub mod record;
+pub mod reserved;
+pub mod setting;
 
-pub use crate::setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
 pub use books::{BookCheck, BookFinding, BookFormat, check_books};
+pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::domain::{Domain, DomainDoc, Registry, compile};
-use crate::eval::{Task, protocol, render_book};
 use crate::game::{InstanceLine, Judge, parse_instances};
+use crate::game::{Task, protocol, render_book};
 use crate::render::{Renderer, TaskError};
 
 /// What went wrong reading a dataset. Every kind is about the user's
@@ -155,7 +162,7 @@ impl Dataset {
     /// The book file of instance `i`, or `None` when there is none.
     pub fn book_file(&self, setting: &Setting, i: usize) -> Result<Option<String>, DatasetError> {
         let path = self.book_path(setting, i);
-        match crate::user_files::read_to_string(&path) {
+        match crate::files::read::read_to_string(&path) {
             Ok(book) => Ok(Some(book)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(DatasetError::io(&path, e)),
@@ -286,7 +293,7 @@ pub fn settings_in(dir: &Path) -> Result<Vec<Setting>, DatasetError> {
                 .ok()
                 .filter(|s| s.to_string() == stem)
         })
-        .filter(|s| crate::user_files::is_regular(&dir.join(s.file_name())))
+        .filter(|s| crate::files::read::is_regular(&dir.join(s.file_name())))
         .collect())
 }
 
@@ -345,7 +352,7 @@ pub fn open_all(
 /// the file's hash). `None` without a readable manifest that holds one.
 fn recorded_domain(dir: &Path) -> Result<Option<Domain>, DatasetError> {
     let manifest = dir.join("manifest.json");
-    let Ok(text) = crate::user_files::read_to_string(&manifest) else {
+    let Ok(text) = crate::files::read::read_to_string(&manifest) else {
         return Ok(None);
     };
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -386,7 +393,7 @@ pub fn read_instances(path: &Path) -> Result<Vec<InstanceLine>, DatasetError> {
 }
 
 /// Every `*.jsonl` file under `paths` (a file as given, a directory walked
-/// in sorted order by [`crate::user_files::walk`]: links followed, each
+/// in sorted order by [`crate::files::read::walk`]: links followed, each
 /// directory entered once); a path that does not exist is an error.
 pub fn jsonl_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, DatasetError> {
     let mut out = Vec::new();
@@ -394,7 +401,7 @@ pub fn jsonl_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, DatasetError> {
         if !p.exists() {
             return Err(DatasetError::NotFound { path: p.clone() });
         }
-        let found = crate::user_files::walk(
+        let found = crate::files::read::walk(
             p,
             |_| true,
             |name| Path::new(name).extension().is_some_and(|e| e == "jsonl"),

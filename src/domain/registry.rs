@@ -59,10 +59,10 @@ impl DomainSource {
     }
 }
 
-/// Reads a file by [`crate::user_files`]' rule (a regular file, not a
+/// Reads a file by [`crate::files::read`]' rule (a regular file, not a
 /// device, FIFO or directory), refusing sizes beyond what a domain can be.
 fn read_limited(path: &Path) -> Result<Vec<u8>, LoadError> {
-    crate::user_files::read_at_most(path, MAX_FILE_BYTES as u64, "a domain file").map_err(
+    crate::files::read::read_at_most(path, MAX_FILE_BYTES as u64, "a domain file").map_err(
         |source| LoadError::Io {
             file: path.display().to_string(),
             source,

@@ -4,7 +4,7 @@
 //! Per dataset of the job (one, each `--split` part under `OUT/<part>/`,
 //! or each curriculum level under `OUT/level-k/`): the setting's capacity
 //! (printed, and an impossible `n` refused), the private seed file of a
-//! `--seed random` run, the writer ([`crate::output::generate`]: the
+//! `--seed random` run, the writer ([`crate::pipeline::write::generate`]: the
 //! whole dataset or one shard, labels searched under the job's
 //! [`SearchBudget`], which the manifest records), the summary line, then
 //! the derived files (books, SFT, HF; not for a shard: they follow
@@ -22,7 +22,7 @@ use crate::difficulty::Band;
 use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::output::{self, Summary, Target};
+use crate::pipeline::write::{self, Summary, Target};
 use crate::progress::{Forecast, Progress, Stage};
 use crate::search::SearchBudget;
 use crate::synth::Params;
@@ -164,15 +164,15 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
 }
 
 /// The folders the job names inside `--out` are not kumo-gen's own
-/// ([`crate::reserved_names`]): the domain's folder (`OUT/<domain>/`, also
+/// ([`crate::dataset::reserved`]): the domain's folder (`OUT/<domain>/`, also
 /// inside each part or level) is no reserved name, and no `--split` part
 /// is the domain's folder name in any letter case (`OUT/<part>/` beside
 /// `OUT/<domain>/` of an unsplit run).
 fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
-    let folder = output::domain_dir(std::path::Path::new(""), &job.domain.name)
+    let folder = write::domain_dir(std::path::Path::new(""), &job.domain.name)
         .display()
         .to_string();
-    if let Some(why) = crate::reserved_names::reserved(&folder) {
+    if let Some(why) = crate::dataset::reserved::reserved(&folder) {
         return Err(Error::input_with_help(
             format!("domain `{}`: its output folder {why}", job.domain.name),
             "rename the domain (its `name:`), or copy it under another name",
@@ -180,7 +180,7 @@ fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
     }
     if let Datasets::Split { parts, .. } = &job.datasets
         && let Some(part) = parts.iter().find(|p| {
-            crate::reserved_names::folded(&p.name) == crate::reserved_names::folded(&folder)
+            crate::dataset::reserved::folded(&p.name) == crate::dataset::reserved::folded(&folder)
         })
     {
         return Err(Error::input_with_help(
@@ -232,7 +232,7 @@ fn write_dataset(
             threads: rayon::current_num_threads(),
         }),
     });
-    let writer = output::Job {
+    let writer = write::Job {
         domain,
         params: params.clone(),
         n: run.n,
@@ -250,7 +250,7 @@ fn write_dataset(
     if job.secret_seed {
         secret_run = Some(secret::begin(&writer)?);
     }
-    let result = output::generate(&writer);
+    let result = write::generate(&writer);
     progress.finish();
     let summary = result?;
     let what = match job.target {
@@ -418,7 +418,7 @@ mod tests {
     #[test]
     fn a_shard_job_writes_its_indices_and_no_derived_files() {
         let dir = tempfile::tempdir().unwrap();
-        let shard = crate::output::manifest::ShardId { index: 1, count: 3 };
+        let shard = crate::dataset::manifest::ShardId { index: 1, count: 3 };
         let stages = Stages::default();
         let summaries = generate(&job(dir.path(), Target::Shard(shard)), &stages).unwrap();
         assert_eq!(summaries[0].instances, 7, "indices 1, 4, ..., 19");

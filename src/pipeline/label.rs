@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::relabel::{self, RelabelError, Summary};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::output::files::{NamingWriter, write_atomic_with};
+use crate::files::{NamingWriter, write_atomic_with};
 use crate::progress::{Progress, Stage};
 use crate::search::SearchBudget;
 
@@ -46,7 +46,7 @@ pub fn label(
     let input: Box<dyn BufRead> = if from_stdin {
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
-        let f = crate::user_files::open(&job.instances)
+        let f = crate::files::read::open(&job.instances)
             .map_err(|e| Error::input(format!("cannot read `{source}`: {e}")))?;
         Box::new(BufReader::new(f))
     };
@@ -98,7 +98,7 @@ pub fn label(
 /// Newlines in the file at `path` (0 when it cannot be read: the error
 /// comes when it is opened for labelling).
 fn count_lines(path: &Path) -> u64 {
-    let Ok(file) = crate::user_files::open(path) else {
+    let Ok(file) = crate::files::read::open(path) else {
         return 0;
     };
     let mut reader = BufReader::with_capacity(1 << 20, file);

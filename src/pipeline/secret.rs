@@ -21,10 +21,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, sets_conflict};
-use crate::output::manifest::{DomainInfo, Parameters};
-use crate::output::{Job, OutputError, dataset_path, domain_dir, files};
+use crate::dataset::manifest::{DomainInfo, Parameters};
+use crate::dataset::setting::Setting;
+use crate::files;
+use crate::pipeline::write::{Job, OutputError, dataset_path, domain_dir};
 use crate::search::SearchBudget;
-use crate::setting::Setting;
 
 /// The directory of the private seed files under `--out`.
 pub const SECRET_DIR: &str = "SECRET-seeds";
@@ -99,7 +100,7 @@ pub struct SecretRun {
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
 pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
-    if job.target != crate::output::Target::Whole {
+    if job.target != crate::pipeline::write::Target::Whole {
         return Err(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
@@ -160,7 +161,7 @@ pub struct Verified {
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
 pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, String> {
-    let text = crate::user_files::read(seed_file)
+    let text = crate::files::read::read(seed_file)
         .map_err(|e| format!("cannot read `{}`: {e}", seed_file.display()))?;
     let record: SeedFile = serde_json::from_slice(&text)
         .map_err(|e| format!("`{}` is not a kumo-gen seed file: {e}", seed_file.display()))?;
@@ -223,7 +224,7 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);
-    let published = crate::user_files::read(&dataset)
+    let published = crate::files::read::read(&dataset)
         .map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
     if published != bytes {
         let first = published

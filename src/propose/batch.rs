@@ -48,9 +48,9 @@ pub fn slug(topic: &str) -> String {
 
 /// Whether `name` can be a file name and a `--domain` name: ASCII, and
 /// none of the folder names kumo-gen gives its own outputs (a domain's
-/// datasets go to `OUT/<name>/`; [`crate::reserved_names`]).
+/// datasets go to `OUT/<name>/`; [`crate::dataset::reserved`]).
 pub fn check_name(name: &str) -> Result<(), String> {
-    if let Some(why) = crate::reserved_names::reserved(name) {
+    if let Some(why) = crate::dataset::reserved::reserved(name) {
         return Err(format!(
             "domain name {why} (its datasets would be written there); choose another name"
         ));
@@ -118,13 +118,16 @@ pub fn existing(out: &Path) -> Option<Result<(usize, usize), String>> {
     if !out.exists() {
         return None;
     }
-    let loaded =
-        crate::user_files::read_at_most(out, crate::domain::MAX_FILE_BYTES as u64, "a domain file")
-            .map_err(|e| LoadError::Io {
-                file: out.display().to_string(),
-                source: e,
-            })
-            .and_then(|bytes| crate::domain::load_bytes(&out.display().to_string(), &bytes));
+    let loaded = crate::files::read::read_at_most(
+        out,
+        crate::domain::MAX_FILE_BYTES as u64,
+        "a domain file",
+    )
+    .map_err(|e| LoadError::Io {
+        file: out.display().to_string(),
+        source: e,
+    })
+    .and_then(|bytes| crate::domain::load_bytes(&out.display().to_string(), &bytes));
     Some(match loaded {
         Ok((domain, _)) => Ok(sizes(&domain)),
         Err(e) => Err(format!(

@@ -50,7 +50,7 @@ impl Prompts {
         for &(name, shipped) in SHIPPED {
             let (text, origin) = match dir.map(|d| d.join(format!("{name}.j2"))) {
                 Some(path) if path.exists() => (
-                    crate::user_files::read_to_string(&path)
+                    crate::files::read::read_to_string(&path)
                         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
                     path.display().to_string(),
                 ),

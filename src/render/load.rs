@@ -60,7 +60,7 @@ impl Templates {
                 });
             }
             let text =
-                crate::user_files::read_to_string(&path).map_err(|source| TemplateError::Io {
+                crate::files::read::read_to_string(&path).map_err(|source| TemplateError::Io {
                     dir: path.clone(),
                     source,
                 })?;

@@ -286,7 +286,7 @@ impl<R: BufRead> Lines<R> {
             limits,
             number: 0,
             bytes: 0,
-            digest: crate::digest::FNV1A_OFFSET,
+            digest: crate::files::digest::FNV1A_OFFSET,
         }
     }
 
@@ -318,7 +318,7 @@ impl<R: BufRead> Lines<R> {
             }
             .into_io());
         }
-        self.digest = crate::digest::fnv1a_extend(self.digest, line);
+        self.digest = crate::files::digest::fnv1a_extend(self.digest, line);
         Ok(true)
     }
 
@@ -328,7 +328,7 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// FNV-1a 64 of every byte read so far, as the 16 hex digits
-    /// [`crate::digest::file_digest`] gives for the whole file.
+    /// [`crate::files::digest::file_digest`] gives for the whole file.
     pub fn digest(&self) -> String {
         format!("{:016x}", self.digest)
     }
@@ -457,7 +457,7 @@ mod tests {
             got.push(String::from_utf8(line.clone()).unwrap());
         }
         assert_eq!(got, ["{\"a\":1}\n", "\n", "{\"b\":2}"]);
-        let whole = crate::digest::fnv1a_extend(crate::digest::FNV1A_OFFSET, text);
+        let whole = crate::files::digest::fnv1a_extend(crate::files::digest::FNV1A_OFFSET, text);
         assert_eq!(lines.digest(), format!("{whole:016x}"));
     }
 

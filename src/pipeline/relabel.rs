@@ -24,7 +24,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::record::{Difficulty, Optimal};
+use crate::dataset::record::{Difficulty, Optimal};
 use crate::difficulty::Reference;
 use crate::domain::Domain;
 use crate::game::InstanceLine;
@@ -97,7 +97,7 @@ pub fn relabel(
     let line_done = || progress.position(done.fetch_add(1, Ordering::Relaxed) + 1);
     let mut summary = Summary::default();
     // The line cap of every user file (stdin included).
-    let mut lines = crate::user_files::Lines::new(input).enumerate();
+    let mut lines = crate::files::read::Lines::new(input).enumerate();
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         for (i, line) in lines.by_ref() {
@@ -110,7 +110,9 @@ pub fn relabel(
             };
             let line = match line {
                 Ok(line) => line,
-                Err(e) if crate::user_files::is_refusal(&e) => return Err(bad_text(e.to_string())),
+                Err(e) if crate::files::read::is_refusal(&e) => {
+                    return Err(bad_text(e.to_string()));
+                }
                 Err(e) if e.kind() == io::ErrorKind::InvalidData => {
                     return Err(bad_text(
                         "the line is not UTF-8 text; save the file as UTF-8".into(),
