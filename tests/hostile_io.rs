@@ -304,3 +304,163 @@ fn a_directory_given_as_a_file_is_refused_by_name() {
         .arg(&dir);
     refused(&mut label, &dir, "a directory");
 }
+
+/// Every file under `dir`, following nothing (for "nothing was written
+/// there").
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// A linked folder where the writers make one (`SECRET-seeds`, its
+/// domain folder, a part's folder, `<part>/SECRET-seeds`, `level-k`,
+/// `hf`): refused, and nothing lands where the link points.
+#[test]
+fn linked_folders_inside_out_are_never_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let cases: [(&str, &[&str], &[&str]); 6] = [
+        ("SECRET-seeds", &[], &["--seed", "random"]),
+        (
+            "SECRET-seeds/medical",
+            &["SECRET-seeds"],
+            &["--seed", "random"],
+        ),
+        ("train", &[], &["--split", "train=0.5,test=0.5"]),
+        (
+            "train/SECRET-seeds",
+            &["train"],
+            &["--split", "train=0.5,test=0.5", "--seed", "random"],
+        ),
+        ("level-1", &[], &[]),
+        ("hf", &[], &["--hf"]),
+    ];
+    for (i, (link, dirs, flags)) in cases.into_iter().enumerate() {
+        let out = tmp.path().join(format!("out-{i}"));
+        for dir in dirs {
+            std::fs::create_dir_all(out.join(dir)).unwrap();
+        }
+        let link_path = out.join(link);
+        std::fs::create_dir_all(link_path.parent().unwrap()).unwrap();
+        symlink(&outside, &link_path);
+        let mut command = if link == "level-1" {
+            let mut c = TestCommand::new();
+            c.args(["curriculum", "--domain", "medical", "--truths", "4"])
+                .args(["--actions", "6", "-n", "10", "--levels", "2", "--out"])
+                .arg(&out);
+            c
+        } else {
+            medical(&out, flags)
+        };
+        command
+            .timeout(LIMIT)
+            .expect_code(2)
+            .stderr_contains("symbolic link");
+        assert_eq!(files_under(&outside), Vec::<PathBuf>::new(), "{link}");
+    }
+}
+
+/// Under umask 000 the seed's folders are still private.
+#[test]
+fn secret_seed_folders_are_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 000 && exec \"$0\" generate --domain medical --truths 4 --actions 6 -n 5 --seed random --out '{}'",
+            out.display()
+        ))
+        .arg(env!("CARGO_BIN_EXE_kumo-gen"))
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let seeds = out.join("SECRET-seeds");
+    assert_eq!(mode(&seeds), 0o700);
+    assert_eq!(mode(&seeds.join("medical")), 0o700);
+    for file in files_under(&seeds) {
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    }
+}
+
+/// Part names that are kumo-gen's own folders, the domain's folder, or
+/// another part's in other letter case: refused before anything is
+/// written, so no seed can land in the published `hf/`.
+#[test]
+fn reserved_and_case_folded_part_names_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for split in [
+        "hf=0.5,test=0.5",
+        "HF=0.5,test=0.5",
+        "SECRET-seeds=0.5,test=0.5",
+        "level-1=0.5,test=0.5",
+        "train=0.5,sft=0.5",
+        "Train=0.5,train=0.5",
+        "medical=0.5,test=0.5",
+    ] {
+        let ran = medical(&out, &["--split", split, "--hf", "--seed", "random"]).run();
+        assert_ne!(ran.status.code(), Some(0), "{split}");
+        ran.stderr_contains("part");
+        assert!(!out.exists(), "{split}: {:?}", files_under(&out));
+    }
+}
+
+/// Topics whose names are reserved or differ only in case.
+#[test]
+fn reserved_and_case_folded_topic_names_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (topics, needle) in [
+        ("tea | Teas\nTea | More teas\n", "letter case"),
+        ("hf | Hugging\n", "kumo-gen's own `hf` folder"),
+        ("level-2 | Levels\n", "curriculum level"),
+    ] {
+        let file = tmp.path().join("topics.txt");
+        std::fs::write(&file, topics).unwrap();
+        TestCommand::new()
+            .args([
+                "propose",
+                "--api-base",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+            ])
+            .arg("--topics")
+            .arg(&file)
+            .arg("--out")
+            .arg(tmp.path().join("proposed"))
+            .timeout(LIMIT)
+            .expect_code(1)
+            .stderr_contains(needle);
+    }
+}
+
+/// A model whose results folder differs only in case from one in `--out`.
+#[test]
+fn a_model_differing_only_in_case_from_earlier_results_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    generate_tiny(&data, 2, &[]).ok();
+    let results = tmp.path().join("results");
+    std::fs::create_dir_all(results.join("Golden")).unwrap();
+    TestCommand::new()
+        .args(["eval", "--player", "golden", "--trials", "1", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&results)
+        .timeout(LIMIT)
+        .expect_code(1)
+        .stderr_contains("only in letter case");
+}

@@ -95,6 +95,11 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
     }
     let mut summaries = Vec::new();
     let mut write = |run: DatasetRun| -> Result<(), Error> {
+        // A part's or level's folder: made below `--out`, never through a
+        // symbolic link (the writers refuse links below it).
+        if run.out != job.out {
+            crate::files::create_dir_below(&job.out, &run.out)?;
+        }
         let mut summary = write_dataset(job, &params, run, progress)?;
         summary.lock = None;
         summaries.push(summary);
