@@ -105,7 +105,10 @@ impl Error {
             | Error::Located(_)
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
-            Error::Usage { .. } | Error::Service { .. } | Error::Io(_) => false,
+            // A file the user named that is not read by the rule of
+            // `files::read` (a FIFO, a device, a line over the cap).
+            Error::Io(e) => crate::files::read::is_refusal(e),
+            Error::Usage { .. } | Error::Service { .. } => false,
         }
     }
 

@@ -20,6 +20,7 @@ mod family;
 mod faults;
 mod generate;
 mod graph;
+mod hostile_io;
 mod import;
 mod propose;
 mod readme;

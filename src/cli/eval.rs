@@ -277,6 +277,12 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
             }
         }
     }
+    if let Some(problem) = eval::results_folder_problem(&args.out, results_name(args)) {
+        return Err(Error::input_with_help(
+            problem,
+            "name the model or player otherwise (`--player`), or choose another `--out`",
+        ));
+    }
     if let Some(legacy) = eval::legacy_results_dir(&args.out, results_name(args)) {
         crate::stderr_line!(
             "note: `{}` holds results of an earlier kumo-gen under a folder name other models share; they are not resumed here (folder `{}`); move them there to resume",

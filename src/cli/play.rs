@@ -15,7 +15,7 @@
 //! of its dataset, made by the pipeline's per-index API
 //! ([`crate::pipeline::generate_range_lines`]).
 
-use std::io::{self, BufRead};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
@@ -190,6 +190,15 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
 }
 
 pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    if args.out.is_none()
+        && let Some(problem) =
+            crate::eval::results_folder_problem(Path::new("results"), &args.player)
+    {
+        return Err(Error::input_with_help(
+            problem,
+            "give another `--player` name, or `--out FILE`",
+        ));
+    }
     let templates = Templates::resolve(args.templates_dir.as_deref())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
@@ -240,7 +249,8 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         None => Session::new(task.clone(), &args.player, usize::MAX),
     };
     let stdin = io::stdin();
-    let mut lines = stdin.lock().lines();
+    // Replies under the line cap of every user input.
+    let mut lines = crate::files::read::Lines::new(stdin.lock());
     // The last truth named and whether it was right; `None`: the budget
     // ran out before a right answer.
     let (truth, successful) = loop {
@@ -249,7 +259,14 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             break (None, false);
         }
         out(&format!("round {}> ", session.replies() + 1))?;
-        let Some(line) = lines.next().transpose()? else {
+        let reply = lines.next().transpose().map_err(|e| {
+            if crate::files::read::is_refusal(&e) {
+                Error::input(format!("standard input: {e}"))
+            } else {
+                e.into()
+            }
+        })?;
+        let Some(line) = reply else {
             out("\n")?;
             return Err(Error::input(
                 "game abandoned at end of input; nothing recorded",

@@ -87,7 +87,11 @@ fn fail(message: impl std::fmt::Display) -> Result<Report, Error> {
 /// The topics and the output directory.
 fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
     if let Some(file) = &args.topics {
-        let text = std::fs::read_to_string(file)
+        let text = crate::files::read::read_lines(file)
+            .and_then(|bytes| {
+                String::from_utf8(bytes)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            })
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
         return Ok((
             batch::parse_topics(&file.display().to_string(), &text)?,

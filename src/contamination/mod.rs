@@ -296,12 +296,13 @@ impl Exclusion {
             let mut set = ExcludedSet {
                 path: path.display().to_string(),
                 key: kind,
-                digest: sources::digest_of(path, &files)?,
+                digest: String::new(),
                 instances: 0,
                 context_only: 0,
             };
-            for file in &files {
-                read_keys(&file.path, Some(domain), |_, keys| {
+            let mut digests = Vec::with_capacity(files.len());
+            for file in files {
+                let digest = read_keys(&file.path, Some(domain), |_, keys| {
                     set.instances += 1;
                     match (kind, keys.exact) {
                         (KeyKind::Exact, Some(exact)) => {
@@ -316,7 +317,9 @@ impl Exclusion {
                         }
                     }
                 })?;
+                digests.push((file, digest));
             }
+            set.digest = sources::digest_of(path, &digests);
             exclusion.sets.push(set);
         }
         Ok(exclusion)

@@ -152,8 +152,11 @@ pub fn manifest_domain(path: &Path) -> Option<Domain> {
         start.join("manifest.json"),
         start.parent()?.join("manifest.json"),
     ];
-    let manifest = candidates.iter().find(|p| p.is_file())?;
-    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(manifest).ok()?).ok()?;
+    let manifest = candidates
+        .iter()
+        .find(|p| crate::files::read::is_regular(p))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&crate::files::read::read(manifest).ok()?).ok()?;
     let doc: crate::domain::DomainDoc =
         serde_json::from_value(value.get("domain")?.get("document")?.clone()).ok()?;
     crate::domain::compile(&manifest.display().to_string(), &doc)

@@ -25,7 +25,9 @@ pub struct Part {
 }
 
 /// Reads `train=0.9,test=0.1`: names of letters, digits, `-` and `_`,
-/// distinct; fractions above 0 that sum to 1.
+/// distinct even in letter case and none of kumo-gen's own folder names
+/// ([`crate::dataset::reserved`]: a part is a folder of `--out`); fractions
+/// above 0 that sum to 1.
 pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
     let mut parts: Vec<Part> = Vec::new();
     for item in text.split(',') {
@@ -44,6 +46,18 @@ pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
         }
         if parts.iter().any(|p| p.name == name) {
             return Err(format!("part `{name}` is named twice"));
+        }
+        if let Some(why) = crate::dataset::reserved::reserved(name) {
+            return Err(format!(
+                "part name {why}; name the part otherwise (a part is a folder of `--out`)"
+            ));
+        }
+        let names = parts.iter().map(|p| p.name.as_str());
+        if let Some((earlier, _)) = crate::dataset::reserved::case_duplicate(names.chain([name])) {
+            return Err(format!(
+                "{}; name the parts apart",
+                crate::dataset::reserved::case_duplicate_message("part", earlier, name)
+            ));
         }
         let fraction: f64 = fraction
             .trim()

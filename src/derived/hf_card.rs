@@ -145,6 +145,11 @@ fn configs(files: &[DataFile]) -> Vec<CardConfig> {
 /// runs (other domains into one `--out`) from interleaving their cards.
 pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
     let card_path = hf_dir.join("README.md");
+    // The lock file is made in `hf/` before the card is written below
+    // `--out`: a linked `hf/` is refused first, so nothing lands outside.
+    if std::fs::symlink_metadata(hf_dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(crate::files::symlink_refused(hf_dir));
+    }
     let _lock = crate::files::FileLock::wait(&card_path)?;
     let mut files = Vec::new();
     data_files(hf_dir, "data", None, &mut files)?;

@@ -59,41 +59,15 @@ impl DomainSource {
     }
 }
 
-/// Reads a file, refusing sizes beyond what a domain can be.
+/// Reads a file by [`crate::files::read`]' rule (a regular file, not a
+/// device, FIFO or directory), refusing sizes beyond what a domain can be.
 fn read_limited(path: &Path) -> Result<Vec<u8>, LoadError> {
-    let io = |source| LoadError::Io {
-        file: path.display().to_string(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(io(std::io::Error::other(
-            "it is a directory; give a domain file or name",
-        )));
-    }
-    if !meta.is_file() {
-        // A device (`/dev/zero`), FIFO or socket could block or never end.
-        return Err(io(std::io::Error::other(
-            "it is not a regular file (a device, pipe or socket); give a domain file or name",
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES as u64 {
-        return Err(io(std::io::Error::other(format!(
-            "{} bytes is larger than any domain file ({MAX_FILE_BYTES} bytes at most)",
-            meta.len()
-        ))));
-    }
-    // Read at most one byte past the limit, in case the file grows.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| {
-            std::io::Read::read_to_end(
-                &mut std::io::Read::take(f, MAX_FILE_BYTES as u64 + 1),
-                &mut bytes,
-            )
-        })
-        .map_err(io)?;
-    Ok(bytes)
+    crate::files::read::read_at_most(path, MAX_FILE_BYTES as u64, "a domain file").map_err(
+        |source| LoadError::Io {
+            file: path.display().to_string(),
+            source,
+        },
+    )
 }
 
 /// Resolves domain specs against a user directory and the shipped domains.

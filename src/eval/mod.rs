@@ -162,6 +162,30 @@ pub fn legacy_results_dir(out: &Path, model: &str) -> Option<PathBuf> {
     (legacy != current && legacy.is_dir() && !current.exists()).then_some(legacy)
 }
 
+/// Why `model`'s results folder cannot be used in `out`, if it cannot:
+/// its folder name is one kumo-gen keeps for its own folders
+/// ([`crate::dataset::reserved`]), or `out` already holds a folder whose
+/// name differs from it only in letter case (`Model`, `model`: one
+/// folder on a case-insensitive file system, so one model's results
+/// would be resumed as the other's).
+pub fn results_folder_problem(out: &Path, model: &str) -> Option<String> {
+    let folder = path_component(model);
+    if let Some(why) = crate::dataset::reserved::reserved(&folder) {
+        return Some(format!("the results folder of `{model}`: {why}"));
+    }
+    let key = crate::dataset::reserved::folded(&folder);
+    let entries = std::fs::read_dir(out).ok()?;
+    let other = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| *name != folder && crate::dataset::reserved::folded(name) == key)?;
+    Some(format!(
+        "{}; `{}` holds results under `{other}`",
+        crate::dataset::reserved::case_duplicate_message("the results folder", &other, &folder),
+        out.display()
+    ))
+}
+
 /// The result file of a suite: `<out>/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`,
 /// the model as [`path_component`] writes it.
 pub fn result_path(
@@ -196,6 +220,10 @@ pub fn open_results(root: &Path, path: &Path) -> io::Result<(File, BTreeSet<u64>
     }
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(refused(crate::files::symlink_refused(path)));
+    }
+    // A FIFO or device there would block or never end the read below.
+    if path.exists() {
+        crate::files::read::open(path)?;
     }
     let mut file = OpenOptions::new()
         .read(true)

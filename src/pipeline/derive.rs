@@ -52,7 +52,7 @@ pub(super) fn derive(
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     let renderer = Renderer::new(&files.templates, files.render);
-    let lines = std::fs::read(dataset)
+    let lines = crate::files::read::read(dataset)
         .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
         .unwrap_or(0);
     let books = match files.books {

@@ -104,12 +104,18 @@ impl GenerateJob {
 /// with its derived files. Returns each dataset's summary (their file
 /// locks already released).
 pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
+    check_folder_names(job)?;
     let mut params = job.params.clone();
     if job.secret_seed {
         params.seed = secret::draw_seed().map_err(std::io::Error::other)?;
     }
     let mut summaries = Vec::new();
     let mut write = |run: DatasetRun| -> Result<(), Error> {
+        // A part's or level's folder: made below `--out`, never through a
+        // symbolic link (the writers refuse links below it).
+        if run.out != job.out {
+            crate::files::create_dir_below(&job.out, &run.out)?;
+        }
         let mut summary = write_dataset(job, &params, run, progress)?;
         summary.lock = None;
         summaries.push(summary);
@@ -169,6 +175,37 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
         }
     }
     Ok(summaries)
+}
+
+/// The folders the job names inside `--out` are not kumo-gen's own
+/// ([`crate::dataset::reserved`]): the domain's folder (`OUT/<domain>/`, also
+/// inside each part or level) is no reserved name, and no `--split` part
+/// is the domain's folder name in any letter case (`OUT/<part>/` beside
+/// `OUT/<domain>/` of an unsplit run).
+fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
+    let folder = write::domain_dir(std::path::Path::new(""), &job.domain.name)
+        .display()
+        .to_string();
+    if let Some(why) = crate::dataset::reserved::reserved(&folder) {
+        return Err(Error::input_with_help(
+            format!("domain `{}`: its output folder {why}", job.domain.name),
+            "rename the domain (its `name:`), or copy it under another name",
+        ));
+    }
+    if let Datasets::Split { parts, .. } = &job.datasets
+        && let Some(part) = parts.iter().find(|p| {
+            crate::dataset::reserved::folded(&p.name) == crate::dataset::reserved::folded(&folder)
+        })
+    {
+        return Err(Error::input_with_help(
+            format!(
+                "`--split` part `{}` is the name of the domain's folder `{folder}`: `OUT/{}/` would mix with an unsplit dataset's `OUT/{folder}/`",
+                part.name, part.name
+            ),
+            "name the part otherwise (`train`, `test`, `valid`)",
+        ));
+    }
+    Ok(())
 }
 
 /// `--sft-parts` names parts of `--split` only.

@@ -67,12 +67,15 @@ pub fn dataset_relative(domain_name: &str, parameters: &Parameters) -> String {
     dir.join(setting.file_name()).display().to_string()
 }
 
-/// Writes `seed_file` to `path` atomically (temp file + rename), readable
-/// by its owner only (0600 in a 0700 directory on Unix) from the moment
-/// the temp file exists.
-pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputError> {
+/// Writes `seed_file` to `path` (below `out`, `--out` or a part's
+/// folder in it) atomically (temp file + rename), readable by its owner
+/// only from the moment the temp file exists: 0600, in `SECRET-seeds`
+/// and `SECRET-seeds/<domain>` folders made 0700 whatever the umask. A
+/// symbolic link among the folders from `out` down is refused
+/// ([`files::create_dir_below`]): the seed never lands outside `--out`.
+pub fn write_seed_file(out: &Path, path: &Path, seed_file: &SeedFile) -> Result<(), OutputError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+    files::create_dir_below(out, dir)?;
     let mut text = serde_json::to_vec_pretty(seed_file).map_err(|e| OutputError::Internal {
         message: e.to_string(),
     })?;
@@ -80,8 +83,18 @@ pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputEr
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| OutputError::io(dir, e))?;
+        // Every folder from `OUT/SECRET-seeds` down to the file's.
+        let below = dir.strip_prefix(out).unwrap_or(dir);
+        let mut private = out.to_path_buf();
+        let mut inside = false;
+        for part in below.components() {
+            private.push(part);
+            inside |= part.as_os_str() == SECRET_DIR;
+            if inside {
+                std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| OutputError::io(&private, e))?;
+            }
+        }
     }
     let mut file = files::AtomicFile::create_private(path)?;
     file.write_all(&text)?;
@@ -91,6 +104,8 @@ pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputEr
 /// A `--seed random` run in progress: its seed file.
 #[derive(Clone, Debug)]
 pub struct SecretRun {
+    /// The `--out` (or part folder) the seed file is below.
+    pub out: PathBuf,
     pub path: PathBuf,
     pub record: SeedFile,
 }
@@ -130,15 +145,19 @@ pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
         search_nodes: budget.max_nodes,
         digest: None,
     };
-    write_seed_file(&path, &record)?;
-    Ok(SecretRun { path, record })
+    write_seed_file(&job.out, &path, &record)?;
+    Ok(SecretRun {
+        out: job.out.clone(),
+        path,
+        record,
+    })
 }
 
 /// After the dataset is finished: records its digest in the seed file.
 pub fn finish(run: &mut SecretRun, dataset: &Path) -> Result<String, OutputError> {
     let digest = files::digest(dataset)?;
     run.record.digest = Some(digest.clone());
-    write_seed_file(&run.path, &run.record)?;
+    write_seed_file(&run.out, &run.path, &run.record)?;
     Ok(digest)
 }
 
@@ -161,7 +180,7 @@ pub struct Verified {
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
 pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, String> {
-    let text = std::fs::read(seed_file)
+    let text = crate::files::read::read(seed_file)
         .map_err(|e| format!("cannot read `{}`: {e}", seed_file.display()))?;
     let record: SeedFile = serde_json::from_slice(&text)
         .map_err(|e| format!("`{}` is not a kumo-gen seed file: {e}", seed_file.display()))?;
@@ -223,8 +242,8 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);
-    let published =
-        std::fs::read(&dataset).map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
+    let published = crate::files::read::read(&dataset)
+        .map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
     if published != bytes {
         let first = published
             .split(|&b| b == b'\n')

@@ -266,7 +266,7 @@ impl Example {
         let (domain, _) = source.load().map_err(|e| e.to_string())?;
         let text = match &source {
             DomainSource::Shipped(d) => d.text.to_string(),
-            DomainSource::File(path) => std::fs::read_to_string(path)
+            DomainSource::File(path) => crate::files::read::read_to_string(path)
                 .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
         };
         Ok(Example {

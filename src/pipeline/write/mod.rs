@@ -357,7 +357,12 @@ impl OutputError {
     /// Whether this is the user's request (exit 1) rather than I/O or an
     /// internal error (exit 2).
     pub fn is_input(&self) -> bool {
-        !matches!(self, OutputError::Io { .. } | OutputError::Internal { .. })
+        match self {
+            // A file read by the rule of `files::read` that breaks it.
+            OutputError::Io { source, .. } => crate::files::read::is_refusal(source),
+            OutputError::Internal { .. } => false,
+            _ => true,
+        }
     }
 }
 
