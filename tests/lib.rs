@@ -19,6 +19,7 @@ mod family;
 mod faults;
 mod generate;
 mod graph;
+mod hostile_requests;
 mod import;
 mod propose;
 mod readme;

@@ -23,6 +23,11 @@ use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::synth::{Dedup, Params, Stats, Synthesizer};
 
+/// The last `--index` `play` generates: instances `0..=index` are drawn
+/// (the earlier ones for their dedup keys), so the bound keeps a typo from
+/// costing minutes and gigabytes.
+const MAX_PLAY_INDEX: usize = 999_999;
+
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     /// Instance file (`<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`);
@@ -31,7 +36,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "FILE")]
     instances: Option<PathBuf>,
     /// Line of the instance in the file, counting from 1.
-    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances")]
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances", value_parser = super::flags::in_range("the line", 1..=usize::MAX))]
     line: usize,
     /// Domain (name or path). With --instances it judges the instance (by
     /// default the dataset's manifest.json or the directory name tells);
@@ -43,7 +48,8 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 4,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("truths", 2..=usize::MAX)
     )]
     truths: usize,
     /// Actions per generated instance.
@@ -51,7 +57,8 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 6,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("actions", 1..=usize::MAX)
     )]
     actions: usize,
     /// Valid truths per generated instance.
@@ -59,20 +66,24 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 1,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("valid truths", 1..=usize::MAX)
     )]
     valid: usize,
     /// Dataset seed of the generated instance (as `kumo-gen --seed`).
     #[arg(long, value_name = "S", default_value_t = crate::synth::DEFAULT_SEED, conflicts_with = "instances")]
     seed: u64,
-    /// Index of the generated instance in its dataset (KUMO's `seed`).
+    /// Index of the generated instance in its dataset (KUMO's `seed`;
+    /// below 1 000 000: the instances before it are drawn too, for their
+    /// dedup keys).
     #[arg(
         long,
         value_name = "I",
         default_value_t = 0,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("instances before the one played", 0..=MAX_PLAY_INDEX)
     )]
-    index: u64,
+    index: usize,
     /// Player name, used as the model in the results.
     #[arg(long, value_name = "NAME", default_value = "human")]
     player: String,
@@ -165,7 +176,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
     let synth =
         Synthesizer::new(&domain, params.clone()).map_err(|e| format!("{e}; {}", e.help))?;
     let made = synth
-        .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
+        .generate(0..args.index as u64 + 1, &mut Dedup::new(), &mut Stats::default())
         .map_err(|e| format!("{e}; {}", e.help))?;
     let last = made.last().ok_or("no instance generated")?;
     let line = crate::output::record::render(&domain, last, None, None);
@@ -198,6 +209,22 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     } = source.map_err(Error::input)?;
     let instance = &instance;
     let judge = Judge::new(&domain, instance).map_err(|e| Error::input(e.to_string()))?;
+    if let Some(budget) = args.budget.map(|b| b as usize)
+        && budget >= instance.truths.len()
+    {
+        // As `eval --budget`: a turn per truth lets naming every truth in
+        // turn win without one action.
+        return Err(Error::input_with_help(
+            format!(
+                "`--budget {budget}` is at least the {} truths of the instance: naming every truth in turn would win within the budget without one action",
+                instance.truths.len()
+            ),
+            format!(
+                "use `--budget {}` or fewer",
+                instance.truths.len().saturating_sub(1).max(1)
+            ),
+        ));
+    }
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();

@@ -66,6 +66,12 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         oracle,
         ..Sources::default()
     };
+    if let Some(message) = sources.ambiguity(files.iter().map(|f| &f.key)) {
+        return Err(Error::input_with_help(
+            message,
+            "pass `--instances` the dataset directory the results were played on (as `eval --data DIR --domain D` reads `DIR/D/`), e.g. `--instances generated/medical`",
+        ));
+    }
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
     if let Some(spec) = &args.domain {
         let (d, _) = globals.registry.load(spec)?;
