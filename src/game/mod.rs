@@ -259,6 +259,15 @@ pub fn kept_reply(text: &str) -> std::borrow::Cow<'_, str> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_reply_is_kept_to_its_bound_at_a_character_boundary() {
+        assert_eq!(kept_reply("<ANSWER> a </ANSWER>"), "<ANSWER> a </ANSWER>");
+        let huge = "é".repeat(MAX_KEPT_REPLY);
+        let kept = kept_reply(&huge);
+        assert!(kept.len() < MAX_KEPT_REPLY + 64, "{}", kept.len());
+        assert!(kept.ends_with(&format!("{} more bytes of this reply not kept]", huge.len() - MAX_KEPT_REPLY)));
+    }
+
     fn tiny() -> Domain {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),

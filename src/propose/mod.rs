@@ -326,6 +326,19 @@ impl Example {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_reply_with_200_000_findings_makes_a_bounded_repair_request() {
+        let long_line = "x".repeat(50_000);
+        let found = (0..200_000).map(|i| format!("error: truth {i}: {long_line}"));
+        let kept = bounded_findings(found.collect::<Vec<_>>().into_iter());
+        assert_eq!(kept.len(), MAX_FINDINGS + 1);
+        assert!(kept[..MAX_FINDINGS].iter().all(|f| f.len() < MAX_FINDING_CHARS + 64));
+        assert!(kept[MAX_FINDINGS].contains("199950 more findings"), "{}", kept[MAX_FINDINGS]);
+        let few = bounded_findings(vec!["error: a".to_string()].into_iter());
+        assert_eq!(few, ["error: a"]);
+        assert_eq!(cut_chars("ééé", 2), "éé [... 2 more bytes cut]");
+    }
+
     /// Replies from a list, each `(text, cut off)`; records what it saw.
     struct Script {
         replies: Vec<(&'static str, bool)>,
