@@ -548,3 +548,111 @@ fn every_value_taking_flag_is_classified_for_the_exit_code_walk() {
         "give these flags a refused value in `refused_value` (or list them as free): {unclassified:?}"
     );
 }
+
+#[test]
+fn propose_writes_the_file_o_names_whatever_the_name() {
+    let tea = std::fs::read_to_string(root().join("tests/fixtures/propose/tea.yaml")).unwrap();
+    let reply = format!("```yaml\n{tea}```\n");
+    let server = crate::eval::serve(std::sync::Arc::new(move |_: &Value, _| {
+        crate::eval::completion(&reply)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bar.yaml");
+    TestCommand::new()
+        .args(["propose", "--topic", "Teas of the world", "--name", "tea"])
+        .args(["--api-base", &server.base, "--model", "m", "--actions", "8"])
+        .args(["--truths", "6", "--backoff-ms", "1", "-o"])
+        .arg(&out)
+        .env("KUMO_API_KEY", "sk-test")
+        .ok();
+    assert!(out.is_file(), "`-o bar.yaml` was not written");
+    assert!(!dir.path().join("tea.yaml").exists());
+}
+
+#[test]
+fn sft_parts_over_an_all_parts_run_removes_the_left_out_sft_and_the_card_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        medical(dir.path(), 40, &["--books", "none", "--hf"])
+            .args(["--split", "train=0.5,test=0.5"])
+            .args(extra)
+            .ok()
+    };
+    run(&[]);
+    let test_sft = dir
+        .path()
+        .join("test/medical/sft")
+        .join(format!("{SETTING_4X6}.jsonl"));
+    assert!(test_sft.is_file());
+    let card = dir.path().join("hf/README.md");
+    assert!(std::fs::read_to_string(&card).unwrap().contains("test-sft"));
+    run(&["--sft-parts", "train"]).stderr_contains("leaves this part out");
+    assert!(!test_sft.exists(), "the test part keeps its SFT file");
+    let text = std::fs::read_to_string(&card).unwrap();
+    assert!(!text.contains("test-sft") && text.contains("train-sft"), "{text}");
+    // A deleted or edited card is written again by the same command.
+    std::fs::remove_file(&card).unwrap();
+    run(&["--sft-parts", "train"]);
+    assert_eq!(std::fs::read_to_string(&card).unwrap(), text);
+    std::fs::write(&card, "edited").unwrap();
+    run(&["--sft-parts", "train"]);
+    assert_eq!(std::fs::read_to_string(&card).unwrap(), text);
+}
+
+#[test]
+fn a_failed_run_leaves_no_book_temp_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let templates = dir.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    // Renders the probe instance, fails on medical's.
+    let book = std::fs::read_to_string(root().join("templates/book.j2")).unwrap()
+        + "{% if \"Medical\" in title %}{{ no_such_function() }}{% endif %}\n";
+    std::fs::write(templates.join("book.j2"), book).unwrap();
+    let out = dir.path().join("out");
+    medical(&out, 10, &["--books", "files", "--templates-dir"])
+        .arg(&templates)
+        .expect_code(1);
+    let left: Vec<String> = std::fs::read_dir(out.join("medical"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_band_run_writes_its_first_lines_at_once_and_a_kill_keeps_them() {
+    // The README's band example: before, 4 096 lines were drawn and
+    // labelled (minutes) before the first was written.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kumo-gen"))
+        .current_dir(root())
+        .args(["--domain", "medical", "--truths", "12", "--actions", "16"])
+        .args(["-n", "5000", "--min-expected", "2", "--max-expected", "3"])
+        .args(["--threads", "2", "--no-sft", "--books", "none", "--out"])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let file = dir
+        .path()
+        .join("medical/truth_num=12+action_num=16+valid_truth_num=1.jsonl");
+    let started = std::time::Instant::now();
+    let mut lines = 0;
+    while started.elapsed() < Duration::from_secs(40) && lines < 8 {
+        std::thread::sleep(Duration::from_millis(200));
+        lines = std::fs::read(&file)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .unwrap_or(0);
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(lines >= 8, "{lines} lines after {:?}", started.elapsed());
+    let kept = std::fs::read_to_string(&file).unwrap();
+    for line in kept.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let e = v["optimal"]["expected_steps"].as_f64().unwrap();
+        assert!((2.0..=3.0).contains(&e), "{e}");
+    }
+}

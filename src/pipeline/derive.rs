@@ -71,6 +71,7 @@ pub(super) fn derive(
         steps: files.steps && sft,
         hf: files.hf,
         part,
+        sft_left_out: part.is_some() && files.sft && !sft,
     };
     progress.stage(Stage::new("books and SFT records", "instances", lines));
     let result = derived::write_derived(domain, dataset, &renderer, options, progress);
