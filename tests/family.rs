@@ -277,15 +277,33 @@ fn family_domains_generate_label_and_curve() {
 fn bad_family_parameters_exit_1_with_a_fix() {
     for args in [
         &["family", "nope", "-o", "x.yaml"][..],
-        &["family", "rules3", "--hypotheses", "1", "-o", "x.yaml"],
-        &["family", "circuits", "--inputs", "40", "-o", "x.yaml"],
-        &["family", "ciphers", "--alphabet", "2", "-o", "x.yaml"],
         &["family", "rules3"],
     ] {
         TestCommand::new()
             .args(args)
             .expect_code(1)
             .stderr_contains("help");
+    }
+    // Out of their ranges whatever the family: refused as the flags are
+    // read (exit 2), naming the range.
+    for (args, range) in [
+        (
+            &["family", "rules3", "--hypotheses", "1", "-o", "x.yaml"][..],
+            "2 to 5000",
+        ),
+        (
+            &["family", "circuits", "--inputs", "40", "-o", "x.yaml"],
+            "2 to 10",
+        ),
+        (
+            &["family", "ciphers", "--alphabet", "2", "-o", "x.yaml"],
+            "3 to 26",
+        ),
+    ] {
+        TestCommand::new()
+            .args(args)
+            .expect_code(2)
+            .stderr_contains(range);
     }
 }
 

@@ -125,7 +125,10 @@ fn a_split_by_book_shares_no_book_where_a_split_by_context_does() {
         (by_brute, out)
     };
     let (by_context, _) = shared("context");
-    assert!(by_context > 0, "the context split shares books (the finding)");
+    assert!(
+        by_context > 0,
+        "the context split shares books (the finding)"
+    );
     let (by_book, out) = shared("book");
     assert_eq!(by_book, 0);
     let manifest: Value = serde_json::from_slice(
@@ -156,7 +159,11 @@ fn verify_refuses_a_seed_file_beyond_the_n_bound_and_never_echoes_the_seed() {
         let mut cmd = TestCommand::new();
         cmd.args(["verify", "--seed-file"])
             .arg(&edited)
-            .arg(dir.path().join("medical").join(format!("{SETTING_4X6}.jsonl")))
+            .arg(
+                dir.path()
+                    .join("medical")
+                    .join(format!("{SETTING_4X6}.jsonl")),
+            )
             .timeout(Duration::from_secs(30));
         cmd
     };
@@ -257,8 +264,24 @@ fn counts_a_user_can_type_are_bounded_and_refused_at_once() {
             "--rounds",
             "100000",
         ],
-        &["eval", "--player", "guess", "--data", "x", "--max-steps", "1000000000"],
-        &["eval", "--player", "guess", "--data", "x", "--retries", "4000000000"],
+        &[
+            "eval",
+            "--player",
+            "guess",
+            "--data",
+            "x",
+            "--max-steps",
+            "1000000000",
+        ],
+        &[
+            "eval",
+            "--player",
+            "guess",
+            "--data",
+            "x",
+            "--retries",
+            "4000000000",
+        ],
         &["play", "--domain", "medical", "--index", "99999999999"],
     ] {
         TestCommand::new()
@@ -589,7 +612,10 @@ fn sft_parts_over_an_all_parts_run_removes_the_left_out_sft_and_the_card_is_rebu
     run(&["--sft-parts", "train"]).stderr_contains("leaves this part out");
     assert!(!test_sft.exists(), "the test part keeps its SFT file");
     let text = std::fs::read_to_string(&card).unwrap();
-    assert!(!text.contains("test-sft") && text.contains("train-sft"), "{text}");
+    assert!(
+        !text.contains("test-sft") && text.contains("train-sft"),
+        "{text}"
+    );
     // A deleted or edited card is written again by the same command.
     std::fs::remove_file(&card).unwrap();
     run(&["--sft-parts", "train"]);

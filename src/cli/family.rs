@@ -8,11 +8,11 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::flags::in_range;
 use super::graph::write_atomic;
 use super::{Error, Report, out};
 use crate::domain::Domain;
 use crate::family::curve::{self, CurveRequest};
-use super::flags::in_range;
 use crate::family::{
     self, FamilyParams, FamilyReport, ciphers, circuits, default_counts, domain_file, rules3,
 };

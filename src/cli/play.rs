@@ -176,7 +176,11 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
     let synth =
         Synthesizer::new(&domain, params.clone()).map_err(|e| format!("{e}; {}", e.help))?;
     let made = synth
-        .generate(0..args.index as u64 + 1, &mut Dedup::new(), &mut Stats::default())
+        .generate(
+            0..args.index as u64 + 1,
+            &mut Dedup::new(),
+            &mut Stats::default(),
+        )
         .map_err(|e| format!("{e}; {}", e.help))?;
     let last = made.last().ok_or("no instance generated")?;
     let line = crate::dataset::record::render(&domain, last, None, None);

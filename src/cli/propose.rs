@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Error, Globals, Report, out};
-use crate::eval::client::{
-    Client, ClientConfig, api_key_from_env, check_reachable,
-};
+use crate::eval::client::{Client, ClientConfig, api_key_from_env, check_reachable};
 use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
 use crate::propose::files::Status;
 use crate::propose::{DEFAULT_ROUNDS, Example, MAX_ROUNDS, Prompts};

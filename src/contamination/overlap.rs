@@ -122,14 +122,12 @@ pub fn overlap(
                 }
             };
             a_lines += 1;
-            seen.entry(k)
-                .and_modify(|s| s.lines += 1)
-                .or_insert(Seen {
-                    file: f as u32,
-                    line,
-                    lines: 1,
-                    in_b: false,
-                });
+            seen.entry(k).and_modify(|s| s.lines += 1).or_insert(Seen {
+                file: f as u32,
+                line,
+                lines: 1,
+                in_b: false,
+            });
         })?;
         if let Some(e) = refused.take() {
             return Err(e);

@@ -102,7 +102,10 @@ const FIRST_LINE_LIMIT: u64 = 64 << 20;
 /// The keys of the first non-blank line of `path` (`None`: no such line
 /// within the first 64 MiB), to tell the kind of records a file holds
 /// before reading it.
-pub(super) fn first_keys(path: &Path, domain: Option<&Domain>) -> Result<Option<LineKeys>, ReadError> {
+pub(super) fn first_keys(
+    path: &Path,
+    domain: Option<&Domain>,
+) -> Result<Option<LineKeys>, ReadError> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let mut reader = BufReader::new(file.take(FIRST_LINE_LIMIT));

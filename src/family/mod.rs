@@ -23,8 +23,8 @@ pub mod circuits;
 pub mod curve;
 pub mod rules3;
 
-use std::ops::RangeInclusive;
 use std::collections::HashMap;
+use std::ops::RangeInclusive;
 
 use crate::domain::{ActionDoc, DomainDoc, StatesDoc};
 

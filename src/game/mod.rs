@@ -269,7 +269,10 @@ mod tests {
         let huge = "é".repeat(MAX_KEPT_REPLY);
         let kept = kept_reply(&huge);
         assert!(kept.len() < MAX_KEPT_REPLY + 64, "{}", kept.len());
-        assert!(kept.ends_with(&format!("{} more bytes of this reply not kept]", huge.len() - MAX_KEPT_REPLY)));
+        assert!(kept.ends_with(&format!(
+            "{} more bytes of this reply not kept]",
+            huge.len() - MAX_KEPT_REPLY
+        )));
     }
 
     fn tiny() -> Domain {

@@ -162,7 +162,8 @@ const MAX_SEED_FILE_BYTES: u64 = 64 << 20;
 /// value in the wrong place may be the seed itself.
 pub fn read_seed_file(path: &Path) -> Result<SeedFile, String> {
     use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("`{}` is not a regular file", path.display()));
     }
@@ -195,7 +196,11 @@ pub fn read_seed_file(path: &Path) -> Result<SeedFile, String> {
 /// The seed file under `out` of an interrupted `--seed random` run of
 /// `domain_name` with `params`' setting: it exists and records no digest
 /// (the run stopped before its dataset and derived files were finished).
-pub fn interrupted(out: &Path, domain_name: &str, params: &crate::synth::Params) -> Option<(PathBuf, SeedFile)> {
+pub fn interrupted(
+    out: &Path,
+    domain_name: &str,
+    params: &crate::synth::Params,
+) -> Option<(PathBuf, SeedFile)> {
     let setting = Setting::from(params);
     let path = domain_dir(&out.join(SECRET_DIR), domain_name).join(format!("{setting}.json"));
     let record = read_seed_file(&path).ok()?;

@@ -278,11 +278,7 @@ fn bounded_findings(found: impl ExactSizeIterator<Item = String>) -> Vec<String>
 fn cut_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
-        Some((at, _)) => format!(
-            "{} [... {} more bytes cut]",
-            &text[..at],
-            text.len() - at
-        ),
+        Some((at, _)) => format!("{} [... {} more bytes cut]", &text[..at], text.len() - at),
     }
 }
 
@@ -332,8 +328,16 @@ mod tests {
         let found = (0..200_000).map(|i| format!("error: truth {i}: {long_line}"));
         let kept = bounded_findings(found.collect::<Vec<_>>().into_iter());
         assert_eq!(kept.len(), MAX_FINDINGS + 1);
-        assert!(kept[..MAX_FINDINGS].iter().all(|f| f.len() < MAX_FINDING_CHARS + 64));
-        assert!(kept[MAX_FINDINGS].contains("199950 more findings"), "{}", kept[MAX_FINDINGS]);
+        assert!(
+            kept[..MAX_FINDINGS]
+                .iter()
+                .all(|f| f.len() < MAX_FINDING_CHARS + 64)
+        );
+        assert!(
+            kept[MAX_FINDINGS].contains("199950 more findings"),
+            "{}",
+            kept[MAX_FINDINGS]
+        );
         let few = bounded_findings(vec!["error: a".to_string()].into_iter());
         assert_eq!(few, ["error: a"]);
         assert_eq!(cut_chars("ééé", 2), "éé [... 2 more bytes cut]");
