@@ -21,6 +21,7 @@ mod faults;
 mod generate;
 mod graph;
 mod hostile_io;
+mod hostile_requests;
 mod import;
 mod propose;
 mod readme;

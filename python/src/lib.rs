@@ -303,9 +303,10 @@ fn generate_lines(
     let key = match exclude_key {
         "exact" => kumo_gen::contamination::KeyKind::Exact,
         "context" => kumo_gen::contamination::KeyKind::Context,
+        "book" => kumo_gen::contamination::KeyKind::Book,
         other => {
             return Err(value_error(format!(
-                "`exclude_key` must be \"exact\" or \"context\", not {other:?}"
+                "`exclude_key` must be \"exact\", \"context\" or \"book\", not {other:?}"
             )));
         }
     };

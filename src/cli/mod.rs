@@ -129,7 +129,11 @@ enum Command {
 /// The clap definition of the whole command line, for documents written
 /// from it (the README's flag tables: [`flag_tables`]).
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    <Cli as clap::CommandFactory>::command().mut_subcommand("curriculum", |c| {
+        curriculum::REFUSED
+            .iter()
+            .fold(c, |c, name| c.mut_arg(*name, |a| a.hide(true)))
+    })
 }
 
 /// What every command gets besides its own flags.
@@ -139,7 +143,10 @@ pub struct Globals {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse_from(with_default_command(std::env::args_os().collect())) {
+    let parsed = command()
+        .try_get_matches_from(with_default_command(std::env::args_os().collect()))
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_OTHER } else { 0 };

@@ -28,6 +28,11 @@ use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::synth::Params;
 
+/// The last `--index` `play` generates: instances `0..=index` are drawn
+/// (the earlier ones for their dedup keys), so the bound keeps a typo from
+/// costing minutes and gigabytes.
+const MAX_PLAY_INDEX: usize = 999_999;
+
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     /// Instance file (`<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`);
@@ -36,7 +41,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "FILE")]
     instances: Option<PathBuf>,
     /// Line of the instance in the file, counting from 1.
-    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances")]
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances", value_parser = super::flags::in_range("the line", 1..=usize::MAX))]
     line: usize,
     /// Domain (name or path). With --instances it judges the instance (by
     /// default the dataset's manifest.json or the directory name tells);
@@ -48,7 +53,8 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 4,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("truths", 2..=usize::MAX)
     )]
     truths: usize,
     /// Actions per generated instance.
@@ -56,7 +62,8 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 6,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("actions", 1..=usize::MAX)
     )]
     actions: usize,
     /// Valid truths per generated instance.
@@ -64,20 +71,24 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 1,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("valid truths", 1..=usize::MAX)
     )]
     valid: usize,
     /// Dataset seed of the generated instance (as `kumo-gen --seed`).
     #[arg(long, value_name = "S", default_value_t = crate::synth::DEFAULT_SEED, conflicts_with = "instances")]
     seed: u64,
-    /// Index of the generated instance in its dataset (KUMO's `seed`).
+    /// Index of the generated instance in its dataset (KUMO's `seed`;
+    /// below 1 000 000: the instances before it are drawn too, for their
+    /// dedup keys).
     #[arg(
         long,
         value_name = "I",
         default_value_t = 0,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("instances before the one played", 0..=MAX_PLAY_INDEX)
     )]
-    index: u64,
+    index: usize,
     /// Player name, used as the model in the results.
     #[arg(long, value_name = "NAME", default_value = "human")]
     player: String,
@@ -169,7 +180,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
     let lines = crate::pipeline::generate_range_lines(
         &domain,
         params.clone(),
-        args.index..args.index + 1,
+        args.index as u64..args.index as u64 + 1,
         None,
         None,
         None,
@@ -213,6 +224,22 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         book,
     } = source.map_err(Error::input)?;
     let judge = Judge::new(&domain, &instance).map_err(|e| Error::input(e.to_string()))?;
+    if let Some(budget) = args.budget.map(|b| b as usize)
+        && budget >= instance.truths.len()
+    {
+        // As `eval --budget`: a turn per truth lets naming every truth in
+        // turn win without one action.
+        return Err(Error::input_with_help(
+            format!(
+                "`--budget {budget}` is at least the {} truths of the instance: naming every truth in turn would win within the budget without one action",
+                instance.truths.len()
+            ),
+            format!(
+                "use `--budget {}` or fewer",
+                instance.truths.len().saturating_sub(1).max(1)
+            ),
+        ));
+    }
     let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)?;
     let task = std::sync::Arc::new(Task {
         instance,

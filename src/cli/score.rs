@@ -84,6 +84,12 @@ pub(super) fn read_sources(
         oracle,
         ..Sources::default()
     };
+    if let Some(message) = sources.ambiguity(files.iter().map(|f| &f.key)) {
+        return Err(Error::input_with_help(
+            message,
+            "pass `--instances` the dataset directory the results were played on (as `eval --data DIR --domain D` reads `DIR/D/`), e.g. `--instances generated/medical`",
+        ));
+    }
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
     if let Some(spec) = domain {
         let (d, _) = globals.registry.load(spec)?;

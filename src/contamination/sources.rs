@@ -76,6 +76,43 @@ pub(super) fn digest_of(path: &Path, files: &[(SourceFile, String)]) -> String {
     crate::domain::fnv1a_hex(listing.as_bytes())
 }
 
+/// The longest first line [`first_keys`] reads (a KUMO line is a few KB;
+/// an SFT record of a large setting some hundred KB).
+const FIRST_LINE_LIMIT: u64 = 64 << 20;
+
+/// The keys of the first non-blank line of `path` (`None`: no such line
+/// within the first 64 MiB), to tell the kind of records a file holds
+/// before reading it.
+pub(super) fn first_keys(
+    path: &Path,
+    domain: Option<&Domain>,
+) -> Result<Option<LineKeys>, ReadError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+    let mut reader = BufReader::new(file.take(FIRST_LINE_LIMIT));
+    let mut number = 0u64;
+    loop {
+        let mut line = Vec::new();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io_error(path, e))?;
+        if read == 0 {
+            return Ok(None);
+        }
+        number += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return recorded::parse_line(&line)
+            .map(|r| Some(recorded_keys(&r, domain)))
+            .map_err(|message| ReadError {
+                path: path.to_path_buf(),
+                line: Some(number),
+                message,
+            });
+    }
+}
+
 /// Lines parsed in parallel at a time.
 const BATCH: usize = 16_384;
 

@@ -183,8 +183,14 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         parameters: Vec::new(),
         domains: domains.into_iter().map(|d| (d, String::new())).collect(),
     };
+    let text = dataset_card(&card);
+    // A card that is already this one is left alone (an up-to-date run
+    // rewrites nothing); a deleted or edited one is written again.
+    if std::fs::read(&card_path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
     let root = hf_dir.parent().unwrap_or(Path::new("."));
-    write_below(root, &card_path, dataset_card(&card).as_bytes())
+    write_below(root, &card_path, text.as_bytes())
 }
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`; a

@@ -134,8 +134,11 @@ pub fn triple(index: usize, max_value: u32) -> [i64; 3] {
 }
 
 /// The `rules3` black box.
+/// The largest probe numbers `--max-value` accepts.
+pub const MAX_VALUE_RANGE: std::ops::RangeInclusive<usize> = 2..=20;
+
 pub fn black_box(params: &FamilyParams) -> Result<BlackBox, FamilyError> {
-    check_range("--max-value", params.max_value as usize, 2, 20)?;
+    check_range("--max-value", params.max_value as usize, MAX_VALUE_RANGE)?;
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
     let all = grammar(params.max_value);
     let rules: Vec<Expr> = sample_indices(&mut rng, all.len(), params.hypotheses)

@@ -71,6 +71,7 @@ pub(super) fn derive(
         steps: files.steps && sft,
         hf: files.hf,
         part,
+        sft_left_out: part.is_some() && files.sft && !sft,
     };
     progress.stage(Stage::new("books and SFT records", "instances", lines));
     let result = derived::write_derived(domain, dataset, &renderer, options, progress);
@@ -79,20 +80,35 @@ pub(super) fn derive(
         crate::stderr_line!("note: removed stale {removed}");
     }
     let s = result?;
+    let no_sft = if part.is_some() && files.sft {
+        "no SFT records (`--sft-parts` leaves this part out)"
+    } else {
+        "no SFT records (`--no-sft`)"
+    };
     if s.up_to_date {
-        crate::stderr_line!(
-            "{}: books and SFT records are up to date (nothing rewritten)",
-            domain.name
-        );
+        if options.sft {
+            crate::stderr_line!(
+                "{}: books and SFT records are up to date (nothing rewritten)",
+                domain.name
+            );
+        } else {
+            crate::stderr_line!(
+                "{}: books are up to date (nothing rewritten), {no_sft}",
+                domain.name
+            );
+        }
         return Ok(());
     }
+    let sft_records = if options.sft {
+        format!("{} SFT records ({} steps)", s.sft_records, s.sft_steps)
+    } else {
+        no_sft.to_string()
+    };
     crate::stderr_line!(
-        "{}: {} knowledge books (all checked{}), {} SFT records ({} steps){} in {:.3} s",
+        "{}: {} knowledge books (all checked{}), {sft_records}{} in {:.3} s",
         domain.name,
         s.books,
         if options.books { "" } else { "; not written" },
-        s.sft_records,
-        s.sft_steps,
         if s.unlabelled > 0 {
             format!(", {} unlabelled lines without SFT", s.unlabelled)
         } else {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::derive::{DerivedFiles, derive, part_gets_sft};
 use super::secret;
 use crate::contamination::split::{self, Part, PartFilter};
-use crate::contamination::{Exclusion, capacity};
+use crate::contamination::{Exclusion, KeyKind, capacity};
 use crate::difficulty::Band;
 use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
@@ -62,10 +62,12 @@ pub enum Datasets {
     One,
     /// `--split`: disjoint parts, each its own dataset under `OUT/<part>/`
     /// with its share of `n`; `sft_parts` names the parts that get SFT
-    /// records (`None`: every part).
+    /// records (`None`: every part); `key` is what no two parts share
+    /// (`Context`, or `Book`: [`PartFilter::by`]).
     Split {
         parts: Vec<Part>,
         sft_parts: Option<Vec<String>>,
+        key: KeyKind,
     },
     /// `kumo-gen curriculum --levels K`: `n` instances per level `k`
     /// under `OUT/level-k/`, each in the level's band (the job's `band`
@@ -84,6 +86,8 @@ pub struct DatasetRun {
     pub part: Option<String>,
     pub band: Option<Band>,
     pub sft: bool,
+    /// The line that introduces it (`part ...`, `level ...`).
+    pub announce: Option<String>,
 }
 
 impl GenerateJob {
@@ -96,6 +100,7 @@ impl GenerateJob {
             part: None,
             band: self.band,
             sft: self.derived.sft,
+            announce: None,
         }
     }
 }
@@ -106,11 +111,42 @@ impl GenerateJob {
 pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
     check_folder_names(job)?;
     let mut params = job.params.clone();
+    let runs = dataset_runs(job)?;
     if job.secret_seed {
-        params.seed = secret::draw_seed().map_err(std::io::Error::other)?;
+        // An interrupted run of this command is continued with its own
+        // seed (`--force` always draws a new one).
+        let interrupted = (!job.force)
+            .then(|| {
+                runs.iter()
+                    .find_map(|run| secret::interrupted(&run.out, &job.domain.name, &params))
+            })
+            .flatten();
+        params.seed = match interrupted {
+            Some((path, record)) => {
+                crate::stderr_line!(
+                    "continuing the interrupted `--seed random` run whose seed is kept in `{}`",
+                    path.display()
+                );
+                record.seed
+            }
+            None => secret::draw_seed().map_err(std::io::Error::other)?,
+        };
+    }
+    // Every dataset's capacity is checked before any is written: a part
+    // or level too small for its share is refused with nothing written.
+    let mut checked = Vec::with_capacity(runs.len());
+    for run in runs {
+        let capacity = check_capacity(&job.domain, &params, run.exclude.as_deref(), run.n)?;
+        checked.push((run, capacity));
     }
     let mut summaries = Vec::new();
-    let mut write = |run: DatasetRun| -> Result<(), Error> {
+    for (run, capacity) in checked {
+        if let Some(line) = &run.announce {
+            crate::stderr_line!("{line}");
+        }
+        for line in &capacity {
+            crate::stderr_line!("{line}");
+        }
         // A part's or level's folder: made below `--out`, never through a
         // symbolic link (the writers refuse links below it).
         if run.out != job.out {
@@ -119,11 +155,20 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
         let mut summary = write_dataset(job, &params, run, progress)?;
         summary.lock = None;
         summaries.push(summary);
-        Ok(())
-    };
+    }
+    Ok(summaries)
+}
+
+/// The datasets `job` names, in the order they are written.
+fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, Error> {
+    let mut runs = Vec::new();
     match &job.datasets {
-        Datasets::One => write(job.whole())?,
-        Datasets::Split { parts, sft_parts } => {
+        Datasets::One => runs.push(job.whole()),
+        Datasets::Split {
+            parts,
+            sft_parts,
+            key,
+        } => {
             check_sft_parts(parts, sft_parts.as_deref())?;
             let base = job
                 .exclude
@@ -134,21 +179,21 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
                 .zip(split::part_sizes(parts, job.n))
                 .enumerate()
             {
-                let filter = PartFilter::new(parts, index);
+                let filter = PartFilter::by(parts, index, *key);
                 let out = job.out.join(&part.name);
-                crate::stderr_line!(
-                    "part `{}`: {n} instances into `{}`",
-                    filter.label,
-                    out.display()
-                );
-                write(DatasetRun {
+                runs.push(DatasetRun {
+                    announce: Some(format!(
+                        "part `{}`: {n} instances into `{}`",
+                        filter.label,
+                        out.display()
+                    )),
                     out,
                     n,
                     exclude: Some(Arc::new(base.for_part(filter))),
                     part: Some(part.name.clone()),
                     band: job.band,
                     sft: job.derived.sft && part_gets_sft(sft_parts.as_deref(), Some(&part.name)),
-                })?;
+                });
             }
         }
         Datasets::Levels(levels) => {
@@ -156,25 +201,25 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
                 let name = level_name(level);
                 let out = job.out.join(&name);
                 let band = level_band(level, *levels);
-                crate::stderr_line!(
-                    "level {level} of {levels}: percentile {:.1} to {:.1} of the setting's reference sample, {} instances into `{}`",
-                    band.min_percentile.unwrap_or(0.0),
-                    band.max_percentile.unwrap_or(100.0),
-                    job.n,
-                    out.display()
-                );
-                write(DatasetRun {
+                runs.push(DatasetRun {
+                    announce: Some(format!(
+                        "level {level} of {levels}: percentile {:.1} to {:.1} of the setting's reference sample, {} instances into `{}`",
+                        band.min_percentile.unwrap_or(0.0),
+                        band.max_percentile.unwrap_or(100.0),
+                        job.n,
+                        out.display()
+                    )),
                     out,
                     n: job.n,
                     exclude: job.exclude.clone(),
                     part: Some(name),
                     band: Some(band),
                     sft: job.derived.sft,
-                })?;
+                });
             }
         }
     }
-    Ok(summaries)
+    Ok(runs)
 }
 
 /// The folders the job names inside `--out` are not kumo-gen's own
@@ -252,7 +297,6 @@ fn write_dataset(
         run: &run,
         progress,
     };
-    report_capacity(domain, params, run.exclude.as_deref(), run.n)?;
     let mut secret_run = None;
     if job.secret_seed {
         secret_run = Some(secret::begin(&writer)?);
@@ -291,42 +335,42 @@ fn write_dataset(
     Ok(summary)
 }
 
-/// Prints the capacity of the setting (estimated from its first draws,
-/// fewer for a small `n`) and
-/// a warning when `n` comes close; the error when `n` is impossible.
-/// A setting whose draws fail is left to the run, which names the cause.
-fn report_capacity(
+/// The capacity of the setting (estimated from its first draws, fewer
+/// for a small `n`) and a warning when `n` comes close: the lines to
+/// print; the error when `n` is impossible. A setting whose draws fail is
+/// left to the run, which names the cause.
+fn check_capacity(
     domain: &Domain,
     params: &Params,
     exclusion: Option<&Exclusion>,
     n: u64,
-) -> Result<(), Error> {
+) -> Result<Vec<String>, Error> {
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     // A small job needs no large sample to see that it fits: 8 draws per
     // instance asked for, at least 64 (a tiny setting still shows its
     // repeats), at most the full sample.
     let sample = capacity::SAMPLE.min(n.saturating_mul(8).max(64));
     let Ok(found) = capacity::estimate(&synth, exclusion, sample) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
-    crate::stderr_line!("{}: {}", domain.name, found.describe());
+    let mut lines = vec![format!("{}: {}", domain.name, found.describe())];
     let what = format!(
         "domain `{}` with {} truths and {} actions",
         domain.name, params.truths, params.actions
     );
     match found.check(n, &what) {
-        Ok(None) => Ok(()),
-        Ok(Some(warning)) => {
-            crate::stderr_line!("warning: {warning}");
-            Ok(())
+        Ok(None) => {}
+        Ok(Some(warning)) => lines.push(format!("warning: {warning}")),
+        Err(message) => {
+            return Err(Error::input_with_help(
+                format!("{}; nothing was written", message),
+                "lower `-n`, raise `--truths`/`--actions`, or exclude less",
+            ));
         }
-        Err(message) => Err(Error::input_with_help(
-            message,
-            "lower `-n`, raise `--truths`/`--actions`, or exclude less",
-        )),
     }
+    Ok(lines)
 }
 
 /// The final summary line of a written (`what`: `medical:`, `shard 0/4:`)

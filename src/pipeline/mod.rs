@@ -39,6 +39,12 @@ pub use label::{LabelJob, label};
 pub use line_index::{GRAIN as LINE_INDEX_GRAIN, line_index};
 pub use merge::{MergeJob, merge};
 
+/// Most instances one dataset may have (`generate -n`, `verify`): the
+/// dedup keys of every instance stay in memory (about 100 bytes each, so
+/// 10^8 needs about 10 GB), and a larger request is refused at once rather
+/// than failing hours later.
+pub const MAX_INSTANCES: u64 = 100_000_000;
+
 use rayon::prelude::*;
 
 use crate::dataset::record::{Labelled, render};

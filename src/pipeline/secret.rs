@@ -9,6 +9,14 @@
 //! `"secret_seed": true`, the instance lines' `seed` is the index as
 //! always, and the HF export has no dataset seed.
 //!
+//! A run killed before it finished (the seed file records no digest yet)
+//! is continued by the same command: [`interrupted`] finds its seed file,
+//! the run takes the seed from it instead of drawing a new one, resumes the
+//! dataset file and writes the books, SFT records and HF export it had not
+//! written. A finished run is never continued (a new `--seed random` draws
+//! a new seed and refuses the existing dataset unless `--force`, which
+//! always draws a new one).
+//!
 //! [`verify`] later proves a published file: it regenerates the dataset in
 //! memory from the seed file (domain document, parameters, search budget,
 //! excluded sets re-read and checked against their recorded digests) and
@@ -124,14 +132,18 @@ pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
     }
     let parameters = job.parameters();
     let dataset = dataset_path(job.out(), &job.domain().name, job.params);
-    if dataset.exists() && !job.force() {
+    let path = seed_file_path(job.out(), &job.domain().name, &parameters);
+    let continuing = !job.force()
+        && read_seed_file(&path)
+            .ok()
+            .is_some_and(|record| record.seed == job.params.seed);
+    if dataset.exists() && !job.force() && !continuing {
         return Err(OutputError::Exists {
             path: dataset,
             reason: "`--seed random` makes a new dataset and never continues one".into(),
             help: "pass `--force` to replace it, or choose another `--out`".into(),
         });
     }
-    let path = seed_file_path(job.out(), &job.domain().name, &parameters);
     // The budget the labels are searched under (the default one, unused,
     // without labels).
     let budget = job.labels().unwrap_or_default();
@@ -161,6 +173,59 @@ pub fn finish(run: &mut SecretRun, dataset: &Path) -> Result<String, OutputError
     Ok(digest)
 }
 
+/// Most bytes a seed file may have (a seed file holds the domain
+/// document, which a domain file bounds).
+const MAX_SEED_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads a seed file. The error never quotes the file's content: a
+/// value in the wrong place may be the seed itself.
+pub fn read_seed_file(path: &Path) -> Result<SeedFile, String> {
+    use std::io::Read;
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("`{}` is not a regular file", path.display()));
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SEED_FILE_BYTES + 1).read_to_end(&mut text))
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if text.len() as u64 > MAX_SEED_FILE_BYTES {
+        return Err(format!(
+            "`{}` is larger than any seed file ({MAX_SEED_FILE_BYTES} bytes at most)",
+            path.display()
+        ));
+    }
+    serde_json::from_slice(&text).map_err(|e| {
+        format!(
+            "`{}` is not a kumo-gen seed file (line {}, column {}: {})",
+            path.display(),
+            e.line(),
+            e.column(),
+            match e.classify() {
+                serde_json::error::Category::Io => "unreadable",
+                serde_json::error::Category::Syntax => "not JSON",
+                serde_json::error::Category::Data => "a field is missing or of the wrong type",
+                serde_json::error::Category::Eof => "it ends too early",
+            }
+        )
+    })
+}
+
+/// The seed file under `out` of an interrupted `--seed random` run of
+/// `domain_name` with `params`' setting: it exists and records no digest
+/// (the run stopped before its dataset and derived files were finished).
+pub fn interrupted(
+    out: &Path,
+    domain_name: &str,
+    params: &crate::synth::Params,
+) -> Option<(PathBuf, SeedFile)> {
+    let setting = Setting::from(params);
+    let path = domain_dir(&out.join(SECRET_DIR), domain_name).join(format!("{setting}.json"));
+    let record = read_seed_file(&path).ok()?;
+    record.digest.is_none().then_some((path, record))
+}
+
 /// The warning every seed file carries.
 pub fn warning() -> String {
     "PRIVATE: this seed regenerates the dataset. Keep it; never publish it (not with the dataset, \
@@ -180,10 +245,14 @@ pub struct Verified {
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
 pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, String> {
-    let text = crate::files::read::read(seed_file)
-        .map_err(|e| format!("cannot read `{}`: {e}", seed_file.display()))?;
-    let record: SeedFile = serde_json::from_slice(&text)
-        .map_err(|e| format!("`{}` is not a kumo-gen seed file: {e}", seed_file.display()))?;
+    let record = read_seed_file(seed_file)?;
+    let n = record.parameters.n;
+    if n == 0 || n > MAX_VERIFIED_INSTANCES {
+        return Err(format!(
+            "`{}` records {n} instances; a dataset `generate` can make has 1 to {MAX_VERIFIED_INSTANCES} (`-n`'s bound), so this is no seed file of one",
+            seed_file.display()
+        ));
+    }
     let dataset = match dataset {
         Some(path) => path.to_path_buf(),
         None => {
@@ -235,8 +304,16 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
         .parameters
         .labels
         .then_some(SearchBudget::new(record.search_budget, record.search_nodes));
-    let n = record.parameters.n;
     let band = record.parameters.band;
+    // Count the published lines first: a seed file whose `n` is not the
+    // file's is refused before any instance is regenerated.
+    let published_lines = count_lines(&dataset)?;
+    if published_lines != n {
+        return Err(format!(
+            "`{}` has {published_lines} lines, the seed file records {n} instances: it is not the dataset of this seed (or it is not finished; rerun the same `generate` command to finish it)",
+            dataset.display()
+        ));
+    }
     let lines = super::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)
         .map_err(|e| format!("regenerating failed: {}", e.message))?;
     let mut bytes = lines.join("\n").into_bytes();
@@ -268,6 +345,35 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
         instances: n,
         digest,
     })
+}
+
+/// Most instances [`verify`] regenerates: `generate -n`'s bound.
+pub const MAX_VERIFIED_INSTANCES: u64 = super::MAX_INSTANCES;
+
+/// The lines of `path` (a last line without a newline counts), read in
+/// one streaming pass.
+fn count_lines(path: &Path) -> Result<u64, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read `{}`: {e}", path.display());
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!("`{}` is not a regular file", path.display()));
+    }
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut lines, mut last) = (0u64, b'\n');
+    loop {
+        let read = file.read(&mut buf).map_err(cannot)?;
+        if read == 0 {
+            break;
+        }
+        lines += buf[..read].iter().filter(|&&b| b == b'\n').count() as u64;
+        last = buf[read - 1];
+        if lines > MAX_VERIFIED_INSTANCES {
+            break;
+        }
+    }
+    Ok(lines + u64::from(last != b'\n'))
 }
 
 /// The part filter a manifest's `split` label names

@@ -24,6 +24,9 @@ const MAX_SLUG: usize = 48;
 pub struct Topic {
     pub topic: String,
     pub name: String,
+    /// The file it is written to, in the run's directory: `NAME.yaml` in
+    /// a batch, `-o`'s file name for one topic.
+    pub file: String,
     /// 1-based line in the topics file.
     pub line: usize,
 }
@@ -102,6 +105,7 @@ pub fn parse_topics(file: &str, text: &str) -> Result<Vec<Topic>, String> {
         }
         topics.push(Topic {
             topic,
+            file: format!("{name}.yaml"),
             name,
             line: i + 1,
         });
@@ -182,7 +186,7 @@ pub fn run(
 ) -> Result<Vec<Row>, BatchError> {
     let mut rows = Vec::with_capacity(topics.len());
     for (i, topic) in topics.iter().enumerate() {
-        let out = dir.join(format!("{}.yaml", topic.name));
+        let out = dir.join(&topic.file);
         let outcome = match existing(&out) {
             Some(Ok(sizes)) => Outcome {
                 status: Status::DoneEarlier,

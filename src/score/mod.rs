@@ -77,22 +77,62 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// The instances for a group: the file `<domain>/<setting>.jsonl`, else
-    /// the only file with that setting.
+    /// The instances for a group: the only file `<domain>/<setting>.jsonl`,
+    /// else the only file with that setting. Never one of several: two
+    /// files that could hold the group's instances (a curriculum's
+    /// `level-k/medical/` beside `medical/`) give `None`, and
+    /// [`Sources::ambiguity`] names them.
     pub fn instances(&self, key: &GroupKey) -> Option<&InstanceSet> {
+        let candidates = self.candidates(key);
+        match candidates.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
+    /// The instance sets that could hold `key`'s instances: those of its
+    /// domain and setting, else those of its setting.
+    fn candidates(&self, key: &GroupKey) -> Vec<&InstanceSet> {
+        let named: Vec<&InstanceSet> = self
+            .instance_sets
+            .iter()
+            .filter(|s| s.domain == key.domain && s.setting == key.setting)
+            .collect();
+        if !named.is_empty() {
+            return named;
+        }
         self.instance_sets
             .iter()
-            .find(|s| s.domain == key.domain && s.setting == key.setting)
-            .or_else(|| {
-                let mut same = self
-                    .instance_sets
+            .filter(|s| s.setting == key.setting)
+            .collect()
+    }
+
+    /// The first group of `keys` whose instances more than one file could
+    /// hold: what to refuse instead of matching results against the wrong
+    /// instances.
+    pub fn ambiguity<'a>(&self, keys: impl IntoIterator<Item = &'a GroupKey>) -> Option<String> {
+        keys.into_iter().find_map(|key| {
+            let candidates = self.candidates(key);
+            (candidates.len() > 1).then(|| {
+                let dirs: Vec<String> = candidates
                     .iter()
-                    .filter(|s| s.setting == key.setting);
-                match (same.next(), same.next()) {
-                    (Some(only), None) => Some(only),
-                    _ => None,
-                }
+                    .map(|s| {
+                        s.dir.as_ref().map_or_else(
+                            || format!("`{}`", s.domain),
+                            |d| format!("`{}`", d.display()),
+                        )
+                    })
+                    .collect();
+                format!(
+                    "the results of `{}` on `{}` {} could be matched with the instances of {} directories: {}",
+                    key.model,
+                    key.domain,
+                    key.setting,
+                    candidates.len(),
+                    dirs.join(", ")
+                )
             })
+        })
     }
 
     fn oracle_steps(&self, key: &GroupKey, seed: u64) -> Option<f64> {
@@ -223,7 +263,8 @@ pub struct Report {
 
 /// Scores result files. Rows come per group in sorted order, then one
 /// `all`/`all` row per model with more than one group, then an `all` row
-/// when there is more than one model.
+/// per protocol (`all`: KUMO's, `all-budget=N`) that more than one model
+/// was played under.
 pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
     let mut notes = Vec::new();
     let mut groups: BTreeMap<GroupKey, Vec<LineScore>> = BTreeMap::new();
@@ -272,19 +313,41 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
             ));
         }
     }
-    if models.len() > 1 {
-        let all: Vec<LineScore> = groups.values().flatten().cloned().collect();
-        rows.push(row(
-            GroupKey {
-                model: "all".into(),
-                agent: "all".into(),
-                domain: "all".into(),
-                setting: "all".into(),
-            },
-            &all,
-        ));
+    // One overall row per protocol: KUMO's and each budget are scored
+    // differently (a budgeted trial goes on after a wrong answer), so their
+    // lines are never averaged together.
+    let mut protocols: BTreeMap<String, (usize, Vec<LineScore>)> = BTreeMap::new();
+    for ((_, agent), lines) in &models {
+        let entry = protocols.entry(protocol_of(agent)).or_default();
+        entry.0 += 1;
+        entry.1.extend(lines.iter().cloned());
+    }
+    for (agent, (pairs, lines)) in &protocols {
+        if *pairs > 1 {
+            rows.push(row(
+                GroupKey {
+                    model: "all".into(),
+                    agent: agent.clone(),
+                    domain: "all".into(),
+                    setting: "all".into(),
+                },
+                lines,
+            ));
+        }
     }
     Report { rows, notes }
+}
+
+/// The agent of an overall row: `all` for KUMO's protocol, `all-budget=N`
+/// for the budgeted one with `N` turns (agents named `...-budget=N`, as
+/// `eval --budget N` names them).
+fn protocol_of(agent: &str) -> String {
+    match agent.rsplit_once("-budget=") {
+        Some((_, turns)) if !turns.is_empty() && turns.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("all-budget={turns}")
+        }
+        _ => "all".into(),
+    }
 }
 
 /// Sort order of groups: model, agent, domain, then settings by their
