@@ -17,9 +17,8 @@ use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
 use crate::eval::render_book;
-use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, parse_instances};
+use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, menu_choice, parse_instances};
 use crate::python_repr::py_repr;
-use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::synth::{Dedup, Params, Stats, Synthesizer};
 
@@ -248,7 +247,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         if input.eq_ignore_ascii_case("quit") {
             return Err(Error::input("game abandoned; nothing recorded"));
         }
-        let choice = resolve(input, &instance.actions, &instance.truths);
+        let choice = menu_choice(input, &instance.actions, &instance.truths);
         let Some(choice) = choice else {
             out(&format!(
                 "`{input}` is not on the menu: give a number from 1 to {}, or a name\n",
@@ -272,7 +271,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             Step::Predicted { truth, successful } => break (Some(truth), successful),
             // The budgeted protocol: the game goes on.
             Step::Wrong { truth } => out(&format!("{truth}: wrong\n"))?,
-            Step::ParseError => unreachable!("resolve only returns menu entries"),
+            Step::ParseError => unreachable!("menu_choice only returns menu entries"),
         }
     };
     let trial = episode.into_trial();
@@ -351,17 +350,4 @@ fn capital(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
-}
-
-/// A menu number, a name (any case), or `<ANSWER> name </ANSWER>`.
-fn resolve(input: &str, actions: &[String], truths: &[String]) -> Option<String> {
-    if let Ok(n) = input.parse::<usize>() {
-        return actions.iter().chain(truths).nth(n.checked_sub(1)?).cloned();
-    }
-    let name = parse_answer(Some(input)).unwrap_or_default();
-    actions
-        .iter()
-        .chain(truths)
-        .find(|x| x.eq_ignore_ascii_case(&name))
-        .cloned()
 }

@@ -29,10 +29,12 @@
 //! none of them should re-derive them.
 
 mod line;
+mod menu;
 mod record;
 pub mod text;
 
 pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
+pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
 pub use text::read_jsonl;
 
