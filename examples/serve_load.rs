@@ -9,6 +9,12 @@
 //!     cargo run --release --example serve_load -- --data OUT/medical \
 //!         --sessions 1000 --episodes 100000
 //!
+//! `--think-ms T` makes each session pause T ms before each step, as a
+//! trainer's sessions wait for the model: the offered load is then
+//! `sessions / T` steps per second, and the latency is the server's, not
+//! a queue of every session's steps at once. Without it every session
+//! steps as fast as it can (the throughput).
+//!
 //! Prints the step latency (p50, p90, p99, max), episodes and steps per
 //! second, and the server's resident memory after the first thousand
 //! episodes and at the end (flat memory: the two are close), then stops
@@ -31,6 +37,8 @@ struct Args {
     sessions: usize,
     episodes: usize,
     seconds: u64,
+    /// A session's pause before each step (a model thinking); 0: none.
+    think_ms: u64,
 }
 
 fn args() -> Result<Args, String> {
@@ -40,6 +48,7 @@ fn args() -> Result<Args, String> {
         sessions: 1000,
         episodes: 100_000,
         seconds: 600,
+        think_ms: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -55,6 +64,7 @@ fn args() -> Result<Args, String> {
             "--sessions" => args.sessions = number()?.clamp(1, 10_000),
             "--episodes" => args.episodes = number()?.clamp(1, 10_000_000),
             "--seconds" => args.seconds = number()?.clamp(1, 3600) as u64,
+            "--think-ms" => args.think_ms = number()?.min(60_000) as u64,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -212,7 +222,11 @@ fn main() {
                 warm_rss.clone(),
             );
             let episodes = args.episodes;
+            let think = Duration::from_millis(args.think_ms);
+            // Sessions start spread over one pause, as a trainer's do.
+            let offset = think.mul_f64(tasks.len() as f64 / args.sessions as f64);
             tasks.push(tokio::spawn(async move {
+                tokio::time::sleep(offset).await;
                 let mut times = Vec::new();
                 let ask = async |socket: &mut tokio_tungstenite::WebSocketStream<_>,
                                      message: Value|
@@ -239,6 +253,9 @@ fn main() {
                     }
                     let mut reward = None;
                     for reply in &lines[index] {
+                        if !think.is_zero() {
+                            tokio::time::sleep(think).await;
+                        }
                         let t = Instant::now();
                         let answer = ask(&mut socket, json!({"type": "step", "data": {"message": reply}})).await;
                         times.push(t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);

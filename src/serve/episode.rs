@@ -8,7 +8,8 @@
 //! and at the end the result line in KUMO's format.
 //!
 //! What a client sees before the end is what the model sees in eval: the
-//! system prompt (with the book) and the user message of each turn. The
+//! system prompt (with the book; in the observation of `reset` only, as it
+//! never changes) and the user message of each turn (`prompt`). The
 //! valid truth, the instance's other observations and its labels are
 //! never in an observation or the state; the final observation tells the
 //! outcome, the answer and the counts (`action_count`, KUMO's count, and
@@ -136,15 +137,22 @@ impl Play {
     pub fn response(&self, catalog: &Catalog, step: Option<&Step>) -> Value {
         let done = self.session.is_finished();
         let mut observation = json!({
-            "system_prompt": self.session.task().system_prompt,
             "prompt": self.prompt(),
             "task_id": self.task_id,
             "episode_id": self.episode_id,
             "turn": self.session.replies(),
         });
         let o = observation.as_object_mut().expect("an object");
-        if let Some(step) = step {
-            o.insert("last".into(), shown(step));
+        match step {
+            // The system prompt once, at the start: it is the same on
+            // every turn, and a client that shows each observation to the
+            // model whole would repeat the book every turn.
+            None => {
+                o.insert("system_prompt".into(), json!(self.system_prompt()));
+            }
+            Some(step) => {
+                o.insert("last".into(), shown(step));
+            }
         }
         if self.messages && !done {
             o.insert(
@@ -185,6 +193,16 @@ impl Play {
             1.0
         } else {
             0.0
+        }
+    }
+
+    /// eval's system message: the platform prompt with the book (and,
+    /// under the budgeted protocol, its rule).
+    fn system_prompt(&self) -> String {
+        let prompt = &self.session.task().system_prompt;
+        match self.session.budget() {
+            Some(b) => format!("{prompt}\n\n{}", crate::eval::budget_rule(b)),
+            None => prompt.clone(),
         }
     }
 

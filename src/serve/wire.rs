@@ -245,7 +245,7 @@ pub fn schema() -> Value {
             "title": "KumoObservation",
             "type": "object",
             "properties": {
-                "system_prompt": {"type": "string", "description": "eval's system message: the platform prompt with the knowledge book."},
+                "system_prompt": {"type": "string", "description": "eval's system message: the platform prompt with the knowledge book (reset's observation only)."},
                 "prompt": {"type": ["string", "null"], "description": "eval's user message of this turn (null once done)."},
                 "task_id": {"type": "string"},
                 "episode_id": {"type": "string"},
@@ -258,7 +258,7 @@ pub fn schema() -> Value {
                 "action_count": {"type": "integer", "description": "Final only: KUMO's action count."},
                 "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions (labelled lines)."}
             },
-            "required": ["system_prompt", "prompt", "task_id", "episode_id", "turn"]
+            "required": ["prompt", "task_id", "episode_id", "turn"]
         },
         "state": {
             "title": "KumoState",
