@@ -31,4 +31,5 @@ mod robust;
 mod score;
 mod search;
 mod search_exact;
+mod serve;
 mod split_parts;

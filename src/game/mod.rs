@@ -30,12 +30,16 @@
 
 mod line;
 mod menu;
+pub mod protocol;
 mod record;
+pub mod session;
+mod task;
 pub mod text;
 
 pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
+pub use task::{Task, budget_rule, render_book};
 pub use text::read_jsonl;
 
 use serde_json::{Value, json};

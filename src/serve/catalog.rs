@@ -28,8 +28,8 @@ use serde_json::{Value, json};
 
 use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::domain::Registry;
-use crate::eval::Task;
 use crate::game::InstanceLine;
+use crate::game::Task;
 use crate::render::{RenderOptions, Renderer, Templates};
 
 /// The datasets a server serves.

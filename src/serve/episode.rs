@@ -1,4 +1,4 @@
-//! One served episode: eval's trial ([`crate::eval::session::Session`],
+//! One served episode: eval's trial ([`crate::game::session::Session`],
 //! the one play loop) of one catalog line, and what the server shows of
 //! it.
 //!
@@ -25,8 +25,8 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::catalog::{Catalog, Pick};
-use crate::eval::Task;
-use crate::eval::session::Session;
+use crate::game::Task;
+use crate::game::session::Session;
 use crate::game::{ResultLine, Step, menu_choice};
 
 /// Who plays, which decides how replies are read and where results go.
@@ -201,7 +201,7 @@ impl Play {
     fn system_prompt(&self) -> String {
         let prompt = &self.session.task().system_prompt;
         match self.session.budget() {
-            Some(b) => format!("{prompt}\n\n{}", crate::eval::budget_rule(b)),
+            Some(b) => format!("{prompt}\n\n{}", crate::game::budget_rule(b)),
             None => prompt.clone(),
         }
     }

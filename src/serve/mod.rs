@@ -2,7 +2,7 @@
 //! environments on servers (OpenEnv's contract) and for people on a
 //! browser page (human baselines). A face like the CLI: the rules of the
 //! game are [`crate::game`]'s and the play loop is eval's
-//! [`crate::eval::session::Session`]; here are only sessions and
+//! [`crate::game::session::Session`]; here are only sessions and
 //! presentation.
 //!
 //! In: the datasets of `--data` ([`catalog`]), a [`Config`]. Out: HTTP and

@@ -252,3 +252,41 @@ def test_the_token_guards_everything_but_health(start_server) -> None:
     with GenericEnvClient(base_url=authed).sync() as env:
         assert env.reset(index=0).observation["task_id"] == f"{DOMAIN}/{SPLIT}/0"
     server.stop()
+
+
+def test_the_trl_wrapper_of_the_docs_plays_to_the_end(start_server, instances) -> None:
+    """docs/serve.md's `environment_factory` class, as written there."""
+    needs_client()
+    server = start_server()
+
+    class KumoEnv:
+        def __init__(self):
+            self.client = GenericEnvClient(base_url=server.url).sync()
+            self.client.connect()
+            self.reward = 0.0
+
+        def reset(self, **row):
+            result = self.client.reset(task_id=row["task_id"], model="trl")
+            self.reward = 0.0
+            return result.observation["system_prompt"] + "\n\n" + result.observation["prompt"]
+
+        def answer(self, reply: str) -> str:
+            result = self.client.step({"message": reply})
+            if result.done:
+                self.reward = result.reward
+                return "The game is over."
+            return result.observation["prompt"]
+
+    rows = requests.post(f"{server.url}/{DOMAIN}/tasks", json={"split": SPLIT}).json()["tasks"]
+    env = KumoEnv()
+    for row in rows[:3]:
+        first = env.reset(**row)
+        assert "Begin the game" not in first and "<ANSWER>" in first
+        optimal = instances[row["index"]]["optimal"]
+        for action in optimal["golden_trajectory"]:
+            assert env.answer(f"<ANSWER> {action} </ANSWER>").startswith("Observation from previous action")
+        assert env.answer(f"<ANSWER> {optimal['golden_answer']} </ANSWER>") == "The game is over."
+        assert env.reward == 1.0
+    env.client.close()
+    server.stop()
+    assert len(server.results("trl").read_text().splitlines()) == 3
