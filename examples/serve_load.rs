@@ -132,6 +132,25 @@ fn rss_kib(pid: u32, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// The CPU time the process has used, in seconds (user + system).
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // After the command name in parentheses: fields 14 and 15 (utime,
+    // stime) are the 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // The kernel's USER_HZ is 100 on Linux.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn percentile(sorted: &[u32], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -194,6 +213,7 @@ fn main() {
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     let started = Instant::now();
     let warm_rss = Arc::new(AtomicUsize::new(0));
+    let cpu_start = Arc::new(AtomicUsize::new(0));
     let latencies: Vec<u32> = runtime.block_on(async {
         // Connect every session first: all are open at once.
         let mut sockets = Vec::with_capacity(args.sessions);
@@ -207,10 +227,11 @@ fn main() {
             }
         }
         println!(
-            "{} sessions open (server rss {} MiB)",
+            "{} sessions open (server rss {:.1} MiB)",
             sockets.len(),
-            rss_kib(pid, "VmRSS:") / 1024
+            rss_kib(pid, "VmRSS:") as f64 / 1024.0
         );
+        cpu_start.store((cpu_seconds(pid) * 1e6) as usize, Ordering::Relaxed);
         let mut tasks = Vec::new();
         for mut socket in sockets {
             let (lines, next, done, failures, split, warm_rss) = (
@@ -279,6 +300,7 @@ fn main() {
         all
     });
     let wall = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds(pid) - cpu_start.load(Ordering::Relaxed) as f64 / 1e6;
     let end_rss = rss_kib(pid, "VmRSS:");
     let peak_rss = rss_kib(pid, "VmHWM:");
     let mut sorted = latencies;
@@ -290,6 +312,10 @@ fn main() {
         episodes as f64 / wall,
         sorted.len() as f64 / wall,
         failures.load(Ordering::Relaxed)
+    );
+    println!(
+        "server CPU: {cpu:.2} s for the episodes, {:.1} us per step (resets included)",
+        cpu * 1e6 / sorted.len().max(1) as f64
     );
     println!(
         "step latency ms: p50 {:.3}, p90 {:.3}, p99 {:.3}, max {:.3}",

@@ -424,9 +424,16 @@ async fn ws(State(app): State<App>, headers: HeaderMap, upgrade: WebSocketUpgrad
         return refusal;
     }
     let limit = app.service.config.max_message_bytes;
+    // Small buffers: a thousand mostly idle sessions must not each hold
+    // tungstenite's default 128 KiB read buffer; every answer is flushed
+    // at once, and a client that does not read is cut off at twice the
+    // message limit instead of growing the server's memory.
     upgrade
         .max_message_size(limit)
         .max_frame_size(limit)
+        .read_buffer_size(4096)
+        .write_buffer_size(0)
+        .max_write_buffer_size(limit.saturating_mul(2))
         .on_upgrade(move |socket| ws_session(app, socket))
 }
 
@@ -548,16 +555,16 @@ async fn ws_session(app: App, mut socket: WebSocket) {
 
 // ---- The task API ----
 
-fn env_of(app: &App, env: &str) -> Result<usize, Response> {
+fn env_of(app: &App, env: &str) -> Result<usize, Box<Response>> {
     app.service.catalog.env_index(env).ok_or_else(|| {
-        error(
+        Box::new(error(
             StatusCode::NOT_FOUND,
             "NOT_FOUND",
             &format!(
                 "no environment `{env}`; this server has {}",
                 app.service.catalog.env_names()
             ),
-        )
+        ))
     })
 }
 
@@ -568,7 +575,7 @@ async fn task_request(
     request: Request,
 ) -> Result<(usize, usize, Value), Response> {
     let body = checked_body(app, request).await?;
-    let env = env_of(app, env)?;
+    let env = env_of(app, env).map_err(|e| *e)?;
     let catalog = &app.service.catalog;
     let split = match body.get("split") {
         None | Some(Value::Null) => 0,
@@ -608,7 +615,7 @@ async fn splits(State(app): State<App>, Path(env): Path<String>, headers: Header
     }
     match env_of(&app, &env) {
         Ok(e) => ok(&app.service.catalog.splits_json(e)),
-        Err(response) => response,
+        Err(response) => *response,
     }
 }
 
@@ -632,16 +639,16 @@ async fn num_tasks(State(app): State<App>, Path(env): Path<String>, request: Req
 }
 
 /// A whole number of a body, or an error naming it.
-fn index_of(body: &Value, key: &str) -> Result<usize, Response> {
+fn index_of(body: &Value, key: &str) -> Result<usize, Box<Response>> {
     body.get(key)
         .and_then(Value::as_u64)
         .map(|i| i as usize)
         .ok_or_else(|| {
-            error(
+            Box::new(error(
                 StatusCode::BAD_REQUEST,
                 "VALIDATION_ERROR",
                 &format!("give `{key}`: a whole number, 0 or more"),
-            )
+            ))
         })
 }
 
@@ -667,7 +674,7 @@ async fn task(State(app): State<App>, Path(env): Path<String>, request: Request)
             ok(&json!({"task": app.service.catalog.task_json(Pick { env: e, split: s, index })}))
         }
         Ok(index) => out_of_range(&format!("index {index}"), n),
-        Err(response) => response,
+        Err(response) => *response,
     }
 }
 
@@ -679,13 +686,13 @@ async fn task_range(State(app): State<App>, Path(env): Path<String>, request: Re
     let n = app.service.catalog.envs[e].splits[s].lines.len();
     let start = match index_of(&body, "start") {
         Ok(start) => start,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let stop = match body.get("stop") {
         None | Some(Value::Null) => n,
         Some(_) => match index_of(&body, "stop") {
             Ok(stop) => stop.min(n),
-            Err(response) => return response,
+            Err(response) => return *response,
         },
     };
     if start > n {
