@@ -34,7 +34,9 @@
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness),
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol, and
-//! the offline players), [`family`] (procedural task families compiled
+//! the offline players), [`serve`] (eval's episodes over OpenEnv's HTTP
+//! and WebSocket contract for trainers, and a page where people play
+//! them), [`family`] (procedural task families compiled
 //! into domains) and [`propose`] (new domains from a language model, repaired with the
 //! validator's located messages).
 //!
@@ -73,6 +75,7 @@ pub mod python_repr;
 pub mod render;
 pub mod score;
 pub mod search;
+pub mod serve;
 pub mod stats;
 mod stderr_line;
 pub mod synth;

@@ -34,5 +34,6 @@ mod robust;
 mod score;
 mod search;
 mod search_exact;
+mod serve;
 mod split_parts;
 mod values;

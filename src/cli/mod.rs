@@ -27,6 +27,7 @@ mod play;
 mod progress;
 mod propose;
 mod score;
+mod serve;
 mod split;
 mod stats;
 
@@ -100,6 +101,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
     Play(play::PlayArgs),
+    /// Serve datasets' episodes over OpenEnv's HTTP/WebSocket contract, and a page for people.
+    Serve(serve::ServeArgs),
     /// Generate instances (also what `kumo-gen --domain ...` runs).
     Generate(generate::GenerateArgs),
     /// Datasets of increasing difficulty (OUT/level-1..K), one HF config per level.
@@ -167,6 +170,7 @@ pub fn main() -> i32 {
         Some(Command::Pairs(args)) => pairs::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
+        Some(Command::Serve(args)) => serve::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Curriculum(args)) => curriculum::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),

@@ -22,9 +22,10 @@ use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
 use crate::game::session::Session;
-use crate::game::{InstanceLine, Judge, ResultLine, Step, Task, parse_instances, protocol};
+use crate::game::{
+    InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
+};
 use crate::python_repr::py_repr;
-use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::synth::Params;
 
@@ -306,7 +307,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         if input.eq_ignore_ascii_case("quit") {
             return Err(Error::input("game abandoned; nothing recorded"));
         }
-        let choice = resolve(input, &instance.actions, &instance.truths);
+        let choice = menu_choice(input, &instance.actions, &instance.truths);
         let Some(choice) = choice else {
             out(&format!(
                 "`{input}` is not on the menu: give a number from 1 to {}, or a name\n",
@@ -315,7 +316,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             continue;
         };
         let step = session
-            .respond_answer(Some(choice), Some(&line), 0)
+            .respond_as(Some(choice), Some(&line), 0)
             .expect("an unfinished session takes a reply");
         match step {
             Step::Observation { action, value } => {
@@ -333,7 +334,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             Step::Predicted { truth, successful } => break (Some(truth), successful),
             // The budgeted protocol: the game goes on.
             Step::Wrong { truth } => out(&format!("{truth}: wrong\n"))?,
-            Step::ParseError => unreachable!("resolve only returns menu entries"),
+            Step::ParseError => unreachable!("menu_choice only returns menu entries"),
         }
     };
     let trial = session.trial();
@@ -412,17 +413,4 @@ fn capital(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
-}
-
-/// A menu number, a name (any case), or `<ANSWER> name </ANSWER>`.
-fn resolve(input: &str, actions: &[String], truths: &[String]) -> Option<String> {
-    if let Ok(n) = input.parse::<usize>() {
-        return actions.iter().chain(truths).nth(n.checked_sub(1)?).cloned();
-    }
-    let name = parse_answer(Some(input)).unwrap_or_default();
-    actions
-        .iter()
-        .chain(truths)
-        .find(|x| x.eq_ignore_ascii_case(&name))
-        .cloned()
 }

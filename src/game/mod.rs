@@ -29,6 +29,7 @@
 //! none of them should re-derive them.
 
 mod line;
+mod menu;
 pub mod protocol;
 mod record;
 pub mod session;
@@ -36,6 +37,7 @@ mod task;
 pub mod text;
 
 pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
+pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
 pub use task::{Task, budget_rule, render_book};
 pub use text::read_jsonl;

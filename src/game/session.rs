@@ -126,14 +126,14 @@ impl Session {
     /// tokens it cost, and returns what it led to. After an observation
     /// the next request is ready unless the reply limit is reached.
     pub fn respond(&mut self, text: Option<&str>, tokens: u64) -> Result<Step, Finished> {
-        let answer = protocol::parse_answer(text);
-        self.respond_answer(answer, text, tokens)
+        self.respond_as(protocol::parse_answer(text), text, tokens)
     }
 
-    /// [`Session::respond`] for a reply whose answer the player resolved
-    /// itself (`play`: a menu number or a name typed by a person, recorded
-    /// with the text as typed).
-    pub fn respond_answer(
+    /// [`Session::respond`] with the answer already read from the reply
+    /// by the caller: `play` and the server's page read a person's menu
+    /// choice (a number, a name in any case) as the name it picks, and
+    /// record what the person typed.
+    pub fn respond_as(
         &mut self,
         answer: Option<String>,
         text: Option<&str>,
