@@ -30,6 +30,8 @@
 //! [`game`] (the rules of one play-through, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness),
+//! [`report`] (the results as one self-contained HTML page: intervals,
+//! players per domain, structure tests, replays),
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol, and
 //! the offline players), [`family`] (procedural task families compiled
 //! into domains) and [`propose`] (new domains from a language model, repaired with the
@@ -66,6 +68,7 @@ pub mod progress;
 pub mod propose;
 pub mod python_repr;
 pub mod render;
+pub mod report;
 pub mod score;
 pub mod search;
 pub mod setting;

@@ -24,6 +24,7 @@ pub mod merge;
 mod play;
 pub mod progress;
 mod propose;
+mod report;
 mod score;
 mod split;
 mod stats;
@@ -90,6 +91,8 @@ enum Command {
     Score(score::ScoreArgs),
     /// Chi-square test: structure signature vs correctness, per model.
     Stats(stats::StatsArgs),
+    /// Write the results as one self-contained HTML page (DIR/index.html).
+    Report(report::ReportArgs),
     /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
@@ -150,6 +153,7 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Score(args)) => score::run(&globals, &args),
         Some(Command::Stats(args)) => stats::run(&globals, &args),
+        Some(Command::Report(args)) => report::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
@@ -41,10 +41,24 @@ pub struct ScoreArgs {
     curve_svg: Option<PathBuf>,
 }
 
-pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
-    let files = score::read_result_files(&args.paths)?;
-    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
-    let oracle = match &args.oracle {
+/// What `score` reads, as its flags and the report's name them.
+pub(super) struct ScoreInputs<'a> {
+    pub paths: &'a [PathBuf],
+    pub instances: &'a [PathBuf],
+    pub domain: Option<&'a str>,
+    pub oracle: Option<&'a Path>,
+}
+
+/// Reads the result files and what scoring consults beside them (the
+/// instances, their domains, an oracle file), printing the notes `score`
+/// prints: the one loader of `score` and `report`, so both score the same.
+pub(super) fn load(
+    globals: &Globals,
+    inputs: &ScoreInputs,
+) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+    let files = score::read_result_files(inputs.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(inputs.instances)?;
+    let oracle = match inputs.oracle {
         Some(path) => score::read_oracle(path)?,
         None => Vec::new(),
     };
@@ -67,7 +81,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         ..Sources::default()
     };
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
-    if let Some(spec) = &args.domain {
+    if let Some(spec) = inputs.domain {
         let (d, _) = globals.registry.load(spec)?;
         for n in &names {
             sources.domains.insert(n.clone(), d.clone());
@@ -84,12 +98,25 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
             );
         }
     }
+    Ok((files, sources))
+}
+
+pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
+    let (files, sources) = load(
+        globals,
+        &ScoreInputs {
+            paths: &args.paths,
+            instances: &args.instances,
+            domain: args.domain.as_deref(),
+            oracle: args.oracle.as_deref(),
+        },
+    )?;
     let report = score::score(&files, &sources);
     for note in &report.notes {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows)).map_err(|e| {
+        std::fs::write(svg, score::render_svg(&report.rows, &report.lines)).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write `{}`: {e}", svg.display()))
         })?;
     }
