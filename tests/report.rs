@@ -78,7 +78,7 @@ fn report(root: &Path, out: &Path) -> String {
     std::fs::read_to_string(out.join("index.html")).unwrap()
 }
 
-fn score_json(root: &Path) -> Vec<Value> {
+fn score_json(root: &Path) -> (Vec<Value>, String) {
     let ran = TestCommand::new()
         .arg("score")
         .arg(root.join("results"))
@@ -86,7 +86,10 @@ fn score_json(root: &Path) -> Vec<Value> {
         .arg(root.join("data"))
         .arg("--json")
         .ok();
-    serde_json::from_slice(&ran.stdout).unwrap()
+    (
+        serde_json::from_slice(&ran.stdout).unwrap(),
+        String::from_utf8(ran.stdout.clone()).unwrap(),
+    )
 }
 
 /// The value of `name="..."` in a tag's text.
@@ -125,10 +128,10 @@ fn table_rows(html: &str) -> Vec<Cells> {
         .collect()
 }
 
-/// Wilson 95%, written out from its definition.
-fn wilson(k: f64, n: f64) -> (f64, f64) {
+/// Wilson 95% of a rate `p` over `n` trials, written out from its
+/// definition.
+fn wilson(p: f64, n: f64) -> (f64, f64) {
     let z = 1.959_963_984_540_054_f64;
-    let p = k / n;
     let d = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / d;
     let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
@@ -140,7 +143,7 @@ fn the_page_holds_score_json_numbers_with_their_intervals() {
     let tmp = tempfile::tempdir().unwrap();
     results(tmp.path());
     let html = report(tmp.path(), &tmp.path().join("page"));
-    let rows = score_json(tmp.path());
+    let (rows, json_text) = score_json(tmp.path());
     let table = table_rows(&html);
     assert_eq!(table.len(), rows.len(), "one table row per score row");
     let mut checked_intervals = 0;
@@ -150,17 +153,26 @@ fn the_page_holds_score_json_numbers_with_their_intervals() {
                 continue;
             }
             let expected = &row[key.as_str()];
-            // Numbers printed as `score --json` prints them, strings as is.
-            let shown = match expected {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            assert_eq!(value, &shown, "{key} of {row}");
+            match expected {
+                Value::String(s) => assert_eq!(value, s, "{key} of {row}"),
+                Value::Number(n) => {
+                    // Exactly the text `score --json` prints (serde_json's
+                    // parse may be an ulp off, so the text is compared too).
+                    assert!(
+                        json_text.contains(&format!("\"{key}\": {value},")),
+                        "{key} {value} not in score --json"
+                    );
+                    let v: f64 = value.parse().unwrap();
+                    let e = n.as_f64().unwrap();
+                    assert!((v - e).abs() <= 4.0 * f64::EPSILON * e.abs(), "{key} of {row}");
+                }
+                Value::Null => assert_eq!(value, "null", "{key} of {row}"),
+                other => panic!("{key}: {other}"),
+            }
             if key == "success_rate" {
                 let (low, high) = (low.as_ref().unwrap(), high.as_ref().unwrap());
                 let trials = row["trials"].as_f64().unwrap();
-                let k = (row["success_rate"].as_f64().unwrap() * trials).round();
-                let (l, h) = wilson(k, trials);
+                let (l, h) = wilson(row["success_rate"].as_f64().unwrap(), trials);
                 assert!((low.parse::<f64>().unwrap() - l).abs() < 1e-12, "{row}");
                 assert!((high.parse::<f64>().unwrap() - h).abs() < 1e-12, "{row}");
                 checked_intervals += 1;

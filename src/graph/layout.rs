@@ -10,8 +10,10 @@
 //!   community) share one block of horizontal labels in columns, instead of
 //!   a cell each.
 //! - The cells (each wide enough for its labels) are packed in shelves,
-//!   tallest first, the shelf width chosen for a landscape page; a shelf's
-//!   spare width is shared out between its cells so rows end flush.
+//!   tallest first, small cells stacked in columns beside tall ones; of 41
+//!   shelf widths the one with the smallest landscape page is kept, and a
+//!   shelf's spare width is shared out between its columns so rows end
+//!   flush.
 //! - The legend runs across the top in columns, naming each community by
 //!   its best-connected member (and its component).
 
@@ -151,21 +153,24 @@ impl Layout {
             b.h.total_cmp(&a.h)
                 .then(a.community.unwrap_or(usize::MAX).cmp(&b.community.unwrap_or(usize::MAX)))
         });
-        let area: f64 = cells.iter().map(|c| c.w * c.h).sum();
+        // The shelf width whose packing is smallest on a landscape page.
         let widest = cells.iter().map(|c| c.w).fold(0.0, f64::max);
-        let shelf_width = (area * 1.5).sqrt().max(widest).max(LEGEND_COLUMN * 2.0);
-
-        // Shelves.
-        let mut shelves: Vec<Vec<usize>> = vec![Vec::new()];
-        let mut used = 0.0;
-        for (i, cell) in cells.iter().enumerate() {
-            if used > 0.0 && used + cell.w > shelf_width {
-                shelves.push(Vec::new());
-                used = 0.0;
+        let total: f64 = cells.iter().map(|c| c.w).sum();
+        let floor = widest.max(LEGEND_COLUMN * 2.0);
+        let mut best: Option<(f64, f64)> = None;
+        for step in 0..=40 {
+            let candidate = floor + (total - floor).max(0.0) * step as f64 / 40.0;
+            let (_, used, height) = pack(&cells, candidate);
+            let aspect = used / height.max(1.0);
+            let penalty = 1.0 + 2.0 * (1.2 - aspect).max(0.0) + (aspect - 2.2).max(0.0);
+            let score = used * height * penalty;
+            if best.is_none_or(|(s, _)| score < s - 1e-9) {
+                best = Some((score, candidate));
             }
-            shelves.last_mut().expect("one shelf").push(i);
-            used += cell.w;
         }
+        let shelf_width = best.map_or(floor, |(_, w)| w);
+        let (boxes, used, _) = pack(&cells, shelf_width);
+        let shelf_width = used.max(LEGEND_COLUMN * 2.0);
         let width = shelf_width + 2.0 * MARGIN;
 
         // Legend across the top.
@@ -199,71 +204,53 @@ impl Layout {
         let mut side = vec![Side::Right; n];
         let mut circle = vec![(0.0, 0.0, 0.0); k];
         let mut loose = None;
-        let mut y = top;
-        for shelf in &shelves {
-            let row_h = shelf.iter().map(|&i| cells[i].h).fold(0.0, f64::max);
-            let row_w: f64 = shelf.iter().map(|&i| cells[i].w).sum();
-            // Share the spare width out between the cells when the shelf
-            // is mostly full (a short last shelf stays left-aligned).
-            let spare = shelf_width - row_w;
-            let extra = if row_w > 0.6 * shelf_width {
-                spare / shelf.len() as f64
-            } else {
-                0.0
-            };
-            let mut x = MARGIN;
-            for &i in shelf {
-                let cell = &cells[i];
-                let w = cell.w + extra;
-                match cell.community {
-                    Some(c) => {
-                        let g = &groups[c];
-                        let (right, left) = g.split_at(split(g));
-                        let longest = |side: &[usize]| {
-                            side.iter()
-                                .map(|&t| label_width(&report.nodes[t]))
-                                .fold(0.0, f64::max)
-                        };
-                        let r = radius(g);
-                        // The circle sits where its labels balance.
-                        let cx = x
-                            + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
-                            + longest(left)
-                            + r;
-                        let cy = y + row_h / 2.0;
-                        circle[c] = (cx, cy, r);
-                        let place = |count: usize, k: usize| -> f64 {
-                            (k as f64 - (count as f64 - 1.0) / 2.0) * ROW
-                        };
-                        for (k, &t) in right.iter().enumerate() {
-                            let dy = place(right.len(), k);
-                            pos[t] = (cx + (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
-                            side[t] = Side::Right;
-                        }
-                        // Up the left side (clockwise round the circle).
-                        for (k, &t) in left.iter().rev().enumerate() {
-                            let dy = place(left.len(), k);
-                            pos[t] = (cx - (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
-                            side[t] = Side::Left;
-                        }
+        for (cell, &(bx, by, w, h)) in cells.iter().zip(&boxes) {
+            let (x, y) = (MARGIN + bx, top + by);
+            match cell.community {
+                Some(c) => {
+                    let g = &groups[c];
+                    let (right, left) = g.split_at(split(g));
+                    let longest = |side: &[usize]| {
+                        side.iter()
+                            .map(|&t| label_width(&report.nodes[t]))
+                            .fold(0.0, f64::max)
+                    };
+                    let r = radius(g);
+                    // The circle sits where its labels balance.
+                    let cx = x + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
+                        + longest(left)
+                        + r;
+                    let cy = y + h / 2.0;
+                    circle[c] = (cx, cy, r);
+                    let place =
+                        |count: usize, k: usize| -> f64 { (k as f64 - (count as f64 - 1.0) / 2.0) * ROW };
+                    for (k, &t) in right.iter().enumerate() {
+                        let dy = place(right.len(), k);
+                        pos[t] = (cx + (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
+                        side[t] = Side::Right;
                     }
-                    None => {
-                        loose = Some((x, y, w, cell.h));
-                        for (j, &t) in lone.iter().enumerate() {
-                            let (col, row) = (j / lone_rows, j % lone_rows);
-                            pos[t] = (
-                                x + MARGIN + col as f64 * lone_column,
-                                y + MARGIN + ROW * 1.5 + row as f64 * ROW,
-                            );
-                            side[t] = Side::Right;
-                            circle[report.membership[t]] = (pos[t].0, pos[t].1, 0.0);
-                        }
+                    // Up the left side (clockwise round the circle).
+                    for (k, &t) in left.iter().rev().enumerate() {
+                        let dy = place(left.len(), k);
+                        pos[t] = (cx - (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
+                        side[t] = Side::Left;
                     }
                 }
-                x += w;
+                None => {
+                    loose = Some((x, y, w, h));
+                    for (j, &t) in lone.iter().enumerate() {
+                        let (col, row) = (j / lone_rows, j % lone_rows);
+                        pos[t] = (
+                            x + MARGIN + col as f64 * lone_column,
+                            y + MARGIN + ROW * 1.5 + row as f64 * ROW,
+                        );
+                        side[t] = Side::Right;
+                        circle[report.membership[t]] = (pos[t].0, pos[t].1, 0.0);
+                    }
+                }
             }
-            y += row_h;
         }
+        let height = top + boxes.iter().map(|b| b.1 + b.3).fold(0.0, f64::max);
         Layout {
             pos,
             side,
@@ -272,7 +259,73 @@ impl Layout {
             legend_member,
             loose,
             width,
-            height: y + MARGIN,
+            height: height + MARGIN,
         }
     }
+}
+
+/// Packs cells (tallest first) into shelves `width` wide: a shelf is as
+/// tall as its first cell; cells go into columns, stacked while they fit
+/// the shelf's height, a new column while the shelf has width left. A
+/// full shelf shares its spare width out between its columns, a column
+/// its spare height between its cells. Returns each cell's box `(x, y, w,
+/// h)`, the width used and the height.
+fn pack(cells: &[Cell], width: f64) -> (Vec<(f64, f64, f64, f64)>, f64, f64) {
+    // shelves -> columns -> cell indices
+    let mut shelves: Vec<(f64, Vec<Vec<usize>>)> = Vec::new();
+    for (i, cell) in cells.iter().enumerate() {
+        let column_width = |col: &Vec<usize>| cells_width(cells, col);
+        let placed = shelves.last_mut().is_some_and(|(height, columns)| {
+            let used: f64 = columns.iter().map(column_width).sum();
+            let last = columns.last_mut().expect("a shelf has a column");
+            let stacked: f64 = last.iter().map(|&j| cells[j].h).sum();
+            let last_width = cells_width(cells, last);
+            if stacked + cell.h <= *height + 1e-9 && cell.w <= last_width.max(1.0) * 1.25 {
+                let grown = used - last_width + last_width.max(cell.w);
+                if grown <= width + 1e-9 {
+                    last.push(i);
+                    return true;
+                }
+            }
+            if used + cell.w <= width + 1e-9 {
+                columns.push(vec![i]);
+                return true;
+            }
+            false
+        });
+        if !placed {
+            shelves.push((cell.h, vec![vec![i]]));
+        }
+    }
+    let mut boxes = vec![(0.0, 0.0, 0.0, 0.0); cells.len()];
+    let (mut y, mut used_width) = (0.0, 0.0f64);
+    for (height, columns) in &shelves {
+        let widths: Vec<f64> = columns.iter().map(|c| cells_width(cells, c)).collect();
+        let row: f64 = widths.iter().sum();
+        let extra = if row > 0.6 * width && shelves.len() > 1 {
+            (width - row).max(0.0) / columns.len() as f64
+        } else {
+            0.0
+        };
+        let mut x = 0.0;
+        for (column, w) in columns.iter().zip(&widths) {
+            let stacked: f64 = column.iter().map(|&j| cells[j].h).sum();
+            let spare = (height - stacked) / column.len() as f64;
+            let mut cy = y;
+            for &j in column {
+                let h = cells[j].h + spare;
+                boxes[j] = (x, cy, w + extra, h);
+                cy += h;
+            }
+            x += w + extra;
+        }
+        used_width = used_width.max(x);
+        y += height;
+    }
+    (boxes, used_width, y)
+}
+
+/// The width of a column: its widest cell.
+fn cells_width(cells: &[Cell], column: &[usize]) -> f64 {
+    column.iter().map(|&j| cells[j].w).fold(0.0, f64::max)
 }

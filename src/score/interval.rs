@@ -2,10 +2,12 @@
 //! (so an interval always belongs to the number beside it).
 //!
 //! - Rates (success, budget accuracy, parse errors): the Wilson score
-//!   interval on the trials (successes / trials), z = the normal 0.975
-//!   quantile (statrs). Trials of one instance are counted as independent,
+//!   interval of the row's rate with n = the row's trials, z = the normal
+//!   0.975 quantile (statrs). Trials of one instance count as independent,
 //!   as KUMO's averages do; with the same number of trials per instance
-//!   (what `eval` writes) the rate is the row's rate exactly.
+//!   (what `eval` writes) the rate is successes / trials exactly, and a
+//!   pooled row of unequal trial counts keeps its rate (the mean of the
+//!   instances' rates) at the interval's heart.
 //! - Means over instances (actions, tokens): Student's t interval on the
 //!   per-instance means, n - 1 degrees of freedom (statrs' quantile).
 //!   `None` with fewer than two instances.
@@ -45,25 +47,24 @@ pub struct RowIntervals {
     pub budget_accuracy: Option<Interval>,
 }
 
-/// The Wilson score interval of `successes` out of `n` trials.
-pub fn wilson(successes: usize, n: usize) -> Option<Interval> {
+/// The Wilson score interval of a rate `p` observed over `n` trials.
+pub fn wilson(p: f64, n: usize) -> Option<Interval> {
     if n == 0 {
         return None;
     }
     let z = Normal::standard().inverse_cdf(0.975);
     let n = n as f64;
-    let p = successes as f64 / n;
     let z2 = z * z;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     // At p = 0 or 1 one end is exactly 0 or 1 (rounding would miss it).
     Some(Interval {
-        low: if successes == 0 {
+        low: if p <= 0.0 {
             0.0
         } else {
             (centre - half).max(0.0)
         },
-        high: if successes as f64 == n {
+        high: if p >= 1.0 {
             1.0
         } else {
             (centre + half).min(1.0)
@@ -125,18 +126,21 @@ pub fn bootstrap_relative(lines: &[LineScore]) -> Option<Interval> {
 /// The intervals of a row from the line scores it averages.
 pub fn row_intervals(lines: &[LineScore]) -> RowIntervals {
     let trials: usize = lines.iter().map(|l| l.trials).sum();
-    let wins: usize = lines.iter().map(|l| l.solved).sum();
-    let parse: usize = lines.iter().map(|l| l.parse_error_trials).sum();
+    let mean = |f: fn(&LineScore) -> f64| {
+        lines.iter().map(f).sum::<f64>() / lines.len().max(1) as f64
+    };
     let means = |f: fn(&LineScore) -> f64| t_mean(&lines.iter().map(f).collect::<Vec<_>>());
     let budgeted = !lines.is_empty() && lines.iter().all(|l| l.budgeted);
+    // The row's rates, as `Row` computes them (the mean of line means).
+    let success = mean(|l| l.success);
     RowIntervals {
-        success_rate: wilson(wins, trials),
+        success_rate: wilson(success, trials),
         mean_actions: means(|l| l.actions),
         relative_action_count: bootstrap_relative(lines),
-        parse_error_rate: wilson(parse, trials),
+        parse_error_rate: wilson(mean(|l| l.parse_errors), trials),
         mean_tokens: means(|l| l.tokens),
         budget_accuracy: if budgeted {
-            wilson(wins, trials)
+            wilson(success, trials)
         } else {
             None
         },
@@ -150,14 +154,14 @@ mod tests {
     #[test]
     fn wilson_matches_the_textbook_values() {
         // 8 of 10: Wilson 95% = [0.4902, 0.9433] (Newcombe 1998, table I style).
-        let i = wilson(8, 10).unwrap();
+        let i = wilson(0.8, 10).unwrap();
         assert!((i.low - 0.490_162).abs() < 1e-5, "{i:?}");
         assert!((i.high - 0.943_318).abs() < 1e-5, "{i:?}");
         // All successes: the upper end is 1, the lower end n / (n + z^2).
-        let i = wilson(5, 5).unwrap();
+        let i = wilson(1.0, 5).unwrap();
         assert_eq!(i.high, 1.0);
         assert!((i.low - 5.0 / (5.0 + 1.959_964f64.powi(2))).abs() < 1e-6);
-        assert!(wilson(0, 0).is_none());
+        assert!(wilson(0.0, 0).is_none());
     }
 
     #[test]
@@ -181,7 +185,6 @@ mod tests {
             solved_turns: 0,
             solved: 1,
             parse_errors: 0.0,
-            parse_error_trials: 0,
             tokens: 0.0,
             optimal: Some(optimal),
             checked: true,

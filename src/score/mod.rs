@@ -169,8 +169,6 @@ pub struct LineScore {
     pub solved_turns: usize,
     pub solved: usize,
     pub parse_errors: f64,
-    /// Trials that ended in a parse error.
-    pub parse_error_trials: usize,
     pub tokens: f64,
     /// The optimal expected steps `E` of the line's instance, if labelled.
     pub optimal: Option<f64>,
@@ -327,7 +325,6 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             solved_turns,
             solved,
             parse_errors: line.trials.iter().filter(|t| t.parse_error).count() as f64 / div,
-            parse_error_trials: line.trials.iter().filter(|t| t.parse_error).count(),
             tokens: sum(|t| t.tokens),
             optimal,
             checked: judge.is_some(),
