@@ -107,7 +107,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
                 return Ok(book);
             }
         }
-        crate::eval::render_book(&renderer, domain, instance).map_err(|e| {
+        crate::game::render_book(&renderer, domain, instance).map_err(|e| {
             format!(
                 "{}: the book of seed {} cannot be rendered: {e}",
                 file.path, instance.seed
@@ -137,7 +137,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         )
     })?;
     let path = args.out.join("index.html");
-    crate::output::files::write_atomic(&path, html.as_bytes())?;
+    crate::files::write_atomic(&path, html.as_bytes())?;
     crate::stderr_line!(
         "wrote {} ({} rows, {} replays)",
         path.display(),
