@@ -33,6 +33,8 @@
 //! prompt, one play-through driven reply by reply, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness),
+//! [`report`] (the results as one self-contained HTML page: intervals,
+//! players per domain, structure tests, replays),
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol, and
 //! the offline players), [`serve`] (eval's episodes over OpenEnv's HTTP
 //! and WebSocket contract for trainers, and a page where people play
@@ -73,6 +75,7 @@ pub mod progress;
 pub mod propose;
 pub mod python_repr;
 pub mod render;
+pub mod report;
 pub mod score;
 pub mod search;
 pub mod serve;

@@ -30,6 +30,7 @@ mod regression;
 mod render;
 mod render_files;
 mod reruns;
+mod report;
 mod robust;
 mod score;
 mod search;

@@ -26,6 +26,7 @@ mod pairs;
 mod play;
 mod progress;
 mod propose;
+mod report;
 mod score;
 mod serve;
 mod split;
@@ -97,6 +98,8 @@ enum Command {
     Moves(moves::MovesArgs),
     /// Preference pairs (prompt/chosen/rejected, exact Q) along golden and random paths.
     Pairs(pairs::PairsArgs),
+    /// Write the results as one self-contained HTML page (DIR/index.html).
+    Report(report::ReportArgs),
     /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
@@ -168,6 +171,7 @@ pub fn main() -> i32 {
         Some(Command::Stats(args)) => stats::run(&globals, &args),
         Some(Command::Moves(args)) => moves::run(&globals, &args),
         Some(Command::Pairs(args)) => pairs::run(&globals, &args),
+        Some(Command::Report(args)) => report::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
         Some(Command::Serve(args)) => serve::run(&globals, &args),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
@@ -52,7 +52,7 @@ pub struct ScoreArgs {
 
 /// The result files under `paths` and what scoring them may consult: the
 /// instance sets under `instances` and the results' domains (`domain`, or
-/// found by name). Shared by `score`, `moves` and `pairs`' reading.
+/// found by name). Shared by `moves` and `pairs`' reading ([`load`]).
 pub(super) fn read_sources(
     globals: &Globals,
     paths: &[PathBuf],
@@ -60,9 +60,35 @@ pub(super) fn read_sources(
     domain: Option<&str>,
     oracle: Option<&PathBuf>,
 ) -> Result<(Vec<score::ResultFile>, Sources), Error> {
-    let files = score::read_result_files(paths)?;
-    let (instance_sets, skipped) = dataset::instance_sets(instances)?;
-    let oracle = match oracle {
+    load(
+        globals,
+        &ScoreInputs {
+            paths,
+            instances,
+            domain,
+            oracle: oracle.map(PathBuf::as_path),
+        },
+    )
+}
+
+/// What `score` reads, as its flags and the report's name them.
+pub(super) struct ScoreInputs<'a> {
+    pub paths: &'a [PathBuf],
+    pub instances: &'a [PathBuf],
+    pub domain: Option<&'a str>,
+    pub oracle: Option<&'a Path>,
+}
+
+/// Reads the result files and what scoring consults beside them (the
+/// instances, their domains, an oracle file), printing the notes `score`
+/// prints: the one loader of `score` and `report`, so both score the same.
+pub(super) fn load(
+    globals: &Globals,
+    inputs: &ScoreInputs,
+) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+    let files = score::read_result_files(inputs.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(inputs.instances)?;
+    let oracle = match inputs.oracle {
         Some(path) => score::read_oracle(path)?,
         None => Vec::new(),
     };
@@ -91,7 +117,7 @@ pub(super) fn read_sources(
         ));
     }
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
-    if let Some(spec) = domain {
+    if let Some(spec) = inputs.domain {
         let (d, _) = globals.registry.load(spec)?;
         for n in &names {
             sources.domains.insert(n.clone(), d.clone());
@@ -112,12 +138,14 @@ pub(super) fn read_sources(
 }
 
 pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
-    let (files, mut sources) = read_sources(
+    let (files, mut sources) = load(
         globals,
-        &args.paths,
-        &args.instances,
-        args.domain.as_deref(),
-        args.oracle.as_ref(),
+        &ScoreInputs {
+            paths: &args.paths,
+            instances: &args.instances,
+            domain: args.domain.as_deref(),
+            oracle: args.oracle.as_deref(),
+        },
     )?;
     if args.moves {
         if sources.instance_sets.is_empty() {
@@ -134,7 +162,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows)).map_err(|e| {
+        std::fs::write(svg, score::render_svg(&report.rows, &report.lines)).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write `{}`: {e}", svg.display()))
         })?;
     }

@@ -35,15 +35,17 @@
 //! domains of the instance sets [`crate::dataset`] reads); the rest works
 //! on what it returns.
 
+pub mod axis;
 mod curve;
 mod files;
+pub mod interval;
 mod read;
 mod render;
 
 pub use curve::{Curve, curves, mean_curve, render_curve_svg};
 pub use files::{ScoreFileError, domains_by_name, read_oracle, read_result_files};
 pub use read::{GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file};
-pub use render::{render_json, render_svg, render_table};
+pub use render::{render_json, render_svg, render_svg_with, render_table};
 
 use std::collections::BTreeMap;
 
@@ -208,34 +210,37 @@ pub struct Row {
     pub analysed_trials: Option<usize>,
 }
 
-/// Scores of one line (instance).
+/// Scores of one line (instance): what a [`Row`] averages, kept so that
+/// intervals ([`interval`]) are computed from the same numbers.
 #[derive(Clone, Debug)]
-struct LineScore {
-    trials: usize,
-    success: f64,
-    actions: f64,
-    queries: f64,
-    repeats: f64,
+pub struct LineScore {
+    pub trials: usize,
+    /// Per trial means over the line's trials.
+    pub success: f64,
+    pub actions: f64,
+    pub queries: f64,
+    pub repeats: f64,
     /// Whether every trial of the line recorded a budget.
-    budgeted: bool,
+    pub budgeted: bool,
     /// Turns of the line's successful trials, and how many they are.
-    solved_turns: usize,
-    solved: usize,
-    parse_errors: f64,
-    tokens: f64,
-    optimal: Option<f64>,
-    checked: bool,
+    pub solved_turns: usize,
+    pub solved: usize,
+    pub parse_errors: f64,
+    pub tokens: f64,
+    /// The optimal expected steps `E` of the line's instance, if labelled.
+    pub optimal: Option<f64>,
+    pub checked: bool,
     /// Per-move figures of the line's analysed trials (`--moves`).
-    moves: Option<MoveScore>,
+    pub moves: Option<MoveScore>,
 }
 
 /// The line's per-move figures: means over its analysed trials.
 #[derive(Clone, Copy, Debug)]
-struct MoveScore {
-    regret: f64,
-    optimal_rate: f64,
-    efficiency: f64,
-    trials: usize,
+pub struct MoveScore {
+    pub regret: f64,
+    pub optimal_rate: f64,
+    pub efficiency: f64,
+    pub trials: usize,
 }
 
 impl MoveScore {
@@ -254,10 +259,13 @@ impl MoveScore {
     }
 }
 
-/// The report: rows, and notes worth the user's attention.
+/// The report: rows, the line scores of each row (same order), and notes
+/// worth the user's attention.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     pub rows: Vec<Row>,
+    /// `lines[i]` are the line scores `rows[i]` averages.
+    pub lines: Vec<Vec<LineScore>>,
     pub notes: Vec<String>,
 }
 
@@ -286,10 +294,12 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
     }
     let mut keys: Vec<&GroupKey> = groups.keys().collect();
     keys.sort_by_key(|k| order_key(k));
-    let mut rows: Vec<Row> = keys
-        .into_iter()
-        .map(|k| row(k.clone(), &groups[k]))
-        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut row_lines: Vec<Vec<LineScore>> = Vec::new();
+    for k in keys {
+        rows.push(row(k.clone(), &groups[k]));
+        row_lines.push(groups[k].clone());
+    }
     let mut models: BTreeMap<(String, String), Vec<LineScore>> = BTreeMap::new();
     let mut group_count: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (k, lines) in &groups {
@@ -311,6 +321,7 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
                 },
                 lines,
             ));
+            row_lines.push(lines.clone());
         }
     }
     // One overall row per protocol: KUMO's and each budget are scored
@@ -333,9 +344,14 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
                 },
                 lines,
             ));
+            row_lines.push(lines.clone());
         }
     }
-    Report { rows, notes }
+    Report {
+        rows,
+        lines: row_lines,
+        notes,
+    }
 }
 
 /// The agent of an overall row: `all` for KUMO's protocol, `all-budget=N`
