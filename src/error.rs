@@ -138,10 +138,11 @@ impl Error {
     }
 
     /// The message as printed on stderr: `error: MESSAGE` and its help
-    /// line; a domain's located diagnostics stand as they are.
+    /// line; located diagnostics (a domain file's, each headed `error:` or
+    /// `warning:`) stand as they are.
     pub fn report(&self) -> String {
         let head = match self {
-            Error::Domain(_) | Error::Located(_) => self.to_string(),
+            Error::Domain(LoadError::Invalid(_)) | Error::Located(_) => self.to_string(),
             _ => format!("error: {self}"),
         };
         match self.help() {

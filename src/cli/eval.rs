@@ -21,7 +21,7 @@ pub struct EvalArgs {
     #[arg(
         long,
         value_name = "URL",
-        required_unless_present = "player",
+        requires = "model",
         conflicts_with = "player"
     )]
     api_base: Option<String>,
@@ -29,7 +29,7 @@ pub struct EvalArgs {
     #[arg(
         long,
         value_name = "NAME",
-        required_unless_present = "player",
+        requires = "api_base",
         conflicts_with = "player"
     )]
     model: Option<String>,
@@ -234,6 +234,17 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
 }
 
 pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
+    if args.api_base.is_none() && args.player.is_none() {
+        return Err(Error::Usage {
+            message: "`eval` needs a model to play or an offline player".into(),
+            help: Some(format!(
+                "give `--api-base URL --model NAME` for a model behind an OpenAI-compatible API \
+                 (vLLM, a hosted service), or `--player {}` to play offline without a server",
+                PLAYER_NAMES.join("|")
+            )),
+        });
+    }
+    super::flags::check_out_dir(&args.out, "--out")?;
     if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
         return fail("--trials, --max-steps and --concurrency must be at least 1".into());
     }

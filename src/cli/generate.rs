@@ -316,6 +316,7 @@ pub(super) fn job(
     args: &GenerateArgs,
     datasets: Datasets,
 ) -> Result<GenerateJob, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
     let (domain, warnings) = globals.registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
     let (seed, secret_seed) = match args.seed {
