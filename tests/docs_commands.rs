@@ -4,9 +4,10 @@
 //! The documents are README.md and every `docs/*.md` (found, not listed,
 //! so a new page is covered at once). Each runs in a scratch directory of
 //! its own, as a reader would from the repository root: a copy of
-//! `tests/fixtures` (which examples name), `../shared` linked to the
-//! repository's when it exists, `kumo-gen` on `PATH`, its fenced blocks
-//! in order (later commands read what earlier ones wrote):
+//! `tests/fixtures` (which examples name), an empty `generated/` (the
+//! repository's holds only a README), `../shared` linked to the
+//! repository's when it exists, `kumo-gen` on `PATH`. Its fenced blocks
+//! run in order (later commands read what earlier ones wrote):
 //!
 //! - ` ```console `: each `$ ` line (with `\` continuation lines) is a
 //!   command; the lines after it are its expected output: each must be a
@@ -279,6 +280,8 @@ fn run_document(path: &Path) -> Vec<String> {
     let scratch = tempfile::tempdir().unwrap();
     let work = scratch.path().join("work");
     copy_dir(&root().join("tests/fixtures"), &work.join("tests/fixtures"));
+    // As in the repository, where `generated/` holds a tracked README.
+    std::fs::create_dir_all(work.join("generated")).unwrap();
     let shared = root().join("../shared");
     let needs_shared = blocks
         .iter()
