@@ -8,7 +8,7 @@
 //! `KUMO_GEN_BENCH_DOMAIN=NAME|PATH`).
 
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::output::{self, Job};
+use kumo_gen::pipeline::write::{self, Job};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 
 fn main() {
@@ -67,7 +67,7 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
             params: Params::new(12, 16, 1),
             n: 5000,
             out: dir.path().to_path_buf(),
-            target: output::Target::Whole,
+            target: write::Target::Whole,
             force: true,
             labels: None,
             progress: &kumo_gen::progress::Quiet,
@@ -75,6 +75,6 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
             secret_seed: false,
             band: None,
         };
-        pool(threads).install(|| output::generate(&job).expect("written").instances)
+        pool(threads).install(|| write::generate(&job).expect("written").instances)
     });
 }

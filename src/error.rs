@@ -12,7 +12,7 @@ use std::io;
 use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
-use crate::output::OutputError;
+use crate::pipeline::write::OutputError;
 use crate::render::TemplateError;
 use crate::score::ScoreFileError;
 use crate::synth::SynthError;

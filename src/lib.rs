@@ -13,11 +13,13 @@
 //!   trajectories.
 //! - stage 6, [`render`]: knowledge books, platform prompts and SFT golden
 //!   trajectories from templates, and the book checker.
-//! - stage 7, [`output`]: write KUMO-compatible JSONL, books, SFT records and
-//!   `manifest.json`; shards, `merge` and resume. [`dataset`] is its
-//!   reading half: a dataset directory, its domain, a [`dataset::Setting`]'s
-//!   lines, books and tasks, for every reader; [`setting`], below both,
-//!   names a setting's files.
+//! - stage 7, [`pipeline`]: what we do to datasets: generate with its
+//!   write engine ([`pipeline::write`]: resume, rebudget, shard draws,
+//!   `merge`), label, secret seeds; [`dataset`] is what a dataset is on
+//!   disk (setting names, the instance record, the manifest) and reading
+//!   one; [`derived`] renders books, SFT records and the HF export from a
+//!   finished dataset; [`files`] is how every writer writes safely (atomic
+//!   files, locks, directories below a root, digests).
 //!
 //! Side tools on the same domain model live beside the stages:
 //! [`graph`] (domain graph, Louvain communities, in-/out-of-domain splits;
@@ -27,7 +29,8 @@
 //! [`difficulty`] (percentiles in a setting's reference sample, bands,
 //! curricula),
 //! [`import`] (KUMO's Python domain files to domain YAML),
-//! [`game`] (the rules of one play-through, KUMO's result format),
+//! [`game`] (the rules of one game and its task: the task, its system
+//! prompt, one play-through driven reply by reply, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
 //! [`stats`] (chi-square: structure signature vs correctness),
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol, and
@@ -43,24 +46,23 @@
 //! keeps the private seed of `--seed random` and `verify`s a dataset
 //! against it.
 //! [`python_repr`] prints values as KUMO's Python does (used by the
-//! importer, the game messages and `play`); [`digest`] the FNV-1a 64
-//! digest of a file (the manifest's, the excluded sets'). [`cli`] is the
+//! importer, the game messages and `play`). [`cli`] is the
 //! command line;
 //! [`error`] the one error every command reports, which picks the exit
 //! code.
 pub mod cli;
 pub mod contamination;
 pub mod dataset;
+pub mod derived;
 pub mod difficulty;
-pub mod digest;
 pub mod domain;
 pub mod error;
 pub mod eval;
 pub mod family;
+pub mod files;
 pub mod game;
 pub mod graph;
 pub mod import;
-pub mod output;
 pub mod pipeline;
 pub mod progress;
 pub mod propose;
@@ -68,7 +70,6 @@ pub mod python_repr;
 pub mod render;
 pub mod score;
 pub mod search;
-pub mod setting;
 pub mod stats;
 mod stderr_line;
 pub mod synth;

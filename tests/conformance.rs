@@ -341,7 +341,7 @@ fn kumos_answer_check_agrees_on_generated_instances_of_every_domain() {
             .generate(0..50, &mut Dedup::default(), &mut Stats::default())
             .unwrap();
         for instance in &instances {
-            let line: Json = serde_json::from_slice(&kumo_gen::output::record::render(
+            let line: Json = serde_json::from_slice(&kumo_gen::dataset::record::render(
                 &domain, instance, None, None,
             ))
             .unwrap();

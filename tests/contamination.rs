@@ -6,8 +6,8 @@
 
 use crate::common::{TestCommand, json_lines, kumo_reference};
 use kumo_gen::contamination::{Exclusion, KeyKind, instance_keys, recorded, recorded_keys};
+use kumo_gen::dataset::record::{NameIndex, read_key, render};
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::output::record::{NameIndex, read_key, render};
 use kumo_gen::synth::{Dedup, Key, Params, Stats, Synthesizer, fixture};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -292,7 +292,7 @@ fn kumo_medical_instances_are_excluded_from_a_medical_4x6_run() {
         &manifest["datasets"][SETTING_4X6.trim_end_matches(".jsonl")]["parameters"]["exclude"][0];
     assert_eq!(
         set["digest"].as_str().unwrap(),
-        kumo_gen::output::files::digest(&kumo).unwrap()
+        kumo_gen::files::digest(&kumo).unwrap()
     );
     assert_eq!(set["key"], "context");
 }

@@ -386,7 +386,7 @@ fn a_user_book_template_that_fails_its_check_is_named() {
 /// its check) exits 2 and does not blame the data.
 #[test]
 fn internal_errors_exit_2_and_blame_no_data() {
-    use kumo_gen::output::OutputError;
+    use kumo_gen::pipeline::write::OutputError;
     let internal = || OutputError::Internal {
         message: "seed 3: the knowledge book rendered by the shipped template fails its check: x"
             .into(),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use kumo_gen::domain::Registry;
 use kumo_gen::eval::players::Player;
-use kumo_gen::eval::session::Session;
+use kumo_gen::game::session::Session;
 use kumo_gen::pipeline;
 use kumo_gen::render::{RenderOptions, Renderer, Templates};
 use kumo_gen::search::SearchBudget;

@@ -355,7 +355,7 @@ fn infeasible_requests_exit_1_with_the_parameter_to_change() {
 /// version with it, so that old files are not resumed by the new code.
 #[test]
 fn rendered_instances_are_stable() {
-    use kumo_gen::output::record::render;
+    use kumo_gen::dataset::record::render;
     use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
     let domain = clinic();
     let synth = Synthesizer::new(&domain, Params::new(4, 4, 1)).unwrap();

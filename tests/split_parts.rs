@@ -185,7 +185,7 @@ fn bad_sft_parts_are_refused_before_writing() {
 
 /// The HF export's format of this build.
 fn hf_format() -> &'static str {
-    kumo_gen::output::derived::HF_FORMAT
+    kumo_gen::derived::HF_FORMAT
 }
 
 /// Every file under `dir` (relative path and bytes) but manifests (they

@@ -10,7 +10,7 @@
 //! - labels: [`kumo_gen::pipeline::relabel`] (`kumo-gen label`);
 //! - file names: [`kumo_gen::dataset::Setting`] (KUMO's setting name);
 //! - play: [`kumo_gen::pipeline::task`] and
-//!   [`kumo_gen::eval::session::Session`] (`kumo-gen eval`'s prompt,
+//!   [`kumo_gen::game::session::Session`] (`kumo-gen eval`'s prompt,
 //!   parser, observation wording and KUMO's action counting), judged by
 //!   [`kumo_gen::game::Judge`].
 //!
@@ -26,10 +26,10 @@ use serde_json::Value;
 
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::eval::Task;
+use kumo_gen::game::Task;
 use kumo_gen::eval::players;
-use kumo_gen::eval::protocol;
-use kumo_gen::eval::session::{self, Session};
+use kumo_gen::game::protocol;
+use kumo_gen::game::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
 use kumo_gen::pipeline::relabel;
 use kumo_gen::render::{RenderOptions, Renderer, Templates};

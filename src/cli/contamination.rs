@@ -66,8 +66,8 @@ impl ExcludeArgs {
         Ok(Some(Arc::new(exclusion)))
     }
 
-    pub fn for_merge(&self) -> crate::output::MergeExclude {
-        crate::output::MergeExclude {
+    pub fn for_merge(&self) -> crate::pipeline::write::MergeExclude {
+        crate::pipeline::write::MergeExclude {
             paths: self.exclude.clone(),
             key: self.exclude_key.into(),
         }

@@ -64,5 +64,5 @@ pub fn run(globals: &Globals, args: &GraphArgs) -> Result<Report, Error> {
 
 /// Writes `bytes` to `path` atomically (the crate's one atomic writer).
 pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    crate::output::files::write_atomic_with(path, |w| w.write_all(bytes), |_, e| e)
+    crate::files::write_atomic_with(path, |w| w.write_all(bytes), |_, e| e)
 }

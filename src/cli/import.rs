@@ -166,5 +166,5 @@ fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
 
 /// Writes `text` to `path` atomically (the crate's one atomic writer).
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    crate::output::files::write_atomic_with(path, |w| w.write_all(text.as_bytes()), |_, e| e)
+    crate::files::write_atomic_with(path, |w| w.write_all(text.as_bytes()), |_, e| e)
 }

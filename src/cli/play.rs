@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
-use crate::eval::render_book;
+use crate::game::render_book;
 use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, parse_instances};
 use crate::python_repr::py_repr;
 use crate::render::protocol::parse_answer;
@@ -168,7 +168,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
         .generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())
         .map_err(|e| format!("{e}; {}", e.help))?;
     let last = made.last().ok_or("no instance generated")?;
-    let line = crate::output::record::render(&domain, last, None, None);
+    let line = crate::dataset::record::render(&domain, last, None, None);
     let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
         .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
     let instance = parsed.swap_remove(0);
@@ -220,7 +220,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
 
     let budget = args.budget.map(|b| b as usize);
     if let Some(budget) = budget {
-        out(&format!("{}\n\n", crate::eval::budget_rule(budget)))?;
+        out(&format!("{}\n\n", crate::game::budget_rule(budget)))?;
     }
     let mut episode = match budget {
         Some(budget) => Episode::new(instance, &judge).budgeted(budget),

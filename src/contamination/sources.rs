@@ -75,7 +75,7 @@ pub fn dataset_files(path: &Path) -> Result<Vec<SourceFile>, ReadError> {
 /// of the lines `<relative path> <digest>` of its files.
 pub(super) fn digest_of(path: &Path, files: &[SourceFile]) -> Result<String, ReadError> {
     let file_digest = |p: &Path| {
-        crate::digest::file_digest(p).map_err(|e| ReadError {
+        crate::files::digest::file_digest(p).map_err(|e| ReadError {
             path: p.to_path_buf(),
             line: None,
             // The text the writers' digest error has always given.

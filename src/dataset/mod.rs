@@ -1,5 +1,8 @@
-//! The reading half of [`crate::output`]: a dataset directory as the
-//! writers leave it, and KUMO's (DESIGN.md "Outputs").
+//! What a dataset is on disk, and reading one: a dataset directory as the
+//! writers ([`crate::pipeline::write`]) leave it, and KUMO's (DESIGN.md
+//! "Outputs"). The on-disk format lives here: [`setting`] (a setting's
+//! file names), [`record`] (the instance line we write), [`manifest`]
+//! (`manifest.json` and shard manifests).
 //!
 //! Layout: `DIR/<setting>.jsonl` instance files (one line per instance),
 //! `DIR/knowledge_book/<setting>/seed=<i>.txt` books, `DIR/manifest.json`
@@ -7,21 +10,24 @@
 //! one rule for every reader (eval, play, check-books, score, stats,
 //! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
 //! read a setting's instances, an instance's book and the task eval plays.
-//! [`Setting`] names the files ([`crate::setting`]). Readers of loose files
+//! [`Setting`] names the files ([`setting`]). Readers of loose files
 //! (`score`, `stats`: any `*.jsonl` under the paths given) use
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 
 mod books;
+pub mod manifest;
+pub mod record;
+pub mod setting;
 
-pub use crate::setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
 pub use books::{BookCheck, BookFinding, BookFormat, check_books};
+pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::domain::{Domain, DomainDoc, Registry, compile};
-use crate::eval::{Task, protocol, render_book};
 use crate::game::{InstanceLine, Judge, parse_instances};
+use crate::game::{Task, protocol, render_book};
 use crate::render::{Renderer, TaskError};
 
 /// What went wrong reading a dataset. Every kind is about the user's

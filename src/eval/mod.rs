@@ -8,9 +8,9 @@
 //!
 //! - Replies: the API ([`client`]), or an offline player ([`players`]:
 //!   golden, random, guess) that needs no server.
-//! - Protocol: [`protocol`] (messages, Python-style printing, parsing);
+//! - Protocol: [`crate::game::protocol`] (messages, Python-style printing, parsing);
 //!   trial rules and counting: [`crate::game::Episode`]; one trial driven
-//!   reply by reply (for RL environments): [`session`].
+//!   reply by reply (for RL environments): [`crate::game::session`].
 //! - Concurrency: `concurrency` worker threads take whole instances (all K
 //!   trials) from a shared queue; one writer thread appends lines in
 //!   completion order (the scorer does not depend on line order).
@@ -24,8 +24,6 @@
 
 pub mod client;
 pub mod players;
-pub mod protocol;
-pub mod session;
 pub mod subset;
 
 use std::collections::BTreeSet;
@@ -38,47 +36,13 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use crate::domain::Domain;
-use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, Trial};
-use crate::render::{OwnedTask, Renderer, TaskError};
+use crate::game::{Episode, ResultLine, Step, Task, Trial, protocol};
+pub use crate::game::{budget_rule, render_book};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
 
 /// KUMO's agent name, used in result paths.
 pub const AGENT: &str = "VanillaAgent";
-
-/// One instance to play.
-pub struct Task {
-    pub instance: InstanceLine,
-    /// The platform prompt with the book ([`protocol::system_prompt`]).
-    pub system_prompt: String,
-    pub judge: Judge,
-}
-
-/// The knowledge book of an instance line rendered from its domain: the
-/// book the generator writes for it (`knowledge_book/<setting>/seed=<i>.txt`)
-/// with the same templates. For datasets whose book files are missing.
-pub fn render_book(
-    renderer: &Renderer,
-    domain: &Domain,
-    instance: &InstanceLine,
-) -> Result<String, TaskError> {
-    let line = serde_json::json!({
-        "truths": instance.truths,
-        "actions": instance.actions,
-        "observations": instance.observations,
-        "seed": instance.seed,
-        "valid_truth": instance.valid_truth,
-    });
-    let task = OwnedTask::from_json(domain, &line).map_err(|e| {
-        TaskError(format!(
-            "cannot render the knowledge book of seed {} from domain `{}`: {e}",
-            instance.seed, domain.name
-        ))
-    })?;
-    renderer
-        .book(&task.view(domain))
-        .map_err(|e| TaskError(e.to_string()))
-}
 
 /// The instances of one domain and setting, and where their results go.
 pub struct Suite {
@@ -122,14 +86,6 @@ pub fn agent_name(budget: Option<usize>) -> String {
         None => AGENT.to_string(),
         Some(n) => format!("{AGENT}-budget={n}"),
     }
-}
-
-/// The rule of the budgeted protocol, appended to the system prompt.
-pub fn budget_rule(budget: usize) -> String {
-    format!(
-        "You have {budget} turns. Each reply uses one turn. A wrong answer is told \"wrong\" and \
-         the game goes on until you name the right answer or the turns run out."
-    )
 }
 
 /// What a run did.
@@ -229,13 +185,14 @@ pub fn result_path(
 /// are created, and a symbolic link among them or at the file is refused:
 /// writing through it could change files outside `root`.
 pub fn open_results(root: &Path, path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
-    let refused =
-        |e: crate::output::OutputError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
+    let refused = |e: crate::pipeline::write::OutputError| {
+        io::Error::new(io::ErrorKind::InvalidInput, e.to_string())
+    };
     if let Some(dir) = path.parent() {
-        crate::output::files::create_dir_below(root, dir).map_err(refused)?;
+        crate::files::create_dir_below(root, dir).map_err(refused)?;
     }
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(refused(crate::output::files::symlink_refused(path)));
+        return Err(refused(crate::files::symlink_refused(path)));
     }
     let mut file = OpenOptions::new()
         .read(true)

@@ -29,11 +29,15 @@
 //! none of them should re-derive them.
 
 mod line;
+pub mod protocol;
 mod record;
+pub mod session;
+mod task;
 pub mod text;
 
 pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
 pub use record::{ResultLine, Trial};
+pub use task::{Task, budget_rule, render_book};
 pub use text::read_jsonl;
 
 use serde_json::{Value, json};

@@ -1,13 +1,13 @@
 //! The derived files of a finished dataset file, as the main job writes
 //! them after `generate` and `merge`: knowledge books, SFT records and the
-//! HF export ([`crate::output::derived`]), the `--books auto` rule, and
+//! HF export ([`crate::derived`]), the `--books auto` rule, and
 //! the lines the run prints about them.
 
 use std::path::Path;
 
+use crate::derived::{self, DerivedOptions};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::output::derived::{self, DerivedOptions};
 use crate::progress::{Progress, Stage};
 use crate::render::{RenderOptions, Renderer, Templates};
 

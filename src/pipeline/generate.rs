@@ -4,7 +4,7 @@
 //! Per dataset of the job (one, each `--split` part under `OUT/<part>/`,
 //! or each curriculum level under `OUT/level-k/`): the setting's capacity
 //! (printed, and an impossible `n` refused), the private seed file of a
-//! `--seed random` run, the writer ([`crate::output::generate`]: the
+//! `--seed random` run, the writer ([`crate::pipeline::write::generate`]: the
 //! whole dataset or one shard, labels searched under the job's
 //! [`SearchBudget`], which the manifest records), the summary line, then
 //! the derived files (books, SFT, HF; not for a shard: they follow
@@ -22,7 +22,7 @@ use crate::difficulty::Band;
 use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::output::{self, Summary, Target};
+use crate::pipeline::write::{self, Summary, Target};
 use crate::progress::{Forecast, Progress, Stage};
 use crate::search::SearchBudget;
 use crate::synth::Params;
@@ -200,7 +200,7 @@ fn write_dataset(
             threads: rayon::current_num_threads(),
         }),
     });
-    let writer = output::Job {
+    let writer = write::Job {
         domain,
         params: params.clone(),
         n: run.n,
@@ -218,7 +218,7 @@ fn write_dataset(
     if job.secret_seed {
         secret_run = Some(secret::begin(&writer)?);
     }
-    let result = output::generate(&writer);
+    let result = write::generate(&writer);
     progress.finish();
     let summary = result?;
     let what = match job.target {
@@ -386,7 +386,7 @@ mod tests {
     #[test]
     fn a_shard_job_writes_its_indices_and_no_derived_files() {
         let dir = tempfile::tempdir().unwrap();
-        let shard = crate::output::manifest::ShardId { index: 1, count: 3 };
+        let shard = crate::dataset::manifest::ShardId { index: 1, count: 3 };
         let stages = Stages::default();
         let summaries = generate(&job(dir.path(), Target::Shard(shard)), &stages).unwrap();
         assert_eq!(summaries[0].instances, 7, "indices 1, 4, ..., 19");

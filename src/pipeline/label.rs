@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::relabel::{self, RelabelError, Summary};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::output::files::{NamingWriter, write_atomic_with};
+use crate::files::{NamingWriter, write_atomic_with};
 use crate::progress::{Progress, Stage};
 use crate::search::SearchBudget;
 

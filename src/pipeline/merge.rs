@@ -1,7 +1,7 @@
 //! `pipeline::merge`: `kumo-gen merge` end to end, configured by one
 //! [`MergeJob`]: every complete shard group under `--out` joined into the
 //! dataset file the unsharded run writes, byte for byte
-//! ([`crate::output::merge`]), its summary line, then its derived files
+//! ([`crate::pipeline::write::merge`]), its summary line, then its derived files
 //! (books, SFT, HF) from the domain its manifest records.
 
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use super::generate::summary_line;
 use crate::dataset::Dataset;
 use crate::domain::Registry;
 use crate::error::Error;
-use crate::output::{self, MergeExclude, Summary};
+use crate::pipeline::write::{self, MergeExclude, Summary};
 use crate::progress::{Progress, Stage};
 use crate::search::SearchBudget;
 
@@ -40,7 +40,7 @@ pub struct MergeJob<'a> {
 /// summary (their file locks already released).
 pub fn merge(job: &MergeJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
     progress.stage(Stage::new("merge", "instances", 0));
-    let result = output::merge(
+    let result = write::merge(
         &job.out,
         job.force,
         Some(job.labels),

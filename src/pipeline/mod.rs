@@ -17,16 +17,18 @@
 //! the result does not depend on the writers' chunking or the thread
 //! count), labels from [`crate::search::optimal_for_instance`] under the
 //! memo budget of `--search-budget`, lines from
-//! [`crate::output::record::render`]; a task's book is
-//! [`crate::eval::render_book`] (the generator's book of that line), its
-//! system prompt [`crate::eval::protocol::system_prompt`] and its judge
+//! [`crate::dataset::record::render`]; a task's book is
+//! [`crate::game::render_book`] (the generator's book of that line), its
+//! system prompt [`crate::game::protocol::system_prompt`] and its judge
 //! [`Judge`]. Nothing here touches the file system.
 
 mod derive;
 pub mod generate;
 pub mod label;
 pub mod merge;
+pub mod relabel;
 pub mod secret;
+pub mod write;
 
 pub use crate::progress::{Forecast, Progress, Quiet, Stage};
 pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
@@ -36,11 +38,11 @@ pub use merge::{MergeJob, merge};
 
 use rayon::prelude::*;
 
+use crate::dataset::record::{Labelled, render};
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
-use crate::eval::{Task, protocol, render_book};
 use crate::game::{self, Judge};
-use crate::output::record::{Labelled, render};
+use crate::game::{Task, protocol, render_book};
 use crate::render::{Renderer, TaskError};
 use crate::search::{SearchBudget, optimal_for_instance};
 use crate::synth::{Dedup, ErrorKind, Instance, Params, Stats, SynthError, Synthesizer};
@@ -159,14 +161,10 @@ pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, Ta
     })
 }
 
-/// `kumo-gen label` as a library; it lives with the writers (`output`),
-/// whose re-runs relabel lines too, and is re-exported here.
-pub use crate::output::relabel;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::{Job, Target};
+    use crate::pipeline::write::{Job, Target};
 
     #[test]
     fn lines_equal_the_written_dataset() {
@@ -186,7 +184,7 @@ mod tests {
             secret_seed: false,
             band: None,
         };
-        let summary = crate::output::generate(&job).unwrap();
+        let summary = crate::pipeline::write::generate(&job).unwrap();
         let written = std::fs::read_to_string(&summary.path).unwrap();
         let lines = generate_lines(&domain, params, 30, Some(SearchBudget::default())).unwrap();
         let mut joined = lines.join("\n");

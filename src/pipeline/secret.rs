@@ -21,10 +21,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, sets_conflict};
-use crate::output::manifest::{DomainInfo, Parameters};
-use crate::output::{Job, OutputError, dataset_path, domain_dir, files};
+use crate::dataset::manifest::{DomainInfo, Parameters};
+use crate::dataset::setting::Setting;
+use crate::files;
+use crate::pipeline::write::{Job, OutputError, dataset_path, domain_dir};
 use crate::search::SearchBudget;
-use crate::setting::Setting;
 
 /// The directory of the private seed files under `--out`.
 pub const SECRET_DIR: &str = "SECRET-seeds";
@@ -99,7 +100,7 @@ pub struct SecretRun {
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
 pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
-    if job.target != crate::output::Target::Whole {
+    if job.target != crate::pipeline::write::Target::Whole {
         return Err(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),

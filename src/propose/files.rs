@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::{
     Accepted, Chat, Example, Prompts, ProposeError, Rejected, Request, RoundReport, propose, review,
 };
-use crate::output::files::write_atomic;
+use crate::files::write_atomic;
 
 /// Where the rejected last attempt of `out` goes.
 pub fn last_attempt_path(out: &Path) -> PathBuf {

@@ -41,7 +41,7 @@
 //! Instance `i` therefore depends only on instances `0..i`: a longer run
 //! extends a shorter one, a resumed run continues an interrupted one, and
 //! shards that draw the first candidate of each of their indices can be
-//! merged by replaying this rule (see `crate::output`).
+//! merged by replaying this rule (see `crate::pipeline::write`).
 
 pub mod assemble;
 mod checks;

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::OutputError;
-use super::files::{digest, dir_digest};
+use crate::files::{digest, dir_digest};
+use crate::pipeline::write::OutputError;
 
 /// One derived file or directory of a setting.
 pub struct Artifact {
@@ -70,7 +70,7 @@ pub fn write(path: &Path, stamp: &Stamp) -> Result<(), OutputError> {
     let text = serde_json::to_string(stamp).map_err(|e| OutputError::Internal {
         message: format!("cannot encode the stamp `{}`: {e}", path.display()),
     })?;
-    super::files::write_atomic(path, text.as_bytes())
+    crate::files::write_atomic(path, text.as_bytes())
 }
 
 /// The digest of a derived file or directory on disk, `None` when absent.

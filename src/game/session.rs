@@ -78,7 +78,7 @@ impl Session {
 
     /// A trial of the budgeted protocol with `budget` turns, as `kumo-gen
     /// eval --budget`: the system prompt ends with
-    /// [`crate::eval::budget_rule`], each reply is a turn, a wrong answer
+    /// [`crate::game::budget_rule`], each reply is a turn, a wrong answer
     /// is told "wrong" ([`Episode::budgeted`]) and the trial goes on until
     /// a right answer, a parse error or the `budget`-th reply.
     pub fn budgeted(task: Arc<Task>, model: &str, budget: usize) -> Session {
@@ -307,7 +307,7 @@ mod tests {
             s.request().unwrap()[0]["content"]
                 .as_str()
                 .unwrap()
-                .ends_with(&crate::eval::budget_rule(3))
+                .ends_with(&crate::game::budget_rule(3))
         );
         let step = s.respond(Some("<ANSWER> Fuse </ANSWER>"), 0).unwrap();
         assert_eq!(

@@ -13,10 +13,10 @@
 //! whether an existing file may be resumed or extended: every field but
 //! `n` must match (instance `i` does not depend on `n`).
 
-use super::OutputError;
 use crate::contamination::{ExcludedSet, sets_conflict};
 use crate::difficulty::{Band, Reference, ReferenceInfo};
 use crate::domain::{Domain, DomainDoc};
+use crate::pipeline::write::OutputError;
 use crate::synth::{Params, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -284,7 +284,7 @@ pub fn difficulty_summary(
         reference: reference.info(),
         ..DifficultySummary::default()
     };
-    super::files::for_each_batch(path, lines, |start, batch| {
+    crate::files::for_each_batch(path, lines, |start, batch| {
         for (i, line) in (start..).zip(batch) {
             let parsed: Line = serde_json::from_slice(line).map_err(|e| OutputError::Corrupt {
                 path: path.to_path_buf(),
@@ -387,7 +387,7 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), OutputErro
         message: e.to_string(),
     })?;
     text.push(b'\n');
-    super::files::write_atomic(path, &text)
+    crate::files::write_atomic(path, &text)
 }
 
 /// Reads the per-domain manifest as a JSON object (empty when absent).
@@ -423,7 +423,7 @@ pub fn update_domain_manifest(
 ) -> Result<(), OutputError> {
     // Runs of other settings update the same manifest: read, modify and
     // write under its lock so no run's entry is lost.
-    let _lock = super::files::FileLock::wait(path)?;
+    let _lock = crate::files::FileLock::wait(path)?;
     let mut manifest = read_domain_manifest(path)?;
     let json = |v: &dyn erased::ToJson| v.to_json();
     manifest.insert("generator".into(), json(&Generator::current()));

@@ -2,7 +2,7 @@
 //! it gives to files: KUMO's `truth_num=T+action_num=A+valid_truth_num=V`
 //! (dataset files, book folders, result folders), the HF config form
 //! `t4-a6-v1` and the table form `4x6`. The one place a setting name is
-//! made or read, by the writers ([`crate::output`]), the readers
+//! made or read, by the writers ([`crate::pipeline::write`]), the readers
 //! ([`crate::dataset::Dataset`], [`crate::score`]) and the Python package.
 //! It sits below both, so the writers never import the reading side.
 //!

@@ -23,8 +23,8 @@ use super::{
     Job, Made, OutputError, Plan, Summary, append, check_digest, difficulty_of, domain_dir, draws,
     files, make_range, rebudget, resume, timings,
 };
+use crate::dataset::setting::Setting;
 use crate::search::SearchBudget;
-use crate::setting::Setting;
 use crate::synth::{Dedup, Params, Stats};
 
 /// What a writer writes: the whole dataset, or one shard of it.

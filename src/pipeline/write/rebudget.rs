@@ -17,10 +17,10 @@
 //! manifest written before budgets were recorded counts as the default.
 
 use super::manifest::Parameters;
-use super::relabel::{Percentiles, label_lines};
 use super::{OutputError, files};
 use crate::difficulty::Reference;
 use crate::domain::Domain;
+use crate::pipeline::relabel::{Percentiles, label_lines};
 use crate::progress::Progress;
 use crate::search::SearchBudget;
 use std::path::Path;

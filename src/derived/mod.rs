@@ -16,14 +16,14 @@
 //! - with `hf`, under `OUT/hf/` (one export for every domain and setting
 //!   written into this `--out`): `data/<domain>/<setting>.jsonl` (one type
 //!   per column), `data/<domain>/<setting>-sft.jsonl` and the dataset card
-//!   `README.md` listing every data file as a config ([`super::hf_card`]);
+//!   `README.md` listing every data file as a config ([`hf_card`]);
 //!   a `--split` part `RUN/<part>/` writes into the run's export instead,
 //!   `RUN/hf/parts/<part>/<domain>/`; with the cargo feature `parquet`,
-//!   `.parquet` files of the same rows ([`super::hf_parquet`]).
+//!   `.parquet` files of the same rows ([`hf_parquet`]).
 //!
 //! Files of this setting that the options do not ask for are kept while
 //! they still match the dataset, and removed (with a note saying which and
-//! why) once they do not ([`super::derived_stamp`]).
+//! why) once they do not ([`stamp`]).
 //!
 //! Everything here is a pure function of the dataset file and the
 //! renderer, so it is rebuilt whole when either changed (resumed, extended
@@ -45,15 +45,20 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::OutputError;
-use super::derived_stamp::{self as stamp, Artifact};
-use super::files::{self, AtomicFile};
-use super::hf_card::write_card;
+mod hf_card;
+#[cfg(feature = "parquet")]
+pub mod hf_parquet;
+mod stamp;
+
 use crate::domain::Domain;
+use crate::files::{self, AtomicFile};
+use crate::pipeline::write::OutputError;
 use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
+use hf_card::write_card;
+use stamp::Artifact;
 
-pub use super::hf_card::HF_FORMAT;
+pub use hf_card::HF_FORMAT;
 
 /// Lines rendered per parallel chunk.
 const CHUNK: usize = 1024;
@@ -210,7 +215,7 @@ impl Paths {
             "jsonl"
         };
         Ok(Paths {
-            books_dir: crate::setting::books_dir(&domain_dir, &setting),
+            books_dir: crate::dataset::setting::books_dir(&domain_dir, &setting),
             sft: sft_dir.join(format!("{setting}.jsonl")),
             steps: sft_dir.join(format!("{setting}.steps.jsonl")),
             hf_rows: hf_data.join(format!("{setting}.{HF_FORMAT}")),
@@ -288,7 +293,7 @@ pub fn write_derived(
     // Current already? The stamp names the dataset bytes and the renderer,
     // and the digest of every derived file.
     let source = stamp::Source {
-        dataset: super::files::digest(dataset)?,
+        dataset: crate::files::digest(dataset)?,
         renderer: renderer.signature(),
         hf_format: HF_FORMAT.into(),
     };
@@ -380,7 +385,7 @@ fn start_rebuild(
     let [books, sft, steps, hf, hf_sft] = artifacts;
     let books_tmp = if books.wanted {
         let tmp = temp_name(&paths.books_dir);
-        super::files::create_dir_below(&paths.out, &tmp)?;
+        crate::files::create_dir_below(&paths.out, &tmp)?;
         Some(tmp)
     } else {
         None
@@ -495,7 +500,7 @@ fn write_chunk(
 ) -> Result<(), OutputError> {
     for d in derived.iter().flatten() {
         if let Some(books_tmp) = &outputs.books_tmp {
-            let path = books_tmp.join(crate::setting::book_file_name(d.seed));
+            let path = books_tmp.join(crate::dataset::setting::book_file_name(d.seed));
             std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
         }
         summary.books += 1;
@@ -556,7 +561,7 @@ fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), Out
     #[cfg(feature = "parquet")]
     for (wanted, lines, parquet, sft) in converts {
         if wanted {
-            super::hf_parquet::convert(lines, parquet, sft)?;
+            hf_parquet::convert(lines, parquet, sft)?;
             stamp::remove_path(lines)?;
         }
     }
@@ -565,7 +570,7 @@ fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), Out
         write_card(&paths.hf_dir)?;
     }
     if let Some(books_tmp) = books_tmp {
-        super::files::replace_dir(&books_tmp, &paths.books_dir)?;
+        crate::files::replace_dir(&books_tmp, &paths.books_dir)?;
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::record::{Difficulty, Optimal};
+use crate::dataset::record::{Difficulty, Optimal};
 use crate::difficulty::Reference;
 use crate::domain::Domain;
 use crate::game::InstanceLine;

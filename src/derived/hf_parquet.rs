@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
-use super::OutputError;
+use crate::pipeline::write::OutputError;
 
 fn list(item: DataType) -> DataType {
     DataType::List(Arc::new(Field::new("item", item, true)))
@@ -73,7 +73,7 @@ pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), OutputErro
         .with_batch_size(1024)
         .build(BufReader::new(input))
         .map_err(|e| fail(jsonl, &e))?;
-    let mut output = super::files::AtomicFile::create(parquet)?;
+    let mut output = crate::files::AtomicFile::create(parquet)?;
     let tmp = output.tmp().to_path_buf();
     let mut writer =
         ArrowWriter::try_new(output.writer(), schema, None).map_err(|e| fail(&tmp, &e))?;

@@ -1,4 +1,5 @@
-//! File primitives of the writers: whole lines only, atomic replacement.
+//! How we write safely: whole lines only, atomic replacement, locks,
+//! directories made below a root, and file digests ([`digest`]).
 //!
 //! A JSONL file is only ever appended to in whole chunks of whole lines;
 //! an interrupted write can leave at most one partial line at the end,
@@ -17,7 +18,9 @@
 //! never lose each other's entries. The locks are released by the OS when
 //! a process dies, so a killed run never blocks the next one.
 
-use super::OutputError;
+pub mod digest;
+
+use crate::pipeline::write::OutputError;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -108,9 +111,9 @@ pub fn lock_path(path: &Path) -> std::path::PathBuf {
 }
 
 /// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
-/// dataset's manifest entry records ([`crate::digest::file_digest`]).
+/// dataset's manifest entry records ([`crate::files::digest::file_digest`]).
 pub fn digest(path: &Path) -> Result<String, OutputError> {
-    crate::digest::file_digest(path).map_err(|e| OutputError::io(path, e))
+    crate::files::digest::file_digest(path).map_err(|e| OutputError::io(path, e))
 }
 
 /// The digest of a directory's regular files: FNV-1a 64 over every file's
@@ -123,12 +126,13 @@ pub fn dir_digest(dir: &Path) -> Result<String, OutputError> {
         .collect::<Result<_, _>>()
         .map_err(|e| OutputError::io(dir, e))?;
     names.sort();
-    let mut hash = crate::digest::FNV1A_OFFSET;
+    let mut hash = crate::files::digest::FNV1A_OFFSET;
     for name in names {
-        hash = crate::digest::fnv1a_extend(hash, name.as_encoded_bytes());
-        hash = crate::digest::fnv1a_extend(hash, b"\0");
+        hash = crate::files::digest::fnv1a_extend(hash, name.as_encoded_bytes());
+        hash = crate::files::digest::fnv1a_extend(hash, b"\0");
         let path = dir.join(name);
-        hash = crate::digest::fnv1a_file(&path, hash).map_err(|e| OutputError::io(&path, e))?;
+        hash =
+            crate::files::digest::fnv1a_file(&path, hash).map_err(|e| OutputError::io(&path, e))?;
     }
     Ok(format!("{hash:016x}"))
 }
@@ -534,7 +538,7 @@ pub fn for_each_batch(
 /// unsynced: these files are rebuilt whole from the (synced) dataset file
 /// by any re-run, and syncing the step records (hundreds of MB at n = 5000
 /// hard) would dominate.
-pub(super) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
+pub(crate) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
     if let Some(dir) = path.parent() {
         create_dir_below(out, dir)?;
     }
@@ -543,7 +547,7 @@ pub(super) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, OutputE
 
 /// Writes `bytes` to `path` through the atomic writer, creating its
 /// directories below `out`.
-pub(super) fn write_below(out: &Path, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+pub(crate) fn write_below(out: &Path, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     let mut staged = stage_below(out, path)?;
     staged.write_all(bytes)?;
     Ok(staged.commit_unsynced()?)

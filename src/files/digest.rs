@@ -1,7 +1,7 @@
 //! File digests: FNV-1a 64 of a file's bytes, as 16 lowercase hex digits
 //! (the digest a finished dataset's manifest entry records, and an
 //! `--exclude` set's in the manifest). Plain hashing, read in 1 MiB chunks, without knowing what the
-//! file is: the writers (`output`) record digests with it and the readers
+//! file is: the writers (`pipeline::write`) record digests with it and the readers
 //! of excluded sets (`contamination`) fingerprint them with it, so both
 //! stand on this module rather than on each other. In-memory bytes hash
 //! with [`crate::domain::fnv1a`], the same function.

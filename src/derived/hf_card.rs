@@ -16,8 +16,8 @@
 
 use std::path::Path;
 
-use super::OutputError;
-use super::files::write_below;
+use crate::files::write_below;
+use crate::pipeline::write::OutputError;
 
 /// The HF export's file format: Parquet when built with the `parquet`
 /// feature, else JSON Lines (the same rows; `datasets` reads both).
@@ -26,8 +26,8 @@ pub const HF_FORMAT: &str = if cfg!(feature = "parquet") {
 } else {
     "jsonl"
 };
+use crate::dataset::setting::Setting;
 use crate::render::hf::{Card, CardConfig, dataset_card};
-use crate::setting::Setting;
 
 /// One data file of the export.
 struct DataFile {
@@ -145,7 +145,7 @@ fn configs(files: &[DataFile]) -> Vec<CardConfig> {
 /// runs (other domains into one `--out`) from interleaving their cards.
 pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
     let card_path = hf_dir.join("README.md");
-    let _lock = super::files::FileLock::wait(&card_path)?;
+    let _lock = crate::files::FileLock::wait(&card_path)?;
     let mut files = Vec::new();
     data_files(hf_dir, "data", None, &mut files)?;
     let parts_dir = hf_dir.join("parts");

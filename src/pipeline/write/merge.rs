@@ -13,11 +13,11 @@ use super::{OutputError, Summary, check_digest, domain_dir, files, record, timin
 use super::{draws, rebudget};
 use crate::contamination::split::PartFilter;
 use crate::contamination::{Exclusion, KeyKind, sets_conflict};
+use crate::dataset::setting::Setting;
 use crate::difficulty::{Banded, Reference};
 use crate::domain::Domain;
 use crate::progress::Progress;
 use crate::search::SearchBudget;
-use crate::setting::Setting;
 use crate::synth::{Dedup, Stats, Synthesizer};
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
-//! The writers: KUMO-compatible JSONL datasets, shard files, `merge`, and
-//! their manifests (DESIGN.md "Outputs").
+//! The write engine of the main job: KUMO-compatible JSONL datasets, shard
+//! files, `merge`, and their manifests (DESIGN.md "Outputs").
 //!
 //! In: a [`Job`] (domain, setting, `n`, output root, [`Target`]: the
 //! whole dataset or one shard, `--force`, and the search budget of the
@@ -15,9 +15,7 @@
 //! Files: this one (jobs, errors, summaries), `target` (the one writer
 //! skeleton for a whole dataset and a `--shard K/N`, with their small
 //! differing steps), `append` (lines written in order as they are
-//! labelled), [`merge`],
-//! [`files`] (atomic writes, locks, digests), [`manifest`], [`record`]
-//! (the instance line), [`derived`] (books, SFT, HF), `rebudget` (a
+//! labelled), [`merge`], `rebudget` (a
 //! larger search budget relabels the unlabelled lines in place), `resume`
 //! (the lines already there read back, and counted).
 //!
@@ -66,30 +64,24 @@
 //! kill keeps the finished prefix and the resume continues it.
 
 mod append;
-pub mod derived;
-mod derived_stamp;
 mod draws;
-pub mod files;
-mod hf_card;
-#[cfg(feature = "parquet")]
-pub mod hf_parquet;
-pub mod manifest;
 mod merge;
 mod rebudget;
-pub mod record;
-pub mod relabel;
 mod resume;
 mod target;
+
+use crate::dataset::{manifest, record};
+use crate::files;
 
 pub use merge::{MergeExclude, merge};
 pub use target::Target;
 
 use crate::contamination::Exclusion;
+use crate::dataset::setting::Setting;
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
 use crate::progress::Progress;
 use crate::search::SearchBudget;
-use crate::setting::Setting;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{DatasetEntry, Parameters, Status, Timings};
 use std::path::{Path, PathBuf};

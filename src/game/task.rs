@@ -1,0 +1,53 @@
+//! One instance to play ([`Task`]): its instance line, its system prompt
+//! (the platform prompt with the knowledge book, [`super::protocol`]) and
+//! the judge of its answers; the book of a line rendered from its domain
+//! ([`render_book`]); and the rule of the budgeted protocol
+//! ([`budget_rule`]). Every player (eval, play, the Python `Env`) plays a
+//! `Task`.
+
+use crate::domain::Domain;
+use crate::render::{OwnedTask, Renderer, TaskError};
+
+use super::{InstanceLine, Judge};
+
+/// One instance to play.
+pub struct Task {
+    pub instance: InstanceLine,
+    /// The platform prompt with the book ([`super::protocol::system_prompt`]).
+    pub system_prompt: String,
+    pub judge: Judge,
+}
+
+/// The knowledge book of an instance line rendered from its domain: the
+/// book the generator writes for it (`knowledge_book/<setting>/seed=<i>.txt`)
+/// with the same templates. For datasets whose book files are missing.
+pub fn render_book(
+    renderer: &Renderer,
+    domain: &Domain,
+    instance: &InstanceLine,
+) -> Result<String, TaskError> {
+    let line = serde_json::json!({
+        "truths": instance.truths,
+        "actions": instance.actions,
+        "observations": instance.observations,
+        "seed": instance.seed,
+        "valid_truth": instance.valid_truth,
+    });
+    let task = OwnedTask::from_json(domain, &line).map_err(|e| {
+        TaskError(format!(
+            "cannot render the knowledge book of seed {} from domain `{}`: {e}",
+            instance.seed, domain.name
+        ))
+    })?;
+    renderer
+        .book(&task.view(domain))
+        .map_err(|e| TaskError(e.to_string()))
+}
+
+/// The rule of the budgeted protocol, appended to the system prompt.
+pub fn budget_rule(budget: usize) -> String {
+    format!(
+        "You have {budget} turns. Each reply uses one turn. A wrong answer is told \"wrong\" and \
+         the game goes on until you name the right answer or the turns run out."
+    )
+}
