@@ -3,7 +3,7 @@
 //! results or other input file the user named, a flag value the command
 //! refuses, an output another run is writing, an infeasible request) or
 //! not (exit 2: usage, a failure writing output, a failing service, an
-//! internal error), as the README's "Exit codes" table says.
+//! internal error), as docs/exit-codes.md says.
 //! [`crate::cli`] alone prints an `Error` and turns it into the exit code;
 //! the library's modules keep their own error types, wrapped here.
 

@@ -12,7 +12,7 @@
 //! - ` ```console `: each `$ ` line (with `\` continuation lines) is a
 //!   command; the lines after it are its expected output: each must be a
 //!   line of what it printed (stdout and stderr), floats and rates aside
-//!   (they are timings). A command whose expected output has an `error:`
+//!   (they are timings); a line `...` stands for lines not shown. A command whose expected output has an `error:`
 //!   line must fail; every other must exit 0.
 //! - ` ```sh `: the block is one script, run with `sh -e`.
 //! - A block right after a paragraph `*Not run by the docs test: REASON.*`
@@ -145,7 +145,7 @@ fn console_steps(text: &str) -> Vec<Step> {
             });
             continued = command.ends_with('\\');
         } else if let Some(step) = steps.last_mut() {
-            if !line.trim().is_empty() {
+            if !line.trim().is_empty() && line.trim() != "..." {
                 step.expected.push(line.to_string());
             }
         }

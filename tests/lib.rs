@@ -22,6 +22,7 @@ mod faults;
 mod generate;
 mod graph;
 mod import;
+mod messages;
 mod propose;
 mod reference;
 mod regression;

@@ -28,8 +28,8 @@
 //! predicts when a truth is related to no remaining action, and with
 //! N_valid = 1 that truth is the valid one, `optimal.golden_answer`).
 //! With N_valid > 1 it can differ from `golden_answer`, which is the
-//! first remaining truth no action left relates to: the README's "The
-//! golden player's answer rule" states both, and `tests/readme.rs`
+//! first remaining truth no action left relates to: docs/output.md's
+//! "The golden player's answer rule" states both, and `tests/docs.rs`
 //! checks them.
 
 use minijinja::Value as Jinja;
