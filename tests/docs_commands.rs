@@ -144,10 +144,11 @@ fn console_steps(text: &str) -> Vec<Step> {
                 expected: Vec::new(),
             });
             continued = command.ends_with('\\');
-        } else if let Some(step) = steps.last_mut() {
-            if !line.trim().is_empty() && line.trim() != "..." {
-                step.expected.push(line.to_string());
-            }
+        } else if let Some(step) = steps.last_mut()
+            && !line.trim().is_empty()
+            && line.trim() != "..."
+        {
+            step.expected.push(line.to_string());
         }
     }
     steps

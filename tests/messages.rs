@@ -24,7 +24,10 @@ fn refused(args: &[&str], code: i32) -> String {
 fn a_kumo_python_file_as_a_domain_points_at_import() {
     for spec in ["medical_data.py", "../kumo/env/data/medical_data.py"] {
         let said = refused(&["--domain", spec, "-n", "1"], 1);
-        assert!(said.contains("is a Python file, not a domain file"), "{said}");
+        assert!(
+            said.contains("is a Python file, not a domain file"),
+            "{said}"
+        );
         assert!(said.contains(&format!("kumo-gen import {spec}")), "{said}");
         assert!(!said.contains("YAML"), "{said}");
     }
@@ -33,14 +36,18 @@ fn a_kumo_python_file_as_a_domain_points_at_import() {
 #[test]
 fn a_transposed_domain_name_gets_did_you_mean_under_an_error_head() {
     let said = refused(&["--domain", "medicla", "-n", "1"], 1);
-    assert!(said.starts_with("error: unknown domain `medicla`"), "{said}");
+    assert!(
+        said.starts_with("error: unknown domain `medicla`"),
+        "{said}"
+    );
     assert!(said.contains("did you mean `medical`"), "{said}");
     // The same head where a command checks many names.
     let ran = TestCommand::new()
         .args(["validate", "medicla"])
         .expect_code(1);
     assert!(
-        ran.stderr_text().starts_with("error: unknown domain `medicla`"),
+        ran.stderr_text()
+            .starts_with("error: unknown domain `medicla`"),
         "{}",
         ran.stderr_text()
     );
@@ -91,7 +98,12 @@ fn eval_without_a_model_names_the_offline_players() {
 #[test]
 fn completions_and_man_pages_come_from_the_flag_definitions() {
     let bash = TestCommand::new().args(["completions", "bash"]).ok();
-    for word in ["generate", "--search-budget", "--exclude-key", "completions"] {
+    for word in [
+        "generate",
+        "--search-budget",
+        "--exclude-key",
+        "completions",
+    ] {
         bash.stdout_contains(word);
     }
     TestCommand::new()
