@@ -3,7 +3,7 @@
 //! results or other input file the user named, a flag value the command
 //! refuses, an output another run is writing, an infeasible request) or
 //! not (exit 2: usage, a failure writing output, a failing service, an
-//! internal error), as the README's "Exit codes" table says.
+//! internal error), as docs/exit-codes.md says.
 //! [`crate::cli`] alone prints an `Error` and turns it into the exit code;
 //! the library's modules keep their own error types, wrapped here.
 
@@ -141,10 +141,11 @@ impl Error {
     }
 
     /// The message as printed on stderr: `error: MESSAGE` and its help
-    /// line; a domain's located diagnostics stand as they are.
+    /// line; located diagnostics (a domain file's, each headed `error:` or
+    /// `warning:`) stand as they are.
     pub fn report(&self) -> String {
         let head = match self {
-            Error::Domain(_) | Error::Located(_) => self.to_string(),
+            Error::Domain(LoadError::Invalid(_)) | Error::Located(_) => self.to_string(),
             _ => format!("error: {self}"),
         };
         match self.help() {

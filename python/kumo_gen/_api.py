@@ -164,7 +164,7 @@ def generate(
     with the same parameters; `dumps(task)` is the CLI's line. Options as
     for `generate_lines`.
 
-    The golden trajectory (README "The golden player's answer rule") is
+    The golden trajectory (docs/output.md, "The golden player's answer rule") is
     the optimal policy played against the task's own observations. With
     *candidates* the truths no observation so far rules out and *actions
     left* those not yet taken, it answers as soon as at most one candidate

@@ -21,7 +21,7 @@ pub struct EvalArgs {
     #[arg(
         long,
         value_name = "URL",
-        required_unless_present = "player",
+        requires = "model",
         conflicts_with = "player",
         value_parser = super::flags::parse_api_base
     )]
@@ -30,7 +30,7 @@ pub struct EvalArgs {
     #[arg(
         long,
         value_name = "NAME",
-        required_unless_present = "player",
+        requires = "api_base",
         conflicts_with = "player"
     )]
     model: Option<String>,
@@ -256,7 +256,18 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
 }
 
 pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
-    // Every flag value was checked as the flags were read (exit 2).
+    if args.api_base.is_none() && args.player.is_none() {
+        return Err(Error::Usage {
+            message: "`eval` needs a model to play or an offline player".into(),
+            help: Some(format!(
+                "give `--api-base URL --model NAME` for a model behind an OpenAI-compatible API \
+                 (vLLM, a hosted service), or `--player {}` to play offline without a server",
+                PLAYER_NAMES.join("|")
+            )),
+        });
+    }
+    super::flags::check_out_dir(&args.out, "--out")?;
+    // Every other flag value was checked as the flags were read (exit 2).
     let player: Option<Player> = match args.player.as_deref().map(str::parse).transpose() {
         Ok(p) => p,
         Err(e) => return fail(e),

@@ -224,3 +224,30 @@ pub fn refuse_overwriting_domain(
         format!("give {flag} another file"),
     ))
 }
+
+/// Refuses an output directory flag (`--out`, `--out-dir`) that names a
+/// file, or a path below a file, before anything is written: the
+/// message says which flag and what it takes (exit 2, usage).
+pub fn check_out_dir(path: &std::path::Path, flag: &str) -> Result<(), crate::error::Error> {
+    let file = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| a.exists())
+        .filter(|a| !a.is_dir());
+    let Some(file) = file else { return Ok(()) };
+    let message = if file == path {
+        format!("`{flag} {}` is a file, not a directory", path.display())
+    } else {
+        format!(
+            "`{flag} {}` is below `{}`, which is a file, not a directory",
+            path.display(),
+            file.display()
+        )
+    };
+    Err(crate::error::Error::Usage {
+        message,
+        help: Some(format!(
+            "`{flag}` names a directory (created if missing) that the files go into; give a directory, e.g. `{flag} generated`"
+        )),
+    })
+}

@@ -323,6 +323,7 @@ pub(super) fn job(
     args: &GenerateArgs,
     datasets: Datasets,
 ) -> Result<GenerateJob, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
     if args.valid >= args.truths {
         return Err(Error::Usage {
             message: format!(

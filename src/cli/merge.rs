@@ -45,6 +45,7 @@ pub struct MergeArgs {
 
 /// Merges every shard group under `--out`.
 pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
     let job = MergeJob {
         registry: &globals.registry,
         out: args.out.clone(),

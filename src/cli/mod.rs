@@ -20,6 +20,7 @@ mod generate;
 mod graph;
 mod import;
 mod label;
+mod manual;
 mod merge;
 mod moves;
 mod pairs;
@@ -130,10 +131,14 @@ enum Command {
     Overlap(contamination::OverlapArgs),
     /// Prove a dataset made with `--seed random` from its private seed file.
     Verify(contamination::VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(manual::CompletionsArgs),
+    /// Print the man page of kumo-gen or of one command (roff).
+    Man(manual::ManArgs),
 }
 
 /// The clap definition of the whole command line, for documents written
-/// from it (the README's flag tables: [`flag_tables`]).
+/// from it (the flag reference docs/flags.md and the man page: [`flag_tables`]).
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command().mut_subcommand("curriculum", |c| {
         curriculum::REFUSED
@@ -149,12 +154,17 @@ pub struct Globals {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
+    let args = with_default_command(std::env::args_os().collect());
     let parsed = command()
-        .try_get_matches_from(with_default_command(std::env::args_os().collect()))
+        .try_get_matches_from(&args)
         .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
+            if let Some(explained) = negative_number(&e, &args) {
+                crate::stderr_line!("{}", explained.report());
+                return explained.exit_code();
+            }
             let code = if e.use_stderr() { EXIT_OTHER } else { 0 };
             let _ = e.print();
             return code;
@@ -187,6 +197,8 @@ pub fn main() -> i32 {
         Some(Command::Propose(args)) => propose::run(&globals, &args),
         Some(Command::Overlap(args)) => contamination::run(&globals, &args),
         Some(Command::Verify(args)) => contamination::verify(&args),
+        Some(Command::Completions(args)) => manual::completions(&args),
+        Some(Command::Man(args)) => manual::man(&args),
         None => {
             // No subcommand and no flags: usage on stderr, as for any usage error.
             let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());
@@ -202,6 +214,42 @@ pub fn main() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// A negative number where clap saw a flag (`-n -5`, `--threads -1`):
+/// clap says "unexpected argument '-5'", which hides what is wrong. No
+/// flag of kumo-gen takes a negative value, so this says so, naming the
+/// flag before it.
+fn negative_number(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error> {
+    use clap::error::ErrorKind;
+    if !matches!(
+        e.kind(),
+        ErrorKind::UnknownArgument | ErrorKind::InvalidValue | ErrorKind::NoEquals
+    ) {
+        return None;
+    }
+    let is_negative = |a: &str| {
+        a.strip_prefix('-')
+            .is_some_and(|rest| !rest.is_empty() && rest.parse::<f64>().is_ok())
+    };
+    let at = args
+        .iter()
+        .position(|a| a.to_str().is_some_and(is_negative))?;
+    let number = args[at].to_string_lossy();
+    let flag = args[..at]
+        .last()
+        .map(|a| a.to_string_lossy())
+        .filter(|a| a.starts_with('-'));
+    let message = match &flag {
+        Some(flag) => format!("`{flag} {number}`: `{flag}` takes no negative number"),
+        None => format!("`{number}`: no argument of kumo-gen is a negative number"),
+    };
+    Some(Error::Usage {
+        message,
+        help: Some(
+            "counts, sizes, seeds and budgets are 0 or more; `kumo-gen COMMAND --help` gives each flag's range".into(),
+        ),
+    })
 }
 
 /// The main job needs no subcommand: `kumo-gen --domain medical ...`

@@ -32,6 +32,7 @@ pub struct SplitArgs {
 
 /// Runs `kumo-gen split`.
 pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out_dir, "--out-dir")?;
     let (domain, _warnings) = globals.registry.load(&args.domain)?;
     let options = SplitOptions {
         method: args.method,

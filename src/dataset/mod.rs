@@ -33,7 +33,7 @@ use crate::render::{Renderer, TaskError};
 
 /// What went wrong reading a dataset. Every kind is about the user's
 /// files or flags: a missing or unreadable input file the user named is
-/// bad input too (the README's exit codes: 1).
+/// bad input too (docs/exit-codes.md: 1).
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     /// `--domain` was given and does not load.

@@ -543,7 +543,7 @@ fn ambiguous_in_sentences(truths: &[String]) -> Vec<NameProblem> {
             path: format!("truths[{i}]"),
             message,
             help: "rename it so no sentence of the knowledge book can be read two ways".into(),
-            // A warning: the shipped `rules3` family has such names.
+            // A warning: KUMO's published `stellar` domain has such a name.
             warning: true,
         });
     }

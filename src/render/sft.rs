@@ -28,8 +28,8 @@
 //! policy predicts when there is one; it is certainly valid, since every
 //! invalid truth is ruled out by some observation), else the only truth
 //! left. With N_valid > 1 the record so never names a valid truth the
-//! observations do not yet prove. The README's "The golden player's
-//! answer rule" states it, and `tests/readme.rs` checks it.
+//! observations do not yet prove. docs/output.md's "The golden player's
+//! answer rule" states it, and `tests/docs.rs` checks it.
 
 use minijinja::Value as Jinja;
 use serde::Serialize;

@@ -17,8 +17,8 @@
 //!   and at every step of the golden trajectory;
 //! - the golden trajectory answers once at most one truth is left or a
 //!   remaining truth is related to no remaining action, naming the first
-//!   such truth in instance order, else the one left (the README's "The
-//!   golden player's answer rule");
+//!   such truth in instance order, else the one left (docs/output.md,
+//!   "The golden player's answer rule");
 //! - the result depends only on the inputs: the memo is per search and is
 //!   never iterated, so thread count and scheduling cannot change a bit;
 //! - a search that outgrows its budget stops with
