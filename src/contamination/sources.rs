@@ -87,9 +87,10 @@ pub(super) fn first_keys(
     path: &Path,
     domain: Option<&Domain>,
 ) -> Result<Option<LineKeys>, ReadError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let mut reader = BufReader::new(file.take(FIRST_LINE_LIMIT));
+    use std::io::{BufRead, Read};
+    // Opened by the one rule for users' files (regular files only).
+    let file = crate::files::read::open(path).map_err(|e| io_error(path, e))?;
+    let mut reader = std::io::BufReader::new(file.take(FIRST_LINE_LIMIT));
     let mut number = 0u64;
     loop {
         let mut line = Vec::new();

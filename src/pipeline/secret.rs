@@ -157,9 +157,9 @@ pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
         search_nodes: budget.max_nodes,
         digest: None,
     };
-    write_seed_file(&job.out, &path, &record)?;
+    write_seed_file(job.out(), &path, &record)?;
     Ok(SecretRun {
-        out: job.out.clone(),
+        out: job.out().to_path_buf(),
         path,
         record,
     })

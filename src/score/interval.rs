@@ -188,6 +188,7 @@ mod tests {
             tokens: 0.0,
             optimal: Some(optimal),
             checked: true,
+            moves: None,
         }
     }
 

@@ -58,7 +58,7 @@ pub(super) fn append_chunks(
     let mut next = from;
     let mut synced = Instant::now();
     while next < to {
-        let end = (next + chunk_size(job.band.is_some(), next - from)).min(to);
+        let end = (next + chunk_size(job.band().is_some(), next - from)).min(to);
         let t = Instant::now();
         let instances = make(next..end)?;
         synthesis_s += t.elapsed().as_secs_f64();
