@@ -87,7 +87,7 @@ fn data_files(
             #[cfg(feature = "parquet")]
             let rows = super::hf_parquet::rows(&path)?;
             #[cfg(not(feature = "parquet"))]
-            let rows = std::fs::read(&path)
+            let rows = crate::files::read::read(&path)
                 .map_err(|e| OutputError::io(&path, e))?
                 .iter()
                 .filter(|&&b| b == b'\n')

@@ -37,7 +37,6 @@
 //! left behind are removed first (the caller holds the dataset's lock, so
 //! no other run is writing them).
 
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -443,7 +442,7 @@ fn render_all(
     outputs: &mut Outputs,
     progress: &dyn crate::progress::Progress,
 ) -> Result<DerivedSummary, OutputError> {
-    let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
+    let file = crate::files::read::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
     let mut summary = DerivedSummary::default();
     let mut line_number = 0u64;

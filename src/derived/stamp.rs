@@ -66,7 +66,7 @@ pub struct Plan {
 
 /// Reads the stamp at `path`; a missing or unreadable stamp records nothing.
 pub fn read(path: &Path) -> Stamp {
-    std::fs::read(path)
+    crate::files::read::read(path)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default()

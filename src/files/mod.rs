@@ -510,7 +510,7 @@ pub fn for_each_batch(
     count: u64,
     mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), OutputError>,
 ) -> Result<(), OutputError> {
-    let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
+    let file = read::open(path).map_err(|e| OutputError::io(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
     let mut start = 0u64;
