@@ -99,10 +99,15 @@ fn parse_at_least_one<N: std::str::FromStr + PartialOrd + From<u8>>(
 /// A whole number from `min` to `max` (`what` names it in the refusal:
 /// `expected a number of repair rounds from 0 to 100, not `x``).
 pub fn parse_count(text: &str, what: &str, min: u64, max: u64) -> Result<u64, BadValue> {
+    let range = if max >= usize::MAX as u64 {
+        format!("of at least {min}")
+    } else {
+        format!("from {min} to {max}")
+    };
     match text.trim().parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         _ => Err(BadValue(format!(
-            "expected a number of {what} from {min} to {max}, not `{}`",
+            "expected a number of {what} {range}, not `{}`",
             shown(text)
         ))),
     }
