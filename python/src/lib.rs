@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::game::Task;
 use kumo_gen::eval::players;
+use kumo_gen::game::Task;
 use kumo_gen::game::protocol;
 use kumo_gen::game::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
