@@ -274,6 +274,30 @@ mod tests {
     }
 
     #[test]
+    fn one_thread_computes_a_slot_and_the_others_wait_for_it() {
+        let slot = Slot::default();
+        let computed = std::sync::atomic::AtomicUsize::new(0);
+        let values: Vec<Arc<Reference>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        slot.get_or_compute(|| {
+                            computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                            Ok(Reference::from_streams(vec![Some((1.5, 2)), None]))
+                        })
+                        .unwrap()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(values.iter().all(|v| Arc::ptr_eq(v, &values[0])));
+        assert_eq!(values[0].unlabelled, 1);
+    }
+
+    #[test]
     fn the_reference_seed_is_the_hash_of_its_name() {
         let hash = crate::domain::fnv1a(b"kumo-gen/difficulty-reference/v1");
         assert_eq!(REFERENCE_SEED, hash);
