@@ -150,8 +150,11 @@ impl Layout {
         }
         // Tallest first; ties by community order (lone block last).
         cells.sort_by(|a, b| {
-            b.h.total_cmp(&a.h)
-                .then(a.community.unwrap_or(usize::MAX).cmp(&b.community.unwrap_or(usize::MAX)))
+            b.h.total_cmp(&a.h).then(
+                a.community
+                    .unwrap_or(usize::MAX)
+                    .cmp(&b.community.unwrap_or(usize::MAX)),
+            )
         });
         // The shelf width whose packing is smallest on a landscape page.
         let widest = cells.iter().map(|c| c.w).fold(0.0, f64::max);
@@ -217,13 +220,15 @@ impl Layout {
                     };
                     let r = radius(g);
                     // The circle sits where its labels balance.
-                    let cx = x + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
+                    let cx = x
+                        + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
                         + longest(left)
                         + r;
                     let cy = y + h / 2.0;
                     circle[c] = (cx, cy, r);
-                    let place =
-                        |count: usize, k: usize| -> f64 { (k as f64 - (count as f64 - 1.0) / 2.0) * ROW };
+                    let place = |count: usize, k: usize| -> f64 {
+                        (k as f64 - (count as f64 - 1.0) / 2.0) * ROW
+                    };
                     for (k, &t) in right.iter().enumerate() {
                         let dy = place(right.len(), k);
                         pos[t] = (cx + (r * r - dy * dy).max(0.0).sqrt(), cy + dy);

@@ -121,7 +121,7 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
     let groups = entries(rows, domain);
     let label_w = 300.0;
     let panel_w = 260.0;
-    let gap = 40.0;
+    let gap = 70.0;
     let line_h = 22.0;
     let top = 40.0;
     let count: usize = groups.iter().map(|(_, e)| e.len() + 1).sum();
