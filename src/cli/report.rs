@@ -103,7 +103,10 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         let setting: Option<Setting> = set.setting.parse().ok();
         if let (Some(dir), Some(setting)) = (&set.dir, &setting) {
             let data = Dataset::with_domain(dir, domain.clone());
-            if let Some(book) = data.book_file(setting, position).map_err(|e| e.to_string())? {
+            if let Some(book) = data
+                .book_file(setting, position)
+                .map_err(|e| e.to_string())?
+            {
                 return Ok(book);
             }
         }

@@ -31,7 +31,8 @@ pub struct ScoreArgs {
     /// Print a JSON array of rows instead of the table.
     #[arg(long)]
     json: bool,
-    /// Also write an SVG bar chart of success rate and relative action count.
+    /// Also write an SVG bar chart of success rate and relative action count,
+    /// with their 95% intervals as whiskers.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// Also write an SVG of reduction curves: hypotheses left after each

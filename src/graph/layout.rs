@@ -150,8 +150,11 @@ impl Layout {
         }
         // Tallest first; ties by community order (lone block last).
         cells.sort_by(|a, b| {
-            b.h.total_cmp(&a.h)
-                .then(a.community.unwrap_or(usize::MAX).cmp(&b.community.unwrap_or(usize::MAX)))
+            b.h.total_cmp(&a.h).then(
+                a.community
+                    .unwrap_or(usize::MAX)
+                    .cmp(&b.community.unwrap_or(usize::MAX)),
+            )
         });
         // The shelf width whose packing is smallest on a landscape page.
         let widest = cells.iter().map(|c| c.w).fold(0.0, f64::max);
@@ -178,19 +181,19 @@ impl Layout {
         let legend_rows = k.div_ceil(legend_columns);
         let mut legend = Vec::with_capacity(k);
         let mut legend_member = Vec::with_capacity(k);
-        for c in 0..k {
+        for (c, group) in groups.iter().enumerate() {
             let (col, row) = (c / legend_rows.max(1), c % legend_rows.max(1));
             legend.push((
                 c,
                 MARGIN + col as f64 * LEGEND_COLUMN,
                 TITLE + 12.0 + row as f64 * LEGEND_ROW,
             ));
-            let best = groups[c]
+            let best = group
                 .iter()
                 .copied()
                 .max_by(|&a, &b| degree[a].cmp(&degree[b]).then(b.cmp(&a)));
             let name = best.map(|t| report.nodes[t].clone()).unwrap_or_default();
-            let size = groups[c].len();
+            let size = group.len();
             let component = best.map(|t| component_of[t]).unwrap_or(0);
             legend_member.push(if size > 1 {
                 format!("{name} + {} more (component {component})", size - 1)
@@ -217,13 +220,15 @@ impl Layout {
                     };
                     let r = radius(g);
                     // The circle sits where its labels balance.
-                    let cx = x + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
+                    let cx = x
+                        + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
                         + longest(left)
                         + r;
                     let cy = y + h / 2.0;
                     circle[c] = (cx, cy, r);
-                    let place =
-                        |count: usize, k: usize| -> f64 { (k as f64 - (count as f64 - 1.0) / 2.0) * ROW };
+                    let place = |count: usize, k: usize| -> f64 {
+                        (k as f64 - (count as f64 - 1.0) / 2.0) * ROW
+                    };
                     for (k, &t) in right.iter().enumerate() {
                         let dy = place(right.len(), k);
                         pos[t] = (cx + (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
@@ -264,13 +269,16 @@ impl Layout {
     }
 }
 
+/// Where a cell goes: `(x, y, w, h)`.
+type CellBox = (f64, f64, f64, f64);
+
 /// Packs cells (tallest first) into shelves `width` wide: a shelf is as
 /// tall as its first cell; cells go into columns, stacked while they fit
 /// the shelf's height, a new column while the shelf has width left. A
 /// full shelf shares its spare width out between its columns, a column
 /// its spare height between its cells. Returns each cell's box `(x, y, w,
 /// h)`, the width used and the height.
-fn pack(cells: &[Cell], width: f64) -> (Vec<(f64, f64, f64, f64)>, f64, f64) {
+fn pack(cells: &[Cell], width: f64) -> (Vec<CellBox>, f64, f64) {
     // shelves -> columns -> cell indices
     let mut shelves: Vec<(f64, Vec<Vec<usize>>)> = Vec::new();
     for (i, cell) in cells.iter().enumerate() {

@@ -121,7 +121,7 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
     let groups = entries(rows, domain);
     let label_w = 300.0;
     let panel_w = 260.0;
-    let gap = 40.0;
+    let gap = 70.0;
     let line_h = 22.0;
     let top = 40.0;
     let count: usize = groups.iter().map(|(_, e)| e.len() + 1).sum();
@@ -144,16 +144,15 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
         esc(domain)
     );
     let panels = [
-        (label_w, &success_axis, "success rate (95% Wilson)", true),
+        (label_w, &success_axis, "success rate (95% Wilson)"),
         (
             label_w + panel_w + gap,
             &action_axis,
             "actions, KUMO's count (95% t)",
-            false,
         ),
     ];
     let bottom = height - 40.0;
-    for (x0, axis, title, _) in panels {
+    for (x0, axis, title) in panels {
         let x = |v: f64| x0 + (v - axis.low) / (axis.high - axis.low) * panel_w;
         let _ = writeln!(
             s,
@@ -186,8 +185,7 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
                 cy + 4.0,
                 esc(&clip(&e.label, 42))
             );
-            for ((x0, axis, _, is_success), value) in panels.iter().zip([e.success, e.actions]) {
-                let _ = is_success;
+            for ((x0, axis, _), value) in panels.iter().zip([e.success, e.actions]) {
                 let Some((v, interval)) = value else { continue };
                 let x = |v: f64| x0 + (v - axis.low) / (axis.high - axis.low) * panel_w;
                 if let Some(i) = interval {

@@ -79,18 +79,62 @@ const COLUMNS: [(&str, &str, &str); 19] = [
     ("setting", "setting", "truths x actions"),
     ("instances", "inst.", "instances scored"),
     ("trials", "trials", ""),
-    ("success_rate", "success", "answer not ruled out by any observation; 95% Wilson interval on trials"),
-    ("mean_actions", "actions", "KUMO's count, len(actions): the prediction counts twice; 95% t interval over instances"),
-    ("optimal_steps", "optimal E", "mean expected steps of optimal play (it counts E + 2 the same way)"),
-    ("relative_action_count", "relative", "(actions - (E + 2)) / (E + 2); 95% percentile bootstrap over instances"),
-    ("mean_queries", "queries", "actions queried before the answer"),
-    ("mean_repeats", "repeats", "queries of an action already queried"),
-    ("budget_accuracy", "budget acc.", "solved within the turn budget (budgeted protocol); 95% Wilson"),
-    ("mean_turns_solved", "turns solved", "mean replies of the solved games"),
-    ("parse_error_rate", "parse err.", "trials ended by an unusable reply; 95% Wilson"),
-    ("mean_tokens", "tokens", "mean tokens per trial; 95% t interval"),
+    (
+        "success_rate",
+        "success",
+        "answer not ruled out by any observation; 95% Wilson interval on trials",
+    ),
+    (
+        "mean_actions",
+        "actions",
+        "KUMO's count, len(actions): the prediction counts twice; 95% t interval over instances",
+    ),
+    (
+        "optimal_steps",
+        "optimal E",
+        "mean expected steps of optimal play (it counts E + 2 the same way)",
+    ),
+    (
+        "relative_action_count",
+        "relative",
+        "(actions - (E + 2)) / (E + 2); 95% percentile bootstrap over instances",
+    ),
+    (
+        "mean_queries",
+        "queries",
+        "actions queried before the answer",
+    ),
+    (
+        "mean_repeats",
+        "repeats",
+        "queries of an action already queried",
+    ),
+    (
+        "budget_accuracy",
+        "budget acc.",
+        "solved within the turn budget (budgeted protocol); 95% Wilson",
+    ),
+    (
+        "mean_turns_solved",
+        "turns solved",
+        "mean replies of the solved games",
+    ),
+    (
+        "parse_error_rate",
+        "parse err.",
+        "trials ended by an unusable reply; 95% Wilson",
+    ),
+    (
+        "mean_tokens",
+        "tokens",
+        "mean tokens per trial; 95% t interval",
+    ),
     ("labelled", "labelled", "instances with an optimal label"),
-    ("success_from", "success from", "checked against the instance, or the recorded field"),
+    (
+        "success_from",
+        "success from",
+        "checked against the instance, or the recorded field",
+    ),
     ("kind", "player", "model, person (HumanAgent) or overall"),
 ];
 
@@ -142,7 +186,12 @@ fn table(rows: &[TableRow]) -> String {
             cell("mean_repeats", Some(r.mean_repeats), 3, None),
             cell("budget_accuracy", r.budget_accuracy, 3, i.budget_accuracy),
             cell("mean_turns_solved", r.mean_turns_solved, 2, None),
-            cell("parse_error_rate", Some(r.parse_error_rate), 3, i.parse_error_rate),
+            cell(
+                "parse_error_rate",
+                Some(r.parse_error_rate),
+                3,
+                i.parse_error_rate
+            ),
             cell("mean_tokens", Some(r.mean_tokens), 1, i.mean_tokens),
             count_cell("labelled", r.labelled),
             text_cell(
@@ -283,7 +332,7 @@ pub fn render_html(page: &Page) -> String {
     if !page.curves.is_empty() {
         let _ = writeln!(
             s,
-            r#"<h3>Hypotheses left after each action</h3><p>The player's mean (solid) against the optimal policy's (dashed); <code>score --curve-svg</code>.</p><figure>{}</figure>"#,
+            r#"<details><summary>Hypotheses left after each action (per result file)</summary><p>The player's mean (solid) against the optimal policy's (dashed); <code>score --curve-svg</code>.</p><figure>{}</figure></details>"#,
             render_curve_svg(&page.curves)
         );
     }
@@ -309,7 +358,7 @@ pub fn render_html(page: &Page) -> String {
 </div>
 <div id="replay-summary"></div>
 <div class="replay-body">
-<ol id="replay-steps"></ol>
+<ol id="replay-steps" start="0"></ol>
 <div id="replay-state"></div>
 </div>
 <details id="replay-book-box"><summary>knowledge book</summary><pre id="replay-book"></pre></details>

@@ -101,7 +101,8 @@ pub fn replays(
                 missing += 1;
                 continue;
             };
-            let (Ok(resolved), Ok(judge)) = (instance.resolve(domain), Judge::new(domain, instance))
+            let (Ok(resolved), Ok(judge)) =
+                (instance.resolve(domain), Judge::new(domain, instance))
             else {
                 missing += 1;
                 continue;
@@ -129,7 +130,10 @@ pub fn replays(
                 .map(|trial| {
                     let mut queried: Vec<usize> = Vec::new();
                     let mut steps = Vec::new();
-                    let success = trial.predicted.as_deref().is_some_and(|p| judge.evaluate(p));
+                    let success = trial
+                        .predicted
+                        .as_deref()
+                        .is_some_and(|p| judge.evaluate(p));
                     for reply in &trial.replies {
                         let step = match reply {
                             None => ReplayStep {

@@ -126,9 +126,8 @@ pub fn bootstrap_relative(lines: &[LineScore]) -> Option<Interval> {
 /// The intervals of a row from the line scores it averages.
 pub fn row_intervals(lines: &[LineScore]) -> RowIntervals {
     let trials: usize = lines.iter().map(|l| l.trials).sum();
-    let mean = |f: fn(&LineScore) -> f64| {
-        lines.iter().map(f).sum::<f64>() / lines.len().max(1) as f64
-    };
+    let mean =
+        |f: fn(&LineScore) -> f64| lines.iter().map(f).sum::<f64>() / lines.len().max(1) as f64;
     let means = |f: fn(&LineScore) -> f64| t_mean(&lines.iter().map(f).collect::<Vec<_>>());
     let budgeted = !lines.is_empty() && lines.iter().all(|l| l.budgeted);
     // The row's rates, as `Row` computes them (the mean of line means).

@@ -202,11 +202,11 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
         .unwrap_or(0) as f64;
     let group_w = (bar * models.len().max(1) as f64).max(longest * 7.0) + gap;
     let left = 60.0;
-    let plot_w = (group_w * groups.len().max(1) as f64).max(360.0);
+    let plot_w = (group_w * groups.len().max(1) as f64).max(540.0);
     let width = left + plot_w + 20.0;
     let panel_h = 180.0;
     let panel_gap = 90.0;
-    let legend_h = 20.0 * models.len() as f64 + 30.0;
+    let legend_h = 20.0 * models.len() as f64 + 44.0;
     let height = 50.0 + 2.0 * (panel_h + panel_gap) + legend_h;
 
     let mut s = String::new();
@@ -353,8 +353,9 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
     }
     let _ = writeln!(
         s,
-        r##"<text x="{left}" y="{:.1}" fill="#555">whiskers: 95% intervals (success: Wilson on trials; relative: percentile bootstrap over instances, {} resamples, seed {})</text>"##,
+        r##"<text x="{left}" y="{:.1}" fill="#555">whiskers: 95% intervals; success: Wilson on trials;</text><text x="{left}" y="{:.1}" fill="#555">relative: percentile bootstrap over instances ({} resamples, seed {})</text>"##,
         ly + 20.0 * models.len() as f64 + 12.0,
+        ly + 20.0 * models.len() as f64 + 26.0,
         super::interval::BOOTSTRAP_RESAMPLES,
         super::interval::BOOTSTRAP_SEED
     );

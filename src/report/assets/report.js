@@ -94,6 +94,7 @@
     summary.append(el("span", opt));
     const list = $("replay-steps");
     list.innerHTML = "";
+    list.start = 0; // numbered as the steps: 0 the start, then each reply
     const start = el("li", "start: the book and the truths", position === 0 ? "current" : "");
     start.dataset.step = "0";
     list.append(start);
