@@ -12,6 +12,13 @@
 //! OpenEnv's codes and statuses: 400 bad JSON, 422 a bad value, 404 an
 //! unknown episode or environment, 409 a step the episode cannot take,
 //! 413 too large, 401 no token, 403 another origin, 503 the session limit.
+//!
+//! Here: the listener and its shutdown, the token and origin checks, the
+//! HTTP episodes and the fixed documents; [`ws`] the WebSocket session,
+//! [`tasks`] the task API.
+
+mod tasks;
+mod ws;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,18 +26,16 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::ws::{Message as Frame, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use super::catalog::Pick;
 use super::episode::StepError;
 use super::sessions::new_id;
-use super::wire::{self, Code, Message, Refusal, ResetArgs, StepArgs};
+use super::wire::{self, Code, Refusal, ResetArgs, StepArgs};
 use super::{Service, page};
 
 /// The shared state of every handler.
@@ -137,17 +142,17 @@ fn router(app: App) -> Router {
         .route("/health", get(health))
         .route("/metadata", get(metadata))
         .route("/schema", get(schema))
-        .route("/ws", get(ws))
+        .route("/ws", get(ws::ws))
         .route("/reset", post(reset))
         .route("/step", post(step))
         .route("/state", get(state))
         .route("/close", post(close))
-        .route("/list_environments", get(list_environments))
-        .route("/{env}/splits", get(splits))
-        .route("/{env}/tasks", post(tasks))
-        .route("/{env}/num_tasks", post(num_tasks))
-        .route("/{env}/task", post(task))
-        .route("/{env}/task_range", post(task_range))
+        .route("/list_environments", get(tasks::list_environments))
+        .route("/{env}/splits", get(tasks::splits))
+        .route("/{env}/tasks", post(tasks::tasks))
+        .route("/{env}/num_tasks", post(tasks::num_tasks))
+        .route("/{env}/task", post(tasks::task))
+        .route("/{env}/task_range", post(tasks::task_range))
         .fallback(not_found)
         .with_state(app)
 }
@@ -415,290 +420,6 @@ async fn close(State(app): State<App>, request: Request) -> Response {
         Ok(id) => refused(&unknown_episode(&id)),
         Err(r) => refused(&r),
     }
-}
-
-// ---- WebSocket sessions ----
-
-async fn ws(State(app): State<App>, headers: HeaderMap, upgrade: WebSocketUpgrade) -> Response {
-    if let Some(refusal) = guard(&app, &headers) {
-        return refusal;
-    }
-    let limit = app.service.config.max_message_bytes;
-    // Small buffers: a thousand mostly idle sessions must not each hold
-    // tungstenite's default 128 KiB read buffer; every answer is flushed
-    // at once, and a client that does not read is cut off at twice the
-    // message limit instead of growing the server's memory.
-    upgrade
-        .max_message_size(limit)
-        .max_frame_size(limit)
-        .read_buffer_size(4096)
-        .write_buffer_size(0)
-        .max_write_buffer_size(limit.saturating_mul(2))
-        .on_upgrade(move |socket| ws_session(app, socket))
-}
-
-async fn send(socket: &mut WebSocket, value: &Value) -> bool {
-    socket
-        .send(Frame::Text(value.to_string().into()))
-        .await
-        .is_ok()
-}
-
-/// One WebSocket session: one episode at a time, in the connection's
-/// task, as OpenEnv keeps one environment per connection.
-async fn ws_session(app: App, mut socket: WebSocket) {
-    let s = app.service.clone();
-    let _slot = match s.sessions.claim() {
-        Ok(slot) => slot,
-        Err(full) => {
-            let mut message = capacity(full).to_ws();
-            message["data"]["active_sessions"] = json!(full.open);
-            message["data"]["max_sessions"] = json!(full.max);
-            send(&mut socket, &message).await;
-            let _ = socket.send(Frame::Close(None)).await;
-            return;
-        }
-    };
-    let mut play: Option<super::episode::Play> = None;
-    let mut stop = app.stop.clone();
-    let idle = s.config.idle_timeout;
-    loop {
-        let received = tokio::select! {
-            r = tokio::time::timeout(idle, socket.recv()) => r,
-            () = stopping(&mut stop) => {
-                if let Some(p) = play.as_ref().filter(|p| !p.is_done()) {
-                    s.counters.lock().unwrap_or_else(|e| e.into_inner()).open_at_shutdown.push(p.task_id.clone());
-                }
-                let bye = Refusal::new(Code::SessionError, "the server is shutting down; an open episode is not recorded");
-                send(&mut socket, &bye.to_ws()).await;
-                break;
-            }
-        };
-        let frame = match received {
-            Err(_) => {
-                let bye = Refusal::new(
-                    Code::SessionError,
-                    format!(
-                        "the session sent nothing for {} s (--idle-timeout) and is closed",
-                        idle.as_secs()
-                    ),
-                );
-                send(&mut socket, &bye.to_ws()).await;
-                break;
-            }
-            Ok(None) => break,
-            Ok(Some(Err(e))) => {
-                let why = Refusal::invalid(format!(
-                    "the connection failed: {e} (messages are at most {} bytes: --max-message-bytes)",
-                    s.config.max_message_bytes
-                ));
-                send(&mut socket, &why.to_ws()).await;
-                break;
-            }
-            Ok(Some(Ok(frame))) => frame,
-        };
-        let text = match frame {
-            Frame::Text(text) => text.to_string(),
-            Frame::Binary(bytes) => match String::from_utf8(bytes.to_vec()) {
-                Ok(text) => text,
-                Err(_) => {
-                    let bad = Refusal::new(Code::InvalidJson, "Invalid JSON: not UTF-8 text");
-                    if !send(&mut socket, &bad.to_ws()).await {
-                        break;
-                    }
-                    continue;
-                }
-            },
-            Frame::Close(_) => break,
-            Frame::Ping(_) | Frame::Pong(_) => continue,
-        };
-        let reply = match wire::parse_message(&text) {
-            Err(r) => r.to_ws(),
-            Ok(Message::Close) => break,
-            Ok(Message::Reset(args)) => match new_id()
-                .map_err(no_random)
-                .and_then(|id| s.reset(&args, id, true))
-            {
-                Ok(p) => {
-                    let response = p.response(&s.catalog, None);
-                    play = Some(p);
-                    json!({"type": "observation", "data": response})
-                }
-                Err(r) => r.to_ws(),
-            },
-            Ok(Message::Step(args)) => match play.as_mut() {
-                None => {
-                    Refusal::new(Code::ExecutionError, "no episode yet: send `reset` first").to_ws()
-                }
-                Some(p) => match p.step(&s.catalog, &args.message, args.tokens) {
-                    Ok(response) => match p.is_done().then(|| s.record(p)) {
-                        Some(Err(r)) => r.to_ws(),
-                        _ => json!({"type": "observation", "data": response}),
-                    },
-                    Err(e) => step_refusal(e).to_ws(),
-                },
-            },
-            Ok(Message::State) => {
-                let state = match &play {
-                    Some(p) => p.state(&s.catalog),
-                    None => json!({"episode_id": null, "step_count": 0}),
-                };
-                json!({"type": "state", "data": state})
-            }
-        };
-        if !send(&mut socket, &reply).await {
-            break;
-        }
-    }
-    let _ = socket.send(Frame::Close(None)).await;
-}
-
-// ---- The task API ----
-
-fn env_of(app: &App, env: &str) -> Result<usize, Box<Response>> {
-    app.service.catalog.env_index(env).ok_or_else(|| {
-        Box::new(error(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            &format!(
-                "no environment `{env}`; this server has {}",
-                app.service.catalog.env_names()
-            ),
-        ))
-    })
-}
-
-/// The environment, split and body of a task API request.
-async fn task_request(
-    app: &App,
-    env: &str,
-    request: Request,
-) -> Result<(usize, usize, Value), Response> {
-    let body = checked_body(app, request).await?;
-    let env = env_of(app, env).map_err(|e| *e)?;
-    let catalog = &app.service.catalog;
-    let split = match body.get("split") {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(name)) => catalog.split_index(env, name).ok_or_else(|| {
-            error(
-                StatusCode::BAD_REQUEST,
-                "VALIDATION_ERROR",
-                &format!(
-                    "environment `{}` has no split `{name}`; its splits are {}",
-                    catalog.envs[env].name,
-                    catalog.split_names(env)
-                ),
-            )
-        })?,
-        Some(_) => {
-            return Err(refused(&Refusal::invalid("`split` is a string")));
-        }
-    };
-    Ok((env, split, body))
-}
-
-fn tasks_json(app: &App, env: usize, split: usize, range: std::ops::Range<usize>) -> Value {
-    Value::from(
-        range
-            .map(|index| app.service.catalog.task_json(Pick { env, split, index }))
-            .collect::<Vec<_>>(),
-    )
-}
-
-async fn list_environments(State(app): State<App>, headers: HeaderMap) -> Response {
-    guard(&app, &headers).unwrap_or_else(|| ok(&app.service.catalog.environments_json()))
-}
-
-async fn splits(State(app): State<App>, Path(env): Path<String>, headers: HeaderMap) -> Response {
-    if let Some(refusal) = guard(&app, &headers) {
-        return refusal;
-    }
-    match env_of(&app, &env) {
-        Ok(e) => ok(&app.service.catalog.splits_json(e)),
-        Err(response) => *response,
-    }
-}
-
-async fn tasks(State(app): State<App>, Path(env): Path<String>, request: Request) -> Response {
-    match task_request(&app, &env, request).await {
-        Ok((e, s, _)) => {
-            let n = app.service.catalog.envs[e].splits[s].lines.len();
-            ok(&json!({"tasks": tasks_json(&app, e, s, 0..n), "env_name": env}))
-        }
-        Err(response) => response,
-    }
-}
-
-async fn num_tasks(State(app): State<App>, Path(env): Path<String>, request: Request) -> Response {
-    match task_request(&app, &env, request).await {
-        Ok((e, s, _)) => {
-            ok(&json!({"num_tasks": app.service.catalog.envs[e].splits[s].lines.len()}))
-        }
-        Err(response) => response,
-    }
-}
-
-/// A whole number of a body, or an error naming it.
-fn index_of(body: &Value, key: &str) -> Result<usize, Box<Response>> {
-    body.get(key)
-        .and_then(Value::as_u64)
-        .map(|i| i as usize)
-        .ok_or_else(|| {
-            Box::new(error(
-                StatusCode::BAD_REQUEST,
-                "VALIDATION_ERROR",
-                &format!("give `{key}`: a whole number, 0 or more"),
-            ))
-        })
-}
-
-fn out_of_range(what: &str, n: usize) -> Response {
-    error(
-        StatusCode::BAD_REQUEST,
-        "VALIDATION_ERROR",
-        &format!(
-            "{what} is out of range: the split has {n} tasks (index 0 to {})",
-            n.saturating_sub(1)
-        ),
-    )
-}
-
-async fn task(State(app): State<App>, Path(env): Path<String>, request: Request) -> Response {
-    let (e, s, body) = match task_request(&app, &env, request).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let n = app.service.catalog.envs[e].splits[s].lines.len();
-    match index_of(&body, "index") {
-        Ok(index) if index < n => {
-            ok(&json!({"task": app.service.catalog.task_json(Pick { env: e, split: s, index })}))
-        }
-        Ok(index) => out_of_range(&format!("index {index}"), n),
-        Err(response) => *response,
-    }
-}
-
-async fn task_range(State(app): State<App>, Path(env): Path<String>, request: Request) -> Response {
-    let (e, s, body) = match task_request(&app, &env, request).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let n = app.service.catalog.envs[e].splits[s].lines.len();
-    let start = match index_of(&body, "start") {
-        Ok(start) => start,
-        Err(response) => return *response,
-    };
-    let stop = match body.get("stop") {
-        None | Some(Value::Null) => n,
-        Some(_) => match index_of(&body, "stop") {
-            Ok(stop) => stop.min(n),
-            Err(response) => return *response,
-        },
-    };
-    if start > n {
-        return out_of_range(&format!("start {start}"), n);
-    }
-    ok(&json!({"tasks": tasks_json(&app, e, s, start..stop.max(start))}))
 }
 
 /// The body of a response the page reads (`Body` for the page handler).
