@@ -19,6 +19,7 @@
 //! - a state where the optimal player answers (`V = 0`): `chosen` names
 //!   the golden answer (the certified truth, `chosen_q = 0`), `rejected`
 //!   the first action left (`Q = 1`: it cannot change the answer).
+//!
 //! The path then goes on with its own move (after the answer, it ends).
 //! Rows are a function of the task, the seed and the options alone.
 
