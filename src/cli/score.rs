@@ -52,7 +52,7 @@ pub struct ScoreArgs {
 
 /// The result files under `paths` and what scoring them may consult: the
 /// instance sets under `instances` and the results' domains (`domain`, or
-/// found by name). Shared by `score`, `moves` and `pairs`' reading.
+/// found by name). Shared by `score` and `moves`.
 pub(super) fn read_sources(
     globals: &Globals,
     paths: &[PathBuf],
