@@ -32,6 +32,8 @@
 //! [`game`] (the rules of one game and its task: the task, its system
 //! prompt, one play-through driven reply by reply, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
+//! [`analysis`] (every move of a trajectory against the exact optimum:
+//! values, regret, preference pairs),
 //! [`stats`] (chi-square: structure signature vs correctness),
 //! [`report`] (the results as one self-contained HTML page: intervals,
 //! players per domain, structure tests, replays),

@@ -204,6 +204,19 @@ impl Analyst {
         Ok(taken)
     }
 
+    /// The golden player's answer at `state`: the first candidate no
+    /// action left can rule out, else the first candidate (the only one
+    /// at a state where it answers); `None` without a candidate.
+    pub fn golden_answer(&self, state: State) -> Option<usize> {
+        let certified = self.values.certified(state);
+        let pick = if certified != 0 {
+            certified
+        } else {
+            state.truths
+        };
+        (pick != 0).then(|| pick.trailing_zeros() as usize)
+    }
+
     /// The full values of `state` (every action's `Q`, the optimal set).
     pub fn state_values(&mut self, state: State) -> Result<StateValues, SearchError> {
         self.values.state(state)

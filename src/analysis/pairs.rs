@@ -19,6 +19,7 @@
 //! - a state where the optimal player answers (`V = 0`): `chosen` names
 //!   the golden answer (the certified truth, `chosen_q = 0`), `rejected`
 //!   the first action left (`Q = 1`: it cannot change the answer).
+//!
 //! The path then goes on with its own move (after the answer, it ends).
 //! Rows are a function of the task, the seed and the options alone.
 
@@ -33,7 +34,7 @@ use crate::domain::Domain;
 use crate::game::Task;
 use crate::game::session::Session;
 use crate::render::protocol::answer_tag;
-use crate::search::{SearchBudget, State};
+use crate::search::SearchBudget;
 
 /// What pairs to make.
 #[derive(Clone, Debug)]
@@ -98,7 +99,7 @@ fn path_pairs(
             break;
         };
         let values = analyst.state_values(state)?;
-        let answer = golden_answer(analyst, state);
+        let answer = analyst.golden_answer(state);
         if values.is_base() {
             if let (Some(truth), Some(&(first, q))) = (answer, values.q.first()) {
                 out.push(pair_row(
@@ -157,18 +158,6 @@ fn path_pairs(
         step += 1;
     }
     Ok(())
-}
-
-/// The golden player's answer at a base state: the first candidate no
-/// action left can rule out, else the one candidate left.
-fn golden_answer(analyst: &mut Analyst, state: State) -> Option<usize> {
-    let certified = analyst.values().certified(state);
-    let pick = if certified != 0 {
-        certified
-    } else {
-        state.truths
-    };
-    (pick != 0).then(|| pick.trailing_zeros() as usize)
 }
 
 fn pair_row(

@@ -53,7 +53,7 @@ pub struct ScoreArgs {
 
 /// The result files under `paths` and what scoring them may consult: the
 /// instance sets under `instances` and the results' domains (`domain`, or
-/// found by name). Shared by `moves` and `pairs`' reading ([`load`]).
+/// found by name), through [`load`]. Shared by `moves` and `pairs`.
 pub(super) fn read_sources(
     globals: &Globals,
     paths: &[PathBuf],
