@@ -467,6 +467,14 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         ("play", "index") => "1000000",
         ("play", "budget") => "0",
         ("stats", "pool") => "0",
+        // Counts and addresses of the commands added beside this walk:
+        // not numbers (or not an address) whatever the input.
+        ("pairs", "random-paths" | "limit") => "x",
+        ("report", "pool") => "x",
+        (
+            "serve",
+            "port" | "bind" | "max-sessions" | "idle-timeout" | "max-message-bytes" | "max-steps",
+        ) => "x",
         ("graph", "runs") => "0",
         ("check-books", "show") => "-1",
         ("label", "search-time") => "x",
@@ -553,6 +561,7 @@ fn every_value_taking_flag_is_classified_for_the_exit_code_walk() {
         "actions-var",
         "outcomes-var",
         "player",
+        "dir",
     ];
     let cli = kumo_gen::cli::command();
     let mut unclassified = Vec::new();

@@ -76,28 +76,21 @@ pub(super) fn digest_of(path: &Path, files: &[(SourceFile, String)]) -> String {
     crate::domain::fnv1a_hex(listing.as_bytes())
 }
 
-/// The longest first line [`first_keys`] reads (a KUMO line is a few KB;
-/// an SFT record of a large setting some hundred KB).
-const FIRST_LINE_LIMIT: u64 = 64 << 20;
-
-/// The keys of the first non-blank line of `path` (`None`: no such line
-/// within the first 64 MiB), to tell the kind of records a file holds
+/// The keys of the first non-blank line of `path` (`None`: no such
+/// line), to tell the kind of records a file holds
 /// before reading it.
 pub(super) fn first_keys(
     path: &Path,
     domain: Option<&Domain>,
 ) -> Result<Option<LineKeys>, ReadError> {
-    use std::io::{BufRead, Read};
-    // Opened by the one rule for users' files (regular files only).
-    let file = crate::files::read::open(path).map_err(|e| io_error(path, e))?;
-    let mut reader = std::io::BufReader::new(file.take(FIRST_LINE_LIMIT));
+    // Read by the one rule for users' files (regular files only, the
+    // line cap).
+    let mut reader = crate::files::read::lines(path).map_err(|e| io_error(path, e))?;
     let mut number = 0u64;
+    let mut line = Vec::new();
     loop {
-        let mut line = Vec::new();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io_error(path, e))?;
-        if read == 0 {
+        let more = reader.next_line(&mut line).map_err(|e| io_error(path, e))?;
+        if !more {
             return Ok(None);
         }
         number += 1;

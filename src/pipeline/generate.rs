@@ -350,8 +350,13 @@ fn check_capacity(
     };
     // A small job needs no large sample to see that it fits: 8 draws per
     // instance asked for, at least 64 (a tiny setting still shows its
-    // repeats), at most the full sample.
-    let sample = capacity::SAMPLE.min(n.saturating_mul(8).max(64));
+    // repeats), at most the full sample. A job that excludes (`--exclude`,
+    // a `--split` part) takes the full sample, since its count is read
+    // from the draws the exclusion leaves.
+    let sample = match exclusion {
+        Some(_) => capacity::SAMPLE,
+        None => capacity::SAMPLE.min(n.saturating_mul(8).max(64)),
+    };
     let Ok(found) = capacity::estimate(&synth, exclusion, sample) else {
         return Ok(Vec::new());
     };
