@@ -9,6 +9,8 @@
 
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::pipeline::write::{self, Job};
+use kumo_gen::pipeline::{Books, Datasets, DerivedFiles, GenerateJob};
+use kumo_gen::render::{RenderOptions, Templates};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 
 fn main() {
@@ -61,20 +63,35 @@ fn synth_100000(bencher: divan::Bencher, threads: usize) {
 fn generate_5000(bencher: divan::Bencher, threads: usize) {
     let domain = medical();
     let dir = tempfile::tempdir().expect("temp dir");
+    let job = GenerateJob {
+        domain,
+        params: Params::new(12, 16, 1),
+        n: 5000,
+        out: dir.path().to_path_buf(),
+        target: write::Target::Whole,
+        labels: None,
+        exclude: None,
+        band: None,
+        datasets: Datasets::One,
+        derived: DerivedFiles {
+            templates: Templates::resolve(None).expect("shipped templates"),
+            render: RenderOptions::default(),
+            books: Books::None,
+            sft: false,
+            steps: false,
+            hf: false,
+        },
+        secret_seed: false,
+        force: true,
+    };
+    let run = job.whole();
     bencher.bench(|| {
-        let job = Job {
-            domain: &domain,
-            params: Params::new(12, 16, 1),
-            n: 5000,
-            out: dir.path().to_path_buf(),
-            target: write::Target::Whole,
-            force: true,
-            labels: None,
+        let writer = Job {
+            main: &job,
+            params: &job.params,
+            run: &run,
             progress: &kumo_gen::progress::Quiet,
-            exclude: None,
-            secret_seed: false,
-            band: None,
         };
-        pool(threads).install(|| write::generate(&job).expect("written").instances)
+        pool(threads).install(|| write::generate(&writer).expect("written").instances)
     });
 }

@@ -1,11 +1,11 @@
-//! Prints the README's flag tables, written from the clap definitions
+//! Prints the flag reference (docs/flags.md), written from the clap definitions
 //! (`kumo_gen::cli::flag_tables`), or with `--write FILE` replaces the
 //! generated block of FILE (between its marker comments) with them:
 //!
-//!     cargo run --release --example flag_tables -- --write README.md
+//!     cargo run --release --example flag_tables -- --write docs/flags.md
 //!
-//! `tests/readme.rs` fails, naming each missing flag and its table, when
-//! the README's block is not what this writes.
+//! `tests/docs.rs` fails, naming each missing flag and its table, when
+//! the block in docs/flags.md is not what this writes.
 
 use kumo_gen::cli::flag_tables::{BEGIN, END, markdown};
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The README's Slurm recipe (`--shard K/N` array job, then `merge`) run on a
+# The Slurm recipe of docs/cluster.md (`--shard K/N` array job, then `merge`) run on a
 # real one-node Slurm, checked byte for byte against an unsharded run.
 #
 # For a Debian machine (or container) where you are root: it installs
 # slurm-wlm and munge from the distribution (apt-get), starts munged,
 # slurmctld and slurmd on loopback (127.0.0.1 only) with a private config
 # in a work directory (SLURM_CONF; /etc/slurm is not touched), submits the
-# README's array job with N tasks, waits for it, runs `kumo-gen merge`, runs
+# array job of docs/cluster.md with N tasks, waits for it, runs `kumo-gen merge`, runs
 # the same generation unsharded, and compares every dataset file (the
 # instance JSONL, the SFT records, the knowledge books, the derived-file
 # record) byte for byte, and manifest.json without its timings and the
@@ -133,7 +133,7 @@ sinfo -h -N -o '%T' | grep -qE '^(idle|mixed)' || {
 }
 say "one-node cluster up on 127.0.0.1: $(sinfo -h -N -o '%N %c CPUs %T')"
 
-# The README's array job, N tasks, sharing nothing but --out.
+# The array job of docs/cluster.md, N tasks, sharing nothing but --out.
 OUT=$WORK/generated
 REF=$WORK/unsharded
 cat >"$WORK/job/generate.sbatch" <<EOF

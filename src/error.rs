@@ -3,7 +3,7 @@
 //! results or other input file the user named, a flag value the command
 //! refuses, an output another run is writing, an infeasible request) or
 //! not (exit 2: usage, a failure writing output, a failing service, an
-//! internal error), as the README's "Exit codes" table says.
+//! internal error), as docs/exit-codes.md says.
 //! [`crate::cli`] alone prints an `Error` and turns it into the exit code;
 //! the library's modules keep their own error types, wrapped here.
 
@@ -124,9 +124,10 @@ impl Error {
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
             Error::Results(e) => e.is_input(),
-            Error::Usage { .. } | Error::Service { .. } | Error::Internal(_) | Error::Io(_) => {
-                false
-            }
+            // A file the user named that is not read by the rule of
+            // `files::read` (a FIFO, a device, a line over the cap).
+            Error::Io(e) => crate::files::read::is_refusal(e),
+            Error::Usage { .. } | Error::Service { .. } | Error::Internal(_) => false,
         }
     }
 

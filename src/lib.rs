@@ -32,9 +32,15 @@
 //! [`game`] (the rules of one game and its task: the task, its system
 //! prompt, one play-through driven reply by reply, KUMO's result format),
 //! [`score`] (success rate and efficiency from trajectories),
+//! [`analysis`] (every move of a trajectory against the exact optimum:
+//! values, regret, preference pairs),
 //! [`stats`] (chi-square: structure signature vs correctness),
+//! [`report`] (the results as one self-contained HTML page: intervals,
+//! players per domain, structure tests, replays),
 //! [`eval`] (models over an OpenAI-compatible API, KUMO's protocol, and
-//! the offline players), [`family`] (procedural task families compiled
+//! the offline players), [`serve`] (eval's episodes over OpenEnv's HTTP
+//! and WebSocket contract for trainers, and a page where people play
+//! them), [`family`] (procedural task families compiled
 //! into domains) and [`propose`] (new domains from a language model, repaired with the
 //! validator's located messages).
 //!
@@ -45,11 +51,14 @@
 //! dataset lines and eval's tasks without files; its [`pipeline::secret`]
 //! keeps the private seed of `--seed random` and `verify`s a dataset
 //! against it.
-//! [`python_repr`] prints values as KUMO's Python does (used by the
+//! [`cache`] is the cross-process cache directory (a setting's line index,
+//! reference samples not shipped). [`python_repr`] prints values as KUMO's Python does (used by the
 //! importer, the game messages and `play`). [`cli`] is the
 //! command line;
 //! [`error`] the one error every command reports, which picks the exit
 //! code.
+pub mod analysis;
+pub mod cache;
 pub mod cli;
 pub mod contamination;
 pub mod dataset;
@@ -68,8 +77,10 @@ pub mod progress;
 pub mod propose;
 pub mod python_repr;
 pub mod render;
+pub mod report;
 pub mod score;
 pub mod search;
+pub mod serve;
 pub mod stats;
 mod stderr_line;
 pub mod synth;

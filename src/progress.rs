@@ -82,8 +82,12 @@ pub enum Event<'a> {
     /// A derived file that no longer matched its dataset was removed
     /// (`what`: `path: why; how to rebuild`).
     StaleRemoved { what: &'a str },
-    /// The derived files of `domain`'s dataset already match it.
-    DerivedUpToDate { domain: &'a str },
+    /// The derived files of `domain`'s dataset already match it
+    /// (`no_sft`: why they hold no SFT records, if they hold none).
+    DerivedUpToDate {
+        domain: &'a str,
+        no_sft: Option<NoSft>,
+    },
     /// The derived files of `domain`'s dataset are written.
     Derived(DerivedWritten<'a>),
     /// Instances of a labelled run left unlabelled by the search budget.
@@ -139,6 +143,15 @@ pub struct Written<'a> {
     pub out_of_band: u64,
 }
 
+/// Why a dataset's derived files hold no SFT records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoSft {
+    /// `--no-sft`.
+    Flag,
+    /// `--sft-parts` leaves this `--split` part out.
+    PartLeftOut,
+}
+
 /// The facts of a dataset's written derived files.
 #[derive(Clone, Debug)]
 pub struct DerivedWritten<'a> {
@@ -148,6 +161,8 @@ pub struct DerivedWritten<'a> {
     pub books_written: bool,
     pub sft_records: u64,
     pub sft_steps: u64,
+    /// Why no SFT records were written, if none were.
+    pub no_sft: Option<NoSft>,
     /// Unlabelled lines, which get no SFT record.
     pub unlabelled: u64,
     pub seconds: f64,

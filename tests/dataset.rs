@@ -101,8 +101,8 @@ fn stats_says_why_its_domain_does_not_load() {
     );
 }
 
-/// A results file that is not text is the user's input (exit 1, as the
-/// README's exit-code table says), not a failure of the machine (2).
+/// A results file that is not text is the user's input (exit 1, as
+/// docs/exit-codes.md says), not a failure of the machine (2).
 #[test]
 fn a_result_file_that_is_not_text_is_bad_input() {
     let tmp = tempfile::tempdir().unwrap();

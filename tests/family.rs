@@ -10,8 +10,12 @@ use kumo_gen::domain::{Domain, Registry};
 
 use crate::common::{TestCommand, kumo_gen};
 
-/// rules3: `a < b and c is even`, `a + b > c`, `b > 4`, `a = c`, ...
+/// rules3: `both a < b and c is even`, `a + b > c`, `b > 4`, `a = c`, ...
 fn eval_rule(rule: &str, t: [i64; 3]) -> bool {
+    if let Some(both) = rule.strip_prefix("both ") {
+        let (l, r) = both.split_once(" and ").unwrap();
+        return eval_rule(l, t) && eval_rule(r, t);
+    }
     if let Some((l, r)) = rule.split_once(" or ") {
         return eval_rule(l, t) || eval_rule(r, t);
     }
@@ -225,6 +229,27 @@ fn families_are_deterministic_and_the_shipped_files_are_current() {
     }
 }
 
+/// A domain `family` writes is accepted by `validate` without a warning
+/// (a rule named `c > 1 and b + c > a` once read as a list of two rules).
+#[test]
+fn family_output_validates_without_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["rules3", "circuits", "ciphers"] {
+        for seed in ["0", "1"] {
+            let path = tmp.path().join(format!("{name}-{seed}.yaml"));
+            TestCommand::new()
+                .args(["family", name, "--seed", seed, "-o"])
+                .arg(&path)
+                .ok();
+            TestCommand::new()
+                .arg("validate")
+                .arg(&path)
+                .ok()
+                .stderr_lacks("warning");
+        }
+    }
+}
+
 #[test]
 fn family_domains_generate_label_and_curve() {
     let tmp = tempfile::tempdir().unwrap();
@@ -277,15 +302,33 @@ fn family_domains_generate_label_and_curve() {
 fn bad_family_parameters_exit_1_with_a_fix() {
     for args in [
         &["family", "nope", "-o", "x.yaml"][..],
-        &["family", "rules3", "--hypotheses", "1", "-o", "x.yaml"],
-        &["family", "circuits", "--inputs", "40", "-o", "x.yaml"],
-        &["family", "ciphers", "--alphabet", "2", "-o", "x.yaml"],
         &["family", "rules3"],
     ] {
         TestCommand::new()
             .args(args)
             .expect_code(1)
             .stderr_contains("help");
+    }
+    // Out of their ranges whatever the family: refused as the flags are
+    // read (exit 2), naming the range.
+    for (args, range) in [
+        (
+            &["family", "rules3", "--hypotheses", "1", "-o", "x.yaml"][..],
+            "2 to 5000",
+        ),
+        (
+            &["family", "circuits", "--inputs", "40", "-o", "x.yaml"],
+            "2 to 10",
+        ),
+        (
+            &["family", "ciphers", "--alphabet", "2", "-o", "x.yaml"],
+            "3 to 26",
+        ),
+    ] {
+        TestCommand::new()
+            .args(args)
+            .expect_code(2)
+            .stderr_contains(range);
     }
 }
 
@@ -355,12 +398,13 @@ fn a_curve_with_no_labelled_point_exits_1_naming_the_budget_to_raise() {
 #[test]
 fn curve_actions_out_of_range_is_an_error_naming_the_valid_range() {
     // rules3 keeps its 40 probes.
-    for actions in ["0", "41"] {
-        let output = curve(&["--curve-actions", actions, "--curve-n", "2"]);
-        let said = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{said}");
-        assert!(said.contains("valid range is 1..=40"), "{said}");
-    }
+    let output = curve(&["--curve-actions", "41", "--curve-n", "2"]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("valid range is 1..=40"), "{said}");
+    // 0 is refused whatever the domain, as the flags are read.
+    let output = curve(&["--curve-actions", "0", "--curve-n", "2"]);
+    assert_eq!(output.status.code(), Some(2));
 }
 
 #[test]
@@ -368,12 +412,10 @@ fn curve_hypotheses_beyond_the_bound_are_refused_at_once() {
     let start = std::time::Instant::now();
     let output = curve(&["--curve-truths", "4,64"]);
     let said = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{said}");
-    assert!(
-        said.contains("`--curve-truths 64` is out of range"),
-        "{said}"
-    );
-    assert!(said.contains("2..=24"), "{said}");
+    // Beyond the bound whatever the domain: refused as the flags are read.
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(said.contains("--curve-truths"), "{said}");
+    assert!(said.contains("from 2 to 24"), "{said}");
     assert!(
         output.stdout.is_empty(),
         "refused before any point is computed"

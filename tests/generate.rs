@@ -326,11 +326,18 @@ fn an_existing_dataset_is_not_overwritten_silently() {
 #[test]
 fn infeasible_requests_exit_1_with_the_parameter_to_change() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    // Wrong whatever the domain: refused as the flags are read (exit 2).
+    for (args, parameter) in [
+        (&["--actions", "0"][..], "--actions"),
+        (&["--valid", "3"], "--valid"),
+    ] {
+        generate(dir.path(), args)
+            .expect_code(2)
+            .stderr_contains(parameter);
+    }
+    let cases: [(&[&str], &str); 4] = [
         (&["--truths", "9"], "--truths"),
         (&["--actions", "9"], "--actions"),
-        (&["--actions", "0"], "--actions"),
-        (&["--valid", "3"], "--valid"),
         (&["-n", "100000000"], "-n"),
         (&["--truths", "2", "--actions", "1", "-n", "60"], "-n"),
     ];

@@ -1,6 +1,7 @@
 //! Integration tests, one file per feature (`autotests = false`: this is
 //! the only test binary).
 
+mod analysis;
 mod budget;
 mod cli;
 mod common;
@@ -9,6 +10,8 @@ mod contamination;
 mod dataset;
 mod derived;
 mod difficulty;
+mod docs;
+mod docs_commands;
 mod domain;
 mod errors;
 mod eval;
@@ -20,16 +23,21 @@ mod family;
 mod faults;
 mod generate;
 mod graph;
+mod hostile_io;
+mod hostile_requests;
 mod import;
+mod messages;
 mod propose;
-mod readme;
 mod reference;
 mod regression;
 mod render;
 mod render_files;
+mod report;
 mod reruns;
 mod robust;
 mod score;
 mod search;
 mod search_exact;
+mod serve;
 mod split_parts;
+mod values;

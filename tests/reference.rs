@@ -1,5 +1,5 @@
-//! KUMO's optimal search written plainly: the one oracle the search tests
-//! (`search`, `search_exact`, `conformance`) and the timing examples
+//! KUMO's optimal search written plainly: the oracle the integration
+//! tests (`search`, `search_exact`, `conformance`) and the timing examples
 //! (`examples/domain_sweep.rs`, `examples/search_settings.rs`, through
 //! `#[path]`) compare `kumo_gen::search` against.
 //!
@@ -14,6 +14,9 @@
 //! action. A memo on `(T, A)` and stopping a sum once it reaches the best so
 //! far change no bit of the result (the terms are never negative and the
 //! minimum is strict), so they are always on.
+//!
+//! (The solver's unit tests, `src/search/solver/tests.rs`, carry a second
+//! plain recursion of their own, since a unit test cannot reach `tests/`.)
 
 use std::collections::HashMap;
 

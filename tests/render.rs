@@ -485,7 +485,14 @@ fn sft_transcripts_replay_to_the_valid_truth() {
                     .render(&view, &golden)
                     .unwrap();
                 let sft = out.sft_value();
-                assert_eq!(replay_sft(&view, &sft), Ok(task.valid[0]), "{sft:#}");
+                // The record replays: every turn is legal and the answer
+                // is a truth no observation rules out. It names the golden
+                // player's answer (the first candidate no action left can
+                // rule out); these random tasks need not keep KUMO's
+                // guarantee that each invalid truth is ruled out by some
+                // action, so that it is the valid truth is checked on
+                // generated datasets (`docs::the_golden_player_rule_...`).
+                assert!(replay_sft(&view, &sft).is_ok(), "{sft:#}");
                 let messages = sft["messages"].as_array().unwrap();
                 assert_eq!(messages.len(), 2 * golden.len() + 3);
                 let assistants: Vec<&Value> = messages

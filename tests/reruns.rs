@@ -1,4 +1,4 @@
-//! Re-running commands in another order than the README shows: derived
+//! Re-running commands in another order than the documents show: derived
 //! files an earlier run wrote are kept while they match the dataset,
 //! stale or damaged ones are rebuilt (never called up to date), and
 //! `check-books` notices a missing book.

@@ -317,8 +317,10 @@ fn bad_api_bases_and_temperatures_are_refused() {
             "--temperature",
         ),
     ] {
+        // Refused as the flags are read, like every flag value that is
+        // wrong whatever the input.
         let output = eval(base, dir.path(), "m", extra).run();
-        assert_eq!(output.status.code(), Some(1), "{base} {extra:?}");
+        assert_eq!(output.status.code(), Some(2), "{base} {extra:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(needle), "{stderr}");
     }

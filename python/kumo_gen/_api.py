@@ -111,9 +111,12 @@ def generate_lines(
     """Lines `start..start+n` of `kumo-gen generate --domain D --truths T
     --actions A -n N --seed S --valid V ...`'s dataset file (any N of at
     least `start+n`), byte for byte (without the newlines). The lines before
-    `start` are neither labelled nor rendered; their instances are still
-    drawn, because line `i` is the first draw of stream `i` whose dedup key
-    no earlier line has. `labels=False` is `--no-labels`; `threads=0` uses
+    `start` are neither drawn, labelled nor rendered: line `i` is the first
+    draw of stream `i` whose dedup key no earlier line has, and which draw
+    that is comes from the setting's line index, built once and kept in
+    the cache directory (docs/performance.md), so the cost does not grow
+    with `start` (with `exclude` the earlier lines are drawn again).
+    `labels=False` is `--no-labels`; `threads=0` uses
     every core (the output does not depend on it). `exclude` / `exclude_key`
     are `--exclude PATH...` / `--exclude-key`. `min_expected`,
     `max_expected`, `min_golden`, `max_golden` are the difficulty band
@@ -164,7 +167,7 @@ def generate(
     with the same parameters; `dumps(task)` is the CLI's line. Options as
     for `generate_lines`.
 
-    The golden trajectory (README "The golden player's answer rule") is
+    The golden trajectory (docs/output.md, "The golden player's answer rule") is
     the optimal policy played against the task's own observations. With
     *candidates* the truths no observation so far rules out and *actions
     left* those not yet taken, it answers as soon as at most one candidate
@@ -192,7 +195,7 @@ def instance(
 ) -> Dict[str, Any]:
     """Instance `index` of a setting: the task whose `dumps(...)` is exactly
     line `index` (0-based) of the file `kumo-gen generate` writes with these
-    parameters, without labelling or rendering the lines before it. The
+    parameters, in the same time at any index (`generate_lines`). The
     same (domain, setting, seed, index) always gives the same episode, so
     every rollout of a GRPO group can share one. Its `optimal` labels
     follow the golden player's rule `generate` states. Options as for

@@ -5,11 +5,13 @@ one, and the scores of a finished session. No framework is imported here.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Dict, Iterator, Optional
 
 from . import _native
-from ._api import domains, dumps, family, instance, load_domain, stamp
+from ._api import domains, family, load_domain, stamp
+from ._lines import Lines
 from ._native import Domain
 
 
@@ -29,8 +31,8 @@ def episodes(
     start: int,
     count: int,
 ) -> Iterator[Dict[str, Any]]:
-    """Instances `start..start+count` one at a time (each made by
-    `kumo_gen.instance` when reached), as dicts that need no `Domain` to
+    """Instances `start..start+count` one at a time (made when reached,
+    in chunks: `kumo_gen._lines`, so n episodes cost O(n)), as dicts that need no `Domain` to
     travel: `line`, `domain` (name), `domain_document` (the document, for
     domains that are not shipped), `system_prompt` and `instruction`
     (eval's first request), `golden_answer`, and the stamp (`id`,
@@ -39,9 +41,10 @@ def episodes(
         raise ValueError(f"the number of instances must be at least 1, not {count}")
     shipped = domain.name in domains() and load_domain(domain.name).source_hash == domain.source_hash
     document = None if shipped else domain.document()
-    for index in range(start, start + count):
-        task = instance(domain, truths, actions, index=index, seed=seed, valid=valid)
-        line = dumps(task)
+    lines = Lines(domain, truths, actions, count, seed, valid, start=start)
+    for offset, line in enumerate(lines):
+        index = start + offset
+        task = json.loads(line)
         native = _native.Task(domain, line)
         yield {
             "line": line,

@@ -29,15 +29,20 @@ n=size, seed=seed)`; the multi-turn game on them is `kumo_gen.Env`.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterator, List, Optional
+from collections import OrderedDict
+from typing import Any, Dict, Iterator, Optional
 
 from . import _native
-from ._api import DomainLike, generate_lines, load_domain, setting_name, stamp
+from ._api import DomainLike, load_domain, setting_name, stamp
+from ._lines import Lines
+
+KEEP_ITEMS = 256
 
 
 class KumoDataset:
     """A fixed list of items; indexable, iterable, sized (reasoning-gym's
-    `ProceduralDataset` interface). Items are rendered on first access."""
+    `ProceduralDataset` interface). Items are rendered on first access
+    (lines in chunks, `kumo_gen._lines`), and only the last few are kept."""
 
     def __init__(
         self,
@@ -68,10 +73,9 @@ class KumoDataset:
         }
         self.setting = setting_name(truths, actions, valid)
         self._templates_dir = templates_dir
-        self._lines: List[str] = generate_lines(
-            self.domain, truths, actions, size, seed, valid, **options
-        )
-        self._items: Dict[int, Dict[str, Any]] = {}
+        self._lines = Lines(self.domain, truths, actions, size, seed, valid, **options)
+        # The items last read only (a dataset of any size holds a few).
+        self._items: "OrderedDict[int, Dict[str, Any]]" = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -89,6 +93,8 @@ class KumoDataset:
         if item is None:
             item = self._item(index)
             self._items[index] = item
+            while len(self._items) > KEEP_ITEMS:
+                self._items.popitem(last=False)
         return item
 
     def _item(self, index: int) -> Dict[str, Any]:

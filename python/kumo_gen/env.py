@@ -34,15 +34,32 @@ play (E = the instance's exact `optimal.expected_steps` actions, then the
 predicting reply and its `predicted_truth` entry). With w = 0 (default)
 the reward is success alone; an episode twice as long as optimal play
 earns 1 - w/2.
+
+Dense rewards (opt-in, `dense=True`; docs/analytics.md): every reply is
+scored against the exact optimum of the game (`kumo_gen._native.Moves`).
+A reply that takes an action earns `-regret` (the expected actions it
+wastes: `Q - V`, 0 for an optimal action, 1 for a repeat); the reply that
+names a truth earns 1.0 if the answer is *proven* (the only candidate
+left, or one no action left can rule out; a proven answer is always
+correct) and 0.0 otherwise, so a lucky guess earns nothing; a parse error
+earns 0.0. An episode's rewards sum to
+
+    1[proven answer] - total regret
+
+`info["move"]` holds the move's analysis (`value`, `q`, `regret`,
+`optimal`, `candidates`, ...), `info["optimal_actions"]` the optimal
+actions of the state the reply answered (empty where answering is
+optimal) and `info["regret"]` the move's regret.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._api import DomainLike, generate_lines, load_domain, stamp
+from ._api import DomainLike, load_domain, stamp
+from ._lines import Lines
 
 Message = Dict[str, Any]
 
@@ -65,6 +82,7 @@ class Env:
         max_steps: int = 50,
         efficiency: float = 0.0,
         budget: Optional[int] = None,
+        dense: bool = False,
         templates_dir: Optional[str] = None,
         domains_dir: Optional[str] = None,
         **options: Any,
@@ -83,7 +101,7 @@ class Env:
             raise ValueError("budget must be at least 1")
         self.domain = load_domain(domain, domains_dir)
         if tasks is None:
-            self._lines = generate_lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
+            self._lines: Sequence[str] = Lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
             self._origin: Optional[Tuple[int, int, int, int, int]] = (truths, actions, valid, seed, start)
         else:
             self._lines = [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in tasks]
@@ -92,8 +110,12 @@ class Env:
         self.max_steps = max_steps
         self.efficiency = efficiency
         self.budget = budget
+        self.dense = dense
+        self._moves: Dict[int, Any] = {}
         self._templates_dir = templates_dir
-        self._tasks: Dict[int, Any] = {}
+        # The current instance's task only: an Env that played 100,000
+        # episodes holds no more than one that played one.
+        self._task: Optional[Tuple[int, Any]] = None
         self._session: Optional[Any] = None
         self._index: Optional[int] = None
 
@@ -122,10 +144,10 @@ class Env:
     def task(self, index: int) -> Any:
         """The native task of instance `index` (`system_prompt`,
         `instruction`, `judge(answer)`)."""
-        task = self._tasks.get(index)
-        if task is None:
-            task = _native.Task(self.domain, self._lines[index], self._templates_dir)
-            self._tasks[index] = task
+        if self._task is not None and self._task[0] == index:
+            return self._task[1]
+        task = _native.Task(self.domain, self._lines[index], self._templates_dir)
+        self._task = (index, task)
         return task
 
     def reset(self, index: Optional[int] = None) -> List[Message]:
@@ -138,7 +160,18 @@ class Env:
             raise IndexError(f"index {index} is out of range for {len(self)} instances")
         self._index = index
         self._session = _native.Session(self.task(index), self.model, self.max_steps, self.budget)
+        if self.dense:
+            self.moves(index).reset()
         return self._session.request()
+
+    def moves(self, index: int) -> Any:
+        """The per-move values of instance `index`'s game
+        (`kumo_gen._native.Moves`: `state()`, `step(name)`, `reset()`)."""
+        moves = self._moves.get(index)
+        if moves is None:
+            moves = _native.Moves(self.task(index))
+            self._moves[index] = moves
+        return moves
 
     @property
     def index(self) -> Optional[int]:
@@ -168,8 +201,18 @@ class Env:
             raise RuntimeError("call reset() before step()")
         if session.finished:
             raise RuntimeError("the episode is over; call reset()")
+        before = self.moves(self._index).state() if self.dense else None  # type: ignore[arg-type]
         info: Dict[str, Any] = session.respond(text, tokens)
         done = session.finished
+        dense_reward = 0.0
+        if before is not None:
+            name = info.get("action", info.get("truth"))
+            move = None if name is None else self.moves(self._index).step(name)  # type: ignore[arg-type]
+            info["move"] = move
+            info["optimal_actions"] = before["optimal"]
+            info["regret"] = 0.0 if move is None else move["regret"]
+            if move is not None:
+                dense_reward = (1.0 if move["proven"] else 0.0) if move["answer"] is not None else -move["regret"]
         task = self.task(self._index)  # type: ignore[arg-type]
         info.update(
             self.stamp(self._index),  # type: ignore[arg-type]
@@ -182,10 +225,12 @@ class Env:
         if done:
             info["trial"] = session.trial()
             info["truncated"] = info["kind"] in ("observation", "wrong")
+            if self.dense:
+                return "", dense_reward, True, info
             reward = _native.reward(session.successful, session.action_count, task.expected_steps, self.efficiency)
             return "", reward, True, info
         request = session.request()
-        return request[-1]["content"], 0.0, False, info
+        return request[-1]["content"], dense_reward, False, info
 
     def trial(self) -> Optional[Dict[str, Any]]:
         """The current episode in KUMO's result format."""

@@ -7,7 +7,7 @@
   answers as soon as at most one candidate is left or some candidate is
   ruled out by no state of any action left, and names the first such
   candidate in `truths` order (else the one left); with one valid truth
-  that is always the valid truth (README "The golden player's answer
+  that is always the valid truth (docs/output.md, "The golden player's answer
   rule"; `kumo_gen.generate` states it in full);
 - `random`: a random related action not taken yet; the answer once one
   candidate is left;

@@ -9,7 +9,7 @@
 `truths`, `actions`, `valid`, `seed`, `size`; `seed=None` draws a random
 seed, as reasoning-gym does). Item `i` is instance `i` of
 `kumo_gen.generate(domain, truths, actions, n=size, seed=seed)`, made
-lazily by `kumo_gen.instance` when first read, in the format of
+lazily when first read (in chunks when read in order, `kumo_gen._lines`), in the format of
 `kumo_gen.create_dataset`: `metadata.source_dataset` is `"kumo"` (so a
 `CompositeDataset` scores it), `metadata.difficulty` is the stamp's
 difficulty (truths, actions, expected steps, golden length, ...).
@@ -24,6 +24,7 @@ scoring names a truth no observation rules out.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
@@ -31,8 +32,9 @@ from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
 from . import _native
-from ._api import instance, load_domain, setting_name, stamp
-from .dataset import score_answer
+from ._api import load_domain, setting_name, stamp
+from ._lines import Lines
+from .dataset import KEEP_ITEMS, score_answer
 
 NAME = "kumo"
 
@@ -57,7 +59,10 @@ class KumoProceduralDataset(ProceduralDataset):
     def __init__(self, config: KumoDatasetConfig) -> None:
         super().__init__(config=config, seed=config.seed, size=config.size)
         self.domain = load_domain(config.domain)
-        self._items: Dict[int, Dict[str, Any]] = {}
+        c = config
+        self._lines = Lines(self.domain, c.truths, c.actions, c.size, self.seed, c.valid)
+        # The items last read only: memory stays flat at any size.
+        self._items: "OrderedDict[int, Dict[str, Any]]" = OrderedDict()
 
     def __getitem__(self, idx: int) -> Dict[str, Any]:
         if not 0 <= idx < self.size:
@@ -66,12 +71,14 @@ class KumoProceduralDataset(ProceduralDataset):
         if item is None:
             item = self._item(idx)
             self._items[idx] = item
+            while len(self._items) > KEEP_ITEMS:
+                self._items.popitem(last=False)
         return item
 
     def _item(self, idx: int) -> Dict[str, Any]:
         c = self.config
-        task = instance(self.domain, c.truths, c.actions, index=idx, seed=self.seed, valid=c.valid)
-        line = json.dumps(task, ensure_ascii=False)
+        line = self._lines[idx]
+        task = json.loads(line)
         native = _native.Task(self.domain, line)
         optimal = task.pop("optimal", None)
         accepted = [t for t in task["truths"] if native.judge(t)]

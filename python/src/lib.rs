@@ -12,11 +12,14 @@
 //! - play: [`kumo_gen::pipeline::task`] and
 //!   [`kumo_gen::game::session::Session`] (`kumo-gen eval`'s prompt,
 //!   parser, observation wording and KUMO's action counting), judged by
-//!   [`kumo_gen::game::Judge`].
+//!   [`kumo_gen::game::Judge`];
+//! - per-move values: [`kumo_gen::analysis::Analyst`] (`kumo-gen moves`'
+//!   rows, one move at a time, for dense rewards).
 //!
 //! Long work (generation, labelling) runs with the interpreter detached,
 //! on a rayon pool of `threads` workers (0: one per core).
 
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -24,17 +27,21 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
+use kumo_gen::analysis::Analyst;
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::game::Task;
 use kumo_gen::eval::players;
+use kumo_gen::game::Task;
 use kumo_gen::game::protocol;
 use kumo_gen::game::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
 use kumo_gen::pipeline::relabel;
 use kumo_gen::render::{RenderOptions, Renderer, Templates};
-use kumo_gen::search::SearchBudget;
+use kumo_gen::search::{SearchBudget, State};
 use kumo_gen::synth::{Params, SynthError};
+
+mod moves;
+use moves::PyMoves;
 
 fn value_error(message: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -76,11 +83,26 @@ fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     })
 }
 
-fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
+/// The worker pool of `threads` threads (0: one per core), started once
+/// per thread count and kept: a call that asks for one episode does not
+/// pay for starting threads.
+fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<std::sync::Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> =
+        OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(pool) = pools.get(&threads) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?;
+    let pool = Arc::new(pool);
+    pools.insert(threads, Arc::clone(&pool));
+    Ok(pool)
 }
 
 /// The shipped templates, loaded once.
@@ -284,9 +306,10 @@ fn generate_lines(
     let key = match exclude_key {
         "exact" => kumo_gen::contamination::KeyKind::Exact,
         "context" => kumo_gen::contamination::KeyKind::Context,
+        "book" => kumo_gen::contamination::KeyKind::Book,
         other => {
             return Err(value_error(format!(
-                "`exclude_key` must be \"exact\" or \"context\", not {other:?}"
+                "`exclude_key` must be \"exact\", \"context\" or \"book\", not {other:?}"
             )));
         }
     };
@@ -305,11 +328,7 @@ fn generate_lines(
         allow_shortcuts,
         decimals,
     };
-    let budget = labels.then_some(SearchBudget {
-        max_memo_entries: search_budget,
-        max_nodes: search_nodes,
-        max_time: None,
-    });
+    let budget = labels.then_some(SearchBudget::new(search_budget, search_nodes));
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     py.detach(move || {
@@ -353,11 +372,7 @@ fn label_lines(
     threads: usize,
 ) -> PyResult<Vec<(String, bool, Option<String>)>> {
     check_budget(search_budget, search_nodes)?;
-    let budget = SearchBudget {
-        max_memo_entries: search_budget,
-        max_nodes: search_nodes,
-        max_time: None,
-    };
+    let budget = SearchBudget::new(search_budget, search_nodes);
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     let lines: Vec<(String, String)> = lines
@@ -676,6 +691,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDomain>()?;
     m.add_class::<PyTask>()?;
     m.add_class::<PySession>()?;
+    m.add_class::<PyMoves>()?;
     m.add_function(wrap_pyfunction!(domain_names, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain_text, m)?)?;

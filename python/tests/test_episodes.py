@@ -28,6 +28,22 @@ def test_instance_i_is_line_i_of_the_clis_file(run_cli, tmp_path: Path, domain: 
     assert [kumo_gen.dumps(t) for t in tail] == lines[n - 7 :]
 
 
+def test_far_lines_equal_the_clis_and_adapters_read_them_lazily(run_cli, tmp_path: Path) -> None:
+    # Line 30,000 of the CLI's file, and chunked reads around it: the line
+    # index (built once) gives the same bytes as the CLI's whole file.
+    n = 30000
+    lines = cli_lines(run_cli, tmp_path, "medical", 4, 6, n, 4, 1, "--no-labels", "--no-sft", "--books", "none").decode().splitlines()
+    for index in (n - 1, 16385, 9000):
+        task = kumo_gen.instance("medical", 4, 6, index=index, seed=4, labels=False)
+        assert kumo_gen.dumps(task) == lines[index]
+    env = kumo_gen.Env("medical", 4, 6, seed=4, n=200, start=n - 200, labels=False)
+    assert [kumo_gen.dumps(env.instance(i)) for i in range(200)] == lines[n - 200 :]
+    assert env.instance(-1) == json.loads(lines[-1])
+    data = kumo_gen.create_dataset("medical", size=300, seed=4, labels=False)
+    assert [item["metadata"]["instance"]["truths"] for item in data] == [json.loads(line)["truths"] for line in lines[:300]]
+    assert len(data._items) <= 256
+
+
 def test_bad_ranges_are_value_errors() -> None:
     with pytest.raises(ValueError):
         kumo_gen.generate("medical", n=2, start=-1)

@@ -17,6 +17,9 @@ pub enum KeyArg {
     Exact,
     /// Same truths, actions and valid truths, whatever was observed.
     Context,
+    /// Same truths and actions (the same knowledge book), whatever the
+    /// valid truth and the observations.
+    Book,
 }
 
 impl From<KeyArg> for KeyKind {
@@ -24,6 +27,7 @@ impl From<KeyArg> for KeyKind {
         match k {
             KeyArg::Exact => KeyKind::Exact,
             KeyArg::Context => KeyKind::Context,
+            KeyArg::Book => KeyKind::Book,
         }
     }
 }
@@ -135,7 +139,7 @@ pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
         .install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))
         .map_err(Error::input)?;
     out(&format!(
-        "verified: `{}` is the {} instances the seed in `{}` generates (digest {})\n",
+        "verified: `{}` is byte for byte the {} instance lines the seed in `{}` generates (digest {})\n         this proves the instance lines only: `kumo-gen check-books DIR` proves each knowledge book against its line; SFT records and the HF export are not compared\n",
         v.dataset.display(),
         v.instances,
         args.seed_file.display(),

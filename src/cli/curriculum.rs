@@ -11,6 +11,19 @@ use super::{Error, Globals, Report};
 use crate::difficulty::curriculum::MAX_LEVELS;
 use crate::pipeline::Datasets;
 
+/// `generate`'s flags that `curriculum` refuses (hidden from its help).
+pub(super) const REFUSED: [&str; 9] = [
+    "split",
+    "sft_parts",
+    "split_key",
+    "shard",
+    "no_labels",
+    "min_expected",
+    "max_expected",
+    "min_golden",
+    "max_golden",
+];
+
 #[derive(clap::Args, Debug)]
 pub struct CurriculumArgs {
     /// Number of levels: equal-count bands over the percentile of expected
@@ -24,6 +37,7 @@ pub struct CurriculumArgs {
 /// Runs `kumo-gen curriculum`.
 pub fn run(globals: &Globals, args: &CurriculumArgs) -> Result<Report, Error> {
     let g = &args.generate;
+    // Each of `REFUSED`, by the value it sets.
     let refused = if g.split.is_some() {
         Some("`--split`")
     } else if g.shard.is_some() {

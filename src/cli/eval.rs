@@ -20,15 +20,16 @@ pub struct EvalArgs {
     #[arg(
         long,
         value_name = "URL",
-        required_unless_present = "player",
-        conflicts_with = "player"
+        requires = "model",
+        conflicts_with = "player",
+        value_parser = super::flags::parse_api_base
     )]
     api_base: Option<String>,
     /// Model name sent to the API (its last `/` component names the results).
     #[arg(
         long,
         value_name = "NAME",
-        required_unless_present = "player",
+        requires = "api_base",
         conflicts_with = "player"
     )]
     model: Option<String>,
@@ -51,12 +52,12 @@ pub struct EvalArgs {
     #[arg(long, value_name = "T,A")]
     setting: Option<String>,
     /// Play only the first N instances of each file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_instances)]
     limit: Option<usize>,
     /// Play a deterministic sample of N instances of each file (after
     /// `--limit`), the same for every model and player given the same
     /// `--sample-seed`.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_instances)]
     sample: Option<usize>,
     /// Seed of `--sample` (not `--seed`, which seeds retries and players).
     #[arg(long, value_name = "S", default_value_t = 0, requires = "sample")]
@@ -64,29 +65,32 @@ pub struct EvalArgs {
     /// Trials per instance (KUMO's `eval_times`).
     #[arg(long, value_name = "K", default_value_t = 5, value_parser = parse_trials)]
     trials: usize,
-    /// Instances played at once.
-    #[arg(long, value_name = "C", default_value_t = 4)]
+    /// Instances played at once (1 to 1024).
+    #[arg(long, value_name = "C", default_value_t = 4, value_parser = parse_concurrency)]
     concurrency: usize,
     /// The budgeted protocol (Interactive Benchmarks) with N turns: a wrong
     /// answer is told "wrong" and play goes on until solved or N replies
     /// are spent (instead of KUMO's protocol, where the first answer ends
-    /// the game). Results go under `VanillaAgent-budget=N`.
-    #[arg(long, value_name = "N")]
+    /// the game). Results go under `VanillaAgent-budget=N`. N must be
+    /// below the number of truths (with as many turns as truths, naming
+    /// every truth in turn wins without one action).
+    #[arg(long, value_name = "N", value_parser = parse_steps)]
     budget: Option<usize>,
-    /// Replies per trial at most (KUMO's `max_steps`).
-    #[arg(long, value_name = "M", default_value_t = 50)]
+    /// Replies per trial at most (KUMO's `max_steps`; 1 to 10 000).
+    #[arg(long, value_name = "M", default_value_t = 50, value_parser = parse_steps)]
     max_steps: usize,
-    /// Sampling temperature (omitted from requests unless given, as KUMO).
-    #[arg(long, value_name = "X")]
+    /// Sampling temperature from 0 to 2 (omitted from requests unless
+    /// given, as KUMO).
+    #[arg(long, value_name = "X", value_parser = super::flags::parse_temperature)]
     temperature: Option<f64>,
     /// Results directory.
     #[arg(long, value_name = "RESULTS_DIR", default_value = "results")]
     out: PathBuf,
-    /// Hard limit for one request, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    /// Hard limit for one request, in seconds (up to a day).
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = super::flags::parse_timeout)]
     timeout: f64,
-    /// Retries of a request after a timeout, 429 or 5xx.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    /// Retries of a request after a timeout, 429 or 5xx (0 to 100).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::flags::parse_retries)]
     retries: u32,
     /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
     #[arg(long, value_name = "MS", default_value_t = 1000)]
@@ -119,6 +123,24 @@ fn parse_trials(text: &str) -> Result<usize, super::flags::BadValue> {
             "expected a number of trials from 1 to {MAX_TRIALS}, not `{shown}`"
         ))),
     }
+}
+
+/// Most replies per trial `--max-steps` and `--budget` accept.
+pub const MAX_STEPS: usize = 10_000;
+
+/// `--max-steps M`, `--budget N`: 1 to [`MAX_STEPS`].
+fn parse_steps(text: &str) -> Result<usize, super::flags::BadValue> {
+    super::flags::parse_count(text, "replies", 1, MAX_STEPS as u64).map(|n| n as usize)
+}
+
+/// `--concurrency C`: 1 to 1024.
+fn parse_concurrency(text: &str) -> Result<usize, super::flags::BadValue> {
+    super::flags::parse_count(text, "instances played at once", 1, 1024).map(|n| n as usize)
+}
+
+/// `--limit N`, `--sample N`: at least 1.
+fn parse_instances(text: &str) -> Result<usize, super::flags::BadValue> {
+    super::flags::parse_count(text, "instances", 1, usize::MAX as u64).map(|n| n as usize)
 }
 
 fn fail(message: String) -> Result<Report, Error> {
@@ -198,7 +220,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error>
                 domain: data.domain().clone(),
                 domain_dir: data.name(),
                 setting,
-                tasks: found.tasks,
+                tasks: found.tasks.into_iter().map(std::sync::Arc::new).collect(),
             });
         }
     }
@@ -233,37 +255,27 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error>
 }
 
 pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
-    if args.trials == 0 || args.max_steps == 0 || args.concurrency == 0 {
-        return fail("--trials, --max-steps and --concurrency must be at least 1".into());
+    if args.api_base.is_none() && args.player.is_none() {
+        return Err(Error::Usage {
+            message: "`eval` needs a model to play or an offline player".into(),
+            help: Some(format!(
+                "give `--api-base URL --model NAME` for a model behind an OpenAI-compatible API \
+                 (vLLM, a hosted service), or `--player {}` to play offline without a server",
+                PLAYER_NAMES.join("|")
+            )),
+        });
     }
-    if args.budget == Some(0) {
-        return fail("--budget is at least 1 turn".into());
-    }
-    if args.limit == Some(0) || args.sample == Some(0) {
-        return fail("--limit and --sample take at least 1 instance".into());
-    }
-    if args.concurrency > 1024 {
-        return fail("--concurrency is at most 1024 requests at a time".into());
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return fail("--timeout must be a positive number of seconds".into());
-    }
-    if let Some(t) = args.temperature
-        && !(t.is_finite() && (0.0..=2.0).contains(&t))
-    {
-        return fail(format!("--temperature {t} is not a number from 0 to 2"));
-    }
+    super::flags::check_out_dir(&args.out, "--out")?;
+    // Every other flag value was checked as the flags were read (exit 2).
     let player: Option<Player> = match args.player.as_deref().map(str::parse).transpose() {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
     let api_base = args.api_base.clone().unwrap_or_default();
-    if player.is_none()
-        && let Err(e) = crate::eval::client::parse_api_base(&api_base)
-    {
-        return fail(e.to_string());
-    }
     let suites = build_suites(globals, args)?;
+    if let Some(budget) = args.budget {
+        check_budget(budget, &suites)?;
+    }
     if let Some(player) = player {
         for suite in &suites {
             for task in &suite.tasks {
@@ -272,6 +284,12 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
                 }
             }
         }
+    }
+    if let Some(problem) = eval::results_folder_problem(&args.out, results_name(args)) {
+        return Err(Error::input_with_help(
+            problem,
+            "name the model or player otherwise (`--player`), or choose another `--out`",
+        ));
     }
     if let Some(legacy) = eval::legacy_results_dir(&args.out, results_name(args)) {
         crate::stderr_line!(
@@ -340,7 +358,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     for s in &suites {
         text.push_str(&format!("  results: {}\n", s.out.display()));
     }
-    out(&text)?;
+    // A closed stdout must not hide a failed run: the failure decides the
+    // exit code, the summary is printed where it can be.
+    let printed = out(&text);
     let mut failures: Vec<String> = summary.failures.iter().map(ToString::to_string).collect();
     if let Some(fatal) = &summary.fatal {
         failures.push(format!("the API refused the run: {fatal}"));
@@ -355,5 +375,30 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
             message: failures.join("\nerror: "),
         });
     }
+    printed?;
     Ok(Report::Done)
+}
+
+/// Refuses a `--budget` of at least an instance's truths: with a turn per
+/// truth, naming every truth in turn wins without one action, so the
+/// budget would measure nothing.
+fn check_budget(budget: usize, suites: &[Suite]) -> Result<(), Error> {
+    for suite in suites {
+        let Some(truths) = suite.tasks.iter().map(|t| t.instance.truths.len()).min() else {
+            continue;
+        };
+        if budget >= truths {
+            return Err(Error::input_with_help(
+                format!(
+                    "`--budget {budget}` is at least the {truths} truths of `{}/{}.jsonl`: naming every truth in turn would win within the budget without one action",
+                    suite.domain_dir, suite.setting
+                ),
+                format!(
+                    "use `--budget {}` or fewer (`--setting` picks the settings played)",
+                    truths.saturating_sub(1).max(1)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

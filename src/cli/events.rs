@@ -3,7 +3,7 @@
 //! summary) as the line the command line prints for it. Tests and users
 //! read these lines: changing one is changing the command's output.
 
-use crate::progress::{DerivedWritten, Event, Written, WrittenFile};
+use crate::progress::{DerivedWritten, Event, NoSft, Written, WrittenFile};
 
 /// The line (or lines) `event` prints, without the final newline.
 pub fn line(event: &Event<'_>) -> String {
@@ -30,9 +30,17 @@ pub fn line(event: &Event<'_>) -> String {
             "note: {instances} instances: no knowledge-book files above {limit} (every book is still checked; eval and play render them from the domain); `--books files` writes them"
         ),
         Event::StaleRemoved { what } => format!("note: removed stale {what}"),
-        Event::DerivedUpToDate { domain } => {
-            format!("{domain}: books and SFT records are up to date (nothing rewritten)")
-        }
+        Event::DerivedUpToDate {
+            domain,
+            no_sft: None,
+        } => format!("{domain}: books and SFT records are up to date (nothing rewritten)"),
+        Event::DerivedUpToDate {
+            domain,
+            no_sft: Some(why),
+        } => format!(
+            "{domain}: books are up to date (nothing rewritten), {}",
+            no_sft_words(*why)
+        ),
         Event::Derived(derived) => derived_line(derived),
         Event::Unlabelled { instances } => format!(
             "warning: {instances} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place"
@@ -97,14 +105,24 @@ fn written_line(w: &Written<'_>) -> String {
 }
 
 /// The summary line of a dataset's derived files.
+/// Why no SFT records were written, in words.
+fn no_sft_words(why: NoSft) -> &'static str {
+    match why {
+        NoSft::Flag => "no SFT records (`--no-sft`)",
+        NoSft::PartLeftOut => "no SFT records (`--sft-parts` leaves this part out)",
+    }
+}
+
 fn derived_line(d: &DerivedWritten<'_>) -> String {
+    let sft = match d.no_sft {
+        None => format!("{} SFT records ({} steps)", d.sft_records, d.sft_steps),
+        Some(why) => no_sft_words(why).to_string(),
+    };
     format!(
-        "{}: {} knowledge books (all checked{}), {} SFT records ({} steps){} in {:.3} s",
+        "{}: {} knowledge books (all checked{}), {sft}{} in {:.3} s",
         d.domain,
         d.books,
         if d.books_written { "" } else { "; not written" },
-        d.sft_records,
-        d.sft_steps,
         if d.unlabelled > 0 {
             format!(", {} unlabelled lines without SFT", d.unlabelled)
         } else {

@@ -8,12 +8,18 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::flags::in_range;
 use super::graph::write_atomic;
 use super::{Error, Report, out};
 use crate::domain::Domain;
 use crate::family::curve::{self, CurveRequest};
-use crate::family::{FamilyParams, FamilyReport, default_counts, domain_file};
+use crate::family::{
+    self, FamilyParams, FamilyReport, ciphers, circuits, default_counts, domain_file, rules3,
+};
 use crate::search::SearchBudget;
+
+/// Most points `--curve-truths` may name.
+const MAX_CURVE_POINTS: usize = 64;
 
 /// `--curve-actions` when not given (fewer if the domain has fewer).
 const DEFAULT_CURVE_ACTIONS: usize = 16;
@@ -28,50 +34,51 @@ pub struct FamilyArgs {
     output: Option<PathBuf>,
     /// Hypotheses to draw (equivalent ones are merged) [default: 200;
     /// ciphers 80].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range("hypotheses", family::HYPOTHESES_RANGE))]
     hypotheses: Option<usize>,
     /// Probes to draw [default: 40; ciphers 25].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range("probes", family::PROBES_RANGE))]
     probes: Option<usize>,
     /// Seed of the hypotheses and probes drawn (the same seed gives the
     /// same domain file, byte for byte).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// rules3: probe numbers lie in 0..=MAX.
-    #[arg(long, value_name = "MAX", default_value_t = FamilyParams::default().max_value)]
-    max_value: u32,
+    #[arg(long, value_name = "MAX", default_value_t = FamilyParams::default().max_value as usize, value_parser = in_range("numbers", rules3::MAX_VALUE_RANGE))]
+    max_value: usize,
     /// circuits: number of inputs.
-    #[arg(long, default_value_t = FamilyParams::default().inputs)]
-    inputs: u32,
+    #[arg(long, default_value_t = FamilyParams::default().inputs as usize, value_parser = in_range("inputs", circuits::INPUTS_RANGE))]
+    inputs: usize,
     /// circuits: gates per circuit at most.
-    #[arg(long, default_value_t = FamilyParams::default().gates)]
-    gates: u32,
+    #[arg(long, default_value_t = FamilyParams::default().gates as usize, value_parser = in_range("gates", circuits::GATES_RANGE))]
+    gates: usize,
     /// ciphers: alphabet size (letters from A).
-    #[arg(long, default_value_t = FamilyParams::default().alphabet)]
-    alphabet: u32,
+    #[arg(long, default_value_t = FamilyParams::default().alphabet as usize, value_parser = in_range("letters", ciphers::ALPHABET_RANGE))]
+    alphabet: usize,
     /// ciphers: plaintext length of a probe.
-    #[arg(long, default_value_t = FamilyParams::default().length)]
-    length: u32,
+    #[arg(long, default_value_t = FamilyParams::default().length as usize, value_parser = in_range("letters", ciphers::LENGTH_RANGE))]
+    length: usize,
     /// Print the curve: for each hypotheses-per-instance count, the mean
     /// exact optimal expected probes and the golden reduction curve.
     #[arg(long)]
     curve: bool,
-    /// Hypotheses per instance for --curve.
-    #[arg(long, value_delimiter = ',', default_values_t = [4usize, 6, 8, 10, 12, 14])]
+    /// Hypotheses per instance for --curve (2 to 24 each, at most 64
+    /// points).
+    #[arg(long, value_delimiter = ',', default_values_t = [4usize, 6, 8, 10, 12, 14], value_parser = in_range("hypotheses per instance", 2..=curve::MAX_CURVE_HYPOTHESES))]
     curve_truths: Vec<usize>,
     /// Probes per instance for --curve (1 up to the domain's probes)
     /// [default: 16, or every probe if the domain has fewer].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range("probes per instance", 1..=usize::MAX))]
     curve_actions: Option<usize>,
-    /// Instances per point of --curve.
-    #[arg(long, default_value_t = 50)]
-    curve_n: u64,
+    /// Instances per point of --curve (1 to 10 000).
+    #[arg(long, default_value_t = 50, value_parser = in_range("instances per point", 1..=curve::MAX_CURVE_N))]
+    curve_n: usize,
     /// --curve: most memo entries one instance's search may store (its
     /// memory); an instance over it is not labelled.
-    #[arg(long, value_name = "ENTRIES", default_value_t = curve::CURVE_MEMO_ENTRIES, value_parser = super::generate::parse_entries)]
+    #[arg(long, value_name = "ENTRIES", default_value_t = curve::CURVE_MEMO_ENTRIES, value_parser = super::flags::parse_entries)]
     search_budget: usize,
     /// --curve: most node expansions one instance's search may make.
-    #[arg(long, value_name = "NODES", default_value_t = curve::CURVE_NODES, value_parser = super::generate::parse_nodes)]
+    #[arg(long, value_name = "NODES", default_value_t = curve::CURVE_NODES, value_parser = super::flags::parse_nodes)]
     search_nodes: u64,
     /// Print the curve as JSON.
     #[arg(long)]
@@ -85,12 +92,22 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
         hypotheses: args.hypotheses.unwrap_or(hypotheses),
         probes: args.probes.unwrap_or(probes),
         seed: args.seed,
-        max_value: args.max_value,
-        inputs: args.inputs,
-        gates: args.gates,
-        alphabet: args.alphabet,
-        length: args.length,
+        // Each is at most 26 (its parser's range).
+        max_value: args.max_value as u32,
+        inputs: args.inputs as u32,
+        gates: args.gates as u32,
+        alphabet: args.alphabet as u32,
+        length: args.length as u32,
     };
+    if args.curve_truths.len() > MAX_CURVE_POINTS {
+        return Err(Error::Usage {
+            message: format!(
+                "`--curve-truths` names {} points, more than {MAX_CURVE_POINTS}",
+                args.curve_truths.len()
+            ),
+            help: Some("name fewer hypotheses-per-instance counts".into()),
+        });
+    }
     if args.output.is_none() && !args.curve {
         return Err(Error::input_with_help(
             "nothing to do",
@@ -134,12 +151,8 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
         probes: args
             .curve_actions
             .unwrap_or_else(|| DEFAULT_CURVE_ACTIONS.min(domain.actions.len())),
-        instances: args.curve_n,
-        budget: SearchBudget {
-            max_memo_entries: args.search_budget,
-            max_nodes: args.search_nodes,
-            max_time: None,
-        },
+        instances: args.curve_n as u64,
+        budget: SearchBudget::new(args.search_budget, args.search_nodes),
     };
     let points = match curve::curve(domain, &request) {
         Ok(points) => points,

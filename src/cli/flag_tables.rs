@@ -1,13 +1,13 @@
-//! The README's flag tables, written from the clap definitions themselves
+//! The flag reference (docs/flags.md), written from the clap definitions themselves
 //! so they cannot drift: one Markdown table per command (flag, default,
 //! meaning), between two marker comments that
-//! `examples/flag_tables.rs --write README.md` replaces and
-//! `tests/readme.rs` compares with this output.
+//! `examples/flag_tables.rs --write docs/flags.md` replaces and
+//! `tests/docs.rs` compares with this output.
 
 use clap::{Arg, ArgAction, Command};
 
-/// The comment that opens the generated block in README.md.
-pub const BEGIN: &str = "<!-- flag tables: generated from the clap definitions by `cargo run --release --example flag_tables -- --write README.md`; edit the doc comments in src/cli, not this block -->";
+/// The comment that opens the generated block in docs/flags.md.
+pub const BEGIN: &str = "<!-- flag tables: generated from the clap definitions by `cargo run --release --example flag_tables -- --write docs/flags.md`; edit the doc comments in src/cli, not this block -->";
 /// The comment that closes it.
 pub const END: &str = "<!-- end of flag tables -->";
 

@@ -1,7 +1,10 @@
 //! What several commands' flags share: the error of a value clap's own
-//! parsers cannot check, `--threads` and its worker pool.
+//! parsers cannot check, `--threads` and its worker pool, the search
+//! budget of the labels ([`BudgetFlags`]) and the parsers of counts.
 
 use std::io;
+
+use crate::search::SearchBudget;
 
 /// A command-line value clap's own parsers cannot check: the message says
 /// what was expected.
@@ -39,4 +42,217 @@ pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
         .num_threads(threads)
         .build()
         .map_err(io::Error::other)
+}
+
+/// `--search-budget` and `--search-nodes`: the search budget of the labels,
+/// as generate, curriculum, label and merge take it.
+#[derive(clap::Args, Clone, Debug)]
+pub struct BudgetFlags {
+    /// Most memo entries one instance's optimal search may store; an
+    /// instance over it is left unlabelled (`"optimal": {"unlabelled":
+    /// "budget exceeded"}`). The table takes up to 48 bytes per entry up to
+    /// 64 truths + actions in all, 64 up to 128, 96 beyond.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = parse_entries)]
+    pub search_budget: usize,
+    /// Most nodes one instance's optimal search may expand (its time budget,
+    /// counted in work so that the output is the same on every machine); an
+    /// instance over it is left unlabelled like one over `--search-budget`.
+    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
+    pub search_nodes: u64,
+}
+
+impl BudgetFlags {
+    /// The budget these flags give (no time limit).
+    pub fn budget(&self) -> SearchBudget {
+        SearchBudget::new(self.search_budget, self.search_nodes)
+    }
+}
+
+/// `--search-budget ENTRIES`: a memo budget of at least 1 entry (the same
+/// check in every command that labels).
+pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
+    parse_at_least_one(text, "memo entries")
+}
+
+/// `--search-nodes N`: at least 1 node expansion.
+pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
+    parse_at_least_one(text, "nodes")
+}
+
+/// `--domain-max-nodes N`: at least 1 YAML node.
+pub fn parse_yaml_nodes(text: &str) -> Result<usize, BadValue> {
+    parse_at_least_one(text, "YAML nodes")
+}
+
+fn parse_at_least_one<N: std::str::FromStr + PartialOrd + From<u8>>(
+    text: &str,
+    what: &str,
+) -> Result<N, BadValue> {
+    match text.parse::<N>() {
+        Ok(n) if n >= N::from(1) => Ok(n),
+        _ => Err(BadValue(format!(
+            "expected a number of {what} of at least 1, not `{text}`"
+        ))),
+    }
+}
+
+/// A whole number from `min` to `max` (`what` names it in the refusal:
+/// `expected a number of repair rounds from 0 to 100, not `x``).
+pub fn parse_count(text: &str, what: &str, min: u64, max: u64) -> Result<u64, BadValue> {
+    let range = if max >= usize::MAX as u64 {
+        format!("of at least {min}")
+    } else {
+        format!("from {min} to {max}")
+    };
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(BadValue(format!(
+            "expected a number of {what} {range}, not `{}`",
+            shown(text)
+        ))),
+    }
+}
+
+/// Most seconds `--timeout` accepts (a day).
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// `--timeout SECS`: a positive number of seconds up to a day.
+pub fn parse_timeout(text: &str) -> Result<f64, BadValue> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_SECS => Ok(s),
+        _ => Err(BadValue(format!(
+            "expected a positive number of seconds up to {MAX_TIMEOUT_SECS}, not `{}`",
+            shown(text)
+        ))),
+    }
+}
+
+/// `--temperature X`: a number from 0 to 2 (what OpenAI-compatible APIs
+/// accept).
+pub fn parse_temperature(text: &str) -> Result<f64, BadValue> {
+    match text.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && (0.0..=2.0).contains(&t) => Ok(t),
+        _ => Err(BadValue(format!(
+            "expected a temperature from 0 to 2, not `{}`",
+            shown(text)
+        ))),
+    }
+}
+
+/// A finite number of at least 0 (a difficulty bound).
+pub fn parse_bound(text: &str) -> Result<f64, BadValue> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(BadValue(format!(
+            "expected a finite number of at least 0, not `{}`",
+            shown(text)
+        ))),
+    }
+}
+
+/// The first 40 characters of a refused value (a refusal never echoes a
+/// megabyte of argument).
+fn shown(text: &str) -> String {
+    let mut s: String = text.chars().take(40).collect();
+    if s.len() < text.len() {
+        s.push_str("...");
+    }
+    s
+}
+
+/// Most retries `--retries` accepts.
+pub const MAX_RETRIES: u32 = 100;
+
+/// `--retries N`: 0 to [`MAX_RETRIES`].
+pub fn parse_retries(text: &str) -> Result<u32, BadValue> {
+    parse_count(text, "retries", 0, MAX_RETRIES as u64).map(|n| n as u32)
+}
+
+/// A parser of a whole number in `range` (`what` names it in the refusal).
+pub fn in_range(
+    what: &'static str,
+    range: std::ops::RangeInclusive<usize>,
+) -> impl Fn(&str) -> Result<usize, BadValue> + Clone + Send + Sync + 'static {
+    move |text| {
+        parse_count(text, what, *range.start() as u64, *range.end() as u64).map(|n| n as usize)
+    }
+}
+
+/// `--api-base URL`: a URL the client can call (`http://host:port/v1`).
+pub fn parse_api_base(text: &str) -> Result<String, BadValue> {
+    crate::eval::client::parse_api_base(text)
+        .map(|_| text.to_string())
+        .map_err(|e| BadValue(e.to_string()))
+}
+
+/// Whether `a` and `b` name one existing file (through links too).
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+    }
+}
+
+/// Refuses to write `output` (`flag`) over the domain file `spec` names:
+/// the command would destroy its own input.
+pub fn refuse_overwriting_domain(
+    registry: &crate::domain::Registry,
+    spec: &str,
+    output: &std::path::Path,
+    flag: &str,
+) -> Result<(), crate::error::Error> {
+    let Ok(crate::domain::DomainSource::File(input)) = registry.resolve(spec) else {
+        return Ok(());
+    };
+    if !same_file(&input, output) {
+        return Ok(());
+    }
+    // The same code as `import -o` naming the file it imports.
+    Err(crate::error::Error::input_with_help(
+        format!(
+            "{flag} `{}` is the domain file this command reads (`{}`); it would be overwritten",
+            output.display(),
+            input.display()
+        ),
+        format!("give {flag} another file"),
+    ))
+}
+
+/// Refuses an output directory flag (`--out`, `--out-dir`) that names a
+/// file, or a path below a file, before anything is written: the
+/// message says which flag and what it takes (exit 2, usage).
+pub fn check_out_dir(path: &std::path::Path, flag: &str) -> Result<(), crate::error::Error> {
+    let file = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| a.exists())
+        .filter(|a| !a.is_dir());
+    let Some(file) = file else { return Ok(()) };
+    let message = if file == path {
+        format!("`{flag} {}` is a file, not a directory", path.display())
+    } else {
+        format!(
+            "`{flag} {}` is below `{}`, which is a file, not a directory",
+            path.display(),
+            file.display()
+        )
+    };
+    Err(crate::error::Error::Usage {
+        message,
+        help: Some(format!(
+            "`{flag}` names a directory (created if missing) that the files go into; give a directory, e.g. `{flag} generated`"
+        )),
+    })
 }

@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-pub use super::flags::{BadValue, MAX_THREADS, parse_threads, pool};
+use super::flags::BudgetFlags;
+use super::flags::{BadValue, parse_threads, pool};
 use super::progress::Stderr;
 use super::{Error, Globals, Report};
 use crate::contamination::split;
@@ -14,7 +15,6 @@ use crate::difficulty::Band;
 use crate::pipeline::write::Target;
 use crate::pipeline::{self, Books, Datasets, DerivedFiles, GenerateJob};
 use crate::render::{RenderOptions, SftBook, Templates};
-use crate::search::SearchBudget;
 use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 
 /// Flags of a generation run. A flag given twice takes the last value.
@@ -25,24 +25,24 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME|PATH")]
     pub domain: String,
     /// Truths per instance (KUMO's easy setting is 4, hard 12).
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = super::flags::in_range("truths", 2..=usize::MAX))]
     pub truths: usize,
     /// Actions per instance (KUMO's easy setting is 6, hard 16).
-    #[arg(long, default_value_t = 6, value_name = "N")]
+    #[arg(long, default_value_t = 6, value_name = "N", value_parser = super::flags::in_range("actions", 1..=usize::MAX))]
     pub actions: usize,
     /// Number of instances (seeds 0..n-1).
     #[arg(short = 'n', default_value_t = 50, value_name = "N", value_parser = parse_instances)]
     pub n: u64,
     /// Valid truths per instance.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = super::flags::in_range("valid truths", 1..=usize::MAX))]
     pub valid: usize,
     /// Dataset seed; the output depends only on the domain, the parameters
     /// and this seed. `random`: a seed from the OS, written only to the
     /// private OUT/SECRET-seeds/ (see `kumo-gen verify`).
     #[arg(long, default_value_t = SeedArg::Fixed(DEFAULT_SEED), value_parser = parse_seed, value_name = "N|random")]
     pub seed: SeedArg,
-    /// Decimals of float observations.
-    #[arg(long, default_value_t = DEFAULT_DECIMALS, value_name = "N")]
+    /// Decimals of float observations (0 to 12).
+    #[arg(long, default_value_t = DEFAULT_DECIMALS, value_name = "N", value_parser = parse_decimals)]
     pub decimals: u32,
     /// Output root; files go to OUT/DOMAIN/.
     #[arg(long, default_value = "generated", value_name = "DIR")]
@@ -64,15 +64,8 @@ pub struct GenerateArgs {
     /// Write instances without the `optimal` labels (synthesis only).
     #[arg(long)]
     pub no_labels: bool,
-    /// Most memo entries one instance's optimal search may use; an instance
-    /// over it is written with `"optimal": {"unlabelled": "budget exceeded"}`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = parse_entries)]
-    pub search_budget: usize,
-    /// Most nodes one instance's optimal search may expand (its time budget,
-    /// counted in work so that the output is the same on every machine); an
-    /// instance over it is written unlabelled like one over `--search-budget`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
-    pub search_nodes: u64,
+    #[command(flatten)]
+    pub budget: BudgetFlags,
     /// Disjoint parts in one run, e.g. `train=0.9,test=0.1`: each part is
     /// its own dataset under OUT/PART/ (books, SFT), with `--hf` one export
     /// OUT/hf/ with a config per part, and no context (truths, actions,
@@ -89,6 +82,12 @@ pub struct GenerateArgs {
         conflicts_with = "no_sft"
     )]
     pub sft_parts: Option<Vec<String>>,
+    /// With `--split`: what no two parts share. `context` (truths, actions,
+    /// valid truth) lets a test line share its knowledge book and optimal
+    /// first action with a training line of another valid truth (most do
+    /// in small settings); `book` (truths and actions) does not.
+    #[arg(long, value_enum, default_value_t = SplitKeyArg::Context, requires = "split")]
+    pub split_key: SplitKeyArg,
     #[command(flatten)]
     pub exclude: super::contamination::ExcludeArgs,
     #[command(flatten)]
@@ -102,10 +101,10 @@ pub struct GenerateArgs {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct BandArgs {
     /// Least exact optimal expected steps of every instance.
-    #[arg(long, value_name = "X", conflicts_with = "no_labels")]
+    #[arg(long, value_name = "X", conflicts_with = "no_labels", value_parser = super::flags::parse_bound)]
     pub min_expected: Option<f64>,
     /// Most exact optimal expected steps of every instance.
-    #[arg(long, value_name = "Y", conflicts_with = "no_labels")]
+    #[arg(long, value_name = "Y", conflicts_with = "no_labels", value_parser = super::flags::parse_bound)]
     pub max_expected: Option<f64>,
     /// Least golden length (actions the golden player takes).
     #[arg(long, value_name = "A", conflicts_with = "no_labels")]
@@ -211,20 +210,10 @@ impl RenderArgs {
     }
 }
 
-/// `--search-nodes N`: at least 1.
-pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
-    match text.parse::<u64>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(BadValue(format!(
-            "expected a number of nodes of at least 1, not `{text}`"
-        ))),
-    }
-}
-
 /// Most instances `-n` accepts: the dedup keys of every instance stay in
 /// memory (about 100 bytes each, so 10^8 needs about 10 GB), and a larger
 /// request is refused at once rather than failing hours later.
-pub const MAX_INSTANCES: u64 = 100_000_000;
+pub const MAX_INSTANCES: u64 = crate::pipeline::MAX_INSTANCES;
 
 /// `-n N`: a number of instances up to [`MAX_INSTANCES`].
 pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
@@ -234,6 +223,11 @@ pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
             "`{shown}` is not a number of instances up to {MAX_INSTANCES}"
         ))
     })?;
+    if n == 0 {
+        return Err(BadValue(
+            "`-n 0` asks for no instances; ask for at least one, e.g. `-n 100`".into(),
+        ));
+    }
     if n > MAX_INSTANCES {
         return Err(BadValue(format!(
             "{n} instances is more than {MAX_INSTANCES} (the dedup keys of every instance stay in memory, about 100 bytes each); split the job into several settings or seeds"
@@ -242,14 +236,21 @@ pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
     Ok(n)
 }
 
-/// `--search-budget ENTRIES`: a memo budget of at least 1 entry (the same
-/// check in every command that labels).
-pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
-    match text.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(BadValue(format!(
-            "expected a number of memo entries of at least 1, not `{text}`"
-        ))),
+/// `--split-key` values.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitKeyArg {
+    /// Same truths, actions and valid truths.
+    Context,
+    /// Same truths and actions (the same knowledge book).
+    Book,
+}
+
+impl From<SplitKeyArg> for crate::contamination::KeyKind {
+    fn from(k: SplitKeyArg) -> Self {
+        match k {
+            SplitKeyArg::Context => Self::Context,
+            SplitKeyArg::Book => Self::Book,
+        }
     }
 }
 
@@ -276,6 +277,11 @@ impl std::fmt::Display for SeedArg {
             SeedArg::Random => f.write_str("random"),
         }
     }
+}
+
+/// `--decimals N`: 0 to 12 (a float observation carries no more).
+fn parse_decimals(text: &str) -> Result<u32, BadValue> {
+    super::flags::parse_count(text, "decimals", 0, 12).map(|n| n as u32)
 }
 
 /// `--seed N|random`.
@@ -317,6 +323,28 @@ pub(super) fn job(
     args: &GenerateArgs,
     datasets: Datasets,
 ) -> Result<GenerateJob, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
+    if args.valid >= args.truths {
+        return Err(Error::Usage {
+            message: format!(
+                "`--valid {}` must be less than `--truths {}`: at least one truth must be invalid",
+                args.valid, args.truths
+            ),
+            help: Some(format!(
+                "use `--valid {}` or fewer, or raise `--truths`",
+                args.truths - 1
+            )),
+        });
+    }
+    let band = args.band.band();
+    if let Some(band) = &band {
+        // Bounds that cross are wrong whatever the domain: a usage error,
+        // like a value refused as the flags are read.
+        band.check().map_err(|e| Error::Usage {
+            message: e.message.clone(),
+            help: Some(e.help.clone()),
+        })?;
+    }
     let (domain, warnings) = globals.registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
     let (seed, secret_seed) = match args.seed {
@@ -339,13 +367,9 @@ pub(super) fn job(
         n: args.n,
         out: args.out.clone(),
         target: args.shard.map_or(Target::Whole, Target::Shard),
-        labels: (!args.no_labels).then_some(SearchBudget {
-            max_memo_entries: args.search_budget,
-            max_nodes: args.search_nodes,
-            max_time: None,
-        }),
+        labels: (!args.no_labels).then_some(args.budget.budget()),
         exclude,
-        band: args.band.band(),
+        band,
         datasets,
         derived,
         secret_seed,
@@ -367,6 +391,7 @@ pub fn run(globals: &Globals, args: &GenerateArgs) -> Result<Report, Error> {
         Some(SplitParts(parts)) => Datasets::Split {
             parts: parts.clone(),
             sft_parts: args.sft_parts.clone(),
+            key: args.split_key.into(),
         },
     };
     run_job(args, &job(globals, args, datasets)?)

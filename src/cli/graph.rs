@@ -38,6 +38,9 @@ pub enum GraphFormat {
 
 /// Runs `kumo-gen graph`.
 pub fn run(globals: &Globals, args: &GraphArgs) -> Result<Report, Error> {
+    if let Some(path) = &args.output {
+        super::flags::refuse_overwriting_domain(&globals.registry, &args.domain, path, "-o")?;
+    }
     let (domain, _warnings) = globals.registry.load(&args.domain)?;
     let graph = DomainGraph::build(&domain);
     let partition = graph.communities(args.seed, args.runs);

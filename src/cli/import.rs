@@ -131,19 +131,7 @@ pub fn run(args: &ImportArgs) -> Result<Report, Error> {
 
 /// Reads the file as UTF-8; a decoding problem is a located diagnostic.
 fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
-    let meta = std::fs::metadata(path)?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other(
-            "it is a directory; give a Python file",
-        ));
-    }
-    if meta.len() > MAX_SOURCE_BYTES {
-        return Err(std::io::Error::other(format!(
-            "{} bytes is larger than any domain file ({MAX_SOURCE_BYTES} bytes at most)",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(path)?;
+    let bytes = crate::files::read::read_at_most(path, MAX_SOURCE_BYTES, "a KUMO domain file")?;
     Ok(match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(e) => {

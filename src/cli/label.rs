@@ -35,27 +35,14 @@ pub struct LabelArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N", value_parser = super::generate::parse_threads)]
+    #[arg(long, value_name = "N", value_parser = super::flags::parse_threads)]
     pub threads: Option<usize>,
-    /// Most memo entries one instance's search may store before it is
-    /// marked unlabelled (the table takes up to 48 bytes per entry up to 64
-    /// truths + actions in all, 64 up to 128, 96 beyond).
-    #[arg(long, value_name = "ENTRIES", default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_parser = super::generate::parse_entries)]
-    pub search_budget: usize,
-    /// Most nodes one instance's search may expand before it is marked
-    /// unlabelled: a time budget that gives the same output on every
-    /// machine.
-    #[arg(long, value_name = "NODES", default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_parser = super::generate::parse_nodes)]
-    pub search_nodes: u64,
+    #[command(flatten)]
+    pub budget: super::flags::BudgetFlags,
     /// Also limit each search's wall time; which instances get labelled
     /// then depends on the machine.
     #[arg(long, value_name = "SECONDS")]
     pub search_time: Option<f64>,
-}
-
-/// Runs `kumo-gen label` with the shipped domains.
-pub fn run(args: &LabelArgs) -> Result<Report, Error> {
-    run_in(&Registry::new(None), args)
 }
 
 /// Runs `kumo-gen label`, resolving the domain in `registry`.
@@ -92,8 +79,7 @@ fn budget(args: &LabelArgs) -> Result<SearchBudget, String> {
         }
     };
     Ok(SearchBudget {
-        max_memo_entries: args.search_budget,
-        max_nodes: args.search_nodes,
         max_time,
+        ..args.budget.budget()
     })
 }

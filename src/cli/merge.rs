@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use super::generate::{RenderArgs, pool};
+use super::flags::{parse_threads, pool};
+use super::generate::RenderArgs;
 use super::progress::Stderr;
 use super::{Error, Globals, Report};
 use crate::pipeline::{self, MergeJob};
-use crate::search::SearchBudget;
 
 /// Flags of `kumo-gen merge`.
 #[derive(clap::Args, Debug, Clone)]
@@ -17,19 +17,16 @@ pub struct MergeArgs {
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads for redrawing duplicates (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::generate::parse_threads)]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_threads)]
     pub threads: usize,
     /// Replace an existing dataset file.
     #[arg(long)]
     pub force: bool,
-    /// Memo budget of the labels: redrawn instances are labelled under the
-    /// shards' recorded budget; a larger one here then labels the lines
-    /// that budget left unlabelled (and is recorded).
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = super::generate::parse_entries)]
-    pub search_budget: usize,
-    /// Node budget of the labels (as `--search-budget`).
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = super::generate::parse_nodes)]
-    pub search_nodes: u64,
+    /// The search budget of the labels: redrawn instances are labelled
+    /// under the shards' recorded budget; a larger one here then labels the
+    /// lines that budget left unlabelled (and is recorded).
+    #[command(flatten)]
+    pub budget: super::flags::BudgetFlags,
     /// Shards of a `--split` run: the parts that get SFT records (default:
     /// every part), as `generate --sft-parts`.
     #[arg(
@@ -48,15 +45,12 @@ pub struct MergeArgs {
 
 /// Merges every shard group under `--out`.
 pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
     let job = MergeJob {
         registry: &globals.registry,
         out: args.out.clone(),
         force: args.force,
-        labels: SearchBudget {
-            max_memo_entries: args.search_budget,
-            max_nodes: args.search_nodes,
-            max_time: None,
-        },
+        labels: args.budget.budget(),
         exclude: args.exclude.for_merge(),
         derived: args.render.derived_files()?,
         sft_parts: args.sft_parts.clone(),

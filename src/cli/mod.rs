@@ -9,7 +9,7 @@
 //! main job).
 
 mod check_books;
-pub mod contamination;
+mod contamination;
 mod curriculum;
 mod domains;
 mod eval;
@@ -17,15 +17,20 @@ mod events;
 mod family;
 pub mod flag_tables;
 mod flags;
-pub mod generate;
+mod generate;
 mod graph;
-pub mod import;
-pub mod label;
-pub mod merge;
+mod import;
+mod label;
+mod manual;
+mod merge;
+mod moves;
+mod pairs;
 mod play;
-pub mod progress;
+mod progress;
 mod propose;
+mod report;
 mod score;
+mod serve;
 mod split;
 mod stats;
 
@@ -74,7 +79,7 @@ struct Cli {
     domains_dir: Option<PathBuf>,
 
     /// Most YAML nodes (values, keys, list items) a domain file may have.
-    #[arg(long, global = true, value_name = "NODES", default_value_t = crate::domain::DEFAULT_YAML_NODES, value_parser = generate::parse_entries)]
+    #[arg(long, global = true, value_name = "NODES", default_value_t = crate::domain::DEFAULT_YAML_NODES, value_parser = flags::parse_yaml_nodes)]
     domain_max_nodes: usize,
 
     #[command(subcommand)]
@@ -91,10 +96,18 @@ enum Command {
     Score(score::ScoreArgs),
     /// Chi-square test: structure signature vs correctness, per model.
     Stats(stats::StatsArgs),
+    /// Every move of result files against the exact optimum: value, Q, regret (JSON lines).
+    Moves(moves::MovesArgs),
+    /// Preference pairs (prompt/chosen/rejected, exact Q) along golden and random paths.
+    Pairs(pairs::PairsArgs),
+    /// Write the results as one self-contained HTML page (DIR/index.html).
+    Report(report::ReportArgs),
     /// Play a model over an OpenAI-compatible API on a dataset (KUMO's protocol).
     Eval(eval::EvalArgs),
     /// Play one instance in the terminal (or through a pipe).
     Play(play::PlayArgs),
+    /// Serve datasets' episodes over OpenEnv's HTTP/WebSocket contract, and a page for people.
+    Serve(serve::ServeArgs),
     /// Generate instances (also what `kumo-gen --domain ...` runs).
     Generate(generate::GenerateArgs),
     /// Datasets of increasing difficulty (OUT/level-1..K), one HF config per level.
@@ -119,12 +132,20 @@ enum Command {
     Overlap(contamination::OverlapArgs),
     /// Prove a dataset made with `--seed random` from its private seed file.
     Verify(contamination::VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(manual::CompletionsArgs),
+    /// Print the man page of kumo-gen or of one command (roff).
+    Man(manual::ManArgs),
 }
 
 /// The clap definition of the whole command line, for documents written
-/// from it (the README's flag tables: [`flag_tables`]).
+/// from it (the flag reference docs/flags.md and the man page: [`flag_tables`]).
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    <Cli as clap::CommandFactory>::command().mut_subcommand("curriculum", |c| {
+        curriculum::REFUSED
+            .iter()
+            .fold(c, |c, name| c.mut_arg(*name, |a| a.hide(true)))
+    })
 }
 
 /// What every command gets besides its own flags.
@@ -134,9 +155,17 @@ pub struct Globals {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse_from(with_default_command(std::env::args_os().collect())) {
+    let args = with_default_command(std::env::args_os().collect());
+    let parsed = command()
+        .try_get_matches_from(&args)
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
+            if let Some(explained) = negative_number(&e, &args) {
+                crate::stderr_line!("{}", explained.report());
+                return explained.exit_code();
+            }
             let code = if e.use_stderr() { EXIT_OTHER } else { 0 };
             let _ = e.print();
             return code;
@@ -151,8 +180,12 @@ pub fn main() -> i32 {
         Some(Command::Domains) => domains::list(&globals),
         Some(Command::Score(args)) => score::run(&globals, &args),
         Some(Command::Stats(args)) => stats::run(&globals, &args),
+        Some(Command::Moves(args)) => moves::run(&globals, &args),
+        Some(Command::Pairs(args)) => pairs::run(&globals, &args),
+        Some(Command::Report(args)) => report::run(&globals, &args),
         Some(Command::Eval(args)) => eval::run(&globals, &args),
         Some(Command::Play(args)) => play::run(&globals, &args),
+        Some(Command::Serve(args)) => serve::run(&globals, &args),
         Some(Command::Generate(args)) => generate::run(&globals, &args),
         Some(Command::Curriculum(args)) => curriculum::run(&globals, &args),
         Some(Command::Merge(args)) => merge::run(&globals, &args),
@@ -165,6 +198,8 @@ pub fn main() -> i32 {
         Some(Command::Propose(args)) => propose::run(&globals, &args),
         Some(Command::Overlap(args)) => contamination::run(&globals, &args),
         Some(Command::Verify(args)) => contamination::verify(&args),
+        Some(Command::Completions(args)) => manual::completions(&args),
+        Some(Command::Man(args)) => manual::man(&args),
         None => {
             // No subcommand and no flags: usage on stderr, as for any usage error.
             let _ = <Cli as clap::CommandFactory>::command().write_long_help(&mut io::stderr());
@@ -180,6 +215,42 @@ pub fn main() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// A negative number where clap saw a flag (`-n -5`, `--threads -1`):
+/// clap says "unexpected argument '-5'", which hides what is wrong. No
+/// flag of kumo-gen takes a negative value, so this says so, naming the
+/// flag before it.
+fn negative_number(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error> {
+    use clap::error::ErrorKind;
+    if !matches!(
+        e.kind(),
+        ErrorKind::UnknownArgument | ErrorKind::InvalidValue | ErrorKind::NoEquals
+    ) {
+        return None;
+    }
+    let is_negative = |a: &str| {
+        a.strip_prefix('-')
+            .is_some_and(|rest| !rest.is_empty() && rest.parse::<f64>().is_ok())
+    };
+    let at = args
+        .iter()
+        .position(|a| a.to_str().is_some_and(is_negative))?;
+    let number = args[at].to_string_lossy();
+    let flag = args[..at]
+        .last()
+        .map(|a| a.to_string_lossy())
+        .filter(|a| a.starts_with('-'));
+    let message = match &flag {
+        Some(flag) => format!("`{flag} {number}`: `{flag}` takes no negative number"),
+        None => format!("`{number}`: no argument of kumo-gen is a negative number"),
+    };
+    Some(Error::Usage {
+        message,
+        help: Some(
+            "counts, sizes, seeds and budgets are 0 or more; `kumo-gen COMMAND --help` gives each flag's range".into(),
+        ),
+    })
 }
 
 /// The main job needs no subcommand: `kumo-gen --domain medical ...`

@@ -6,22 +6,33 @@
 //! (nothing is recorded). Unlike a model, a person who mistypes is asked
 //! again instead of ending the trial with a parse error.
 //!
-//! `--budget N` plays the budgeted protocol ([`Episode::budgeted`], as
+//! `--budget N` plays the budgeted protocol ([`Session::budgeted`], as
 //! `eval --budget`): each accepted reply is a turn, a wrong answer is told
 //! "wrong" and play goes on until the right answer or the N-th turn.
+//!
+//! The game runs on [`Session`], eval's trial loop, with the person's
+//! resolved choice as the answer; a generated instance is line `--index`
+//! of its dataset, made by the pipeline's per-index API
+//! ([`crate::pipeline::generate_range_lines`]).
 
-use std::io::{self, BufRead};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
-use crate::game::render_book;
-use crate::game::{Episode, InstanceLine, Judge, ResultLine, Step, parse_instances};
+use crate::game::session::Session;
+use crate::game::{
+    InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
+};
 use crate::python_repr::py_repr;
-use crate::render::protocol::parse_answer;
 use crate::render::{RenderOptions, Renderer, Templates};
-use crate::synth::{Dedup, Params, Stats, Synthesizer};
+use crate::synth::Params;
+
+/// The last `--index` `play` generates: instances `0..=index` are drawn
+/// (the earlier ones for their dedup keys), so the bound keeps a typo from
+/// costing minutes and gigabytes.
+const MAX_PLAY_INDEX: usize = 999_999;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
@@ -31,7 +42,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "FILE")]
     instances: Option<PathBuf>,
     /// Line of the instance in the file, counting from 1.
-    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances")]
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "instances", value_parser = super::flags::in_range("the line", 1..=usize::MAX))]
     line: usize,
     /// Domain (name or path). With --instances it judges the instance (by
     /// default the dataset's manifest.json or the directory name tells);
@@ -43,7 +54,8 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 4,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("truths", 2..=usize::MAX)
     )]
     truths: usize,
     /// Actions per generated instance.
@@ -51,7 +63,8 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 6,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("actions", 1..=usize::MAX)
     )]
     actions: usize,
     /// Valid truths per generated instance.
@@ -59,20 +72,24 @@ pub struct PlayArgs {
         long,
         value_name = "N",
         default_value_t = 1,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("valid truths", 1..=usize::MAX)
     )]
     valid: usize,
     /// Dataset seed of the generated instance (as `kumo-gen --seed`).
     #[arg(long, value_name = "S", default_value_t = crate::synth::DEFAULT_SEED, conflicts_with = "instances")]
     seed: u64,
-    /// Index of the generated instance in its dataset (KUMO's `seed`).
+    /// Index of the generated instance in its dataset (KUMO's `seed`;
+    /// below 1 000 000: the instances before it are drawn too, for their
+    /// dedup keys).
     #[arg(
         long,
         value_name = "I",
         default_value_t = 0,
-        conflicts_with = "instances"
+        conflicts_with = "instances",
+        value_parser = super::flags::in_range("instances before the one played", 0..=MAX_PLAY_INDEX)
     )]
-    index: u64,
+    index: usize,
     /// Player name, used as the model in the results.
     #[arg(long, value_name = "NAME", default_value = "human")]
     player: String,
@@ -146,8 +163,7 @@ fn from_file(
 }
 
 /// Instance `--index` of the dataset `kumo-gen --domain D --truths N
-/// --actions N --valid V --seed S` would write (it depends on the
-/// instances before it, so those are generated too).
+/// --actions N --valid V --seed S --no-labels` would write.
 fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, Error> {
     let Some(spec) = &args.domain else {
         return Err(Error::input(
@@ -159,16 +175,21 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
         seed: args.seed,
         ..Params::new(args.truths, args.actions, args.valid)
     };
-    let synth = Synthesizer::new(&domain, params.clone())?;
-    let made = synth.generate(0..args.index + 1, &mut Dedup::new(), &mut Stats::default())?;
-    let last = made
-        .last()
+    let lines = crate::pipeline::generate_range_lines(
+        &domain,
+        params.clone(),
+        args.index as u64..args.index as u64 + 1,
+        None,
+        None,
+        None,
+    )?;
+    let line = lines
+        .first()
         .ok_or_else(|| Error::Internal("no instance generated".into()))?;
-    let line = crate::dataset::record::render(&domain, last, None, None);
-    let mut parsed = parse_instances(&String::from_utf8_lossy(&line))
+    let mut parsed = parse_instances(line)
         .map_err(|e| Error::Internal(format!("a generated line does not read back: {e}")))?;
     let instance = parsed.swap_remove(0);
-    let book = render_book(renderer, &domain, &instance)?;
+    let book = crate::game::render_book(renderer, &domain, &instance)?;
     Ok(Source {
         instance,
         dataset: domain.name.clone(),
@@ -179,6 +200,15 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
 }
 
 pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    if args.out.is_none()
+        && let Some(problem) =
+            crate::eval::results_folder_problem(Path::new("results"), &args.player)
+    {
+        return Err(Error::input_with_help(
+            problem,
+            "give another `--player` name, or `--out FILE`",
+        ));
+    }
     let templates = Templates::resolve(args.templates_dir.as_deref())?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
@@ -192,8 +222,30 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         setting,
         book,
     } = source?;
-    let instance = &instance;
-    let judge = Judge::new(&domain, instance)?;
+    let judge = Judge::new(&domain, &instance)?;
+    if let Some(budget) = args.budget.map(|b| b as usize)
+        && budget >= instance.truths.len()
+    {
+        // As `eval --budget`: a turn per truth lets naming every truth in
+        // turn win without one action.
+        return Err(Error::input_with_help(
+            format!(
+                "`--budget {budget}` is at least the {} truths of the instance: naming every truth in turn would win within the budget without one action",
+                instance.truths.len()
+            ),
+            format!(
+                "use `--budget {}` or fewer",
+                instance.truths.len().saturating_sub(1).max(1)
+            ),
+        ));
+    }
+    let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)?;
+    let task = std::sync::Arc::new(Task {
+        instance,
+        system_prompt,
+        judge,
+    });
+    let instance = &task.instance;
 
     let n_actions = instance.actions.len();
     let mut menu = String::new();
@@ -218,20 +270,29 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     if let Some(budget) = budget {
         out(&format!("{}\n\n", crate::game::budget_rule(budget)))?;
     }
-    let mut episode = match budget {
-        Some(budget) => Episode::new(instance, &judge).budgeted(budget),
-        None => Episode::new(instance, &judge),
+    let mut session = match budget {
+        Some(budget) => Session::budgeted(task.clone(), &args.player, budget),
+        None => Session::new(task.clone(), &args.player, usize::MAX),
     };
     let stdin = io::stdin();
-    let mut lines = stdin.lock().lines();
+    // Replies under the line cap of every user input.
+    let mut lines = crate::files::read::Lines::new(stdin.lock());
     // The last truth named and whether it was right; `None`: the budget
     // ran out before a right answer.
     let (truth, successful) = loop {
-        if budget.is_some_and(|b| episode.replies() >= b) {
+        if session.is_finished() {
+            // Only the budgeted protocol ends without an answer.
             break (None, false);
         }
-        out(&format!("round {}> ", episode.replies() + 1))?;
-        let Some(line) = lines.next().transpose()? else {
+        out(&format!("round {}> ", session.replies() + 1))?;
+        let reply = lines.next().transpose().map_err(|e| {
+            if crate::files::read::is_refusal(&e) {
+                Error::input(format!("standard input: {e}"))
+            } else {
+                e.into()
+            }
+        })?;
+        let Some(line) = reply else {
             out("\n")?;
             return Err(Error::input(
                 "game abandoned at end of input; nothing recorded",
@@ -244,7 +305,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         if input.eq_ignore_ascii_case("quit") {
             return Err(Error::input("game abandoned; nothing recorded"));
         }
-        let choice = resolve(input, &instance.actions, &instance.truths);
+        let choice = menu_choice(input, &instance.actions, &instance.truths);
         let Some(choice) = choice else {
             out(&format!(
                 "`{input}` is not on the menu: give a number from 1 to {}, or a name\n",
@@ -252,7 +313,10 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             ))?;
             continue;
         };
-        match episode.respond(Some(&choice), Some(line.clone()), 0) {
+        let step = session
+            .respond_as(Some(choice), Some(&line), 0)
+            .expect("an unfinished session takes a reply");
+        match step {
             Step::Observation { action, value } => {
                 let unit = domain
                     .action_index(&action)
@@ -268,10 +332,10 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             Step::Predicted { truth, successful } => break (Some(truth), successful),
             // The budgeted protocol: the game goes on.
             Step::Wrong { truth } => out(&format!("{truth}: wrong\n"))?,
-            Step::ParseError => unreachable!("resolve only returns menu entries"),
+            Step::ParseError => unreachable!("menu_choice only returns menu entries"),
         }
     };
-    let trial = episode.into_trial();
+    let trial = session.trial();
     let turns = trial.generated_text.len();
     let verdict = match (&truth, successful) {
         (Some(truth), true) if budget.is_some() => {
@@ -347,17 +411,4 @@ fn capital(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
-}
-
-/// A menu number, a name (any case), or `<ANSWER> name </ANSWER>`.
-fn resolve(input: &str, actions: &[String], truths: &[String]) -> Option<String> {
-    if let Ok(n) = input.parse::<usize>() {
-        return actions.iter().chain(truths).nth(n.checked_sub(1)?).cloned();
-    }
-    let name = parse_answer(Some(input)).unwrap_or_default();
-    actions
-        .iter()
-        .chain(truths)
-        .find(|x| x.eq_ignore_ascii_case(&name))
-        .cloned()
 }

@@ -8,12 +8,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Error, Globals, Report, out};
-use crate::eval::client::{
-    Client, ClientConfig, api_key_from_env, check_reachable, parse_api_base,
-};
+use crate::eval::client::{Client, ClientConfig, api_key_from_env, check_reachable};
 use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
 use crate::propose::files::Status;
-use crate::propose::{DEFAULT_ROUNDS, Example, Prompts};
+use crate::propose::{DEFAULT_ROUNDS, Example, MAX_ROUNDS, Prompts};
 
 #[derive(clap::Args, Debug)]
 pub struct ProposeArgs {
@@ -35,7 +33,7 @@ pub struct ProposeArgs {
     name: Option<String>,
     /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
     /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = super::flags::parse_api_base)]
     api_base: String,
     /// Model name sent to the API.
     #[arg(long, value_name = "NAME")]
@@ -44,18 +42,20 @@ pub struct ProposeArgs {
     /// directory. Written only when every check passes.
     #[arg(short = 'o', long = "out", value_name = "PATH")]
     out: PathBuf,
-    /// Repairs after the first proposal, at most.
-    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS)]
+    /// Repairs after the first proposal, at most (up to 100).
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS, value_parser = parse_rounds)]
     rounds: usize,
     /// Ask the model a second time which rules look factually doubtful,
     /// into `N.review.txt` beside the output (nothing is changed).
     #[arg(long)]
     review: bool,
-    /// At least this many truths; games of this many truths must synthesize.
-    #[arg(long, value_name = "T", default_value_t = 12)]
+    /// At least this many truths (4 to 64); games of this many truths
+    /// must synthesize.
+    #[arg(long, value_name = "T", default_value_t = 12, value_parser = parse_truths)]
     truths: usize,
-    /// At least this many actions; games of this many actions must synthesize.
-    #[arg(long, value_name = "A", default_value_t = 16)]
+    /// At least this many actions (6 to 64); games of this many actions
+    /// must synthesize.
+    #[arg(long, value_name = "A", default_value_t = 16, value_parser = parse_actions)]
     actions: usize,
     /// The domain shown to the model as an example of the format (a name or
     /// a path).
@@ -66,18 +66,33 @@ pub struct ProposeArgs {
     /// `propose_review.j2`).
     #[arg(long, value_name = "DIR")]
     templates_dir: Option<PathBuf>,
-    /// Sampling temperature (omitted from requests unless given).
-    #[arg(long, value_name = "X")]
+    /// Sampling temperature from 0 to 2 (omitted from requests unless given).
+    #[arg(long, value_name = "X", value_parser = super::flags::parse_temperature)]
     temperature: Option<f64>,
-    /// Hard limit for one request, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    /// Hard limit for one request, in seconds (up to a day).
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = super::flags::parse_timeout)]
     timeout: f64,
-    /// Retries of a request after a timeout, 429 or 5xx.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    /// Retries of a request after a timeout, 429 or 5xx (0 to 100).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::flags::parse_retries)]
     retries: u32,
     /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     backoff_ms: u64,
+}
+
+/// `--truths T`: 4 (every domain must synthesize at 4x6) to 64.
+fn parse_truths(text: &str) -> Result<usize, super::flags::BadValue> {
+    super::flags::parse_count(text, "truths", 4, 64).map(|n| n as usize)
+}
+
+/// `--actions A`: 6 (every domain must synthesize at 4x6) to 64.
+fn parse_actions(text: &str) -> Result<usize, super::flags::BadValue> {
+    super::flags::parse_count(text, "actions", 6, 64).map(|n| n as usize)
+}
+
+/// `--rounds R`: 0 to [`MAX_ROUNDS`].
+fn parse_rounds(text: &str) -> Result<usize, super::flags::BadValue> {
+    super::flags::parse_count(text, "repair rounds", 0, MAX_ROUNDS as u64).map(|n| n as usize)
 }
 
 fn fail(message: impl std::fmt::Display) -> Result<Report, Error> {
@@ -87,7 +102,11 @@ fn fail(message: impl std::fmt::Display) -> Result<Report, Error> {
 /// The topics and the output directory.
 fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
     if let Some(file) = &args.topics {
-        let text = std::fs::read_to_string(file)
+        let text = crate::files::read::read_lines(file)
+            .and_then(|bytes| {
+                String::from_utf8(bytes)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            })
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
         return Ok((
             batch::parse_topics(&file.display().to_string(), &text)?,
@@ -111,10 +130,17 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
         return Err(format!("-o `{}` should end in `.yaml`", args.out.display()));
     }
     let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let file = args
+        .out
+        .file_name()
+        .and_then(|f| f.to_str())
+        .ok_or_else(|| format!("-o `{}` names no file", args.out.display()))?
+        .to_string();
     Ok((
         vec![Topic {
             topic: topic.trim().to_string(),
             name,
+            file,
             line: 0,
         }],
         dir,
@@ -129,22 +155,7 @@ fn stem(path: &Path) -> Result<String, String> {
 }
 
 pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
-    if args.truths < 4 || args.actions < 6 {
-        return fail(
-            "--truths is at least 4 and --actions at least 6 (every domain must synthesize at 4x6)",
-        );
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return fail("--timeout must be a positive number of seconds");
-    }
-    if let Some(t) = args.temperature
-        && !(t.is_finite() && (0.0..=2.0).contains(&t))
-    {
-        return fail(format!("--temperature {t} is not a number from 0 to 2"));
-    }
-    if let Err(e) = parse_api_base(&args.api_base) {
-        return fail(e);
-    }
+    // Every flag value was checked as the flags were read (exit 2).
     let (topics, dir) = match topics(args) {
         Ok(t) => t,
         Err(e) => return fail(e),
@@ -164,7 +175,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     // (unless every topic is finished already).
     let pending = topics
         .iter()
-        .any(|t| batch::existing(&dir.join(format!("{}.yaml", t.name))).is_none());
+        .any(|t| batch::existing(&dir.join(&t.file)).is_none());
     if pending && let Err(e) = check_reachable(&args.api_base, Duration::from_secs(10)) {
         return Err(Error::Service {
             message: e.to_string(),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
@@ -31,7 +31,8 @@ pub struct ScoreArgs {
     /// Print a JSON array of rows instead of the table.
     #[arg(long)]
     json: bool,
-    /// Also write an SVG bar chart of success rate and relative action count.
+    /// Also write an SVG bar chart of success rate and relative action count,
+    /// with their 95% intervals as whiskers.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// Also write an SVG of reduction curves: hypotheses left after each
@@ -39,12 +40,56 @@ pub struct ScoreArgs {
     /// file (needs `--instances` and the domain).
     #[arg(long, value_name = "FILE")]
     curve_svg: Option<PathBuf>,
+    /// Also score every move against the exact optimum (needs
+    /// `--instances`): `mean_regret` (expected actions wasted per game),
+    /// `optimal_move_rate` and `mean_efficiency` per row; see
+    /// docs/analytics.md.
+    #[arg(long)]
+    moves: bool,
+    /// Worker threads for `--moves` (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
+    threads: usize,
 }
 
-pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
-    let files = score::read_result_files(&args.paths)?;
-    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
-    let oracle = match &args.oracle {
+/// The result files under `paths` and what scoring them may consult: the
+/// instance sets under `instances` and the results' domains (`domain`, or
+/// found by name), through [`load`]. Shared by `moves` and `pairs`.
+pub(super) fn read_sources(
+    globals: &Globals,
+    paths: &[PathBuf],
+    instances: &[PathBuf],
+    domain: Option<&str>,
+    oracle: Option<&PathBuf>,
+) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+    load(
+        globals,
+        &ScoreInputs {
+            paths,
+            instances,
+            domain,
+            oracle: oracle.map(PathBuf::as_path),
+        },
+    )
+}
+
+/// What `score` reads, as its flags and the report's name them.
+pub(super) struct ScoreInputs<'a> {
+    pub paths: &'a [PathBuf],
+    pub instances: &'a [PathBuf],
+    pub domain: Option<&'a str>,
+    pub oracle: Option<&'a Path>,
+}
+
+/// Reads the result files and what scoring consults beside them (the
+/// instances, their domains, an oracle file), printing the notes `score`
+/// prints: the one loader of `score` and `report`, so both score the same.
+pub(super) fn load(
+    globals: &Globals,
+    inputs: &ScoreInputs,
+) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+    let files = score::read_result_files(inputs.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(inputs.instances)?;
+    let oracle = match inputs.oracle {
         Some(path) => score::read_oracle(path)?,
         None => Vec::new(),
     };
@@ -66,8 +111,14 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         oracle,
         ..Sources::default()
     };
+    if let Some(message) = sources.ambiguity(files.iter().map(|f| &f.key)) {
+        return Err(Error::input_with_help(
+            message,
+            "pass `--instances` the dataset directory the results were played on (as `eval --data DIR --domain D` reads `DIR/D/`), e.g. `--instances generated/medical`",
+        ));
+    }
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
-    if let Some(spec) = &args.domain {
+    if let Some(spec) = inputs.domain {
         let (d, _) = globals.registry.load(spec)?;
         for n in &names {
             sources.domains.insert(n.clone(), d.clone());
@@ -84,12 +135,35 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
             );
         }
     }
-    let report = score::score(&files, &sources);
+    Ok((files, sources))
+}
+
+pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
+    let (files, mut sources) = load(
+        globals,
+        &ScoreInputs {
+            paths: &args.paths,
+            instances: &args.instances,
+            domain: args.domain.as_deref(),
+            oracle: args.oracle.as_deref(),
+        },
+    )?;
+    if args.moves {
+        if sources.instance_sets.is_empty() {
+            return Err(Error::input_with_help(
+                "--moves needs the instances the results were played on",
+                "pass --instances DIR (the dataset directory or its instance files)",
+            ));
+        }
+        sources.moves = Some(crate::search::SearchBudget::default());
+    }
+    let pool = super::flags::pool(args.threads)?;
+    let report = pool.install(|| score::score(&files, &sources));
     for note in &report.notes {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows)).map_err(|e| {
+        std::fs::write(svg, score::render_svg(&report.rows, &report.lines)).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write `{}`: {e}", svg.display()))
         })?;
     }

@@ -32,6 +32,7 @@ pub struct SplitArgs {
 
 /// Runs `kumo-gen split`.
 pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out_dir, "--out-dir")?;
     let (domain, _warnings) = globals.registry.load(&args.domain)?;
     let options = SplitOptions {
         method: args.method,
@@ -45,6 +46,16 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
             format!("creating {}: {e}", args.out_dir.display()),
         )
     })?;
+    // Refuse before writing either half.
+    for doc in [&split.ind, &split.ood] {
+        let path = args.out_dir.join(format!("{}.yaml", doc.name));
+        super::flags::refuse_overwriting_domain(
+            &globals.registry,
+            &args.domain,
+            &path,
+            "`--out-dir`'s",
+        )?;
+    }
     let mut files = Vec::new();
     for doc in [&split.ind, &split.ood] {
         let path = args.out_dir.join(format!("{}.yaml", doc.name));

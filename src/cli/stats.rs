@@ -57,6 +57,12 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
         instance_sets,
         ..Sources::default()
     };
+    if let Some(message) = sources.ambiguity(files.iter().map(|f| &f.key)) {
+        return Err(Error::input_with_help(
+            message,
+            "pass `--instances` the dataset directory the results were played on (as `eval --data DIR --domain D` reads `DIR/D/`), e.g. `--instances generated/medical`",
+        ));
+    }
     let observed = stats::observe(&files, &sources, &domains).map_err(Error::input)?;
     if observed.unmatched > 0 {
         crate::stderr_line!(

@@ -30,7 +30,7 @@
 //! exhausts it (above), and the line printed says which kind of number it
 //! is and what the sample left out (other `--split` parts, excluded sets).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Exclusion, KeyKind, instance_keys};
 use crate::synth::{SynthError, Synthesizer};
@@ -69,23 +69,26 @@ impl Estimate {
         });
         Estimate {
             distinct,
-            estimate,
-            exhausted: f1 == 0 && sample >= 10 * distinct,
+            estimate: estimate.filter(|_| distinct > 0),
+            // No draw left (all excluded) is no evidence at all.
+            exhausted: distinct > 0 && f1 == 0 && sample >= 10 * distinct,
         }
     }
 
     /// What the sample guarantees at least (about): the estimate, or
-    /// `m^2/6` when no draw repeated.
+    /// `m^2/6` when no draw repeated (0 when no draw was left).
     pub fn lower_bound(&self, sample: u64) -> f64 {
         self.estimate
             .unwrap_or((sample * sample) as f64 / 6.0)
             .max(self.distinct as f64)
     }
 
-    /// `at least about 1234`, `more than about 43690`, or `12`.
+    /// `at least about 1234`, `more than about 43690`, `12`, or
+    /// `unknown` when no draw was left to count.
     pub fn describe(&self, sample: u64) -> String {
         match self.estimate {
             _ if self.exhausted => format!("{}", self.distinct),
+            _ if self.distinct == 0 => "unknown".to_string(),
             Some(e) => format!("at least about {e:.0}"),
             None => format!("more than about {:.0}", self.lower_bound(sample)),
         }
@@ -113,27 +116,58 @@ pub fn estimate(
 ) -> Result<Capacity, SynthError> {
     let indices: Vec<u64> = (0..sample).collect();
     let candidates = synth.candidates(&indices)?;
+    // The part's draws, and (for a `--split` part) the draws of every
+    // part: a space the whole sample exhausts is counted for each part too,
+    // even one that none of the sample's draws fell into.
     let mut exact: HashMap<u128, u32> = HashMap::new();
     let mut context: HashMap<u128, u32> = HashMap::new();
-    let mut excluded = 0;
-    let mut other_parts = 0;
+    let mut whole_exact: HashMap<u128, u32> = HashMap::new();
+    let mut whole_context: HashMap<u128, u32> = HashMap::new();
+    let mut held_exact: HashSet<u128> = HashSet::new();
+    let mut held_context: HashSet<u128> = HashSet::new();
+    let (mut excluded, mut other_parts, mut whole_kept) = (0, 0, 0);
     for candidate in &candidates {
-        if exclusion.is_some_and(|e| e.excludes(&candidate.key)) {
+        let in_sets = exclusion.is_some_and(|e| e.in_sets(&candidate.key));
+        let outside = exclusion.is_some_and(|e| e.outside_part(&candidate.key));
+        if in_sets || outside {
             excluded += 1;
-            other_parts += u64::from(exclusion.is_some_and(|e| e.outside_part(&candidate.key)));
+            other_parts += u64::from(outside);
+        }
+        if in_sets {
             continue;
         }
         let keys = instance_keys(synth.domain(), &candidate.key);
-        *exact.entry(keys.get(KeyKind::Exact)).or_default() += 1;
+        let exact_key = keys.get(KeyKind::Exact);
+        whole_kept += 1;
+        *whole_exact.entry(exact_key).or_default() += 1;
+        *whole_context.entry(keys.context).or_default() += 1;
+        if outside {
+            continue;
+        }
+        held_exact.insert(exact_key);
+        held_context.insert(keys.context);
+        *exact.entry(exact_key).or_default() += 1;
         *context.entry(keys.context).or_default() += 1;
     }
     let kept = sample - excluded;
+    let counted_in_part = |part: Estimate, whole: &HashMap<u128, u32>, held: &HashSet<u128>| {
+        if part.exhausted || other_parts == 0 || !Estimate::of(whole, whole_kept).exhausted {
+            return part;
+        }
+        Estimate {
+            distinct: held.len() as u64,
+            estimate: None,
+            exhausted: true,
+        }
+    };
+    let exact = counted_in_part(Estimate::of(&exact, kept), &whole_exact, &held_exact);
+    let context = counted_in_part(Estimate::of(&context, kept), &whole_context, &held_context);
     Ok(Capacity {
         sample,
         excluded,
         other_parts,
-        exact: Estimate::of(&exact, kept),
-        context: Estimate::of(&context, kept),
+        exact,
+        context,
     })
 }
 
@@ -142,6 +176,13 @@ impl Capacity {
     /// (counted or estimated), and what the sample left out.
     pub fn describe(&self) -> String {
         let kept = self.sample - self.excluded;
+        if kept == 0 && !self.exact.exhausted {
+            return format!(
+                "capacity: unknown: of the first {} draws of this run's streams, {}, so the sample says nothing of what is left (the run redraws past them)",
+                self.sample,
+                self.taken_by().join(" and ")
+            );
+        }
         let kind = |e: &Estimate| if e.exhausted { "counted" } else { "estimated" };
         let estimate =
             "an estimate is a lower bound (the space the synthesizer reaches is not enumerated)";
@@ -166,6 +207,15 @@ impl Capacity {
         if self.excluded == 0 {
             return String::new();
         }
+        format!(
+            "; of {} draws, {}, so this is what is left",
+            self.sample,
+            self.taken_by().join(" and ")
+        )
+    }
+
+    /// Why sampled draws were left out: `417 belong to other parts ...`.
+    fn taken_by(&self) -> Vec<String> {
         let sets = self.excluded - self.other_parts;
         let mut reasons = Vec::new();
         if self.other_parts > 0 {
@@ -178,17 +228,20 @@ impl Capacity {
             let verb = if sets == 1 { "is" } else { "are" };
             reasons.push(format!("{sets} {verb} in excluded sets"));
         }
-        format!(
-            "; of {} draws, {}, so this is what is left",
-            self.sample,
-            reasons.join(" and ")
-        )
+        reasons
     }
 
     /// `Err` (the refusal) when `n` is impossible; `Ok(Some(warning))` when
     /// it is close to the estimate.
     pub fn check(&self, n: u64, what: &str) -> Result<Option<String>, String> {
         let kept = self.sample - self.excluded;
+        if self.context.exhausted && self.context.distinct == 0 {
+            return Err(format!(
+                "`-n {n}` is more than {what} can give: none of the contexts its first {} draws hold (each drawn at least twice) is left{}",
+                self.sample,
+                self.left_out()
+            ));
+        }
         if self.exact.exhausted && n > self.exact.distinct {
             return Err(format!(
                 "`-n {n}` is more than the {} distinct instances {what} can give: its first {} draws hold only those, each drawn at least twice{}",
@@ -196,6 +249,12 @@ impl Capacity {
                 self.sample,
                 self.left_out()
             ));
+        }
+        if kept == 0 && !self.exact.exhausted {
+            return Ok(Some(format!(
+                "the first {} draws of {what} are all taken, so nothing is known of how many instances are left for `-n {n}`: expect many redraws, or a run that ends finding none new",
+                self.sample
+            )));
         }
         let bound = self.exact.lower_bound(kept);
         Ok(((n as f64) > 0.5 * bound).then(|| {
@@ -259,6 +318,30 @@ mod tests {
                 "of 128 draws, {} belong to other parts of `--split`",
                 capacity.other_parts
             )),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_sample_whose_draws_are_all_excluded_counts_nothing() {
+        let none = Estimate::of(&HashMap::new(), 0);
+        assert!(!none.exhausted);
+        assert_eq!(none.estimate, None);
+        assert_eq!(none.describe(0), "unknown");
+        let capacity = Capacity {
+            sample: 512,
+            excluded: 512,
+            other_parts: 0,
+            exact: none,
+            context: none,
+        };
+        let warning = capacity.check(100, "it").unwrap().unwrap();
+        assert!(warning.contains("nothing is known"), "{warning}");
+        let line = capacity.describe();
+        assert!(
+            line.contains("capacity: unknown")
+                && line.contains("512 are in excluded sets")
+                && !line.contains("counted"),
             "{line}"
         );
     }

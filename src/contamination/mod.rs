@@ -11,6 +11,12 @@
 //! - [`KeyKind::Context`]: same truths, actions and valid truths, whatever
 //!   was observed. A model that has trained on the context has seen the
 //!   book, the candidates and the answer of the instance.
+//! - [`KeyKind::Book`]: same truths and actions, whatever the valid truth
+//!   and the observations: the same knowledge book and the same optimal
+//!   first action. In small settings most contexts share their book with
+//!   another (4 truths and 6 actions: a book has up to 4 valid truths), so
+//!   parts kept apart by context still share books; `--split-key book`
+//!   and `overlap --key book` keep or count them apart.
 //!
 //! Keys are built from names (truths, actions) and, with a domain, state
 //! indices, so any file that records an instance by name can be compared:
@@ -54,6 +60,8 @@ pub enum KeyKind {
     Exact,
     /// Same truths, actions and valid truths, whatever was observed.
     Context,
+    /// Same truths and actions, whatever the valid truth and observations.
+    Book,
 }
 
 impl KeyKind {
@@ -61,6 +69,7 @@ impl KeyKind {
         match self {
             KeyKind::Exact => "exact",
             KeyKind::Context => "context",
+            KeyKind::Book => "book",
         }
     }
 }
@@ -71,6 +80,7 @@ impl KeyKind {
 pub struct LineKeys {
     pub exact: Option<u128>,
     pub context: u128,
+    pub book: u128,
 }
 
 impl LineKeys {
@@ -80,6 +90,7 @@ impl LineKeys {
         match kind {
             KeyKind::Exact => self.exact.unwrap_or(self.context),
             KeyKind::Context => self.context,
+            KeyKind::Book => self.book,
         }
     }
 }
@@ -147,6 +158,7 @@ pub fn recorded_keys(recorded: &Recorded, domain: Option<&Domain>) -> LineKeys {
         .map(|a| (a.as_ref(), None))
         .collect();
     let context_hash = key_hash(&mut truths, &mut valid, &mut context);
+    let book = key_hash(&mut truths, &mut [], &mut context);
     let exact = recorded.observations.as_ref().map(|observations| {
         let tokens: Vec<(&str, Token)> = observations
             .iter()
@@ -159,6 +171,7 @@ pub fn recorded_keys(recorded: &Recorded, domain: Option<&Domain>) -> LineKeys {
     LineKeys {
         exact,
         context: context_hash,
+        book,
     }
 }
 
@@ -199,11 +212,13 @@ pub fn instance_keys(domain: &Domain, key: &Key) -> LineKeys {
         .collect();
     let mut context: Vec<(&str, Option<&Token>)> = tokens.iter().map(|(a, _)| (*a, None)).collect();
     let context_hash = key_hash(&mut truths, &mut valid, &mut context);
+    let book = key_hash(&mut truths, &mut [], &mut context);
     let mut exact: Vec<(&str, Option<&Token>)> =
         tokens.iter().map(|(a, t)| (*a, Some(t))).collect();
     LineKeys {
         exact: Some(key_hash(&mut truths, &mut valid, &mut exact)),
         context: context_hash,
+        book,
     }
 }
 
@@ -276,6 +291,7 @@ pub struct Exclusion {
     kind: KeyKind,
     exact: HashSet<u128>,
     context: HashSet<u128>,
+    book: HashSet<u128>,
     sets: Vec<ExcludedSet>,
     domain: Option<Domain>,
     /// `--split`: contexts outside this part count as excluded.
@@ -296,12 +312,13 @@ impl Exclusion {
             let mut set = ExcludedSet {
                 path: path.display().to_string(),
                 key: kind,
-                digest: sources::digest_of(path, &files)?,
+                digest: String::new(),
                 instances: 0,
                 context_only: 0,
             };
-            for file in &files {
-                read_keys(&file.path, Some(domain), |_, keys| {
+            let mut digests = Vec::with_capacity(files.len());
+            for file in files {
+                let digest = read_keys(&file.path, Some(domain), |_, keys| {
                     set.instances += 1;
                     match (kind, keys.exact) {
                         (KeyKind::Exact, Some(exact)) => {
@@ -314,9 +331,14 @@ impl Exclusion {
                         (KeyKind::Context, _) => {
                             exclusion.context.insert(keys.context);
                         }
+                        (KeyKind::Book, _) => {
+                            exclusion.book.insert(keys.book);
+                        }
                     }
                 })?;
+                digests.push((file, digest));
             }
+            set.digest = sources::digest_of(path, &digests);
             exclusion.sets.push(set);
         }
         Ok(exclusion)
@@ -337,6 +359,7 @@ impl Exclusion {
             kind: self.kind,
             exact: self.exact.clone(),
             context: self.context.clone(),
+            book: self.book.clone(),
             sets: self.sets.clone(),
             domain: self.domain.clone(),
             part: Some(part),
@@ -365,7 +388,7 @@ impl Exclusion {
 
     /// Distinct excluded keys.
     pub fn len(&self) -> usize {
-        self.exact.len() + self.context.len()
+        self.exact.len() + self.context.len() + self.book.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -376,9 +399,24 @@ impl Exclusion {
     /// exclusion's `--split` part (never without a part).
     pub fn outside_part(&self, key: &Key) -> bool {
         match (&self.domain, &self.part) {
-            (Some(domain), Some(part)) => !part.holds(instance_keys(domain, key).context),
+            (Some(domain), Some(part)) => !part.holds(&instance_keys(domain, key)),
             _ => false,
         }
+    }
+
+    /// Whether the instance with dedup key `key` is in an excluded set
+    /// (whatever the `--split` part).
+    pub fn in_sets(&self, key: &Key) -> bool {
+        let Some(domain) = &self.domain else {
+            return false;
+        };
+        if self.is_empty() {
+            return false;
+        }
+        let keys = instance_keys(domain, key);
+        keys.exact.is_some_and(|k| self.exact.contains(&k))
+            || self.context.contains(&keys.context)
+            || self.book.contains(&keys.book)
     }
 
     /// Whether the instance with dedup key `key` is excluded.
@@ -390,9 +428,10 @@ impl Exclusion {
             return false;
         }
         let keys = instance_keys(domain, key);
-        self.part.as_ref().is_some_and(|p| !p.holds(keys.context))
+        self.part.as_ref().is_some_and(|p| !p.holds(&keys))
             || keys.exact.is_some_and(|k| self.exact.contains(&k))
             || self.context.contains(&keys.context)
+            || self.book.contains(&keys.book)
     }
 }
 

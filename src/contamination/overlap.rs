@@ -8,13 +8,22 @@
 //! - `shared`: distinct shared instances.
 //!
 //! Examples are the first shared lines of B, in B's order.
+//!
+//! SFT records have no exact key (they record only the observations the
+//! golden player saw). Under the exact key, when either side holds SFT
+//! records (its files are looked at by their first line before anything is
+//! counted), both sides are compared by the context key instead and the
+//! answer says so (`note`): comparing an SFT record's context against a
+//! dataset line's exact key would answer "0 shared" whatever the files
+//! hold. A file that mixes SFT records with instance lines is refused under
+//! the exact key (pass `--key context`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{KeyKind, ReadError, dataset_files, read_keys};
+use super::{KeyKind, ReadError, SourceFile, dataset_files, read_keys};
 use crate::domain::Domain;
 
 /// Examples kept.
@@ -53,6 +62,9 @@ pub struct Overlap {
     /// Whether observations were compared by state (a domain was known)
     /// or by recorded value.
     pub by_state: bool,
+    /// Why `key` is not the key asked for (SFT records under exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 struct Seen {
@@ -73,20 +85,53 @@ pub fn overlap(
 ) -> Result<Overlap, ReadError> {
     let a_files = dataset_files(a)?;
     let b_files = dataset_files(b)?;
+    let mut note = None;
+    let mut key = key;
+    if key == KeyKind::Exact {
+        for (side, files) in [("A", &a_files), ("B", &b_files)] {
+            if let Some(sft) = first_sft_file(files, domain)? {
+                note = Some(format!(
+                    "{side} holds SFT records (`{}`), which record only the observations the golden player saw: compared by the context key instead of exact",
+                    sft.display()
+                ));
+                key = KeyKind::Context;
+                break;
+            }
+        }
+    }
+    let exact_or_refuse = |path: &Path, line: u64, keys: &super::LineKeys| {
+        if key == KeyKind::Exact && keys.exact.is_none() {
+            return Err(ReadError {
+                path: path.to_path_buf(),
+                line: Some(line),
+                message: "an SFT record in a file whose first line is an instance: it has no exact key; compare with `--key context`".into(),
+            });
+        }
+        Ok(keys.get(key))
+    };
+    let mut refused = None;
     let mut seen: HashMap<u128, Seen> = HashMap::new();
     let mut a_lines = 0u64;
     for (f, file) in a_files.iter().enumerate() {
         read_keys(&file.path, domain, |line, keys| {
+            let k = match exact_or_refuse(&file.path, line, &keys) {
+                Ok(k) => k,
+                Err(e) => {
+                    refused.get_or_insert(e);
+                    return;
+                }
+            };
             a_lines += 1;
-            seen.entry(keys.get(key))
-                .and_modify(|s| s.lines += 1)
-                .or_insert(Seen {
-                    file: f as u32,
-                    line,
-                    lines: 1,
-                    in_b: false,
-                });
+            seen.entry(k).and_modify(|s| s.lines += 1).or_insert(Seen {
+                file: f as u32,
+                line,
+                lines: 1,
+                in_b: false,
+            });
         })?;
+        if let Some(e) = refused.take() {
+            return Err(e);
+        }
     }
     let mut b_lines = 0u64;
     let mut b_shared_lines = 0u64;
@@ -95,8 +140,14 @@ pub fn overlap(
     let (mut shared, mut a_shared_lines) = (0u64, 0u64);
     for file in &b_files {
         read_keys(&file.path, domain, |line, keys| {
+            let k = match exact_or_refuse(&file.path, line, &keys) {
+                Ok(k) => k,
+                Err(e) => {
+                    refused.get_or_insert(e);
+                    return;
+                }
+            };
             b_lines += 1;
-            let k = keys.get(key);
             b_distinct.insert(k);
             if let Some(s) = seen.get_mut(&k) {
                 if !s.in_b {
@@ -115,6 +166,9 @@ pub fn overlap(
                 }
             }
         })?;
+        if let Some(e) = refused.take() {
+            return Err(e);
+        }
     }
     Ok(Overlap {
         key,
@@ -133,7 +187,21 @@ pub fn overlap(
         shared,
         examples,
         by_state: domain.is_some(),
+        note,
     })
+}
+
+/// The first of `files` whose first non-blank line is an SFT record.
+fn first_sft_file<'a>(
+    files: &'a [SourceFile],
+    domain: Option<&Domain>,
+) -> Result<Option<&'a Path>, ReadError> {
+    for file in files {
+        if super::sources::first_keys(&file.path, domain)?.is_some_and(|k| k.exact.is_none()) {
+            return Ok(Some(&file.path));
+        }
+    }
+    Ok(None)
 }
 
 fn display(path: &Path) -> String {
@@ -152,8 +220,11 @@ pub fn manifest_domain(path: &Path) -> Option<Domain> {
         start.join("manifest.json"),
         start.parent()?.join("manifest.json"),
     ];
-    let manifest = candidates.iter().find(|p| p.is_file())?;
-    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(manifest).ok()?).ok()?;
+    let manifest = candidates
+        .iter()
+        .find(|p| crate::files::read::is_regular(p))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&crate::files::read::read(manifest).ok()?).ok()?;
     let doc: crate::domain::DomainDoc =
         serde_json::from_value(value.get("domain")?.get("document")?.clone()).ok()?;
     crate::domain::compile(&manifest.display().to_string(), &doc)
@@ -195,6 +266,9 @@ impl Overlap {
             self.a.lines,
             pct(self.a.shared_lines, self.a.lines),
         );
+        if let Some(note) = &self.note {
+            out.insert_str(0, &format!("note: {note}\n"));
+        }
         for e in &self.examples {
             out.push_str(&format!(
                 "  {}:{} = {}:{}\n",

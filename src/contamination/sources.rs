@@ -6,8 +6,11 @@
 //! dataset), `knowledge_book/`, `sft/` directories and `*-sft.jsonl` /
 //! `*.steps.jsonl` files: SFT records give only the context key, so they
 //! are read when named explicitly, never picked up with a dataset.
+//!
+//! Files are opened, read and walked by [`crate::files::read`]' rule:
+//! regular files only, lines of at most its cap, each directory entered
+//! once; a file's digest is taken in the same pass as its keys.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -31,36 +34,18 @@ fn io_error(path: &Path, e: std::io::Error) -> ReadError {
 
 /// The instance files of `path` (see the module doc).
 pub fn dataset_files(path: &Path) -> Result<Vec<SourceFile>, ReadError> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-    if !meta.is_dir() {
-        return Ok(vec![SourceFile {
-            path: path.to_path_buf(),
-        }]);
-    }
-    let mut files = Vec::new();
-    let mut stack = vec![path.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| io_error(&dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| io_error(&dir, e))?;
-            let p = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            if p.is_dir() {
-                if !matches!(name.as_str(), "shards" | "knowledge_book" | "sft") {
-                    stack.push(p);
-                }
-            } else if name.ends_with(".jsonl")
+    let visible = |name: &str| !name.starts_with('.');
+    let files = crate::files::read::walk(
+        path,
+        |name| visible(name) && !matches!(name, "shards" | "knowledge_book" | "sft"),
+        |name| {
+            visible(name)
+                && name.ends_with(".jsonl")
                 && !name.ends_with("-sft.jsonl")
                 && !name.ends_with(".steps.jsonl")
-            {
-                files.push(SourceFile { path: p });
-            }
-        }
-    }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+        },
+    )
+    .map_err(|e| io_error(path, e))?;
     if files.is_empty() {
         return Err(ReadError {
             path: path.to_path_buf(),
@@ -68,44 +53,72 @@ pub fn dataset_files(path: &Path) -> Result<Vec<SourceFile>, ReadError> {
             message: "a directory without instance files (*.jsonl)".into(),
         });
     }
-    Ok(files)
+    Ok(files.into_iter().map(|path| SourceFile { path }).collect())
 }
 
-/// The digest of a path: its file's digest, or for a directory FNV-1a 64
-/// of the lines `<relative path> <digest>` of its files.
-pub(super) fn digest_of(path: &Path, files: &[SourceFile]) -> Result<String, ReadError> {
-    let file_digest = |p: &Path| {
-        crate::files::digest::file_digest(p).map_err(|e| ReadError {
-            path: p.to_path_buf(),
-            line: None,
-            // The text the writers' digest error has always given.
-            message: format!("cannot write `{}`: {e}", p.display()),
-        })
-    };
-    if !path.is_dir() {
-        return file_digest(path);
+/// The digest of a path from its files' digests (as [`read_keys`]
+/// returns them, in the order of `files`): its one file's digest, or for
+/// a directory FNV-1a 64 of the lines `<relative path> <digest>` of its
+/// files.
+pub(super) fn digest_of(path: &Path, files: &[(SourceFile, String)]) -> String {
+    if !path.is_dir()
+        && let [(_, digest)] = files
+    {
+        return digest.clone();
     }
     let mut listing = String::new();
-    for file in files {
+    for (file, digest) in files {
         listing.push_str(&relative(path, &file.path));
         listing.push(' ');
-        listing.push_str(&file_digest(&file.path)?);
+        listing.push_str(digest);
         listing.push('\n');
     }
-    Ok(crate::domain::fnv1a_hex(listing.as_bytes()))
+    crate::domain::fnv1a_hex(listing.as_bytes())
+}
+
+/// The keys of the first non-blank line of `path` (`None`: no such
+/// line), to tell the kind of records a file holds
+/// before reading it.
+pub(super) fn first_keys(
+    path: &Path,
+    domain: Option<&Domain>,
+) -> Result<Option<LineKeys>, ReadError> {
+    // Read by the one rule for users' files (regular files only, the
+    // line cap).
+    let mut reader = crate::files::read::lines(path).map_err(|e| io_error(path, e))?;
+    let mut number = 0u64;
+    let mut line = Vec::new();
+    loop {
+        let more = reader.next_line(&mut line).map_err(|e| io_error(path, e))?;
+        if !more {
+            return Ok(None);
+        }
+        number += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return recorded::parse_line(&line)
+            .map(|r| Some(recorded_keys(&r, domain)))
+            .map_err(|message| ReadError {
+                path: path.to_path_buf(),
+                line: Some(number),
+                message,
+            });
+    }
 }
 
 /// Lines parsed in parallel at a time.
 const BATCH: usize = 16_384;
 
 /// Calls `each(line_number, keys)` for every non-blank line of `path`, in
-/// order (1-based line numbers). A line that is no instance is an error
-/// naming the line.
+/// order (1-based line numbers), and returns the digest of the bytes read
+/// (one pass: the keys and the digest are of the same bytes). A line that
+/// is no instance is an error naming the line.
 pub fn read_keys(
     path: &Path,
     domain: Option<&Domain>,
     mut each: impl FnMut(u64, LineKeys),
-) -> Result<(), ReadError> {
+) -> Result<String, ReadError> {
     if path.extension().is_some_and(|e| e == "parquet") {
         return Err(ReadError {
             path: path.to_path_buf(),
@@ -113,10 +126,8 @@ pub fn read_keys(
             message: "Parquet is not read here".into(),
         });
     }
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut reader = crate::files::read::lines(path).map_err(|e| io_error(path, e))?;
     let mut batch: Vec<(u64, Vec<u8>)> = Vec::with_capacity(BATCH);
-    let mut number = 0u64;
     let mut flush = |batch: &mut Vec<(u64, Vec<u8>)>| -> Result<(), ReadError> {
         let keys: Vec<Result<LineKeys, ReadError>> = batch
             .par_iter()
@@ -137,22 +148,16 @@ pub fn read_keys(
         batch.clear();
         Ok(())
     };
-    loop {
-        let mut line = Vec::new();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io_error(path, e))?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
+    let mut line = Vec::new();
+    while reader.next_line(&mut line).map_err(|e| io_error(path, e))? {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        batch.push((number, line));
+        batch.push((reader.number(), std::mem::take(&mut line)));
         if batch.len() == BATCH {
             flush(&mut batch)?;
         }
     }
-    flush(&mut batch)
+    flush(&mut batch)?;
+    Ok(reader.digest())
 }

@@ -12,10 +12,19 @@
 //! determinism of a dataset: the same bytes at any thread count or resume,
 //! and instance `i` of a part depends only on the part and `0..i`.
 //!
+//! `--split-key book` assigns parts by the *book* key instead (truths and
+//! actions, whatever the valid truth): then no two parts share a knowledge
+//! book either, where by context a test line can share its book and its
+//! optimal first action with a training line that only names another
+//! valid truth (most test lines do in settings as small as 4x6). The
+//! manifest's label then ends in ` by book`.
+//!
 //! The parts' sizes split `-n` by largest remainder (they sum to `n`).
 //! The fractions say how many instances each part gets; the contexts are
 //! spread by the same fractions, so a part's capacity is about its
 //! fraction of the setting's contexts (the capacity check reports it).
+
+use super::{KeyKind, LineKeys};
 
 /// One named part and its fraction.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +34,9 @@ pub struct Part {
 }
 
 /// Reads `train=0.9,test=0.1`: names of letters, digits, `-` and `_`,
-/// distinct; fractions above 0 that sum to 1.
+/// distinct even in letter case and none of kumo-gen's own folder names
+/// ([`crate::dataset::reserved`]: a part is a folder of `--out`); fractions
+/// above 0 that sum to 1.
 pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
     let mut parts: Vec<Part> = Vec::new();
     for item in text.split(',') {
@@ -44,6 +55,18 @@ pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
         }
         if parts.iter().any(|p| p.name == name) {
             return Err(format!("part `{name}` is named twice"));
+        }
+        if let Some(why) = crate::dataset::reserved::reserved(name) {
+            return Err(format!(
+                "part name {why}; name the part otherwise (a part is a folder of `--out`)"
+            ));
+        }
+        let names = parts.iter().map(|p| p.name.as_str());
+        if let Some((earlier, _)) = crate::dataset::reserved::case_duplicate(names.chain([name])) {
+            return Err(format!(
+                "{}; name the parts apart",
+                crate::dataset::reserved::case_duplicate_message("part", earlier, name)
+            ));
         }
         let fraction: f64 = fraction
             .trim()
@@ -94,13 +117,29 @@ pub struct PartFilter {
     pub name: String,
     /// `test of train=0.9,test=0.1`, as the manifest records it.
     pub label: String,
+    /// The key whose hash places an instance: context, or book.
+    key: KeyKind,
     lo: f64,
     hi: f64,
 }
 
+/// What a label of a split by book ends in.
+const BY_BOOK: &str = " by book";
+
 impl PartFilter {
-    /// The filter of part `index` of `parts`.
+    /// The filter of part `index` of `parts`, by context.
     pub fn new(parts: &[Part], index: usize) -> PartFilter {
+        PartFilter::by(parts, index, KeyKind::Context)
+    }
+
+    /// The filter of part `index` of `parts` by `key` (`Context` or
+    /// `Book`; `Exact` would let parts share contexts and is read as
+    /// `Context`).
+    pub fn by(parts: &[Part], index: usize, key: KeyKind) -> PartFilter {
+        let key = match key {
+            KeyKind::Book => KeyKind::Book,
+            KeyKind::Exact | KeyKind::Context => KeyKind::Context,
+        };
         let lo: f64 = parts[..index].iter().map(|p| p.fraction).sum();
         let last = index + 1 == parts.len();
         let hi = if last {
@@ -114,7 +153,13 @@ impl PartFilter {
             .collect();
         PartFilter {
             name: parts[index].name.clone(),
-            label: format!("{} of {}", parts[index].name, spec.join(",")),
+            label: format!(
+                "{} of {}{}",
+                parts[index].name,
+                spec.join(","),
+                if key == KeyKind::Book { BY_BOOK } else { "" }
+            ),
+            key,
             lo,
             hi,
         }
@@ -129,21 +174,30 @@ impl PartFilter {
         let (name, spec) = label
             .split_once(" of ")
             .ok_or_else(|| bad("no ` of `".into()))?;
+        let (spec, key) = match spec.strip_suffix(BY_BOOK) {
+            Some(spec) => (spec, KeyKind::Book),
+            None => (spec, KeyKind::Context),
+        };
         let parts = parse_split(spec).map_err(bad)?;
         let index = parts
             .iter()
             .position(|p| p.name == name)
             .ok_or_else(|| bad(format!("`{name}` is not one of its parts")))?;
-        let filter = PartFilter::new(&parts, index);
+        let filter = PartFilter::by(&parts, index, key);
         if filter.label != label {
             return Err(bad("it does not read back as written".into()));
         }
         Ok(filter)
     }
 
-    /// Whether the context with key hash `context` belongs to the part.
-    pub fn holds(&self, context: u128) -> bool {
-        let at = (context >> 64) as u64 as f64 / 18_446_744_073_709_551_616.0;
+    /// The key this split places instances by.
+    pub fn key(&self) -> KeyKind {
+        self.key
+    }
+
+    /// Whether the instance with `keys` belongs to the part.
+    pub fn holds(&self, keys: &LineKeys) -> bool {
+        let at = (keys.get(self.key) >> 64) as u64 as f64 / 18_446_744_073_709_551_616.0;
         at >= self.lo && at < self.hi
     }
 }
@@ -172,7 +226,12 @@ mod tests {
         let filters: Vec<PartFilter> = (0..3).map(|i| PartFilter::new(&three, i)).collect();
         for k in 0..1000u128 {
             let context = k.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835);
-            assert_eq!(filters.iter().filter(|f| f.holds(context)).count(), 1);
+            let keys = LineKeys {
+                exact: None,
+                context,
+                book: !context,
+            };
+            assert_eq!(filters.iter().filter(|f| f.holds(&keys)).count(), 1);
         }
         assert_eq!(filters[1].label, "b of a=0.5,b=0.25,c=0.25");
         // Merge rebuilds a part's filter from the label its manifest records.
@@ -180,6 +239,18 @@ mod tests {
             assert_eq!(PartFilter::from_label(&f.label).as_ref(), Ok(f));
         }
         assert!(PartFilter::from_label("d of a=0.5,b=0.25,c=0.25").is_err());
+        // A split by book reads back as one, and places by the book key.
+        let by_book = PartFilter::by(&three, 1, KeyKind::Book);
+        assert_eq!(by_book.label, "b of a=0.5,b=0.25,c=0.25 by book");
+        assert_eq!(PartFilter::from_label(&by_book.label), Ok(by_book.clone()));
+        let keys = |context: u128, book: u128| LineKeys {
+            exact: None,
+            context,
+            book,
+        };
+        let middle = 5u128 << 125; // 0.625 of the way: part `b`
+        assert!(by_book.holds(&keys(0, middle)) && !by_book.holds(&keys(middle, 0)));
+        assert!(filters[1].holds(&keys(middle, 0)) && !filters[1].holds(&keys(0, middle)));
         assert!(PartFilter::from_label("a=0.5,b=0.5").is_err());
     }
 }

@@ -368,7 +368,7 @@ impl ShardManifest {
 
 /// Reads a JSON file; `None` when it does not exist.
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, OutputError> {
-    match std::fs::read(path) {
+    match crate::files::read::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| OutputError::Corrupt {

@@ -17,6 +17,7 @@
 mod books;
 pub mod manifest;
 pub mod record;
+pub mod reserved;
 pub mod setting;
 
 pub use books::{BookCheck, BookFinding, BookFormat, check_books};
@@ -32,7 +33,7 @@ use crate::render::{Renderer, TaskError};
 
 /// What went wrong reading a dataset. Every kind is about the user's
 /// files or flags: a missing or unreadable input file the user named is
-/// bad input too (the README's exit codes: 1).
+/// bad input too (docs/exit-codes.md: 1).
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     /// `--domain` was given and does not load.
@@ -168,7 +169,7 @@ impl Dataset {
     /// The book file of instance `i`, or `None` when there is none.
     pub fn book_file(&self, setting: &Setting, i: usize) -> Result<Option<String>, DatasetError> {
         let path = self.book_path(setting, i);
-        match std::fs::read_to_string(&path) {
+        match crate::files::read::read_to_string(&path) {
             Ok(book) => Ok(Some(book)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(DatasetError::io(&path, e)),
@@ -299,7 +300,7 @@ pub fn settings_in(dir: &Path) -> Result<Vec<Setting>, DatasetError> {
                 .ok()
                 .filter(|s| s.to_string() == stem)
         })
-        .filter(|s| dir.join(s.file_name()).is_file())
+        .filter(|s| crate::files::read::is_regular(&dir.join(s.file_name())))
         .collect())
 }
 
@@ -361,7 +362,7 @@ pub fn open_all(
 /// fall-back to the directory's name could judge with the wrong domain).
 fn recorded_domain(dir: &Path) -> Result<Option<Domain>, DatasetError> {
     let manifest = dir.join("manifest.json");
-    let text = match std::fs::read_to_string(&manifest) {
+    let text = match crate::files::read::read_to_string(&manifest) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(DatasetError::io(&manifest, e)),
@@ -408,32 +409,21 @@ pub fn read_instances(path: &Path) -> Result<Vec<InstanceLine>, DatasetError> {
 }
 
 /// Every `*.jsonl` file under `paths` (a file as given, a directory walked
-/// in sorted order); a path that does not exist is an error.
+/// in sorted order by [`crate::files::read::walk`]: links followed, each
+/// directory entered once); a path that does not exist is an error.
 pub fn jsonl_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, DatasetError> {
-    fn walk(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), DatasetError> {
-        if path.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-                .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())
-                .map_err(|e| DatasetError::io(path, e))?;
-            entries.sort();
-            for e in entries {
-                walk(&e, out)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            out.push(path.to_path_buf());
-        }
-        Ok(())
-    }
     let mut out = Vec::new();
     for p in paths {
         if !p.exists() {
             return Err(DatasetError::NotFound { path: p.clone() });
         }
-        if p.is_file() {
-            out.push(p.clone());
-        } else {
-            walk(p, &mut out)?;
-        }
+        let found = crate::files::read::walk(
+            p,
+            |_| true,
+            |name| Path::new(name).extension().is_some_and(|e| e == "jsonl"),
+        )
+        .map_err(|e| DatasetError::io(p, e))?;
+        out.extend(found);
     }
     Ok(out)
 }
@@ -459,7 +449,7 @@ pub fn instance_sets(paths: &[PathBuf]) -> Result<(Vec<InstanceSet>, Vec<PathBuf
     let mut sets = Vec::new();
     let mut skipped = Vec::new();
     for given in paths {
-        let explicit = given.is_file();
+        let explicit = !given.is_dir();
         for file in jsonl_files(std::slice::from_ref(given))? {
             let setting = file
                 .file_stem()

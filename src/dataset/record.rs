@@ -3,8 +3,10 @@
 //! In: an [`Instance`] (and optional labels). Out: one line of JSON with
 //! KUMO's fields in KUMO's order — `truths`, `actions`, `observations`
 //! (action name -> state label, or the number for `float`/`int`), `seed`,
-//! `valid_truth` (a string when N_valid = 1, else a list) — then
-//! `optimal` and `difficulty` when labels are attached. Reading a line back gives its
+//! `valid_truth` (a string when N_valid = 1, else a list) — then our
+//! `structure` (the instance's structure signature, for `kumo-gen stats`),
+//! and `optimal` and `difficulty` when labels are attached. Reading a line
+//! back gives its
 //! canonical [`Key`], which is all that resume and merge need.
 //!
 //! The search hands over a typed [`Label`] (or the [`SearchError`] that

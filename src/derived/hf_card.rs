@@ -87,7 +87,7 @@ fn data_files(
             #[cfg(feature = "parquet")]
             let rows = super::hf_parquet::rows(&path)?;
             #[cfg(not(feature = "parquet"))]
-            let rows = std::fs::read(&path)
+            let rows = crate::files::read::read(&path)
                 .map_err(|e| OutputError::io(&path, e))?
                 .iter()
                 .filter(|&&b| b == b'\n')
@@ -145,6 +145,11 @@ fn configs(files: &[DataFile]) -> Vec<CardConfig> {
 /// runs (other domains into one `--out`) from interleaving their cards.
 pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
     let card_path = hf_dir.join("README.md");
+    // The lock file is made in `hf/` before the card is written below
+    // `--out`: a linked `hf/` is refused first, so nothing lands outside.
+    if std::fs::symlink_metadata(hf_dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(crate::files::symlink_refused(hf_dir));
+    }
     let _lock = crate::files::FileLock::wait(&card_path)?;
     let mut files = Vec::new();
     data_files(hf_dir, "data", None, &mut files)?;
@@ -178,8 +183,14 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         parameters: Vec::new(),
         domains: domains.into_iter().map(|d| (d, String::new())).collect(),
     };
+    let text = dataset_card(&card);
+    // A card that is already this one is left alone (an up-to-date run
+    // rewrites nothing); a deleted or edited one is written again.
+    if std::fs::read(&card_path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
     let root = hf_dir.parent().unwrap_or(Path::new("."));
-    write_below(root, &card_path, dataset_card(&card).as_bytes())
+    write_below(root, &card_path, text.as_bytes())
 }
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`; a

@@ -6,7 +6,6 @@
 //! Built only with `--features parquet`: the `parquet`/`arrow` crates
 //! double the first build, so the default export stays JSON Lines.
 
-use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 use std::sync::Arc;
@@ -68,7 +67,7 @@ pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), OutputErro
     let fail = |path: &Path, e: &dyn std::fmt::Display| {
         OutputError::io(path, std::io::Error::other(e.to_string()))
     };
-    let input = File::open(jsonl).map_err(|e| OutputError::io(jsonl, e))?;
+    let input = crate::files::read::open(jsonl).map_err(|e| OutputError::io(jsonl, e))?;
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(1024)
         .build(BufReader::new(input))
@@ -87,7 +86,7 @@ pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), OutputErro
 
 /// The number of rows of a Parquet file (from its footer).
 pub fn rows(path: &Path) -> Result<u64, OutputError> {
-    let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
+    let file = crate::files::read::open(path).map_err(|e| OutputError::io(path, e))?;
     let reader = SerializedFileReader::new(file)
         .map_err(|e| OutputError::io(path, std::io::Error::other(e.to_string())))?;
     Ok(reader.metadata().file_metadata().num_rows().max(0) as u64)

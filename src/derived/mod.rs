@@ -37,7 +37,6 @@
 //! left behind are removed first (the caller holds the dataset's lock, so
 //! no other run is writing them).
 
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -80,6 +79,9 @@ pub struct DerivedOptions<'a> {
     /// The `--split` part this dataset is (its `--out` is `RUN/<part>/`):
     /// its HF files go to the run's export, `RUN/hf/parts/<part>/`.
     pub part: Option<&'a str>,
+    /// `--sft-parts` leaves this part out: its SFT files (and `-sft` HF
+    /// rows) are removed even while they match the dataset.
+    pub sft_left_out: bool,
 }
 
 impl Default for DerivedOptions<'_> {
@@ -90,6 +92,7 @@ impl Default for DerivedOptions<'_> {
             steps: false,
             hf: false,
             part: None,
+            sft_left_out: false,
         }
     }
 }
@@ -236,11 +239,18 @@ impl Paths {
 
     /// The stamp's artifacts: books, sft, steps, hf, hf_sft, in that order.
     fn artifacts(&self, options: &DerivedOptions) -> [Artifact; 5] {
+        let left_out = options
+            .sft_left_out
+            .then_some("`--sft-parts` leaves this part out, so it has no SFT records");
         let artifact = |kind, path: &PathBuf, wanted, flag| Artifact {
             kind,
             path: path.clone(),
             wanted,
             flag,
+            refused: match kind {
+                "sft" | "steps" | "hf_sft" => left_out,
+                _ => None,
+            },
         };
         [
             artifact(
@@ -299,16 +309,23 @@ pub fn write_derived(
     };
     let old = stamp::read(&paths.stamp);
     let plan = stamp::plan(&old, &source, &artifacts)?;
-    let removed_hf = plan.removed.iter().any(|r| r.contains("`--hf`"));
+    let removed_hf = plan.removed_hf;
     let mut kept = stamp::Stamp {
         source,
         files: plan.current.clone(),
     };
     if !plan.rebuild {
-        return keep_current(&paths, &old, &kept, removed_hf, plan.removed, start);
+        return keep_current(
+            &paths,
+            &old,
+            &kept,
+            removed_hf || options.hf,
+            plan.removed,
+            start,
+        );
     }
     let mut outputs = start_rebuild(&paths, &artifacts, &mut kept)?;
-    let mut summary = render_all(
+    let rendered = render_all(
         domain,
         dataset,
         renderer,
@@ -316,7 +333,18 @@ pub fn write_derived(
         options,
         &mut outputs,
         progress,
-    )?;
+    );
+    let mut summary = match rendered {
+        Ok(summary) => summary,
+        Err(e) => {
+            // A failed run leaves no half-written book folder behind (the
+            // staged files go with `outputs`).
+            if let Some(tmp) = outputs.books_tmp.take() {
+                let _ = std::fs::remove_dir_all(tmp);
+            }
+            return Err(e);
+        }
+    };
     finish_rebuild(&paths, outputs, options.hf || removed_hf)?;
     for a in artifacts.iter().filter(|a| a.wanted) {
         if let Some(found) = stamp::on_disk(&a.path)? {
@@ -329,20 +357,21 @@ pub fn write_derived(
     Ok(summary)
 }
 
-/// The files on disk are current: records what was kept (and the card,
-/// when HF files were removed), rewriting nothing else.
+/// The files on disk are current: records what was kept, and checks the
+/// HF card (`card`: HF files were removed, or the run asks for the export)
+/// so a deleted or edited card is written again; rewrites nothing else.
 fn keep_current(
     paths: &Paths,
     old: &stamp::Stamp,
     kept: &stamp::Stamp,
-    removed_hf: bool,
+    card: bool,
     removed: Vec<String>,
     start: Instant,
 ) -> Result<DerivedSummary, OutputError> {
     if kept != old {
         stamp::write(&paths.stamp, kept)?;
     }
-    if removed_hf && paths.hf_dir.join("README.md").exists() {
+    if card && paths.hf_dir.is_dir() {
         write_card(&paths.hf_dir)?;
     }
     let books = if paths.books_dir.is_dir() {
@@ -413,7 +442,7 @@ fn render_all(
     outputs: &mut Outputs,
     progress: &dyn crate::progress::Progress,
 ) -> Result<DerivedSummary, OutputError> {
-    let file = File::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
+    let file = crate::files::read::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
     let mut summary = DerivedSummary::default();
     let mut line_number = 0u64;

@@ -29,6 +29,10 @@ pub struct Artifact {
     pub wanted: bool,
     /// How to ask for it (`pass `--hf``), named when it is removed.
     pub flag: &'static str,
+    /// Why it must not exist even while it matches the dataset (`--sft-parts`
+    /// leaves this part out: a test part's SFT file could leak into
+    /// training), or `None`.
+    pub refused: Option<&'static str>,
 }
 
 /// What the derived files were made from.
@@ -53,13 +57,16 @@ pub struct Plan {
     pub rebuild: bool,
     /// Current files (kind -> digest): kept, and recorded again.
     pub current: BTreeMap<String, String>,
-    /// Files not asked for that were stale and removed: `path: why; help`.
+    /// Files not asked for that were stale (or refused) and removed:
+    /// `path: why; help`.
     pub removed: Vec<String>,
+    /// Of those, HF files: the card must be rewritten.
+    pub removed_hf: bool,
 }
 
 /// Reads the stamp at `path`; a missing or unreadable stamp records nothing.
 pub fn read(path: &Path) -> Stamp {
-    std::fs::read(path)
+    crate::files::read::read(path)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default()
@@ -93,12 +100,20 @@ pub fn plan(old: &Stamp, source: &Source, artifacts: &[Artifact]) -> Result<Plan
         rebuild: false,
         current: BTreeMap::new(),
         removed: Vec::new(),
+        removed_hf: false,
     };
     for artifact in artifacts {
         let Some(found) = on_disk(&artifact.path)? else {
             plan.rebuild |= artifact.wanted;
             continue;
         };
+        if let Some(why) = artifact.refused {
+            remove_path(&artifact.path)?;
+            plan.removed_hf |= artifact.kind.starts_with("hf");
+            plan.removed
+                .push(format!("`{}`: {why}", artifact.path.display()));
+            continue;
+        }
         let recorded = old.files.get(artifact.kind).filter(|_| same_source);
         if recorded == Some(&found) {
             plan.current.insert(artifact.kind.to_string(), found);
@@ -116,6 +131,7 @@ pub fn plan(old: &Stamp, source: &Source, artifacts: &[Artifact]) -> Result<Plan
             "the stamp does not record it as derived from this dataset"
         };
         remove_path(&artifact.path)?;
+        plan.removed_hf |= artifact.kind.starts_with("hf");
         plan.removed.push(format!(
             "`{}`: {why}; {} to rebuild it",
             artifact.path.display(),

@@ -80,12 +80,12 @@ impl Band {
                 parts.push(format!("--{flag} {v}"));
             }
         };
-        push("min-expected", self.min_expected.map(|v| v.to_string()));
-        push("max-expected", self.max_expected.map(|v| v.to_string()));
+        push("min-expected", self.min_expected.map(short));
+        push("max-expected", self.max_expected.map(short));
         push("min-golden", self.min_golden.map(|v| v.to_string()));
         push("max-golden", self.max_golden.map(|v| v.to_string()));
-        push("min-percentile", self.min_percentile.map(|v| v.to_string()));
-        push("max-percentile", self.max_percentile.map(|v| v.to_string()));
+        push("min-percentile", self.min_percentile.map(short));
+        push("max-percentile", self.max_percentile.map(short));
         parts.join(" ")
     }
 
@@ -114,7 +114,11 @@ impl Band {
         {
             return invalid(
                 "--min-expected",
-                format!("`--min-expected {lo}` is above `--max-expected {hi}`"),
+                format!(
+                    "`--min-expected {}` is above `--max-expected {}`",
+                    short(lo),
+                    short(hi)
+                ),
             );
         }
         if let (Some(lo), Some(hi)) = (self.min_golden, self.max_golden)
@@ -130,7 +134,11 @@ impl Band {
         {
             return invalid(
                 "--min-percentile",
-                format!("`--min-percentile {lo}` is not below `--max-percentile {hi}`"),
+                format!(
+                    "`--min-percentile {}` is not below `--max-percentile {}`",
+                    short(lo),
+                    short(hi)
+                ),
             );
         }
         Ok(())
@@ -324,4 +332,14 @@ fn too_rare(
         ),
         "widen the band, or lower `-n`",
     )
+}
+
+/// A bound as a person reads it: `2.5`, and `1e308` rather than its 309
+/// digits.
+pub fn short(v: f64) -> String {
+    if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
 }

@@ -5,6 +5,8 @@
 //!
 //! - [`reference`]: the fixed, seeded reference sample of a setting and
 //!   the percentile of expected steps in it.
+//! - [`stored`]: reference samples shipped with the binary or read from
+//!   the cross-process cache instead of computed.
 //! - [`band`]: [`Band`] and [`Banded`], the synthesis of a setting
 //!   restricted to a band (the rule the writers, shards, `merge` and the
 //!   in-memory pipeline replay).
@@ -13,6 +15,7 @@
 pub mod band;
 pub mod curriculum;
 pub mod reference;
+pub mod stored;
 
 pub use band::{Band, Banded, MAX_BAND_DRAWS};
 pub use reference::{REFERENCE_SEED, REFERENCE_SIZE, Reference, ReferenceInfo};

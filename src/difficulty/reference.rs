@@ -19,10 +19,12 @@
 //! The sample takes first draws without dedup (a duplicate draw weighs as
 //! the draw distribution does), depends on neither `-n`, `--seed`,
 //! `--search-budget` nor the thread count, and is computed once per
-//! process and setting ([`Reference::cached`]).
+//! process and setting and once per cache directory, or shipped with the
+//! binary for the shipped domains' common settings ([`Reference::cached`],
+//! `super::stored`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -50,6 +52,66 @@ pub struct Reference {
     /// `(expected steps, golden length)` of each labelled sample instance,
     /// in stream order.
     pub labelled: Vec<(f64, usize)>,
+    /// The label of each stream `0..REFERENCE_SIZE` (`None`: over the
+    /// default budget).
+    pub streams: Vec<Option<(f64, usize)>>,
+}
+
+/// The setting `params` with the reference sample's seed.
+pub fn reference_params(params: &Params) -> Params {
+    Params {
+        seed: REFERENCE_SEED,
+        ..params.clone()
+    }
+}
+
+/// One setting's sample in the process: computed by the first thread
+/// that asks; a second thread waits for it, and a thread that asks again
+/// while it computes (a nested rayon job) computes its own rather than
+/// wait for itself.
+#[derive(Default)]
+struct Slot {
+    state: Mutex<SlotState>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct SlotState {
+    value: Option<Arc<Reference>>,
+    computing: Option<std::thread::ThreadId>,
+}
+
+impl Slot {
+    fn get_or_compute(
+        &self,
+        compute: impl FnOnce() -> Result<Reference, SynthError>,
+    ) -> Result<Arc<Reference>, SynthError> {
+        let me = std::thread::current().id();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(value) = &state.value {
+                return Ok(value.clone());
+            }
+            match state.computing {
+                None => break,
+                Some(other) if other == me => {
+                    drop(state);
+                    return compute().map(Arc::new);
+                }
+                Some(_) => state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+        state.computing = Some(me);
+        drop(state);
+        let computed = compute().map(Arc::new);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.computing = None;
+        if let Ok(value) = &computed {
+            state.value = Some(value.clone());
+        }
+        self.ready.notify_all();
+        computed
+    }
 }
 
 /// What the manifest records of a reference sample: enough to name it
@@ -79,14 +141,10 @@ impl Reference {
     /// Draws and labels the reference sample of the setting `params`
     /// (its `--seed` is ignored) in parallel on the current rayon pool.
     pub fn sample(domain: &Domain, params: &Params) -> Result<Reference, SynthError> {
-        let params = Params {
-            seed: REFERENCE_SEED,
-            ..params.clone()
-        };
-        let synth = Synthesizer::new(domain, params)?;
+        let synth = Synthesizer::new(domain, reference_params(params))?;
         let indices: Vec<u64> = (0..REFERENCE_SIZE).collect();
         let candidates = synth.candidates(&indices)?;
-        let labels: Vec<Option<(f64, usize)>> = candidates
+        let streams: Vec<Option<(f64, usize)>> = candidates
             .par_iter()
             .with_min_len(1)
             .map(|c| {
@@ -95,24 +153,35 @@ impl Reference {
                     .map(|l| (l.expected_steps, l.golden_actions.len()))
             })
             .collect();
-        let labelled: Vec<(f64, usize)> = labels.into_iter().flatten().collect();
+        Ok(Reference::from_streams(streams))
+    }
+
+    /// The sample whose stream `i` has the label `streams[i]` (`None`:
+    /// over the default budget).
+    pub fn from_streams(streams: Vec<Option<(f64, usize)>>) -> Reference {
+        let labelled: Vec<(f64, usize)> = streams.iter().flatten().copied().collect();
         let mut expected: Vec<f64> = labelled.iter().map(|l| l.0).collect();
         let mut golden: Vec<usize> = labelled.iter().map(|l| l.1).collect();
         expected.sort_by(f64::total_cmp);
         golden.sort_unstable();
-        let unlabelled = REFERENCE_SIZE - expected.len() as u64;
-        Ok(Reference {
+        let unlabelled = streams.len() as u64 - expected.len() as u64;
+        Reference {
             expected,
             golden,
             unlabelled,
             labelled,
-        })
+            streams,
+        }
     }
 
     /// [`Reference::sample`], computed once per process for each domain
-    /// (by its file hash) and setting.
+    /// (by its file hash) and setting, and once per cache directory: a
+    /// sample shipped with the binary for the shipped domains' common
+    /// settings, else the cache file ([`crate::cache`]), else computed
+    /// (one thread of the process computes it; the others wait) and
+    /// stored there ([`super::stored`]).
     pub fn cached(domain: &Domain, params: &Params) -> Result<Arc<Reference>, SynthError> {
-        type Cache = Mutex<HashMap<String, Arc<Reference>>>;
+        type Cache = Mutex<HashMap<String, Arc<Slot>>>;
         static CACHE: OnceLock<Cache> = OnceLock::new();
         let key = format!(
             "{}\0{}\0{}\0{}\0{}\0{}\0{}",
@@ -124,15 +193,14 @@ impl Reference {
             params.allow_shortcuts,
             params.decimals
         );
-        let cache = CACHE.get_or_init(Default::default);
-        if let Some(found) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-            return Ok(found);
-        }
-        let reference = Arc::new(Reference::sample(domain, params)?);
-        if let Ok(mut c) = cache.lock() {
-            c.insert(key, reference.clone());
-        }
-        Ok(reference)
+        let slot = {
+            let mut cache = CACHE
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            cache.entry(key).or_default().clone()
+        };
+        slot.get_or_compute(|| super::stored::load_or_compute(domain, params))
     }
 
     /// The percentile (0 to 100) of `expected_steps` in the sample: the
@@ -191,12 +259,10 @@ mod tests {
         let mut expected = vec![1.0; 64];
         expected.extend(vec![2.0; 128]);
         expected.extend(vec![3.0; 60]);
-        let reference = Reference {
-            golden: vec![1; expected.len()],
-            labelled: expected.iter().map(|&e| (e, 1)).collect(),
-            expected,
-            unlabelled: 4,
-        };
+        let mut streams: Vec<Option<(f64, usize)>> =
+            expected.iter().map(|&e| Some((e, 1))).collect();
+        streams.extend([None; 4]);
+        let reference = Reference::from_streams(streams);
         assert_eq!(reference.percentile(0.5), 0.0);
         assert_eq!(reference.percentile(1.0), 12.5);
         assert_eq!(reference.percentile(1.5), 25.0);
@@ -205,6 +271,30 @@ mod tests {
         // The unlabelled four are above everything labelled.
         assert_eq!(reference.percentile(9.0), 100.0 * 252.0 / 256.0);
         assert_eq!(reference.info().expected_quantiles[3], 2.0);
+    }
+
+    #[test]
+    fn one_thread_computes_a_slot_and_the_others_wait_for_it() {
+        let slot = Slot::default();
+        let computed = std::sync::atomic::AtomicUsize::new(0);
+        let values: Vec<Arc<Reference>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        slot.get_or_compute(|| {
+                            computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                            Ok(Reference::from_streams(vec![Some((1.5, 2)), None]))
+                        })
+                        .unwrap()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(values.iter().all(|v| Arc::ptr_eq(v, &values[0])));
+        assert_eq!(values[0].unlabelled, 1);
     }
 
     #[test]

@@ -194,6 +194,11 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    /// A KUMO Python data file given where a domain goes.
+    #[error(
+        "`{file}` is a Python file, not a domain file\n  = help: convert KUMO's data files with `kumo-gen import {file} -o NAME.yaml`, then give NAME.yaml"
+    )]
+    KumoPython { file: String },
     /// No shipped or user domain has this name.
     #[error("unknown domain `{}`\n  = help: {help}", cap(name))]
     UnknownDomain { name: String, help: String },

@@ -130,6 +130,30 @@ fn plain_text(name: &str) -> String {
     visible.nfkc().collect()
 }
 
+/// The key of names a reader may well take for one another: the
+/// look-alike key with combining marks (accents) removed and every run of
+/// whitespace read as one space. `Red  lamp` and `Red lamp`, or `Rouge`
+/// and `Rougé`, share it.
+fn loose_key(name: &str) -> String {
+    let mut out = String::new();
+    let mut space = false;
+    for c in lookalike_key(name).nfd() {
+        if unicode_normalization::char::is_combining_mark(c) {
+            continue;
+        }
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
 /// The Unicode TR39 confusable skeleton of a name's look-alike key: names
 /// of one skeleton look alike across scripts (Latin `a`, Cyrillic `а`).
 fn confusable_skeleton(name: &str) -> String {
@@ -237,6 +261,8 @@ struct Group<'a> {
     seen: HashMap<String, (&'a str, String)>,
     /// Confusable skeleton -> (first name, its path).
     skeletons: HashMap<String, (&'a str, String)>,
+    /// Loose key (whitespace runs, accents ignored) -> (first name, its path).
+    loose: HashMap<String, (&'a str, String)>,
 }
 
 impl<'a> Group<'a> {
@@ -246,6 +272,7 @@ impl<'a> Group<'a> {
             case_sensitive,
             seen: HashMap::new(),
             skeletons: HashMap::new(),
+            loose: HashMap::new(),
         }
     }
 
@@ -297,8 +324,59 @@ impl<'a> Group<'a> {
                 })
             }
             None => {
-                self.check_skeleton(name, &path, out);
+                self.check_encoding(name, &path, out);
+                if !self.check_loose(name, &path, out) {
+                    self.check_skeleton(name, &path, out);
+                }
                 self.seen.insert(lookalike_key(name), (name, path));
+            }
+        }
+    }
+
+    /// A located warning when `name` is not in Unicode NFC (an accent
+    /// written as a separate combining character): a player who types
+    /// the accented letter gives other characters, and answers are
+    /// compared exactly.
+    fn check_encoding(&self, name: &str, path: &str, out: &mut Vec<NameProblem>) {
+        if unicode_normalization::is_nfc(name) {
+            return;
+        }
+        out.push(NameProblem {
+            message: format!(
+                "{} `{}` is not in Unicode NFC: a combining mark (an accent) is written as a separate character",
+                self.what,
+                shown(name)
+            ),
+            help: "write it precomposed (NFC): a player who types the accented letter is judged wrong, as answers are compared exactly".into(),
+            path: path.to_string(),
+            warning: true,
+        });
+    }
+
+    /// A located warning when `name` equals an earlier name of its group
+    /// but for runs of whitespace or accents (`Red  lamp`, `Red lamp`).
+    /// Whether it warned.
+    fn check_loose(&mut self, name: &'a str, path: &str, out: &mut Vec<NameProblem>) -> bool {
+        let key = loose_key(name);
+        match self.loose.get(&key) {
+            Some((first, first_path)) => {
+                out.push(NameProblem {
+                message: format!(
+                    "{} `{}` is almost {} `{}` (at `{first_path}`): they differ only in runs of whitespace or in accents",
+                    self.what,
+                    shown(name),
+                    self.what,
+                    shown(first)
+                ),
+                help: "rename one of them so a reader can tell them apart: a player who types one space for two, or drops an accent, names the other".into(),
+                path: path.to_string(),
+                warning: true,
+            });
+                true
+            }
+            None => {
+                self.loose.insert(key, (name, path.to_string()));
+                false
             }
         }
     }
@@ -465,7 +543,7 @@ fn ambiguous_in_sentences(truths: &[String]) -> Vec<NameProblem> {
             path: format!("truths[{i}]"),
             message,
             help: "rename it so no sentence of the knowledge book can be read two ways".into(),
-            // A warning: the shipped `rules3` family has such names.
+            // A warning: KUMO's published `stellar` domain has such a name.
             warning: true,
         });
     }
@@ -557,6 +635,36 @@ mod tests {
         group.check("apple", "truths[1]".into(), &mut out);
         group.check("\u{ff41}pple", "truths[2]".into(), &mut out);
         assert!(out[0].warning && !out[1].warning, "{out:?}");
+    }
+
+    #[test]
+    fn names_that_differ_in_whitespace_runs_or_accents_are_warned_about() {
+        let mut group = Group::new("truth", false);
+        let mut out = Vec::new();
+        group.check("Red lamp", "truths[0]".into(), &mut out);
+        group.check("Red  lamp", "truths[1]".into(), &mut out);
+        group.check("Rouge", "truths[2]".into(), &mut out);
+        group.check("Roug\u{e9}", "truths[3]".into(), &mut out);
+        group.check("Blue lamp", "truths[4]".into(), &mut out);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out.iter().all(|p| p.warning), "{out:?}");
+        assert_eq!(
+            (out[0].path.as_str(), out[1].path.as_str()),
+            ("truths[1]", "truths[3]")
+        );
+        assert!(
+            out[0].message.contains("runs of whitespace or in accents"),
+            "{out:?}"
+        );
+        // An accent written as a combining character, alone.
+        let mut group = Group::new("truth", false);
+        let mut out = Vec::new();
+        group.check("Cafe\u{301}", "truths[0]".into(), &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(
+            out[0].warning && out[0].message.contains("not in Unicode NFC"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -59,41 +59,15 @@ impl DomainSource {
     }
 }
 
-/// Reads a file, refusing sizes beyond what a domain can be.
+/// Reads a file by [`crate::files::read`]' rule (a regular file, not a
+/// device, FIFO or directory), refusing sizes beyond what a domain can be.
 fn read_limited(path: &Path) -> Result<Vec<u8>, LoadError> {
-    let io = |source| LoadError::Io {
-        file: path.display().to_string(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(io(std::io::Error::other(
-            "it is a directory; give a domain file or name",
-        )));
-    }
-    if !meta.is_file() {
-        // A device (`/dev/zero`), FIFO or socket could block or never end.
-        return Err(io(std::io::Error::other(
-            "it is not a regular file (a device, pipe or socket); give a domain file or name",
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES as u64 {
-        return Err(io(std::io::Error::other(format!(
-            "{} bytes is larger than any domain file ({MAX_FILE_BYTES} bytes at most)",
-            meta.len()
-        ))));
-    }
-    // Read at most one byte past the limit, in case the file grows.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| {
-            std::io::Read::read_to_end(
-                &mut std::io::Read::take(f, MAX_FILE_BYTES as u64 + 1),
-                &mut bytes,
-            )
-        })
-        .map_err(io)?;
-    Ok(bytes)
+    crate::files::read::read_at_most(path, MAX_FILE_BYTES as u64, "a domain file").map_err(
+        |source| LoadError::Io {
+            file: path.display().to_string(),
+            source,
+        },
+    )
 }
 
 /// Resolves domain specs against a user directory and the shipped domains.
@@ -147,6 +121,12 @@ impl Registry {
 
     /// Resolves a name or path.
     pub fn resolve(&self, spec: &str) -> Result<DomainSource, LoadError> {
+        if spec.ends_with(".py") {
+            // A KUMO data file (`medical_data.py`): Python, not YAML.
+            return Err(LoadError::KumoPython {
+                file: spec.to_string(),
+            });
+        }
         if Registry::is_path(spec) {
             return Ok(DomainSource::File(PathBuf::from(spec)));
         }
@@ -232,18 +212,59 @@ fn close_names<'a>(spec: &str, names: &'a [String]) -> Vec<&'a String> {
     close.into_iter().take(5).map(|(_, name)| name).collect()
 }
 
-/// Levenshtein distance over characters (insert, delete, substitute).
+/// Edit distance over characters where an insertion, a deletion, a
+/// substitution and a swap of two neighbouring characters each count one
+/// (optimal string alignment: `medicla` is one edit from `medical`).
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows of the table: i - 2, i - 1 and i.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut current = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            current[j] = (previous[j - 1] + cost)
+                .min(previous[j] + 1)
+                .min(current[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                current[j] = current[j].min(before[j - 2] + 1);
+            }
+        }
+        before = std::mem::replace(&mut previous, current);
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_swap_of_neighbouring_letters_is_one_edit() {
+        assert_eq!(edit_distance("medicla", "medical"), 1);
+        assert_eq!(edit_distance("emdical", "medical"), 1);
+        assert_eq!(edit_distance("medcal", "medical"), 1);
+        assert_eq!(edit_distance("medical", "medical"), 0);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("ca", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn a_transposed_name_gets_did_you_mean() {
+        let names: Vec<String> = ["medical", "music", "mineral-lab"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(close_names("medicla", &names), vec!["medical"]);
+    }
+
+    #[test]
+    fn a_kumo_python_file_points_at_import() {
+        for spec in ["medical_data.py", "../kumo/env/data/medical_data.py"] {
+            let e = Registry::new(None).resolve(spec).unwrap_err();
+            assert!(matches!(e, LoadError::KumoPython { .. }), "{spec}: {e}");
+            assert!(e.to_string().contains("kumo-gen import"), "{e}");
         }
     }
-    row[b.len()]
 }

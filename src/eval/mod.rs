@@ -8,9 +8,10 @@
 //!
 //! - Replies: the API ([`client`]), or an offline player ([`players`]:
 //!   golden, random, guess) that needs no server.
-//! - Protocol: [`crate::game::protocol`] (messages, Python-style printing, parsing);
-//!   trial rules and counting: [`crate::game::Episode`]; one trial driven
-//!   reply by reply (for RL environments): [`crate::game::session`].
+//! - Protocol: [`crate::game::protocol`] (messages, Python-style printing,
+//!   parsing); each trial is one [`crate::game::session::Session`], the
+//!   loop `play`, the offline players and the Python `Env` run too (trial
+//!   rules and counting: [`crate::game::Episode`]).
 //! - Concurrency: `concurrency` worker threads take whole instances (all K
 //!   trials) from a shared queue; one writer thread appends lines in
 //!   completion order (the scorer does not depend on line order).
@@ -30,13 +31,15 @@ use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use serde_json::Value;
 
 use crate::domain::Domain;
-use crate::game::{Episode, ResultLine, Step, Task, Trial, protocol};
+use crate::game::session::Session;
+use crate::game::{ResultLine, Task, Trial};
 pub use crate::game::{budget_rule, render_book};
 use crate::pipeline::write::OutputError;
 use client::{CallError, Client, ClientConfig};
@@ -58,6 +61,10 @@ pub enum ResultsError {
     /// file is a symbolic link.
     #[error(transparent)]
     Refused(OutputError),
+    /// The file is a FIFO, a device or another file that is not regular
+    /// (refused by `files::read`'s rule).
+    #[error("`{}`: {source}", path.display())]
+    NotAFile { path: PathBuf, source: io::Error },
     /// Reading or writing the file failed.
     #[error("cannot write `{}`: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
@@ -68,7 +75,9 @@ impl ResultsError {
     /// file, a file that is not results), not the disk.
     pub fn is_input(&self) -> bool {
         match self {
-            ResultsError::Busy { .. } | ResultsError::NotResults { .. } => true,
+            ResultsError::Busy { .. }
+            | ResultsError::NotResults { .. }
+            | ResultsError::NotAFile { .. } => true,
             ResultsError::Refused(e) => e.is_input(),
             ResultsError::Io { .. } => false,
         }
@@ -84,7 +93,7 @@ pub struct Suite {
     /// The dataset's directory name for the domain (used in result paths).
     pub domain_dir: String,
     pub setting: String,
-    pub tasks: Vec<Task>,
+    pub tasks: Vec<Arc<Task>>,
     /// The results root (`--out`): nothing is written outside it.
     pub root: PathBuf,
     /// The result file, below `root` ([`result_path`]).
@@ -193,6 +202,30 @@ pub fn legacy_results_dir(out: &Path, model: &str) -> Option<PathBuf> {
     (legacy != current && legacy.is_dir() && !current.exists()).then_some(legacy)
 }
 
+/// Why `model`'s results folder cannot be used in `out`, if it cannot:
+/// its folder name is one kumo-gen keeps for its own folders
+/// ([`crate::dataset::reserved`]), or `out` already holds a folder whose
+/// name differs from it only in letter case (`Model`, `model`: one
+/// folder on a case-insensitive file system, so one model's results
+/// would be resumed as the other's).
+pub fn results_folder_problem(out: &Path, model: &str) -> Option<String> {
+    let folder = path_component(model);
+    if let Some(why) = crate::dataset::reserved::reserved(&folder) {
+        return Some(format!("the results folder of `{model}`: {why}"));
+    }
+    let key = crate::dataset::reserved::folded(&folder);
+    let entries = std::fs::read_dir(out).ok()?;
+    let other = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| *name != folder && crate::dataset::reserved::folded(name) == key)?;
+    Some(format!(
+        "{}; `{}` holds results under `{other}`",
+        crate::dataset::reserved::case_duplicate_message("the results folder", &other, &folder),
+        out.display()
+    ))
+}
+
 /// The result file of a suite: `<out>/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`,
 /// the model as [`path_component`] writes it.
 pub fn result_path(
@@ -224,6 +257,13 @@ pub fn open_results(root: &Path, path: &Path) -> Result<(File, BTreeSet<u64>), R
     }
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(ResultsError::Refused(crate::files::symlink_refused(path)));
+    }
+    // A FIFO or device there would block or never end the read below.
+    if path.exists() {
+        crate::files::read::open(path).map_err(|source| ResultsError::NotAFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
     }
     let io = |source| ResultsError::Io {
         path: path.to_path_buf(),
@@ -280,38 +320,24 @@ fn play_instance(
     client: &mut Client,
     config: &RunConfig,
     suite: &Suite,
-    task: &Task,
+    task: &Arc<Task>,
     retried: &mut u64,
 ) -> Result<ResultLine, CallError> {
     let instance = &task.instance;
-    let instruction = protocol::instruction(&instance.actions, &instance.truths);
     let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
     for _ in 0..config.trials {
-        let (mut episode, system_prompt, replies) = match config.budget {
-            None => (
-                Episode::new(instance, &task.judge),
-                task.system_prompt.clone(),
-                config.max_steps,
-            ),
-            Some(budget) => (
-                Episode::new(instance, &task.judge).budgeted(budget),
-                format!("{}\n\n{}", task.system_prompt, budget_rule(budget)),
-                budget,
-            ),
+        let model = &config.client.model;
+        let mut session = match config.budget {
+            None => Session::new(Arc::clone(task), model, config.max_steps),
+            Some(budget) => Session::budgeted(Arc::clone(task), model, budget),
         };
-        let mut conversation = protocol::Conversation::new(&config.client.model, system_prompt);
-        let mut observation: Option<(String, Value)> = None;
-        for _ in 0..replies {
-            let messages = conversation.request(
-                observation.as_ref().map(|(a, v)| (a.as_str(), v)),
-                &instruction,
-            );
+        while let Some(messages) = session.request() {
             let reply = match config.player {
-                None => client.complete(&messages)?,
+                None => client.complete(messages)?,
                 Some(player) => {
                     let seed = config.seed.wrapping_add(trials.len() as u64);
                     let r = player
-                        .reply(&suite.domain, instance, &messages, seed)
+                        .reply(&suite.domain, instance, messages, seed)
                         .map_err(|e| CallError::Fatal(e.to_string()))?;
                     client::Reply {
                         text: Some(r.text),
@@ -321,15 +347,11 @@ fn play_instance(
                 }
             };
             *retried += u64::from(reply.retried);
-            conversation.reply(reply.text.as_deref());
-            let answer = protocol::parse_answer(reply.text.as_deref());
-            match episode.respond(answer.as_deref(), reply.text, reply.tokens) {
-                Step::Observation { action, value } => observation = Some((action, value)),
-                Step::Wrong { truth } => observation = Some((truth, Value::from("wrong"))),
-                Step::Predicted { .. } | Step::ParseError => break,
-            }
+            session
+                .respond(reply.text.as_deref(), reply.tokens)
+                .expect("a session with a request takes a reply");
         }
-        trials.push(episode.into_trial());
+        trials.push(session.trial());
     }
     let mut line = ResultLine::new(instance.seed, trials);
     line.model = Some(config.client.model.clone());

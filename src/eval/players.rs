@@ -5,7 +5,7 @@
 //!
 //! - `golden`: the optimal trajectory (the line's `optimal` labels, which
 //!   are the optimal policy played against this instance's observations),
-//!   then the golden answer (the README's "The golden player's answer
+//!   then the golden answer (docs/output.md, "The golden player's answer
 //!   rule"). Needs a labelled line.
 //! - `random`: a random *related* action not taken yet (one with a state
 //!   that rules out a truth still consistent with what was observed); the

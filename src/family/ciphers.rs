@@ -101,9 +101,15 @@ pub fn plaintext(index: usize, n: u32, length: u32) -> Vec<u32> {
 }
 
 /// The `ciphers` black box.
+/// The alphabet sizes `--alphabet` accepts.
+pub const ALPHABET_RANGE: std::ops::RangeInclusive<usize> = 3..=26;
+
+/// The plaintext lengths `--length` accepts.
+pub const LENGTH_RANGE: std::ops::RangeInclusive<usize> = 1..=6;
+
 pub fn black_box(params: &FamilyParams) -> Result<BlackBox, FamilyError> {
-    check_range("--alphabet", params.alphabet as usize, 3, 26)?;
-    check_range("--length", params.length as usize, 1, 6)?;
+    check_range("--alphabet", params.alphabet as usize, ALPHABET_RANGE)?;
+    check_range("--length", params.length as usize, LENGTH_RANGE)?;
     let n = params.alphabet;
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
     let all = keys(n, params.hypotheses, &mut rng);

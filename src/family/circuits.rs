@@ -108,9 +108,15 @@ pub fn input_bits(index: usize, inputs: usize) -> Vec<bool> {
 }
 
 /// The `circuits` black box.
+/// The input counts `--inputs` accepts.
+pub const INPUTS_RANGE: std::ops::RangeInclusive<usize> = 2..=10;
+
+/// The gate counts `--gates` accepts.
+pub const GATES_RANGE: std::ops::RangeInclusive<usize> = 1..=12;
+
 pub fn black_box(params: &FamilyParams) -> Result<BlackBox, FamilyError> {
-    check_range("--inputs", params.inputs as usize, 2, 10)?;
-    check_range("--gates", params.gates as usize, 1, 12)?;
+    check_range("--inputs", params.inputs as usize, INPUTS_RANGE)?;
+    check_range("--gates", params.gates as usize, GATES_RANGE)?;
     let inputs = params.inputs as usize;
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
     // Draw circuits of 1..=gates gates; an expression drawn twice is kept

@@ -29,6 +29,10 @@ use crate::synth::Params;
 /// load), so a 50-instance point beyond this bound runs for minutes.
 pub const MAX_CURVE_HYPOTHESES: usize = 24;
 
+/// Most instances per point `--curve-n` accepts: each point's instances
+/// are generated and labelled in memory.
+pub const MAX_CURVE_N: usize = 10_000;
+
 /// The curve's default per-instance memo limit (about 48 MiB of table per
 /// thread), smaller than `generate`'s: a curve is a quick look.
 pub const CURVE_MEMO_ENTRIES: usize = 1_000_000;

@@ -24,6 +24,7 @@ pub mod curve;
 pub mod rules3;
 
 use std::collections::HashMap;
+use std::ops::RangeInclusive;
 
 use crate::domain::{ActionDoc, DomainDoc, StatesDoc};
 
@@ -111,10 +112,15 @@ pub struct FamilyReport {
     pub actions: usize,
 }
 
+/// The hypotheses a family may draw (`--hypotheses`).
+pub const HYPOTHESES_RANGE: RangeInclusive<usize> = 2..=5000;
+/// The probes a family may draw (`--probes`).
+pub const PROBES_RANGE: RangeInclusive<usize> = 1..=2000;
+
 /// Builds the domain of family `name`.
 pub fn build(name: &str, params: &FamilyParams) -> Result<(DomainDoc, FamilyReport), FamilyError> {
-    check_range("--hypotheses", params.hypotheses, 2, 5000)?;
-    check_range("--probes", params.probes, 1, 2000)?;
+    check_range("--hypotheses", params.hypotheses, HYPOTHESES_RANGE)?;
+    check_range("--probes", params.probes, PROBES_RANGE)?;
     let black_box = match name {
         "rules3" => rules3::black_box(params)?,
         "circuits" => circuits::black_box(params)?,
@@ -174,10 +180,10 @@ pub fn domain_file(
 pub(crate) fn check_range(
     flag: &str,
     value: usize,
-    lo: usize,
-    hi: usize,
+    range: RangeInclusive<usize>,
 ) -> Result<(), FamilyError> {
-    if (lo..=hi).contains(&value) {
+    let (lo, hi) = (*range.start(), *range.end());
+    if range.contains(&value) {
         Ok(())
     } else {
         Err(FamilyError::new(

@@ -57,7 +57,9 @@ impl Expr {
         }
     }
 
-    /// The rule in words: `a < b and c is even`.
+    /// The rule in words: `both a < b and c is even`. A conjunction says
+    /// "both", so its name never reads as a list of two other rules in a
+    /// book's sentences ("rules out c > 1 and b + c > a").
     pub fn text(&self) -> String {
         match self {
             Expr::Less(x, y) => format!("{} < {}", VARS[*x], VARS[*y]),
@@ -67,7 +69,7 @@ impl Expr {
             Expr::SumAbove(x, y, z) => format!("{} + {} > {}", VARS[*x], VARS[*y], VARS[*z]),
             Expr::TotalEven => "a + b + c is even".into(),
             Expr::Increasing => "a < b < c".into(),
-            Expr::And(l, r) => format!("{} and {}", l.text(), r.text()),
+            Expr::And(l, r) => format!("both {} and {}", l.text(), r.text()),
             Expr::Or(l, r) => format!("{} or {}", l.text(), r.text()),
         }
     }
@@ -134,8 +136,11 @@ pub fn triple(index: usize, max_value: u32) -> [i64; 3] {
 }
 
 /// The `rules3` black box.
+/// The largest probe numbers `--max-value` accepts.
+pub const MAX_VALUE_RANGE: std::ops::RangeInclusive<usize> = 2..=20;
+
 pub fn black_box(params: &FamilyParams) -> Result<BlackBox, FamilyError> {
-    check_range("--max-value", params.max_value as usize, 2, 20)?;
+    check_range("--max-value", params.max_value as usize, MAX_VALUE_RANGE)?;
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
     let all = grammar(params.max_value);
     let rules: Vec<Expr> = sample_indices(&mut rng, all.len(), params.hypotheses)
@@ -178,7 +183,7 @@ mod tests {
     #[test]
     fn rules_read_and_evaluate() {
         let rule = Expr::And(Box::new(Expr::Less(0, 1)), Box::new(Expr::Even(2)));
-        assert_eq!(rule.text(), "a < b and c is even");
+        assert_eq!(rule.text(), "both a < b and c is even");
         assert!(rule.eval([1, 2, 4]));
         assert!(!rule.eval([1, 2, 3]));
         assert_eq!(triple(123, 9), [1, 2, 3]);

@@ -6,7 +6,6 @@
 //! stand on this module rather than on each other. In-memory bytes hash
 //! with [`crate::domain::fnv1a`], the same function.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -32,7 +31,8 @@ pub fn file_digest(path: &Path) -> std::io::Result<String> {
 
 /// FNV-1a 64 of a file's bytes, continuing from `hash`.
 pub fn fnv1a_file(path: &Path, mut hash: u64) -> std::io::Result<u64> {
-    let file = File::open(path)?;
+    // A user's file (an `--exclude` set) or ours: regular files only.
+    let file = crate::files::read::open(path)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     loop {
         let buf = reader.fill_buf()?;

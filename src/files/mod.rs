@@ -1,5 +1,7 @@
 //! How we write safely: whole lines only, atomic replacement, locks,
-//! directories made below a root, and file digests ([`digest`]).
+//! directories made below a root, and file digests ([`digest`]); and how
+//! we read a file the user names ([`read`]: regular files only, bounded
+//! lines and sizes, walks that end).
 //!
 //! A JSONL file is only ever appended to in whole chunks of whole lines;
 //! an interrupted write can leave at most one partial line at the end,
@@ -19,6 +21,7 @@
 //! a process dies, so a killed run never blocks the next one.
 
 pub mod digest;
+pub mod read;
 
 use crate::pipeline::write::OutputError;
 use std::fs::{File, OpenOptions};
@@ -507,7 +510,7 @@ pub fn for_each_batch(
     count: u64,
     mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), OutputError>,
 ) -> Result<(), OutputError> {
-    let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
+    let file = read::open(path).map_err(|e| OutputError::io(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
     let mut start = 0u64;

@@ -169,14 +169,24 @@ impl ResolvedLine {
     /// `positions` (instance action positions, in order), each ruling out
     /// what its observed state rules out: a reduction curve.
     pub fn remaining_after(&self, domain: &Domain, positions: &[usize]) -> Vec<f64> {
+        self.candidates_after(domain, positions)
+            .iter()
+            .map(|left| left.len() as f64)
+            .collect()
+    }
+
+    /// The candidates (domain truth indices, in instance order) before and
+    /// after each of `positions`: the truths no observation so far rules
+    /// out. `remaining_after` counts them; the report's replay names them.
+    pub fn candidates_after(&self, domain: &Domain, positions: &[usize]) -> Vec<Vec<usize>> {
         let mut left = self.truths.clone();
-        let mut out = vec![left.len() as f64];
+        let mut out = vec![left.clone()];
         for &pos in positions {
             if let Some(state) = self.observed[pos] {
                 let rules_out = &domain.actions[self.actions[pos]].states[state].rules_out;
                 left.retain(|&t| !rules_out.contains(t));
             }
-            out.push(left.len() as f64);
+            out.push(left.clone());
         }
         out
     }

@@ -126,11 +126,23 @@ impl Session {
     /// tokens it cost, and returns what it led to. After an observation
     /// the next request is ready unless the reply limit is reached.
     pub fn respond(&mut self, text: Option<&str>, tokens: u64) -> Result<Step, Finished> {
+        self.respond_as(protocol::parse_answer(text), text, tokens)
+    }
+
+    /// [`Session::respond`] with the answer already read from the reply
+    /// by the caller: `play` and the server's page read a person's menu
+    /// choice (a number, a name in any case) as the name it picks, and
+    /// record what the person typed.
+    pub fn respond_as(
+        &mut self,
+        answer: Option<String>,
+        text: Option<&str>,
+        tokens: u64,
+    ) -> Result<Step, Finished> {
         if self.request.take().is_none() {
             return Err(Finished);
         }
         self.conversation.reply(text);
-        let answer = protocol::parse_answer(text);
         let step = {
             let mut episode = self.replay();
             episode.respond(answer.as_deref(), text.map(str::to_string), tokens)

@@ -33,11 +33,12 @@ pub fn bom_message() -> String {
     "it starts with a byte-order mark (U+FEFF); save it as UTF-8 without BOM".into()
 }
 
-/// Reads the JSONL file at `path` as text; a byte-order mark or bytes
-/// that are not UTF-8 are an `InvalidData` error naming the line and the
-/// fix (callers name the file).
+/// Reads the JSONL file at `path` as text, by [`crate::files::read`]'
+/// rule (a regular file, bounded, no line over the cap); a byte-order
+/// mark or bytes that are not UTF-8 are an `InvalidData` error naming the
+/// line and the fix (callers name the file).
 pub fn read_jsonl(path: &Path) -> io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let bytes = crate::files::read::read_lines(path)?;
     if let Some(problem) = jsonl_problem(&bytes) {
         return Err(io::Error::new(io::ErrorKind::InvalidData, problem));
     }

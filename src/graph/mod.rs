@@ -28,6 +28,7 @@
 //! (Louvain's node visiting order) comes from a ChaCha8 stream seeded by the
 //! caller. No hash-map iteration reaches a result.
 
+mod layout;
 pub mod louvain;
 pub mod render;
 pub mod split;

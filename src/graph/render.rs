@@ -4,19 +4,19 @@
 //! In: a [`GraphReport`] (the graph, its components and Louvain
 //! communities, by truth name). Out: strings; the CLI writes them.
 //!
-//! The SVG layout is deterministic and needs no solver: each community is
-//! a circle of its truths (file order) with labels rotated along the
-//! radius, so neighbouring labels never overlap; the circles, each with
-//! room for its longest label, are packed in rows largest first, beside a
-//! legend. Nodes are coloured by community; edges inside a community take
-//! its colour, edges between communities are grey, and width grows with
-//! weight. Hovering a node or an edge shows its name (SVG `<title>`).
+//! The SVG layout is deterministic and needs no solver (`layout`): each
+//! community is a circle of its truths with horizontal labels, lone
+//! truths share one block, the cells fill a landscape page in shelves
+//! under a legend that names each community by a member. Nodes are
+//! coloured by community; edges inside a community take its colour, edges
+//! between communities are grey, and width grows with weight. Hovering a
+//! node or an edge shows its name (SVG `<title>`).
 
-use std::f64::consts::PI;
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::layout::{LABEL_GAP, Layout, Side};
 use super::{DomainGraph, Partition};
 use crate::domain::Domain;
 
@@ -35,9 +35,9 @@ pub struct GraphReport {
     pub seed: u64,
     pub runs: u32,
     #[serde(skip)]
-    edge_index: Vec<(usize, usize, u32)>,
+    pub(super) edge_index: Vec<(usize, usize, u32)>,
     #[serde(skip)]
-    membership: Vec<usize>,
+    pub(super) membership: Vec<usize>,
 }
 
 impl GraphReport {
@@ -200,21 +200,25 @@ impl GraphReport {
             count(self.communities.len(), "community", "communities"),
             self.modularity
         );
-        // Legend.
-        for (c, members) in self.communities.iter().enumerate() {
-            let y = 80.0 + 18.0 * c as f64;
+        // Legend: each community named by its best-connected member.
+        for (i, &(c, x, y)) in layout.legend.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "<circle cx=\"28\" cy=\"{:.1}\" r=\"6\" fill=\"{}\"/><text x=\"40\" y=\"{:.1}\" font-size=\"12\">community {c} ({} {})</text>",
-                y,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"6\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\">{}</text>",
+                x + 8.0,
+                y - 4.0,
                 colour(c),
-                y + 4.0,
-                members.len(),
-                if members.len() == 1 {
-                    "truth"
-                } else {
-                    "truths"
-                }
+                x + 20.0,
+                y,
+                xml(&layout.legend_member[i])
+            );
+        }
+        if let Some((x, y, _, _)) = layout.loose {
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" fill=\"#555\">truths alone in their community</text>",
+                x + 14.0,
+                y + 24.0
             );
         }
         let max_w = self.edge_index.iter().map(|e| e.2).max().unwrap_or(1);
@@ -260,121 +264,20 @@ impl GraphReport {
                 colour(c),
                 xml(name)
             );
-            // Radial labels: rotated along the ray from the community's
-            // centre, flipped on the left half so they never read upside
-            // down.
-            let angle = layout.angle[t];
-            let (lx, ly) = (x + 9.0 * angle.cos(), y + 9.0 * angle.sin());
-            let left = angle.cos() < -1e-9;
-            let degrees = if left {
-                angle.to_degrees() + 180.0
-            } else {
-                angle.to_degrees()
+            // Horizontal labels, outward: right of a node on the right
+            // side of its circle, left of one on the left side.
+            let (lx, anchor) = match layout.side[t] {
+                Side::Right => (x + LABEL_GAP, "start"),
+                Side::Left => (x - LABEL_GAP, "end"),
             };
             let _ = writeln!(
                 s,
-                "<text x=\"{lx:.1}\" y=\"{ly:.1}\" dy=\"0.35em\" text-anchor=\"{}\" transform=\"rotate({degrees:.1} {lx:.1} {ly:.1})\">{}</text>",
-                if left { "end" } else { "start" },
+                "<text x=\"{lx:.1}\" y=\"{y:.1}\" dy=\"0.35em\" text-anchor=\"{anchor}\">{}</text>",
                 xml(name)
             );
         }
         s.push_str("</g>\n</svg>\n");
         s
-    }
-}
-
-/// Node positions, the outward direction of each label, and each
-/// community's circle `(cx, cy, r)`.
-struct Layout {
-    pos: Vec<(f64, f64)>,
-    angle: Vec<f64>,
-    circle: Vec<(f64, f64, f64)>,
-    width: f64,
-    height: f64,
-}
-
-/// Pixels along a community circle per node (a label's height plus air).
-const NODE_SPACING: f64 = 16.0;
-/// Approximate width of one label character at font size 12.
-const CHAR_WIDTH: f64 = 6.6;
-/// Where the drawing starts below the title.
-const TOP: f64 = 70.0;
-/// Width reserved on the left for the legend.
-const LEGEND_WIDTH: f64 = 240.0;
-
-impl Layout {
-    /// Communities are circles of their truths (file order, clockwise from
-    /// the right) with room for radial labels around them, packed in rows
-    /// (shelves) largest first, right of the legend.
-    fn new(report: &GraphReport) -> Self {
-        let n = report.nodes.len();
-        let k = report.communities.len();
-        let groups: Vec<Vec<usize>> = {
-            let mut g = vec![Vec::new(); k];
-            for (t, &c) in report.membership.iter().enumerate() {
-                g[c].push(t);
-            }
-            g
-        };
-        let inner: Vec<f64> = groups
-            .iter()
-            .map(|g| {
-                if g.len() <= 1 {
-                    0.0
-                } else {
-                    (g.len() as f64 * NODE_SPACING / (2.0 * PI)).max(18.0)
-                }
-            })
-            .collect();
-        // Half the cell: the circle plus the longest label and a margin.
-        let half: Vec<f64> = groups
-            .iter()
-            .zip(&inner)
-            .map(|(g, &r)| {
-                let label = g
-                    .iter()
-                    .map(|&t| report.nodes[t].chars().count())
-                    .max()
-                    .unwrap_or(0);
-                r + 24.0 + label as f64 * CHAR_WIDTH
-            })
-            .collect();
-        let area: f64 = half.iter().map(|h| 4.0 * h * h).sum();
-        let row_width = area
-            .sqrt()
-            .max(half.iter().map(|h| 2.0 * h).fold(0.0, f64::max));
-        let mut circle = vec![(0.0, 0.0, 0.0); k];
-        let (mut x, mut y, mut row_height, mut width) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-        for c in 0..k {
-            let side = 2.0 * half[c];
-            if x > 0.0 && x + side > row_width {
-                y += row_height;
-                x = 0.0;
-                row_height = 0.0;
-            }
-            circle[c] = (LEGEND_WIDTH + x + half[c], TOP + y + half[c], inner[c]);
-            x += side;
-            row_height = row_height.max(side);
-            width = width.max(x);
-        }
-        let mut pos = vec![(0.0, 0.0); n];
-        let mut angle = vec![0.0; n];
-        for (c, group) in groups.iter().enumerate() {
-            let (cx, cy, r) = circle[c];
-            for (i, &t) in group.iter().enumerate() {
-                let phi = 2.0 * PI * i as f64 / group.len() as f64;
-                pos[t] = (cx + r * phi.cos(), cy + r * phi.sin());
-                angle[t] = phi;
-            }
-        }
-        let legend_height = 80.0 + 18.0 * k as f64;
-        Layout {
-            pos,
-            angle,
-            circle,
-            width: LEGEND_WIDTH + width + 20.0,
-            height: (TOP + y + row_height + 20.0).max(legend_height + 20.0),
-        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::derived::{self, DerivedOptions};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::progress::{DerivedWritten, Event, Progress, Stage};
+use crate::progress::{DerivedWritten, Event, NoSft, Progress, Stage};
 use crate::render::{RenderOptions, Renderer, Templates};
 
 /// Above this many instances [`Books::Auto`] writes no book files.
@@ -52,7 +52,7 @@ pub(super) fn derive(
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     let renderer = Renderer::new(&files.templates, files.render);
-    let lines = std::fs::read(dataset)
+    let lines = crate::files::read::read(dataset)
         .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
         .unwrap_or(0);
     let books = match files.books {
@@ -72,6 +72,7 @@ pub(super) fn derive(
         steps: files.steps && sft,
         hf: files.hf,
         part,
+        sft_left_out: part.is_some() && files.sft && !sft,
     };
     progress.stage(Stage::new("books and SFT records", "instances", lines));
     let result = derived::write_derived(domain, dataset, &renderer, options, progress);
@@ -80,9 +81,15 @@ pub(super) fn derive(
         progress.event(Event::StaleRemoved { what: removed });
     }
     let s = result?;
+    let no_sft = match (options.sft, part.is_some() && files.sft) {
+        (true, _) => None,
+        (false, true) => Some(NoSft::PartLeftOut),
+        (false, false) => Some(NoSft::Flag),
+    };
     if s.up_to_date {
         progress.event(Event::DerivedUpToDate {
             domain: &domain.name,
+            no_sft,
         });
         return Ok(());
     }
@@ -92,6 +99,7 @@ pub(super) fn derive(
         books_written: options.books,
         sft_records: s.sft_records,
         sft_steps: s.sft_steps,
+        no_sft,
         unlabelled: s.unlabelled,
         seconds: s.seconds,
     }));

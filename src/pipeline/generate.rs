@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::derive::{DerivedFiles, derive, part_gets_sft};
 use super::secret;
 use crate::contamination::split::{self, Part, PartFilter};
-use crate::contamination::{Exclusion, capacity};
+use crate::contamination::{Exclusion, KeyKind, capacity};
 use crate::difficulty::Band;
 use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
@@ -62,10 +62,12 @@ pub enum Datasets {
     One,
     /// `--split`: disjoint parts, each its own dataset under `OUT/<part>/`
     /// with its share of `n`; `sft_parts` names the parts that get SFT
-    /// records (`None`: every part).
+    /// records (`None`: every part); `key` is what no two parts share
+    /// (`Context`, or `Book`: [`PartFilter::by`]).
     Split {
         parts: Vec<Part>,
         sft_parts: Option<Vec<String>>,
+        key: KeyKind,
     },
     /// `kumo-gen curriculum --levels K`: `n` instances per level `k`
     /// under `OUT/level-k/`, each in the level's band (the job's `band`
@@ -73,42 +75,105 @@ pub enum Datasets {
     Levels(usize),
 }
 
-/// One dataset of a job: where it goes and what it draws from.
-struct DatasetRun {
-    out: PathBuf,
-    n: u64,
-    exclude: Option<Arc<Exclusion>>,
+/// One dataset of a job: where it goes and what it draws from (the job's
+/// `out`, `n`, `exclude` and `band`, refined per `--split` part or
+/// curriculum level).
+pub struct DatasetRun {
+    pub out: PathBuf,
+    pub n: u64,
+    pub exclude: Option<Arc<Exclusion>>,
     /// The `--split` part or curriculum level it is.
-    part: Option<String>,
-    band: Option<Band>,
-    sft: bool,
+    pub part: Option<String>,
+    pub band: Option<Band>,
+    pub sft: bool,
+    /// What it is, when the job writes several (reported before it is
+    /// written).
+    pub announce: Option<Announce>,
+}
+
+/// Which of a job's several datasets a [`DatasetRun`] is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Announce {
+    /// A `--split` part (`label`: its name and share).
+    Part { label: String },
+    /// Curriculum level `level` of `levels` (its band is the run's).
+    Level { level: usize, levels: usize },
+}
+
+impl GenerateJob {
+    /// The job's one dataset when it writes one (`Datasets::One`).
+    pub fn whole(&self) -> DatasetRun {
+        DatasetRun {
+            out: self.out.clone(),
+            n: self.n,
+            exclude: self.exclude.clone(),
+            part: None,
+            band: self.band,
+            sft: self.derived.sft,
+            announce: None,
+        }
+    }
 }
 
 /// Runs `job` on the current rayon pool: every dataset it names, each
 /// with its derived files. Returns each dataset's summary (their file
 /// locks already released).
 pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
+    check_folder_names(job)?;
     let mut params = job.params.clone();
+    let runs = dataset_runs(job)?;
     if job.secret_seed {
-        params.seed = secret::draw_seed().map_err(std::io::Error::other)?;
+        // An interrupted run of this command is continued with its own
+        // seed (`--force` always draws a new one).
+        let interrupted = (!job.force)
+            .then(|| {
+                runs.iter()
+                    .find_map(|run| secret::interrupted(&run.out, &job.domain.name, &params))
+            })
+            .flatten();
+        params.seed = match interrupted {
+            Some((path, record)) => {
+                crate::stderr_line!(
+                    "continuing the interrupted `--seed random` run whose seed is kept in `{}`",
+                    path.display()
+                );
+                record.seed
+            }
+            None => secret::draw_seed().map_err(std::io::Error::other)?,
+        };
+    }
+    // Every dataset's capacity is checked before any is written: a part
+    // or level too small for its share is refused with nothing written.
+    let mut checked = Vec::with_capacity(runs.len());
+    for run in runs {
+        let capacity = check_capacity(&job.domain, &params, run.exclude.as_deref(), run.n)?;
+        checked.push((run, capacity));
     }
     let mut summaries = Vec::new();
-    let mut write = |run: DatasetRun| -> Result<(), Error> {
+    for (run, capacity) in checked {
+        report_run(&job.domain, &run, capacity.as_ref(), progress);
+        // A part's or level's folder: made below `--out`, never through a
+        // symbolic link (the writers refuse links below it).
+        if run.out != job.out {
+            crate::files::create_dir_below(&job.out, &run.out)?;
+        }
         let mut summary = write_dataset(job, &params, run, progress)?;
         summary.lock = None;
         summaries.push(summary);
-        Ok(())
-    };
+    }
+    Ok(summaries)
+}
+
+/// The datasets `job` names, in the order they are written.
+fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, Error> {
+    let mut runs = Vec::new();
     match &job.datasets {
-        Datasets::One => write(DatasetRun {
-            out: job.out.clone(),
-            n: job.n,
-            exclude: job.exclude.clone(),
-            part: None,
-            band: job.band,
-            sft: job.derived.sft,
-        })?,
-        Datasets::Split { parts, sft_parts } => {
+        Datasets::One => runs.push(job.whole()),
+        Datasets::Split {
+            parts,
+            sft_parts,
+            key,
+        } => {
             check_sft_parts(parts, sft_parts.as_deref())?;
             let base = job
                 .exclude
@@ -119,21 +184,19 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
                 .zip(split::part_sizes(parts, job.n))
                 .enumerate()
             {
-                let filter = PartFilter::new(parts, index);
+                let filter = PartFilter::by(parts, index, *key);
                 let out = job.out.join(&part.name);
-                progress.event(Event::PartBegins {
-                    part: &filter.label,
-                    n,
-                    out: &out,
-                });
-                write(DatasetRun {
+                runs.push(DatasetRun {
+                    announce: Some(Announce::Part {
+                        label: filter.label.clone(),
+                    }),
                     out,
                     n,
                     exclude: Some(Arc::new(base.for_part(filter))),
                     part: Some(part.name.clone()),
                     band: job.band,
                     sft: job.derived.sft && part_gets_sft(sft_parts.as_deref(), Some(&part.name)),
-                })?;
+                });
             }
         }
         Datasets::Levels(levels) => {
@@ -141,26 +204,53 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
                 let name = level_name(level);
                 let out = job.out.join(&name);
                 let band = level_band(level, *levels);
-                progress.event(Event::LevelBegins {
-                    level,
-                    levels: *levels,
-                    min_percentile: band.min_percentile.unwrap_or(0.0),
-                    max_percentile: band.max_percentile.unwrap_or(100.0),
-                    n: job.n,
-                    out: &out,
-                });
-                write(DatasetRun {
+                runs.push(DatasetRun {
+                    announce: Some(Announce::Level {
+                        level,
+                        levels: *levels,
+                    }),
                     out,
                     n: job.n,
                     exclude: job.exclude.clone(),
                     part: Some(name),
                     band: Some(band),
                     sft: job.derived.sft,
-                })?;
+                });
             }
         }
     }
-    Ok(summaries)
+    Ok(runs)
+}
+
+/// The folders the job names inside `--out` are not kumo-gen's own
+/// ([`crate::dataset::reserved`]): the domain's folder (`OUT/<domain>/`, also
+/// inside each part or level) is no reserved name, and no `--split` part
+/// is the domain's folder name in any letter case (`OUT/<part>/` beside
+/// `OUT/<domain>/` of an unsplit run).
+fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
+    let folder = write::domain_dir(std::path::Path::new(""), &job.domain.name)
+        .display()
+        .to_string();
+    if let Some(why) = crate::dataset::reserved::reserved(&folder) {
+        return Err(Error::input_with_help(
+            format!("domain `{}`: its output folder {why}", job.domain.name),
+            "rename the domain (its `name:`), or copy it under another name",
+        ));
+    }
+    if let Datasets::Split { parts, .. } = &job.datasets
+        && let Some(part) = parts.iter().find(|p| {
+            crate::dataset::reserved::folded(&p.name) == crate::dataset::reserved::folded(&folder)
+        })
+    {
+        return Err(Error::input_with_help(
+            format!(
+                "`--split` part `{}` is the name of the domain's folder `{folder}`: `OUT/{}/` would mix with an unsplit dataset's `OUT/{folder}/`",
+                part.name, part.name
+            ),
+            "name the part otherwise (`train`, `test`, `valid`)",
+        ));
+    }
+    Ok(())
 }
 
 /// `--sft-parts` names parts of `--split` only.
@@ -202,19 +292,11 @@ fn write_dataset(
         }),
     });
     let writer = write::Job {
-        domain,
-        params: params.clone(),
-        n: run.n,
-        out: run.out,
-        target: job.target,
-        force: job.force,
-        labels: job.labels,
+        main: job,
+        params,
+        run: &run,
         progress,
-        exclude: run.exclude,
-        secret_seed: job.secret_seed,
-        band: run.band,
     };
-    report_capacity(domain, params, writer.exclude.as_deref(), run.n, progress)?;
     let mut secret_run = None;
     if job.secret_seed {
         secret_run = Some(secret::begin(&writer)?);
@@ -254,40 +336,91 @@ fn write_dataset(
     Ok(summary)
 }
 
-/// Prints the capacity of the setting (estimated from its first draws) and
-/// a warning when `n` comes close; the error when `n` is impossible.
-/// A setting whose draws fail is left to the run, which names the cause.
-fn report_capacity(
+/// The capacity of the setting (estimated from its first draws, fewer
+/// for a small `n`) and a warning when `n` comes close, to report; the
+/// error when `n` is impossible. A setting whose draws fail is
+/// left to the run, which names the cause.
+fn check_capacity(
     domain: &Domain,
     params: &Params,
     exclusion: Option<&Exclusion>,
     n: u64,
-    progress: &dyn Progress,
-) -> Result<(), Error> {
+) -> Result<Option<CapacityFound>, Error> {
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
-        return Ok(());
+        return Ok(None);
     };
-    let Ok(found) = capacity::estimate(&synth, exclusion, capacity::SAMPLE) else {
-        return Ok(());
+    // A small job needs no large sample to see that it fits: 8 draws per
+    // instance asked for, at least 64 (a tiny setting still shows its
+    // repeats), at most the full sample. A job that excludes (`--exclude`,
+    // a `--split` part) takes the full sample, since its count is read
+    // from the draws the exclusion leaves.
+    let sample = match exclusion {
+        Some(_) => capacity::SAMPLE,
+        None => capacity::SAMPLE.min(n.saturating_mul(8).max(64)),
     };
-    progress.event(Event::Capacity {
-        domain: &domain.name,
-        estimate: &found.describe(),
-    });
+    let Ok(found) = capacity::estimate(&synth, exclusion, sample) else {
+        return Ok(None);
+    };
+    let estimate = found.describe();
     let what = format!(
         "domain `{}` with {} truths and {} actions",
         domain.name, params.truths, params.actions
     );
     match found.check(n, &what) {
-        Ok(None) => Ok(()),
-        Ok(Some(warning)) => {
-            progress.event(Event::CapacityClose { message: &warning });
-            Ok(())
-        }
+        Ok(None) => Ok(Some(CapacityFound {
+            estimate,
+            warning: None,
+        })),
+        Ok(Some(warning)) => Ok(Some(CapacityFound {
+            estimate,
+            warning: Some(warning),
+        })),
         Err(message) => Err(Error::input_with_help(
-            message,
+            format!("{}; nothing was written", message),
             "lower `-n`, raise `--truths`/`--actions`, or exclude less",
         )),
+    }
+}
+
+/// A setting's estimated capacity, in words, and the warning of an `n`
+/// that comes close to it.
+struct CapacityFound {
+    estimate: String,
+    warning: Option<String>,
+}
+
+/// Reports what a dataset of the job is (a part, a level) and its
+/// setting's capacity, before it is written.
+fn report_run(
+    domain: &Domain,
+    run: &DatasetRun,
+    capacity: Option<&CapacityFound>,
+    progress: &dyn Progress,
+) {
+    match (&run.announce, run.band) {
+        (Some(Announce::Part { label }), _) => progress.event(Event::PartBegins {
+            part: label,
+            n: run.n,
+            out: &run.out,
+        }),
+        (Some(Announce::Level { level, levels }), band) => progress.event(Event::LevelBegins {
+            level: *level,
+            levels: *levels,
+            min_percentile: band.and_then(|b| b.min_percentile).unwrap_or(0.0),
+            max_percentile: band.and_then(|b| b.max_percentile).unwrap_or(100.0),
+            n: run.n,
+            out: &run.out,
+        }),
+        (None, _) => {}
+    }
+    if let Some(found) = capacity {
+        progress.event(Event::Capacity {
+            domain: &domain.name,
+            estimate: &found.estimate,
+        });
+        if let Some(warning) = &found.warning {
+            progress.event(Event::CapacityClose { message: warning });
+        }
     }
 }
 

@@ -5,7 +5,6 @@
 //! (stdout); warnings and the count left unlabelled go to stderr. A
 //! malformed line is the user's input ([`Error::Input`], naming the line).
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -47,7 +46,7 @@ pub fn label(
     let input: Box<dyn BufRead> = if from_stdin {
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
-        let f = File::open(&job.instances)
+        let f = crate::files::read::open(&job.instances)
             .map_err(|e| Error::input(format!("cannot read `{source}`: {e}")))?;
         Box::new(BufReader::new(f))
     };
@@ -98,7 +97,7 @@ pub fn label(
 /// Newlines in the file at `path` (0 when it cannot be read: the error
 /// comes when it is opened for labelling).
 fn count_lines(path: &Path) -> u64 {
-    let Ok(file) = File::open(path) else {
+    let Ok(file) = crate::files::read::open(path) else {
         return 0;
     };
     let mut reader = BufReader::with_capacity(1 << 20, file);

@@ -96,7 +96,8 @@ pub fn relabel(
     let done = AtomicU64::new(0);
     let line_done = || progress.position(done.fetch_add(1, Ordering::Relaxed) + 1);
     let mut summary = Summary::default();
-    let mut lines = input.lines().enumerate();
+    // The line cap of every user file (stdin included).
+    let mut lines = crate::files::read::Lines::new(input).enumerate();
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         for (i, line) in lines.by_ref() {
@@ -109,6 +110,9 @@ pub fn relabel(
             };
             let line = match line {
                 Ok(line) => line,
+                Err(e) if crate::files::read::is_refusal(&e) => {
+                    return Err(bad_text(e.to_string()));
+                }
                 Err(e) if e.kind() == io::ErrorKind::InvalidData => {
                     return Err(bad_text(
                         "the line is not UTF-8 text; save the file as UTF-8".into(),

@@ -9,6 +9,14 @@
 //! `"secret_seed": true`, the instance lines' `seed` is the index as
 //! always, and the HF export has no dataset seed.
 //!
+//! A run killed before it finished (the seed file records no digest yet)
+//! is continued by the same command: [`interrupted`] finds its seed file,
+//! the run takes the seed from it instead of drawing a new one, resumes the
+//! dataset file and writes the books, SFT records and HF export it had not
+//! written. A finished run is never continued (a new `--seed random` draws
+//! a new seed and refuses the existing dataset unless `--force`, which
+//! always draws a new one).
+//!
 //! [`verify`] later proves a published file: it regenerates the dataset in
 //! memory from the seed file (domain document, parameters, search budget,
 //! excluded sets re-read and checked against their recorded digests) and
@@ -67,12 +75,15 @@ pub fn dataset_relative(domain_name: &str, parameters: &Parameters) -> String {
     dir.join(setting.file_name()).display().to_string()
 }
 
-/// Writes `seed_file` to `path` atomically (temp file + rename), readable
-/// by its owner only (0600 in a 0700 directory on Unix) from the moment
-/// the temp file exists.
-pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputError> {
+/// Writes `seed_file` to `path` (below `out`, `--out` or a part's
+/// folder in it) atomically (temp file + rename), readable by its owner
+/// only from the moment the temp file exists: 0600, in `SECRET-seeds`
+/// and `SECRET-seeds/<domain>` folders made 0700 whatever the umask. A
+/// symbolic link among the folders from `out` down is refused
+/// ([`files::create_dir_below`]): the seed never lands outside `--out`.
+pub fn write_seed_file(out: &Path, path: &Path, seed_file: &SeedFile) -> Result<(), OutputError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+    files::create_dir_below(out, dir)?;
     let mut text = serde_json::to_vec_pretty(seed_file).map_err(|e| OutputError::Internal {
         message: e.to_string(),
     })?;
@@ -80,8 +91,18 @@ pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputEr
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| OutputError::io(dir, e))?;
+        // Every folder from `OUT/SECRET-seeds` down to the file's.
+        let below = dir.strip_prefix(out).unwrap_or(dir);
+        let mut private = out.to_path_buf();
+        let mut inside = false;
+        for part in below.components() {
+            private.push(part);
+            inside |= part.as_os_str() == SECRET_DIR;
+            if inside {
+                std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| OutputError::io(&private, e))?;
+            }
+        }
     }
     let mut file = files::AtomicFile::create_private(path)?;
     file.write_all(&text)?;
@@ -91,6 +112,8 @@ pub fn write_seed_file(path: &Path, seed_file: &SeedFile) -> Result<(), OutputEr
 /// A `--seed random` run in progress: its seed file.
 #[derive(Clone, Debug)]
 pub struct SecretRun {
+    /// The `--out` (or part folder) the seed file is below.
+    pub out: PathBuf,
     pub path: PathBuf,
     pub record: SeedFile,
 }
@@ -100,7 +123,7 @@ pub struct SecretRun {
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
 pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
-    if job.target != crate::pipeline::write::Target::Whole {
+    if job.target() != crate::pipeline::write::Target::Whole {
         return Err(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
@@ -108,38 +131,99 @@ pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
         });
     }
     let parameters = job.parameters();
-    let dataset = dataset_path(&job.out, &job.domain.name, &job.params);
-    if dataset.exists() && !job.force {
+    let dataset = dataset_path(job.out(), &job.domain().name, job.params);
+    let path = seed_file_path(job.out(), &job.domain().name, &parameters);
+    let continuing = !job.force()
+        && read_seed_file(&path)
+            .ok()
+            .is_some_and(|record| record.seed == job.params.seed);
+    if dataset.exists() && !job.force() && !continuing {
         return Err(OutputError::Exists {
             path: dataset,
             reason: "`--seed random` makes a new dataset and never continues one".into(),
             help: "pass `--force` to replace it, or choose another `--out`".into(),
         });
     }
-    let path = seed_file_path(&job.out, &job.domain.name, &parameters);
     // The budget the labels are searched under (the default one, unused,
     // without labels).
-    let budget = job.labels.unwrap_or_default();
+    let budget = job.labels().unwrap_or_default();
     let record = SeedFile {
         warning: warning(),
         seed: job.params.seed,
-        domain: DomainInfo::of(job.domain),
-        dataset: dataset_relative(&job.domain.name, &parameters),
+        domain: DomainInfo::of(job.domain()),
+        dataset: dataset_relative(&job.domain().name, &parameters),
         parameters,
         search_budget: budget.max_memo_entries,
         search_nodes: budget.max_nodes,
         digest: None,
     };
-    write_seed_file(&path, &record)?;
-    Ok(SecretRun { path, record })
+    write_seed_file(job.out(), &path, &record)?;
+    Ok(SecretRun {
+        out: job.out().to_path_buf(),
+        path,
+        record,
+    })
 }
 
 /// After the dataset is finished: records its digest in the seed file.
 pub fn finish(run: &mut SecretRun, dataset: &Path) -> Result<String, OutputError> {
     let digest = files::digest(dataset)?;
     run.record.digest = Some(digest.clone());
-    write_seed_file(&run.path, &run.record)?;
+    write_seed_file(&run.out, &run.path, &run.record)?;
     Ok(digest)
+}
+
+/// Most bytes a seed file may have (a seed file holds the domain
+/// document, which a domain file bounds).
+const MAX_SEED_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads a seed file. The error never quotes the file's content: a
+/// value in the wrong place may be the seed itself.
+pub fn read_seed_file(path: &Path) -> Result<SeedFile, String> {
+    use std::io::Read;
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("`{}` is not a regular file", path.display()));
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SEED_FILE_BYTES + 1).read_to_end(&mut text))
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if text.len() as u64 > MAX_SEED_FILE_BYTES {
+        return Err(format!(
+            "`{}` is larger than any seed file ({MAX_SEED_FILE_BYTES} bytes at most)",
+            path.display()
+        ));
+    }
+    serde_json::from_slice(&text).map_err(|e| {
+        format!(
+            "`{}` is not a kumo-gen seed file (line {}, column {}: {})",
+            path.display(),
+            e.line(),
+            e.column(),
+            match e.classify() {
+                serde_json::error::Category::Io => "unreadable",
+                serde_json::error::Category::Syntax => "not JSON",
+                serde_json::error::Category::Data => "a field is missing or of the wrong type",
+                serde_json::error::Category::Eof => "it ends too early",
+            }
+        )
+    })
+}
+
+/// The seed file under `out` of an interrupted `--seed random` run of
+/// `domain_name` with `params`' setting: it exists and records no digest
+/// (the run stopped before its dataset and derived files were finished).
+pub fn interrupted(
+    out: &Path,
+    domain_name: &str,
+    params: &crate::synth::Params,
+) -> Option<(PathBuf, SeedFile)> {
+    let setting = Setting::from(params);
+    let path = domain_dir(&out.join(SECRET_DIR), domain_name).join(format!("{setting}.json"));
+    let record = read_seed_file(&path).ok()?;
+    record.digest.is_none().then_some((path, record))
 }
 
 /// The warning every seed file carries.
@@ -161,10 +245,14 @@ pub struct Verified {
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
 pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, String> {
-    let text = std::fs::read(seed_file)
-        .map_err(|e| format!("cannot read `{}`: {e}", seed_file.display()))?;
-    let record: SeedFile = serde_json::from_slice(&text)
-        .map_err(|e| format!("`{}` is not a kumo-gen seed file: {e}", seed_file.display()))?;
+    let record = read_seed_file(seed_file)?;
+    let n = record.parameters.n;
+    if n == 0 || n > MAX_VERIFIED_INSTANCES {
+        return Err(format!(
+            "`{}` records {n} instances; a dataset `generate` can make has 1 to {MAX_VERIFIED_INSTANCES} (`-n`'s bound), so this is no seed file of one",
+            seed_file.display()
+        ));
+    }
     let dataset = match dataset {
         Some(path) => path.to_path_buf(),
         None => {
@@ -212,20 +300,27 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     };
     let mut params = record.parameters.params();
     params.seed = record.seed;
-    let budget = record.parameters.labels.then_some(SearchBudget {
-        max_memo_entries: record.search_budget,
-        max_nodes: record.search_nodes,
-        max_time: None,
-    });
-    let n = record.parameters.n;
+    let budget = record
+        .parameters
+        .labels
+        .then_some(SearchBudget::new(record.search_budget, record.search_nodes));
     let band = record.parameters.band;
+    // Count the published lines first: a seed file whose `n` is not the
+    // file's is refused before any instance is regenerated.
+    let published_lines = count_lines(&dataset)?;
+    if published_lines != n {
+        return Err(format!(
+            "`{}` has {published_lines} lines, the seed file records {n} instances: it is not the dataset of this seed (or it is not finished; rerun the same `generate` command to finish it)",
+            dataset.display()
+        ));
+    }
     let lines = super::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)
         .map_err(|e| format!("regenerating failed: {}", e.message))?;
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);
-    let published =
-        std::fs::read(&dataset).map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
+    let published = crate::files::read::read(&dataset)
+        .map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
     if published != bytes {
         let first = published
             .split(|&b| b == b'\n')
@@ -250,6 +345,35 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
         instances: n,
         digest,
     })
+}
+
+/// Most instances [`verify`] regenerates: `generate -n`'s bound.
+pub const MAX_VERIFIED_INSTANCES: u64 = super::MAX_INSTANCES;
+
+/// The lines of `path` (a last line without a newline counts), read in
+/// one streaming pass.
+fn count_lines(path: &Path) -> Result<u64, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read `{}`: {e}", path.display());
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!("`{}` is not a regular file", path.display()));
+    }
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut lines, mut last) = (0u64, b'\n');
+    loop {
+        let read = file.read(&mut buf).map_err(cannot)?;
+        if read == 0 {
+            break;
+        }
+        lines += buf[..read].iter().filter(|&&b| b == b'\n').count() as u64;
+        last = buf[read - 1];
+        if lines > MAX_VERIFIED_INSTANCES {
+            break;
+        }
+    }
+    Ok(lines + u64::from(last != b'\n'))
 }
 
 /// The part filter a manifest's `split` label names

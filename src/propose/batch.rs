@@ -24,6 +24,9 @@ const MAX_SLUG: usize = 48;
 pub struct Topic {
     pub topic: String,
     pub name: String,
+    /// The file it is written to, in the run's directory: `NAME.yaml` in
+    /// a batch, `-o`'s file name for one topic.
+    pub file: String,
     /// 1-based line in the topics file.
     pub line: usize,
 }
@@ -46,8 +49,15 @@ pub fn slug(topic: &str) -> String {
     out
 }
 
-/// Whether `name` can be a file name and a `--domain` name.
+/// Whether `name` can be a file name and a `--domain` name: ASCII, and
+/// none of the folder names kumo-gen gives its own outputs (a domain's
+/// datasets go to `OUT/<name>/`; [`crate::dataset::reserved`]).
 pub fn check_name(name: &str) -> Result<(), String> {
+    if let Some(why) = crate::dataset::reserved::reserved(name) {
+        return Err(format!(
+            "domain name {why} (its datasets would be written there); choose another name"
+        ));
+    }
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -79,14 +89,23 @@ pub fn parse_topics(file: &str, text: &str) -> Result<Vec<Topic>, String> {
             return Err(at("the topic is empty".into()));
         }
         check_name(&name).map_err(|e| at(format!("{e}; write `name | topic`")))?;
-        if let Some(earlier) = topics.iter().find(|t| t.name == name) {
+        if let Some(earlier) = topics.iter().find(|t| t.name.eq_ignore_ascii_case(&name)) {
             return Err(at(format!(
-                "domain `{name}` is already the name of line {}; give one of them another name (`name | topic`)",
-                earlier.line
+                "domain `{name}` is already the name of line {}{}; give one of them another name (`name | topic`)",
+                earlier.line,
+                if earlier.name == name {
+                    String::new()
+                } else {
+                    format!(
+                        " (`{}`: they differ only in letter case, one file `{name}.yaml` on a case-insensitive file system)",
+                        earlier.name
+                    )
+                }
             )));
         }
         topics.push(Topic {
             topic,
+            file: format!("{name}.yaml"),
             name,
             line: i + 1,
         });
@@ -103,12 +122,16 @@ pub fn existing(out: &Path) -> Option<Result<(usize, usize), String>> {
     if !out.exists() {
         return None;
     }
-    let loaded = std::fs::read(out)
-        .map_err(|e| LoadError::Io {
-            file: out.display().to_string(),
-            source: e,
-        })
-        .and_then(|bytes| crate::domain::load_bytes(&out.display().to_string(), &bytes));
+    let loaded = crate::files::read::read_at_most(
+        out,
+        crate::domain::MAX_FILE_BYTES as u64,
+        "a domain file",
+    )
+    .map_err(|e| LoadError::Io {
+        file: out.display().to_string(),
+        source: e,
+    })
+    .and_then(|bytes| crate::domain::load_bytes(&out.display().to_string(), &bytes));
     Some(match loaded {
         Ok((domain, _)) => Ok(sizes(&domain)),
         Err(e) => Err(format!(
@@ -163,7 +186,7 @@ pub fn run(
 ) -> Result<Vec<Row>, BatchError> {
     let mut rows = Vec::with_capacity(topics.len());
     for (i, topic) in topics.iter().enumerate() {
-        let out = dir.join(format!("{}.yaml", topic.name));
+        let out = dir.join(&topic.file);
         let outcome = match existing(&out) {
             Some(Ok(sizes)) => Outcome {
                 status: Status::DoneEarlier,

@@ -40,6 +40,20 @@ pub const CONTINUATIONS: usize = 3;
 /// The default number of repair rounds after the first proposal.
 pub const DEFAULT_ROUNDS: usize = 3;
 
+/// Most repair rounds `--rounds` accepts: each is a request to the model.
+pub const MAX_ROUNDS: usize = 100;
+
+/// Findings a repair request (and the findings printed) names at most;
+/// the rest are counted in one closing line.
+pub const MAX_FINDINGS: usize = 50;
+
+/// Characters of one finding kept in a repair request (a finding quotes
+/// the line it is about, which the reply may have made huge).
+pub const MAX_FINDING_CHARS: usize = 2_000;
+
+/// Characters of a reply resent as the previous turn of a repair request.
+pub const MAX_RESENT_REPLY_CHARS: usize = 256 * 1024;
+
 /// A chat model: the eval client, or a script in tests.
 pub trait Chat {
     /// The reply to `messages`; `truncated` when cut off for length.
@@ -214,7 +228,7 @@ pub fn propose(
                             tokens,
                         }));
                     }
-                    Err(found) => found.iter().map(ToString::to_string).collect(),
+                    Err(found) => bounded_findings(found.iter().map(ToString::to_string)),
                 }
             }
         };
@@ -228,7 +242,8 @@ pub fn propose(
                 .repair(&errors, round, request.rounds)
                 .map_err(ProposeError::Template)?;
             messages.truncate(1);
-            messages.push(message("assistant", reply.text.as_deref().unwrap_or("")));
+            let resent = cut_chars(reply.text.as_deref().unwrap_or(""), MAX_RESENT_REPLY_CHARS);
+            messages.push(message("assistant", &resent));
             messages.push(message("user", &repair));
         }
     }
@@ -238,6 +253,33 @@ pub fn propose(
         rounds: request.rounds + 1,
         tokens,
     }))
+}
+
+/// The first [`MAX_FINDINGS`] findings, each cut to
+/// [`MAX_FINDING_CHARS`], and a line counting the rest: a reply with
+/// 200 000 bad names makes a repair request of a few hundred KB, not
+/// tens of MB.
+fn bounded_findings(found: impl ExactSizeIterator<Item = String>) -> Vec<String> {
+    let total = found.len();
+    let mut kept: Vec<String> = found
+        .take(MAX_FINDINGS)
+        .map(|f| cut_chars(&f, MAX_FINDING_CHARS))
+        .collect();
+    if total > MAX_FINDINGS {
+        kept.push(format!(
+            "error: {} more findings not shown (the first {MAX_FINDINGS} of {total} are above); fix these and the file is checked again",
+            total - MAX_FINDINGS
+        ));
+    }
+    kept
+}
+
+/// `text` cut to `max` characters, saying how much was cut.
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{} [... {} more bytes cut]", &text[..at], text.len() - at),
+    }
 }
 
 /// Asks which rules of the accepted domain `text` look factually
@@ -266,7 +308,7 @@ impl Example {
         let (domain, _) = source.load().map_err(|e| e.to_string())?;
         let text = match &source {
             DomainSource::Shipped(d) => d.text.to_string(),
-            DomainSource::File(path) => std::fs::read_to_string(path)
+            DomainSource::File(path) => crate::files::read::read_to_string(path)
                 .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
         };
         Ok(Example {
@@ -279,6 +321,28 @@ impl Example {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_with_200_000_findings_makes_a_bounded_repair_request() {
+        let long_line = "x".repeat(50_000);
+        // Lazily: only the findings kept are ever made.
+        let found = (0..200_000).map(|i| format!("error: truth {i}: {long_line}"));
+        let kept = bounded_findings(found);
+        assert_eq!(kept.len(), MAX_FINDINGS + 1);
+        assert!(
+            kept[..MAX_FINDINGS]
+                .iter()
+                .all(|f| f.len() < MAX_FINDING_CHARS + 64)
+        );
+        assert!(
+            kept[MAX_FINDINGS].contains("199950 more findings"),
+            "{}",
+            kept[MAX_FINDINGS]
+        );
+        let few = bounded_findings(vec!["error: a".to_string()].into_iter());
+        assert_eq!(few, ["error: a"]);
+        assert_eq!(cut_chars("ééé", 2), "éé [... 2 more bytes cut]");
+    }
 
     /// Replies from a list, each `(text, cut off)`; records what it saw.
     struct Script {

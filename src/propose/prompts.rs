@@ -49,8 +49,8 @@ impl Prompts {
         );
         for &(name, shipped) in SHIPPED {
             let (text, origin) = match dir.map(|d| d.join(format!("{name}.j2"))) {
-                Some(path) if path.is_file() => (
-                    std::fs::read_to_string(&path)
+                Some(path) if path.exists() => (
+                    crate::files::read::read_to_string(&path)
                         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
                     path.display().to_string(),
                 ),

@@ -59,7 +59,11 @@ impl Templates {
                     expected: expected_list(),
                 });
             }
-            let text = std::fs::read_to_string(&path).map_err(io)?;
+            let text =
+                crate::files::read::read_to_string(&path).map_err(|source| TemplateError::Io {
+                    dir: path.clone(),
+                    source,
+                })?;
             overrides.push((stem.to_string(), text, path.display().to_string()));
         }
         Templates::from_overrides(overrides)

@@ -124,10 +124,12 @@ impl Conversation {
         messages
     }
 
-    /// Records the model's reply (`None` when the call failed).
+    /// Records the model's reply (`None` when the call failed), at most
+    /// [`crate::game::MAX_KEPT_REPLY`] bytes of it.
     pub fn reply(&mut self, text: Option<&str>) {
+        let kept = text.map(crate::game::kept_reply);
         self.history
-            .push(json!({"role": "assistant", "content": text}));
+            .push(json!({"role": "assistant", "content": kept}));
     }
 }
 

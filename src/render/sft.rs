@@ -23,14 +23,13 @@
 //! instance: which remaining truths the last observation ruled out, which
 //! remain, and why the predicted truth is the answer.
 //!
-//! The predicted truth is the one the trajectory leaves: the only truth
-//! left, else the first remaining valid truth (DESIGN.md: the policy
-//! predicts when a truth is related to no remaining action, and with
-//! N_valid = 1 that truth is the valid one, `optimal.golden_answer`).
-//! With N_valid > 1 it can differ from `golden_answer`, which is the
-//! first remaining truth no action left relates to: the README's "The
-//! golden player's answer rule" states both, and `tests/readme.rs`
-//! checks them.
+//! The predicted truth is the golden player's (`optimal.golden_answer`):
+//! the first remaining truth no action left relates to (DESIGN.md: the
+//! policy predicts when there is one; it is certainly valid, since every
+//! invalid truth is ruled out by some observation), else the only truth
+//! left. With N_valid > 1 the record so never names a valid truth the
+//! observations do not yet prove. docs/output.md's "The golden player's
+//! answer rule" states it, and `tests/docs.rs` checks it.
 
 use minijinja::Value as Jinja;
 use serde::Serialize;
@@ -287,10 +286,14 @@ fn predict(task: &TaskView, remaining: &[usize], taken: &[bool]) -> (usize, &'st
             .zip(taken)
             .all(|(&a, &done)| done || !d.actions[a].related.contains(t))
     };
+    // The golden player's answer: the first candidate no action left can
+    // rule out (certainly valid), else the one left; with one valid truth
+    // that candidate is the valid one.
     let pick = remaining
         .iter()
         .copied()
-        .find(|t| task.valid.contains(t))
+        .find(|&t| unrelated(t))
+        .or_else(|| remaining.iter().copied().find(|t| task.valid.contains(t)))
         .or_else(|| remaining.first().copied())
         .or_else(|| task.valid.first().copied())
         .unwrap_or(0);

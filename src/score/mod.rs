@@ -35,15 +35,17 @@
 //! domains of the instance sets [`crate::dataset`] reads); the rest works
 //! on what it returns.
 
+pub mod axis;
 mod curve;
 mod files;
+pub mod interval;
 mod read;
 mod render;
 
 pub use curve::{Curve, curves, mean_curve, render_curve_svg};
 pub use files::{ScoreFileError, domains_by_name, read_oracle, read_result_files};
 pub use read::{GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file};
-pub use render::{render_json, render_svg, render_table};
+pub use render::{render_json, render_svg, render_svg_with, render_table};
 
 use std::collections::BTreeMap;
 
@@ -71,25 +73,68 @@ pub struct Sources {
     /// Result domain name (as in the path) -> compiled domain.
     pub domains: BTreeMap<String, Domain>,
     pub oracle: Vec<OracleEntry>,
+    /// Score every move against the exact optimum, each value's search
+    /// under this budget (`score --moves`, [`crate::analysis`]).
+    pub moves: Option<crate::search::SearchBudget>,
 }
 
 impl Sources {
-    /// The instances for a group: the file `<domain>/<setting>.jsonl`, else
-    /// the only file with that setting.
+    /// The instances for a group: the only file `<domain>/<setting>.jsonl`,
+    /// else the only file with that setting. Never one of several: two
+    /// files that could hold the group's instances (a curriculum's
+    /// `level-k/medical/` beside `medical/`) give `None`, and
+    /// [`Sources::ambiguity`] names them.
     pub fn instances(&self, key: &GroupKey) -> Option<&InstanceSet> {
+        let candidates = self.candidates(key);
+        match candidates.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
+    /// The instance sets that could hold `key`'s instances: those of its
+    /// domain and setting, else those of its setting.
+    fn candidates(&self, key: &GroupKey) -> Vec<&InstanceSet> {
+        let named: Vec<&InstanceSet> = self
+            .instance_sets
+            .iter()
+            .filter(|s| s.domain == key.domain && s.setting == key.setting)
+            .collect();
+        if !named.is_empty() {
+            return named;
+        }
         self.instance_sets
             .iter()
-            .find(|s| s.domain == key.domain && s.setting == key.setting)
-            .or_else(|| {
-                let mut same = self
-                    .instance_sets
+            .filter(|s| s.setting == key.setting)
+            .collect()
+    }
+
+    /// The first group of `keys` whose instances more than one file could
+    /// hold: what to refuse instead of matching results against the wrong
+    /// instances.
+    pub fn ambiguity<'a>(&self, keys: impl IntoIterator<Item = &'a GroupKey>) -> Option<String> {
+        keys.into_iter().find_map(|key| {
+            let candidates = self.candidates(key);
+            (candidates.len() > 1).then(|| {
+                let dirs: Vec<String> = candidates
                     .iter()
-                    .filter(|s| s.setting == key.setting);
-                match (same.next(), same.next()) {
-                    (Some(only), None) => Some(only),
-                    _ => None,
-                }
+                    .map(|s| {
+                        s.dir.as_ref().map_or_else(
+                            || format!("`{}`", s.domain),
+                            |d| format!("`{}`", d.display()),
+                        )
+                    })
+                    .collect();
+                format!(
+                    "the results of `{}` on `{}` {} could be matched with the instances of {} directories: {}",
+                    key.model,
+                    key.domain,
+                    key.setting,
+                    candidates.len(),
+                    dirs.join(", ")
+                )
             })
+        })
     }
 
     fn oracle_steps(&self, key: &GroupKey, seed: u64) -> Option<f64> {
@@ -149,50 +194,112 @@ pub struct Row {
     /// Lines with an optimal label.
     pub labelled: usize,
     pub success_from: SuccessFrom,
+    /// With `--moves`: the mean per trial of the game's total regret (the
+    /// expected actions its moves wasted against the optimum).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_regret: Option<f64>,
+    /// With `--moves`: the mean per trial of its optimal moves' share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimal_move_rate: Option<f64>,
+    /// With `--moves`: the mean per trial of `min(1, golden / actions)^2`
+    /// (0 without a proven answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_efficiency: Option<f64>,
+    /// With `--moves`: trials whose moves were analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysed_trials: Option<usize>,
 }
 
-/// Scores of one line (instance).
+/// Scores of one line (instance): what a [`Row`] averages, kept so that
+/// intervals ([`interval`]) are computed from the same numbers.
 #[derive(Clone, Debug)]
-struct LineScore {
-    trials: usize,
-    success: f64,
-    actions: f64,
-    queries: f64,
-    repeats: f64,
+pub struct LineScore {
+    pub trials: usize,
+    /// Per trial means over the line's trials.
+    pub success: f64,
+    pub actions: f64,
+    pub queries: f64,
+    pub repeats: f64,
     /// Whether every trial of the line recorded a budget.
-    budgeted: bool,
+    pub budgeted: bool,
     /// Turns of the line's successful trials, and how many they are.
-    solved_turns: usize,
-    solved: usize,
-    parse_errors: f64,
-    tokens: f64,
-    optimal: Option<f64>,
-    checked: bool,
+    pub solved_turns: usize,
+    pub solved: usize,
+    pub parse_errors: f64,
+    pub tokens: f64,
+    /// The optimal expected steps `E` of the line's instance, if labelled.
+    pub optimal: Option<f64>,
+    pub checked: bool,
+    /// Per-move figures of the line's analysed trials (`--moves`).
+    pub moves: Option<MoveScore>,
 }
 
-/// The report: rows, and notes worth the user's attention.
+/// The line's per-move figures: means over its analysed trials.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveScore {
+    pub regret: f64,
+    pub optimal_rate: f64,
+    pub efficiency: f64,
+    pub trials: usize,
+}
+
+impl MoveScore {
+    fn of(games: &[Option<crate::analysis::GameAnalysis>]) -> Option<MoveScore> {
+        let done: Vec<&crate::analysis::GameAnalysis> = games.iter().flatten().collect();
+        if done.is_empty() {
+            return None;
+        }
+        let n = done.len() as f64;
+        Some(MoveScore {
+            regret: done.iter().map(|g| g.total_regret).sum::<f64>() / n,
+            optimal_rate: done.iter().map(|g| g.optimal_move_rate()).sum::<f64>() / n,
+            efficiency: done.iter().map(|g| g.efficiency).sum::<f64>() / n,
+            trials: done.len(),
+        })
+    }
+}
+
+/// The report: rows, the line scores of each row (same order), and notes
+/// worth the user's attention.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     pub rows: Vec<Row>,
+    /// `lines[i]` are the line scores `rows[i]` averages.
+    pub lines: Vec<Vec<LineScore>>,
     pub notes: Vec<String>,
 }
 
 /// Scores result files. Rows come per group in sorted order, then one
 /// `all`/`all` row per model with more than one group, then an `all` row
-/// when there is more than one model.
+/// per protocol (`all`: KUMO's, `all-budget=N`) that more than one model
+/// was played under.
 pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
     let mut notes = Vec::new();
     let mut groups: BTreeMap<GroupKey, Vec<LineScore>> = BTreeMap::new();
     for file in files {
-        let lines = score_file(file, sources, &mut notes);
+        let mut lines = score_file(file, sources, &mut notes);
+        if let Some(budget) = sources.moves {
+            let analysed = crate::analysis::files::analyse_file(file, sources, budget, false);
+            notes.extend(analysed.notes);
+            let by_seed: BTreeMap<u64, Option<MoveScore>> = analysed
+                .lines
+                .iter()
+                .map(|l| (l.seed, MoveScore::of(&l.games)))
+                .collect();
+            for (line, facts) in lines.iter_mut().zip(&file.lines) {
+                line.moves = facts.seed.and_then(|s| by_seed.get(&s).copied().flatten());
+            }
+        }
         groups.entry(file.key.clone()).or_default().extend(lines);
     }
     let mut keys: Vec<&GroupKey> = groups.keys().collect();
     keys.sort_by_key(|k| order_key(k));
-    let mut rows: Vec<Row> = keys
-        .into_iter()
-        .map(|k| row(k.clone(), &groups[k]))
-        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut row_lines: Vec<Vec<LineScore>> = Vec::new();
+    for k in keys {
+        rows.push(row(k.clone(), &groups[k]));
+        row_lines.push(groups[k].clone());
+    }
     let mut models: BTreeMap<(String, String), Vec<LineScore>> = BTreeMap::new();
     let mut group_count: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (k, lines) in &groups {
@@ -214,21 +321,49 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
                 },
                 lines,
             ));
+            row_lines.push(lines.clone());
         }
     }
-    if models.len() > 1 {
-        let all: Vec<LineScore> = groups.values().flatten().cloned().collect();
-        rows.push(row(
-            GroupKey {
-                model: "all".into(),
-                agent: "all".into(),
-                domain: "all".into(),
-                setting: "all".into(),
-            },
-            &all,
-        ));
+    // One overall row per protocol: KUMO's and each budget are scored
+    // differently (a budgeted trial goes on after a wrong answer), so their
+    // lines are never averaged together.
+    let mut protocols: BTreeMap<String, (usize, Vec<LineScore>)> = BTreeMap::new();
+    for ((_, agent), lines) in &models {
+        let entry = protocols.entry(protocol_of(agent)).or_default();
+        entry.0 += 1;
+        entry.1.extend(lines.iter().cloned());
     }
-    Report { rows, notes }
+    for (agent, (pairs, lines)) in &protocols {
+        if *pairs > 1 {
+            rows.push(row(
+                GroupKey {
+                    model: "all".into(),
+                    agent: agent.clone(),
+                    domain: "all".into(),
+                    setting: "all".into(),
+                },
+                lines,
+            ));
+            row_lines.push(lines.clone());
+        }
+    }
+    Report {
+        rows,
+        lines: row_lines,
+        notes,
+    }
+}
+
+/// The agent of an overall row: `all` for KUMO's protocol, `all-budget=N`
+/// for the budgeted one with `N` turns (agents named `...-budget=N`, as
+/// `eval --budget N` names them).
+fn protocol_of(agent: &str) -> String {
+    match agent.rsplit_once("-budget=") {
+        Some((_, turns)) if !turns.is_empty() && turns.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("all-budget={turns}")
+        }
+        _ => "all".into(),
+    }
 }
 
 /// Sort order of groups: model, agent, domain, then settings by their
@@ -312,6 +447,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             tokens: sum(|t| t.tokens),
             optimal,
             checked: judge.is_some(),
+            moves: None,
         });
     }
     if disagree > 0 {
@@ -342,6 +478,13 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
         n += 1;
     }
     if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+/// The mean over the lines with per-move figures of `f` of them, `None`
+/// without one (the figures of a line are already means over its trials).
+fn moves_mean(lines: &[LineScore], f: fn(&MoveScore) -> f64) -> Option<f64> {
+    let scored: Vec<&MoveScore> = lines.iter().filter_map(|l| l.moves.as_ref()).collect();
+    (!scored.is_empty()).then(|| mean(scored.iter().map(|m| f(m))))
 }
 
 fn row(key: GroupKey, lines: &[LineScore]) -> Row {
@@ -378,6 +521,13 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
         },
         optimal_steps,
         labelled: labelled.len(),
+        mean_regret: moves_mean(lines, |m| m.regret),
+        optimal_move_rate: moves_mean(lines, |m| m.optimal_rate),
+        mean_efficiency: moves_mean(lines, |m| m.efficiency),
+        analysed_trials: lines
+            .iter()
+            .any(|l| l.moves.is_some())
+            .then(|| lines.iter().filter_map(|l| l.moves).map(|m| m.trials).sum()),
         success_from: if checked == lines.len() && checked > 0 {
             SuccessFrom::Checked
         } else if checked == 0 {

@@ -40,6 +40,9 @@ pub struct TrialFacts {
     /// The trial's string entries in order (the replies' answers: actions,
     /// then the truth it named), for reduction curves.
     pub said: Vec<String>,
+    /// Every reply in order: what it named, `None` for an unusable one
+    /// (KUMO's `null`), for the report's replay.
+    pub replies: Vec<Option<String>>,
 }
 
 /// One line: every trial of one instance.
@@ -206,6 +209,11 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
             .and_then(Value::as_f64)
             .unwrap_or(0.0),
         said,
+        replies: actions
+            .iter()
+            .filter(|a| !a.is_object())
+            .map(|a| a.as_str().map(str::to_string))
+            .collect(),
     })
 }
 

@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use super::Row;
+use super::axis::Axis;
+use super::interval::{Interval, RowIntervals, row_intervals};
+use super::{LineScore, Row};
 use crate::dataset::Setting;
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16` (`12x16v2`
@@ -19,7 +21,8 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 
 /// The report as an aligned text table (settings shortened to `TxA`).
 pub fn render_table(rows: &[Row]) -> String {
-    let header = [
+    let moves = rows.iter().any(|r| r.mean_regret.is_some());
+    let mut header = vec![
         "MODEL",
         "AGENT",
         "DOMAIN",
@@ -37,9 +40,12 @@ pub fn render_table(rows: &[Row]) -> String {
         "TOKENS",
         "SUCCESS FROM",
     ];
+    if moves {
+        header.splice(15..15, ["REGRET", "OPT MOVES", "EFFIC"]);
+    }
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
-        cells.push(vec![
+        let mut cells_of_row = vec![
             r.model.clone(),
             r.agent.clone(),
             r.domain.clone(),
@@ -56,7 +62,18 @@ pub fn render_table(rows: &[Row]) -> String {
             format!("{:.3}", r.parse_error_rate),
             format!("{:.1}", r.mean_tokens),
             format!("{:?}", r.success_from).to_lowercase(),
-        ]);
+        ];
+        if moves {
+            cells_of_row.splice(
+                15..15,
+                [
+                    opt(r.mean_regret, |v| format!("{v:.3}")),
+                    opt(r.optimal_move_rate, |v| format!("{v:.3}")),
+                    opt(r.mean_efficiency, |v| format!("{v:.3}")),
+                ],
+            );
+        }
+        cells.push(cells_of_row);
     }
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
@@ -92,6 +109,13 @@ pub fn render_table(rows: &[Row]) -> String {
          BUDGET ACC = solved within the turn budget (budgeted protocol only); \
          TURNS SOLVED = mean replies of the solved games.\n",
     );
+    if moves {
+        out.push_str(
+            "REGRET = expected actions wasted against the exact optimum, per game; \
+             OPT MOVES = share of optimal moves; EFFIC = min(1, golden / actions)^2 \
+             for a proven answer, else 0 (docs/analytics.md).\n",
+        );
+    }
     out
 }
 
@@ -115,19 +139,31 @@ const PALETTE: [&str; 8] = [
 
 /// A self-contained SVG: two panels of grouped bars, success rate and
 /// relative action count, one group per domain and setting, one bar per
-/// model. Overall (`all`) rows are left out.
-pub fn render_svg(rows: &[Row]) -> String {
-    let rows: Vec<&Row> = rows
+/// model, each with its 95% interval ([`super::interval`]: Wilson for the
+/// success rate, the seeded bootstrap for the relative action count) as a
+/// whisker; axes ticked at round numbers ([`super::axis`]). Overall
+/// (`all`) rows are left out. `lines` are the report's line scores, one
+/// entry per row.
+pub fn render_svg(rows: &[Row], lines: &[Vec<LineScore>]) -> String {
+    let intervals: Vec<RowIntervals> = lines.iter().map(|l| row_intervals(l)).collect();
+    render_svg_with(rows, &intervals)
+}
+
+/// [`render_svg`] with each row's intervals already computed.
+pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
+    let rows: Vec<(&Row, RowIntervals)> = rows
         .iter()
-        .filter(|r| r.model != "all" && r.setting != "all")
+        .zip(intervals)
+        .filter(|(r, _)| r.model != "all" && r.setting != "all")
+        .map(|(r, i)| (r, i.clone()))
         .collect();
     let label = |r: &Row| format!("{} ({})", r.model, r.agent);
-    let mut models: Vec<String> = rows.iter().map(|r| label(r)).collect();
+    let mut models: Vec<String> = rows.iter().map(|(r, _)| label(r)).collect();
     models.sort();
     models.dedup();
     // Groups in the rows' order (settings by their numbers).
     let mut groups: Vec<(String, String)> = Vec::new();
-    let mut sorted = rows.clone();
+    let mut sorted: Vec<&Row> = rows.iter().map(|(r, _)| *r).collect();
     sorted.sort_by_key(|r| {
         let k = super::order_key(&super::GroupKey {
             model: String::new(),
@@ -143,14 +179,16 @@ pub fn render_svg(rows: &[Row]) -> String {
             groups.push(g);
         }
     }
-    let value = |g: &(String, String), m: &str, rel: bool| -> Option<f64> {
+    // (value, interval) of a model in a group, for either panel.
+    let value = |g: &(String, String), m: &str, rel: bool| -> Option<(f64, Option<Interval>)> {
         rows.iter()
-            .find(|r| r.domain == g.0 && r.setting == g.1 && label(r) == m)
-            .and_then(|r| {
+            .find(|(r, _)| r.domain == g.0 && r.setting == g.1 && label(r) == m)
+            .and_then(|(r, i)| {
                 if rel {
                     r.relative_action_count
+                        .map(|v| (v, i.relative_action_count))
                 } else {
-                    Some(r.success_rate)
+                    Some((r.success_rate, i.success_rate))
                 }
             })
     };
@@ -164,11 +202,11 @@ pub fn render_svg(rows: &[Row]) -> String {
         .unwrap_or(0) as f64;
     let group_w = (bar * models.len().max(1) as f64).max(longest * 7.0) + gap;
     let left = 60.0;
-    let plot_w = (group_w * groups.len().max(1) as f64).max(360.0);
+    let plot_w = (group_w * groups.len().max(1) as f64).max(540.0);
     let width = left + plot_w + 20.0;
     let panel_h = 180.0;
     let panel_gap = 90.0;
-    let legend_h = 20.0 * models.len() as f64 + 10.0;
+    let legend_h = 20.0 * models.len() as f64 + 44.0;
     let height = 50.0 + 2.0 * (panel_h + panel_gap) + legend_h;
 
     let mut s = String::new();
@@ -184,42 +222,45 @@ pub fn render_svg(rows: &[Row]) -> String {
 
     for (panel, rel) in [(0, false), (1, true)] {
         let top = 40.0 + panel as f64 * (panel_h + panel_gap);
-        let vals: Vec<f64> = groups
-            .iter()
-            .flat_map(|g| models.iter().filter_map(move |m| value(g, m, rel)))
-            .collect();
-        let (lo, hi) = if rel {
-            let lo = vals.iter().cloned().fold(0.0_f64, f64::min);
-            let hi = vals.iter().cloned().fold(0.0_f64, f64::max);
-            // Round outwards to quarters so the grid reads well.
-            let (lo, hi) = ((lo * 4.0).floor() / 4.0, (hi * 4.0).ceil() / 4.0);
-            if hi - lo < 1e-9 {
-                (lo - 0.5, hi + 0.5)
-            } else {
-                (lo, hi)
+        let axis = if rel {
+            // The axis holds every bar, every whisker and zero.
+            let mut ends = vec![0.0_f64];
+            for g in &groups {
+                for m in &models {
+                    if let Some((v, i)) = value(g, m, rel) {
+                        ends.push(v);
+                        if let Some(i) = i {
+                            ends.extend([i.low, i.high]);
+                        }
+                    }
+                }
             }
+            let lo = ends.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ends.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            Axis::new(lo, hi, 5)
         } else {
-            (0.0, 1.0)
+            Axis::new(0.0, 1.0, 4)
         };
+        let (lo, hi) = (axis.low, axis.high);
         let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
         let title = if rel {
-            "relative action count: (model - optimal) / optimal"
+            "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
         } else {
-            "success rate"
+            "success rate, 95% Wilson interval"
         };
         let _ = writeln!(
             s,
             r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
             top + 12.0
         );
-        for i in 0..=4 {
-            let v = lo + (hi - lo) * i as f64 / 4.0;
+        for &v in &axis.ticks {
             let _ = writeln!(
                 s,
-                r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{v:.2}</text>"##,
+                r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
                 left + plot_w,
                 left - 4.0,
                 y(v) + 4.0,
+                axis.label(v),
                 y = y(v)
             );
         }
@@ -235,34 +276,53 @@ pub fn render_svg(rows: &[Row]) -> String {
             let x0 = gx + (group_w - bars_w) / 2.0;
             for (mi, m) in models.iter().enumerate() {
                 let x = x0 + mi as f64 * bar;
+                let cx = x + (bar - 4.0) / 2.0;
                 match value(g, m, rel) {
-                    Some(v) => {
+                    Some((v, interval)) => {
                         let (y0, y1) = (y(v).min(zero), y(v).max(zero));
-                        let _ = writeln!(
-                            s,
-                            r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {v:.3}</title></rect>"#,
-                            bar - 4.0,
-                            (y1 - y0).max(0.5),
-                            PALETTE[mi % PALETTE.len()],
-                            esc(m)
-                        );
-                        let ty = if v >= 0.0 { y0 - 3.0 } else { y1 + 11.0 };
-                        let _ = writeln!(
-                            s,
-                            r#"<text x="{:.1}" y="{ty:.1}" text-anchor="middle" font-size="9">{}</text>"#,
-                            x + (bar - 4.0) / 2.0,
+                        let shown = |v: f64| {
                             if rel {
                                 format!("{v:+.2}")
                             } else {
                                 format!("{v:.2}")
                             }
+                        };
+                        let range = interval.map_or(String::new(), |i| {
+                            format!(" (95%: {} to {})", shown(i.low), shown(i.high))
+                        });
+                        let _ = writeln!(
+                            s,
+                            r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}" fill-opacity="0.75"><title>{}: {v:.3}{range}</title></rect>"#,
+                            bar - 4.0,
+                            (y1 - y0).max(0.5),
+                            PALETTE[mi % PALETTE.len()],
+                            esc(m)
+                        );
+                        // The whisker, and the value beside its top.
+                        let top_of_label = match interval {
+                            Some(i) => {
+                                let (a, b) = (y(i.high), y(i.low));
+                                let _ = writeln!(
+                                    s,
+                                    r##"<path d="M{cx:.1} {a:.1}V{b:.1}M{:.1} {a:.1}h8M{:.1} {b:.1}h8" stroke="#222" stroke-width="1.2" fill="none"/>"##,
+                                    cx - 4.0,
+                                    cx - 4.0
+                                );
+                                a.min(y0)
+                            }
+                            None => y0,
+                        };
+                        let _ = writeln!(
+                            s,
+                            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}</text>"#,
+                            top_of_label - 3.0,
+                            shown(v)
                         );
                     }
                     None => {
                         let _ = writeln!(
                             s,
-                            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
-                            x + (bar - 4.0) / 2.0,
+                            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
                             zero - 3.0
                         );
                     }
@@ -291,6 +351,14 @@ pub fn render_svg(rows: &[Row]) -> String {
             esc(m)
         );
     }
+    let _ = writeln!(
+        s,
+        r##"<text x="{left}" y="{:.1}" fill="#555">whiskers: 95% intervals; success: Wilson on trials;</text><text x="{left}" y="{:.1}" fill="#555">relative: percentile bootstrap over instances ({} resamples, seed {})</text>"##,
+        ly + 20.0 * models.len() as f64 + 12.0,
+        ly + 20.0 * models.len() as f64 + 26.0,
+        super::interval::BOOTSTRAP_RESAMPLES,
+        super::interval::BOOTSTRAP_SEED
+    );
     s.push_str("</svg>\n");
     s
 }

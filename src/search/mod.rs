@@ -17,8 +17,8 @@
 //!   and at every step of the golden trajectory;
 //! - the golden trajectory answers once at most one truth is left or a
 //!   remaining truth is related to no remaining action, naming the first
-//!   such truth in instance order, else the one left (the README's "The
-//!   golden player's answer rule");
+//!   such truth in instance order, else the one left (docs/output.md,
+//!   "The golden player's answer rule");
 //! - the result depends only on the inputs: the memo is per search and is
 //!   never iterated, so thread count and scheduling cannot change a bit;
 //! - a search that outgrows its budget stops with
@@ -30,11 +30,13 @@ mod mask;
 mod memo;
 pub mod problem;
 pub mod solver;
+pub mod values;
 
 use std::time::Duration;
 
 pub use mask::Mask;
 pub use problem::{MAX_WIDTH, Problem};
+pub use values::{State, StateValues, Values};
 
 use memo::Memos;
 use solver::Solver;
@@ -54,6 +56,17 @@ pub struct SearchBudget {
 }
 
 impl SearchBudget {
+    /// A budget of `max_memo_entries` memo entries and `max_nodes` node
+    /// expansions, without a time limit (the one constructor every caller
+    /// uses; a time limit is set on the value).
+    pub fn new(max_memo_entries: usize, max_nodes: u64) -> SearchBudget {
+        SearchBudget {
+            max_memo_entries,
+            max_nodes,
+            max_time: None,
+        }
+    }
+
     /// The default memo limit: at most 384 MiB of table with 64-bit keys
     /// (24-byte slots: key and two bounds, at most half full), 512 MiB with
     /// 128-bit keys, 768 MiB beyond 128 truths + actions.

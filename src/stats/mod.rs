@@ -98,6 +98,10 @@ pub struct Test {
     pub cramers_v: Option<f64>,
     /// Why the test was refused, if it was.
     pub refused: Option<String>,
+    /// The contingency table tested: per row its signature (or `other`),
+    /// instances correct and incorrect; for the report's plot.
+    #[serde(skip)]
+    pub table: Vec<(String, [usize; 2])>,
 }
 
 /// Tests independence of signature and correctness for one model.
@@ -109,19 +113,22 @@ pub fn test(model: &str, data: &[(Signature, bool)], min_count: usize) -> Test {
     }
     let signatures = counts.len();
     let mut table: Vec<[usize; 2]> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
     let mut other = [0usize; 2];
     let mut pooled = 0;
-    for c in counts.values() {
+    for (sig, c) in &counts {
         if c[0] + c[1] < min_count {
             other[0] += c[0];
             other[1] += c[1];
             pooled += 1;
         } else {
             table.push(*c);
+            labels.push(sig.to_string());
         }
     }
     if pooled > 0 {
         table.push(other);
+        labels.push("other".into());
     }
     let correct = data.iter().filter(|(_, c)| *c).count();
     let mut t = Test {
@@ -137,6 +144,7 @@ pub fn test(model: &str, data: &[(Signature, bool)], min_count: usize) -> Test {
         p_value: None,
         cramers_v: None,
         refused: None,
+        table: labels.into_iter().zip(table.iter().copied()).collect(),
     };
     // Columns that are all zero carry no information.
     let col_sums = [correct, data.len() - correct];

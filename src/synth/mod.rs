@@ -48,6 +48,7 @@ mod checks;
 pub mod cnf;
 pub mod dedup;
 pub mod fixture;
+pub mod index;
 mod params;
 pub mod sample;
 pub mod values;

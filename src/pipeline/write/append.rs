@@ -18,6 +18,22 @@ use crate::search::optimal_for_instance;
 /// parallel and written as soon as each prefix is complete.
 pub(super) const CHUNK: u64 = 4096;
 
+/// Indices drawn in the next step after `done` lines of this run. A band
+/// draws and labels a chunk whole before its first line can be written
+/// (an in-band draw is only known once labelled), so its chunks start at
+/// two per worker and double with the lines written, up to 64 per worker:
+/// the first lines and the progress come at once and a killed run keeps
+/// them, as in an unbanded run (whose chunk is labelled while it is
+/// written). The lines do not depend on the chunks (draws are per index,
+/// admitted in index order).
+fn chunk_size(banded: bool, done: u64) -> u64 {
+    if !banded {
+        return CHUNK;
+    }
+    let threads = rayon::current_num_threads().max(1) as u64;
+    done.clamp(2 * threads, 64 * threads).min(CHUNK)
+}
+
 /// Longest time written lines may wait for an fsync.
 const SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -42,7 +58,7 @@ pub(super) fn append_chunks(
     let mut next = from;
     let mut synced = Instant::now();
     while next < to {
-        let end = (next + CHUNK).min(to);
+        let end = (next + chunk_size(job.band().is_some(), next - from)).min(to);
         let t = Instant::now();
         let instances = make(next..end)?;
         synthesis_s += t.elapsed().as_secs_f64();
@@ -73,7 +89,7 @@ pub(super) fn write_in_order(
     instances: &[Made],
     write: impl FnMut(usize, &[u8]) -> Result<(), OutputError> + Send,
 ) -> Result<(), OutputError> {
-    let (domain, labels) = (job.domain, job.labels);
+    let (domain, labels) = (job.domain(), job.labels());
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
     let count = instances.len();
     std::thread::scope(|scope| {

@@ -380,7 +380,8 @@ fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), O
     let mut stats = Stats::default();
     for m in &group.manifests {
         let shard_path = dir.join(&m.file);
-        let file = std::fs::File::open(&shard_path).map_err(|e| OutputError::io(&shard_path, e))?;
+        let file =
+            crate::files::read::open(&shard_path).map_err(|e| OutputError::io(&shard_path, e))?;
         readers.push((shard_path, BufReader::with_capacity(1 << 20, file)));
         stats.add(&Stats {
             instances: 0,

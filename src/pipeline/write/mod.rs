@@ -80,6 +80,7 @@ use crate::contamination::Exclusion;
 use crate::dataset::setting::Setting;
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
+use crate::pipeline::generate::{DatasetRun, GenerateJob};
 use crate::progress::Progress;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
@@ -88,60 +89,98 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// One generation request.
+/// One dataset of the main job as the engine writes it: the job value the
+/// command line built ([`GenerateJob`]: domain, setting, target, budget,
+/// `--force`, secret seed) and what is particular to this dataset of it
+/// ([`DatasetRun`]: where it goes, its `n`, exclusion and band), never a
+/// copy of their fields.
 pub struct Job<'a> {
-    pub domain: &'a Domain,
-    pub params: Params,
-    pub n: u64,
-    /// Output root (`--out`, default `generated/`).
-    pub out: PathBuf,
-    /// The whole dataset, or one shard of it.
-    pub target: Target,
-    pub force: bool,
+    pub main: &'a GenerateJob,
+    /// The job's setting with the seed this run draws from (a `--seed
+    /// random` run's drawn seed in place of `params.seed`).
+    pub params: &'a Params,
+    pub run: &'a DatasetRun,
+    /// Told the lines done of the stage the caller started.
+    pub progress: &'a dyn Progress,
+}
+
+impl<'a> Job<'a> {
+    pub fn domain(&self) -> &'a Domain {
+        &self.main.domain
+    }
+
+    /// Lines of the whole dataset (a shard writes its share of them).
+    pub fn n(&self) -> u64 {
+        self.run.n
+    }
+
+    /// The dataset's output root (`--out`, or a part's or level's folder).
+    pub fn out(&self) -> &'a Path {
+        &self.run.out
+    }
+
+    pub fn target(&self) -> Target {
+        self.main.target
+    }
+
+    pub fn force(&self) -> bool {
+        self.main.force
+    }
+
     /// The search budget of the `optimal` labels, each line's exact
     /// optimal search under it (`None`: `--no-labels`). Recorded in the
     /// manifest; a larger one than recorded relabels the unlabelled lines.
-    pub labels: Option<SearchBudget>,
-    /// Told the lines done of the stage the caller started.
-    pub progress: &'a dyn Progress,
-    /// `--exclude`: instances of these sets are redrawn like duplicates.
-    pub exclude: Option<Arc<Exclusion>>,
+    pub fn labels(&self) -> Option<SearchBudget> {
+        self.main.labels
+    }
+
+    /// `--exclude` (and the other `--split` parts): instances of these
+    /// sets are redrawn like duplicates.
+    pub fn exclude(&self) -> Option<&'a Arc<Exclusion>> {
+        self.run.exclude.as_ref()
+    }
+
     /// `--seed random`: the manifest records no seed (the pipeline keeps
     /// it only in a private seed file).
-    pub secret_seed: bool,
-    /// A difficulty band (`--min-expected` ...): draws outside it are
-    /// redrawn from their own stream. Needs `labels`.
-    pub band: Option<Band>,
+    pub fn secret_seed(&self) -> bool {
+        self.main.secret_seed
+    }
+
+    /// A difficulty band: draws outside it are redrawn from their own
+    /// stream. Needs labels.
+    pub fn band(&self) -> Option<Band> {
+        self.run.band
+    }
 }
 
 impl Job<'_> {
     /// The manifest's parameters of this job.
     pub fn parameters(&self) -> Parameters {
-        let mut parameters = Parameters::new(&self.params, self.n, self.labels.is_some());
-        parameters.exclude = excluded_sets(self.exclude.as_deref());
-        parameters.split = self.exclude.as_ref().and_then(|e| e.part_label());
-        if let Some(budget) = self.labels {
+        let mut parameters = Parameters::new(self.params, self.n(), self.labels().is_some());
+        parameters.exclude = excluded_sets(self.exclude().map(|e| &**e));
+        parameters.split = self.exclude().and_then(|e| e.part_label());
+        if let Some(budget) = self.labels() {
             parameters.search_budget = Some(budget.max_memo_entries);
             parameters.search_nodes = Some(budget.max_nodes);
         }
-        if self.secret_seed {
+        if self.secret_seed() {
             parameters.seed = 0;
             parameters.secret_seed = true;
         }
-        parameters.band = self.band;
+        parameters.band = self.band();
         parameters
     }
 
     /// The setting's reference sample, for the `percentile` of labelled
     /// lines (`None` without labels).
     fn reference(&self) -> Result<Option<Arc<Reference>>, SynthError> {
-        if self.labels.is_none() {
-            if self.band.is_some() {
+        if self.labels().is_none() {
+            if self.band().is_some() {
                 return Err(band_needs_labels());
             }
             return Ok(None);
         }
-        Reference::cached(self.domain, &self.params).map(Some)
+        Reference::cached(self.domain(), self.params).map(Some)
     }
 }
 
@@ -318,7 +357,12 @@ impl OutputError {
     /// Whether this is the user's request (exit 1) rather than I/O or an
     /// internal error (exit 2).
     pub fn is_input(&self) -> bool {
-        !matches!(self, OutputError::Io { .. } | OutputError::Internal { .. })
+        match self {
+            // A file read by the rule of `files::read` that breaks it.
+            OutputError::Io { source, .. } => crate::files::read::is_refusal(source),
+            OutputError::Internal { .. } => false,
+            _ => true,
+        }
     }
 }
 
@@ -334,10 +378,10 @@ pub fn dataset_path(out: &Path, domain_name: &str, params: &Params) -> PathBuf {
 
 /// Runs `job`: the dataset, or one shard of it.
 pub fn generate(job: &Job) -> Result<Summary, OutputError> {
-    let synth = Synthesizer::new(job.domain, job.params.clone())?;
-    synth.check_count(job.n)?;
+    let synth = Synthesizer::new(job.domain(), job.params.clone())?;
+    synth.check_count(job.n())?;
     let reference = job.reference()?;
-    let banded = match (job.band, job.labels) {
+    let banded = match (job.band(), job.labels()) {
         (Some(band), Some(budget)) => Some(Banded::new(&synth, band, budget)?),
         _ => None,
     };

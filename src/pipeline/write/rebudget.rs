@@ -28,15 +28,14 @@ use std::path::Path;
 /// The budget a labelled dataset's manifest records (the defaults when it
 /// records none).
 pub fn recorded(parameters: &Parameters) -> SearchBudget {
-    SearchBudget {
-        max_memo_entries: parameters
+    SearchBudget::new(
+        parameters
             .search_budget
             .unwrap_or(SearchBudget::DEFAULT_MAX_MEMO_ENTRIES),
-        max_nodes: parameters
+        parameters
             .search_nodes
             .unwrap_or(SearchBudget::DEFAULT_MAX_NODES),
-        max_time: None,
-    }
+    )
 }
 
 /// How a requested budget compares with the recorded one.

@@ -156,21 +156,21 @@ pub(super) fn shard_paths(
 /// under a larger budget, or finds it up to date.
 pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     let start = Instant::now();
-    let (domain, target) = (job.domain, job.target);
+    let (domain, target) = (job.domain(), job.target());
     check_target(target)?;
-    let files = target.files(&job.out, &domain.name, &job.params);
-    files::create_dir_below(&job.out, &files.dir)?;
+    let files = target.files(job.out(), &domain.name, job.params);
+    files::create_dir_below(job.out(), &files.dir)?;
     let path = files.path.clone();
-    let setting = Setting::from(&job.params).to_string();
+    let setting = Setting::from(job.params).to_string();
     let lock = files::FileLock::exclusive(&path)?;
     let parameters = job.parameters();
-    let entry = target.recorded(&files, &setting, job.force)?;
-    let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force)?;
+    let entry = target.recorded(&files, &setting, job.force())?;
+    let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force())?;
     check_digest(&path, resume.as_ref())?;
     if let Target::Shard(_) = target {
         rebudget::shard_conflict(&path, resume.as_ref(), &parameters)?;
     }
-    let total = target.lines_of(job.n);
+    let total = target.lines_of(job.n());
     // A finished file of this length (its digest just checked) with
     // nothing to relabel is up to date, decided before it is opened for
     // writing: a dataset on a read-only disk or directory can be re-run.
@@ -181,14 +181,14 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     }
     let (mut file, lines) = files::open_for_append(&path, resume.is_none())?;
     if lines > total {
-        return Err(too_long(&path, lines, job.n));
+        return Err(too_long(&path, lines, job.n()));
     }
     let info = DomainInfo::of(domain);
     let complete = resume
         .as_ref()
         .is_some_and(|e| e.status == Status::Complete);
     let mut note = None;
-    if let (Some(entry), Some(budget)) = (resume.as_ref(), job.labels) {
+    if let (Some(entry), Some(budget)) = (resume.as_ref(), job.labels()) {
         let recorded = rebudget::recorded(&entry.parameters);
         match rebudget::compare(recorded, budget) {
             rebudget::Change::Same => {}
@@ -198,7 +198,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
                 return Ok(summary);
             }
             rebudget::Change::NotLarger => return Err(smaller_budget(path, recorded)),
-            rebudget::Change::Larger if job.band.is_some() => {
+            rebudget::Change::Larger if job.band().is_some() => {
                 return Err(banded_budget(path, recorded));
             }
             rebudget::Change::Larger => {
@@ -228,7 +228,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
 
     // Keys of the lines already there: instance `lines` competes with them.
     // The record counts the work of every line, not only this run's.
-    let mut seen = Dedup::excluding(job.exclude.clone());
+    let mut seen = Dedup::excluding(job.exclude().cloned());
     let before = prefix(job, plan, &path, lines, resume.as_ref(), &mut seen)?;
     let mut entry = DatasetEntry {
         file: path
@@ -278,7 +278,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
         up_to_date: false,
         note,
         lock: Some(lock),
-        part: job.exclude.as_ref().and_then(|e| e.part_name()),
+        part: job.exclude().and_then(|e| e.part_name()),
     })
 }
 
@@ -303,7 +303,10 @@ fn finished(job: &Job, resume: Option<&DatasetEntry>, total: u64) -> Option<Opti
         e.status == Status::Complete && e.digest.is_some() && e.counts.instances == total
     })?;
     let recorded = rebudget::recorded(&entry.parameters);
-    match job.labels.map(|budget| rebudget::compare(recorded, budget)) {
+    match job
+        .labels()
+        .map(|budget| rebudget::compare(recorded, budget))
+    {
         Some(rebudget::Change::Larger) => None,
         Some(rebudget::Change::NotLarger) => Some(Some(not_larger_note(recorded))),
         _ => Some(None),
@@ -320,10 +323,10 @@ fn prefix(
     resume: Option<&DatasetEntry>,
     seen: &mut Dedup,
 ) -> Result<Stats, OutputError> {
-    match job.target {
-        Target::Whole => resume::dataset_prefix(job.domain, plan, path, lines, resume, seen),
-        Target::Shard(_) => resume::shard_prefix(plan, job.exclude.as_ref(), lines, resume, |j| {
-            job.target.index(j)
+    match job.target() {
+        Target::Whole => resume::dataset_prefix(job.domain(), plan, path, lines, resume, seen),
+        Target::Shard(_) => resume::shard_prefix(plan, job.exclude(), lines, resume, |j| {
+            job.target().index(j)
         }),
     }
 }
@@ -337,11 +340,11 @@ fn draw(
     seen: &mut Dedup,
     stats: &mut Stats,
 ) -> Result<Vec<Made>, OutputError> {
-    if job.target == Target::Whole {
+    if job.target() == Target::Whole {
         return make_range(plan.synth, plan.banded, range, seen, stats);
     }
-    let indices: Vec<u64> = range.map(|j| job.target.index(j)).collect();
-    let drawn = draws::first_draws(plan, job.exclude.as_ref(), &indices)?;
+    let indices: Vec<u64> = range.map(|j| job.target().index(j)).collect();
+    let drawn = draws::first_draws(plan, job.exclude(), &indices)?;
     Ok(drawn
         .into_iter()
         .map(|(c, label)| {

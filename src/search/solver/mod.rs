@@ -183,6 +183,16 @@ pub struct Solver<'m, M: Mask, K: Key> {
     plain_left: u64,
 }
 
+/// What one solver hands to the next on the same problem and memos
+/// ([`Solver::carry`], [`Solver::resume`]); the default resumes nothing.
+#[derive(Default)]
+pub struct Carry {
+    started: bool,
+    reuse: Option<ReuseBound>,
+    expansions: u64,
+    plain_left: u64,
+}
+
 /// Expansions after which a search that has not started tracking
 /// actions in its reuse bound does (see [`reuse`]: tracking pays on large
 /// searches only).
@@ -194,6 +204,16 @@ const DEEP_AFTER: u64 = 2_000;
 
 impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     pub fn new(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
+        memos.proven.clear();
+        memos.greedy.clear();
+        Self::keeping(problem, memos, budget)
+    }
+
+    /// A solver on memos that already hold bounds proven for this same
+    /// `problem` (an earlier solver's on it): they are kept, so the
+    /// states of one game share their work. Memos of another problem
+    /// must be cleared first ([`Solver::new`] does).
+    pub fn keeping(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
         let Memos {
             proven: memo,
             greedy,
@@ -205,8 +225,6 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .iter()
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
-        memo.clear();
-        greedy.clear();
         let widest_rule_out = states
             .iter()
             .flatten()
@@ -228,6 +246,37 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             reuse_after: DEEP_AFTER,
             track_after: TRACK_AFTER,
             plain_left: plain::plain_nodes(problem.action_count()),
+        }
+    }
+
+    /// [`Solver::keeping`] that also resumes where an earlier solver on
+    /// the same problem and memos stopped ([`Solver::carry`]): its reuse
+    /// bound (a function of the problem alone), its expansion count (the
+    /// node budget then counts from there) and its plain-recursion
+    /// allowance. Values are the same either way; only work is saved.
+    pub fn resume(
+        problem: &Problem,
+        memos: &'m mut Memos<K>,
+        budget: SearchBudget,
+        carry: Carry,
+    ) -> Self {
+        let mut solver = Self::keeping(problem, memos, budget);
+        if carry.started {
+            solver.expansions = carry.expansions;
+            solver.reuse = carry.reuse;
+            solver.plain_left = carry.plain_left;
+            solver.budget.max_nodes = budget.max_nodes.saturating_add(carry.expansions);
+        }
+        solver
+    }
+
+    /// What the next solver on these memos may resume from.
+    pub fn carry(self) -> Carry {
+        Carry {
+            started: true,
+            reuse: self.reuse,
+            expansions: self.expansions,
+            plain_left: self.plain_left,
         }
     }
 

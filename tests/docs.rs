@@ -1,9 +1,11 @@
-//! README.md against the code: its flag tables must name every flag that
-//! `kumo-gen CMD --help` prints, in the table of that command, and be
-//! exactly what `examples/flag_tables.rs` writes from the clap
-//! definitions (so a changed default or help text shows up too); its
-//! section "The golden player's answer rule" must be what the labels and
-//! the SFT records of a generated dataset do.
+//! The documents' facts against the code: the flag reference
+//! (docs/flags.md) must name every flag that `kumo-gen CMD --help`
+//! prints, in the table of that command, and be exactly what
+//! `examples/flag_tables.rs` writes from the clap definitions (so a
+//! changed default or help text shows up too); docs/output.md's section
+//! "The golden player's answer rule" must be what the labels and the SFT
+//! records of a generated dataset do. (`docs_commands.rs` runs the
+//! documents' commands.)
 
 use std::collections::BTreeMap;
 
@@ -16,15 +18,21 @@ use serde_json::Value;
 use crate::common::{TestCommand, root};
 use crate::reference::Reference;
 
-const REGENERATE: &str = "cargo run --release --example flag_tables -- --write README.md";
+const REGENERATE: &str = "cargo run --release --example flag_tables -- --write docs/flags.md";
 
-/// The generated block of README.md, split into its tables: command name
+/// The flag reference, from the repository root.
+const FLAGS: &str = "docs/flags.md";
+
+/// The document that states the golden player's rule.
+const GOLDEN_DOC: &str = "docs/output.md";
+
+/// The generated block of the flag reference, split into its tables: command name
 /// (`""` for the flags every command takes) to the flag names of its rows.
 fn readme_tables() -> (String, BTreeMap<String, Vec<String>>) {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join(FLAGS)).unwrap();
     let (Some(start), Some(end)) = (readme.find(BEGIN), readme.find(END)) else {
         panic!(
-            "README.md has no generated flag tables; put the lines\n{BEGIN}\n{END}\nwhere they belong and run `{REGENERATE}`"
+            "{FLAGS} has no generated flag tables; put the lines\n{BEGIN}\n{END}\nwhere they belong and run `{REGENERATE}`"
         )
     };
     let block = readme[start..end + END.len()].to_string() + "\n";
@@ -85,7 +93,7 @@ fn help_flags(command: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_readme_flag_tables_name_every_flag_of_every_command() {
+fn the_flag_reference_names_every_flag_of_every_command() {
     let (block, tables) = readme_tables();
     let cli = kumo_gen::cli::command();
     let global: Vec<String> = tables.get("").cloned().unwrap_or_default();
@@ -121,7 +129,7 @@ fn the_readme_flag_tables_name_every_flag_of_every_command() {
     }
     assert!(
         problems.is_empty(),
-        "README.md's flag tables are out of date:\n  {}\nrun `{REGENERATE}`",
+        "{FLAGS} is out of date:\n  {}\nrun `{REGENERATE}`",
         problems.join("\n  ")
     );
     let generated = markdown(&cli);
@@ -132,21 +140,21 @@ fn the_readme_flag_tables_name_every_flag_of_every_command() {
         .or((block.lines().count() != generated.lines().count()).then_some(("(length)", "")))
     {
         panic!(
-            "README.md's flag tables name every flag but differ from the clap definitions \
-             (a help text or default changed):\n  README: {readme}\n  clap:   {clap}\nrun `{REGENERATE}`"
+            "{FLAGS} names every flag but differs from the clap definitions \
+             (a help text or default changed):\n  doc:  {readme}\n  clap: {clap}\nrun `{REGENERATE}`"
         );
     }
 }
 
-/// The README's statement of the golden player's rule, clause by clause
+/// The documented statement of the golden player's rule, clause by clause
 /// (whitespace aside): the test below checks the code against these.
 const GOLDEN_RULE: [&str; 6] = [
     "As soon as at most one candidate is left, or some candidate is ruled out by no state of any action left (with no action left, every candidate is).",
     "Otherwise it takes the optimal action (least exact expected steps, the first in the line's `actions` order among ties)",
     "The first candidate, in the line's `truths` order, that no action left can rule out; when every candidate can still be ruled out, the one candidate left.",
     "with one valid truth (the default) `golden_answer` is the valid truth",
-    "The last assistant turn is always the answer, and with one valid truth it names `golden_answer`.",
-    "With `--valid 2` or more it names the first *valid* candidate in the `truths` order instead",
+    "The last assistant turn is always the answer, and it names `golden_answer` with any number of valid truths:",
+    "naming any valid truth scores as success, as in KUMO.",
 ];
 
 fn squeeze(text: &str) -> String {
@@ -159,7 +167,7 @@ fn answer_of(turn: &str) -> &str {
     after.split("</ANSWER>").next().unwrap_or("").trim()
 }
 
-/// One labelled line and its SFT record against the README's rule, played
+/// One labelled line and its SFT record against the documented rule, played
 /// independently: the candidates and actions left at every move, the
 /// optimal action by KUMO's recursion, the named truth, the record's turns.
 fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
@@ -183,6 +191,12 @@ fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
     let related = |a: usize, t: usize| rules[a].iter().any(|s| s.contains(&t));
     let mut reference = Reference::from_lists(resolved.truths.len(), &rules).canonical();
     let golden = resolved.golden.clone().expect("a labelled line");
+    let expected = line.expected_steps().expect("a labelled line");
+    let (want, _) = reference.root();
+    assert!(
+        (expected - want).abs() < 1e-9,
+        "seed {seed}: expected_steps {expected} vs the recursion's {want}"
+    );
     let valid: Vec<usize> = (0..resolved.truths.len())
         .filter(|&t| resolved.valid.contains(&resolved.truths[t]))
         .collect();
@@ -199,7 +213,7 @@ fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
         let Some(&action) = golden.get(step) else {
             assert!(
                 answers,
-                "seed {seed}: the golden player answers before the README says it may"
+                "seed {seed}: the golden player answers before the documented rule says it may"
             );
             let named = unprovable.first().or(candidates.first()).copied().unwrap();
             let answer = line
@@ -218,14 +232,13 @@ fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
                     "seed {seed}: with one valid truth the golden answer is it"
                 );
             }
-            let sft_named = match candidates.as_slice() {
-                [only] => *only,
-                _ => candidates
-                    .iter()
-                    .copied()
-                    .find(|t| valid.contains(t))
-                    .unwrap(),
-            };
+            // The record names the golden answer: proven, with any
+            // number of valid truths.
+            let sft_named = named;
+            assert!(
+                valid.contains(&sft_named),
+                "seed {seed}: the SFT answer is a valid truth"
+            );
             let turns: Vec<&str> = sft["messages"]
                 .as_array()
                 .unwrap()
@@ -252,7 +265,7 @@ fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
         };
         assert!(
             !answers,
-            "seed {seed}: the golden player acts where the README says it answers"
+            "seed {seed}: the golden player acts where the documented rule says it answers"
         );
         let optimal = reference.solve(mask(&candidates), mask(&left)).1;
         assert_eq!(
@@ -267,23 +280,25 @@ fn check_golden_rule(domain: &Domain, line: &InstanceLine, sft: &Value) {
 }
 
 #[test]
-fn the_readme_golden_player_rule_is_what_labels_and_sft_records_do() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_golden_player_rule_is_what_labels_and_sft_records_do() {
+    let readme = std::fs::read_to_string(root().join(GOLDEN_DOC)).unwrap();
     let heading = "## The golden player's answer rule\n";
     let start = readme
         .find(heading)
-        .expect("README.md states the golden player's rule");
+        .unwrap_or_else(|| panic!("{GOLDEN_DOC} states the golden player's rule"));
     let body = &readme[start + heading.len()..];
     let section = squeeze(&body[..body.find("\n## ").unwrap_or(body.len())]);
     for clause in GOLDEN_RULE {
         assert!(
             section.contains(&squeeze(clause)),
-            "README.md's golden player rule no longer says:\n  {clause}\nchange this test with the README, after checking the code"
+            "{GOLDEN_DOC}'s golden player rule no longer says:\n  {clause}\nchange this test with the document, after checking the code"
         );
     }
     let domain = Registry::new(None).load("medical").unwrap().0;
     let out = tempfile::tempdir().unwrap();
-    let settings = [("12", "16", "1"), ("6", "8", "2")];
+    // `--valid 2` and `3` pass the checks of `--valid 1`: labels and
+    // golden trajectories against the recursion, SFT answers, books.
+    let settings = [("12", "16", "1"), ("6", "8", "2"), ("8", "10", "3")];
     for (truths, actions, valid) in settings {
         TestCommand::new()
             .args([
@@ -313,5 +328,6 @@ fn the_readme_golden_player_rule_is_what_labels_and_sft_records_do() {
             let line: InstanceLine = serde_json::from_str(line).unwrap();
             check_golden_rule(&domain, &line, &serde_json::from_str(record).unwrap());
         }
+        TestCommand::new().arg("check-books").arg(&dir).ok();
     }
 }

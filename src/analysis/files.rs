@@ -1,0 +1,146 @@
+//! Analysing result files: every trial of every line, against the
+//! line's instance, read the way `score` reads them ([`crate::score`]'s
+//! [`ResultFile`], its instance sets and domains in [`Sources`]).
+//!
+//! Lines are analysed in parallel (on the caller's rayon pool), one
+//! [`Analyst`] (one memo) per line shared by its trials; the output keeps
+//! the file's line order, so it does not depend on the thread count.
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use super::{Analyst, GameAnalysis, Said};
+use crate::score::{ResultFile, Sources, TrialFacts};
+use crate::search::SearchBudget;
+
+/// The analysis of one result line: its instance's games, one per trial
+/// (`None` for a trial whose search went over budget).
+#[derive(Clone, Debug)]
+pub struct LineAnalysis {
+    pub seed: u64,
+    pub games: Vec<Option<GameAnalysis>>,
+    /// The moves as `kumo-gen moves` rows (JSON objects, one per move), when
+    /// asked for.
+    pub rows: Vec<String>,
+}
+
+/// The analysis of one result file.
+#[derive(Clone, Debug, Default)]
+pub struct FileAnalysis {
+    pub lines: Vec<LineAnalysis>,
+    /// What could not be analysed, for the user (`file: ...`).
+    pub notes: Vec<String>,
+}
+
+/// The moves of a trial, as this instance reads its names (names of
+/// neither a truth nor an action are left out).
+pub fn trial_moves(analyst: &Analyst, trial: &TrialFacts) -> Vec<Said> {
+    trial
+        .said
+        .iter()
+        .filter_map(|name| analyst.said(name))
+        .collect()
+}
+
+/// Analyses every trial of `file` whose instance and domain `sources`
+/// know; with `rows`, also formats each move as a row.
+pub fn analyse_file(
+    file: &ResultFile,
+    sources: &Sources,
+    budget: SearchBudget,
+    rows: bool,
+) -> FileAnalysis {
+    let mut out = FileAnalysis::default();
+    let Some(set) = sources.instances(&file.key) else {
+        out.notes.push(format!(
+            "{}: no instance file for domain `{}` setting `{}`; its moves are not analysed (pass --instances)",
+            file.path, file.key.domain, file.key.setting
+        ));
+        return out;
+    };
+    let Some(domain) = sources.domains.get(&file.key.domain) else {
+        out.notes.push(format!(
+            "{}: no domain found for `{}`; its moves are not analysed (pass --domain)",
+            file.path, file.key.domain
+        ));
+        return out;
+    };
+    let by_seed: std::collections::HashMap<u64, &crate::game::InstanceLine> =
+        set.instances.iter().map(|i| (i.seed, i)).collect();
+    let results: Vec<Result<LineAnalysis, String>> = file
+        .lines
+        .par_iter()
+        .filter_map(|line| {
+            let seed = line.seed?;
+            let Some(instance) = by_seed.get(&seed) else {
+                return Some(Err(format!(
+                    "seed {seed} is not in the instance file; left out"
+                )));
+            };
+            let mut analyst = match Analyst::new(domain, instance, budget) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(format!("seed {seed}: {e}; left out"))),
+            };
+            let mut games = Vec::with_capacity(line.trials.len());
+            let mut line_rows = Vec::new();
+            for (trial_index, trial) in line.trials.iter().enumerate() {
+                let moves = trial_moves(&analyst, trial);
+                match analyst.game(&moves) {
+                    Ok(game) => {
+                        if rows {
+                            for m in &game.moves {
+                                line_rows.push(row(file, seed, trial_index, &analyst, m, &game));
+                            }
+                        }
+                        games.push(Some(game));
+                    }
+                    Err(_) => games.push(None),
+                }
+            }
+            Some(Ok(LineAnalysis {
+                seed,
+                games,
+                rows: line_rows,
+            }))
+        })
+        .collect();
+    let mut over_budget = 0usize;
+    for r in results {
+        match r {
+            Ok(line) => {
+                over_budget += line.games.iter().filter(|g| g.is_none()).count();
+                out.lines.push(line);
+            }
+            Err(note) => out.notes.push(format!("{}: {note}", file.path)),
+        }
+    }
+    if over_budget > 0 {
+        out.notes.push(format!(
+            "{}: {over_budget} trial(s) not analysed: a value's search went over its budget",
+            file.path
+        ));
+    }
+    out
+}
+
+fn row(
+    file: &ResultFile,
+    seed: u64,
+    trial: usize,
+    analyst: &Analyst,
+    m: &super::MoveAnalysis,
+    game: &GameAnalysis,
+) -> String {
+    let mut object = Map::new();
+    object.insert("model".into(), Value::from(file.key.model.as_str()));
+    object.insert("agent".into(), Value::from(file.key.agent.as_str()));
+    object.insert("domain".into(), Value::from(file.key.domain.as_str()));
+    object.insert("setting".into(), Value::from(file.key.setting.as_str()));
+    object.insert("seed".into(), Value::from(seed));
+    object.insert("trial".into(), Value::from(trial));
+    if let Value::Object(fields) = analyst.move_json(m) {
+        object.extend(fields);
+    }
+    object.insert("golden_length".into(), Value::from(game.golden_length));
+    serde_json::to_string(&Value::Object(object)).expect("rows serialize")
+}

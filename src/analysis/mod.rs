@@ -1,0 +1,360 @@
+//! Per-move analytics of any trajectory against the exact optimum.
+//!
+//! In: an instance (its [`InstanceLine`] and [`Domain`]) and what a player
+//! said, in order (action and truth names, as a trial's `actions` records
+//! them). Out: a [`GameAnalysis`]: per move ([`MoveAnalysis`]) the value
+//! `V` of the state before it, the move's `Q`, its regret `Q - V` (the
+//! expected actions it wastes), whether it was optimal, the candidates
+//! before and after, whether it was redundant; for the answer whether it
+//! was proven and correct; per game the total regret, the optimal-move
+//! rate and the efficiency. docs/analytics.md states every definition for
+//! users; in short:
+//!
+//! - the state is the candidates (instance truths no observation seen so
+//!   far rules out; an observation rules out what its state does, the
+//!   search's reading: the first range holding a number) and the actions
+//!   not taken yet; `V` and `Q` are [`crate::search::Values`]'s, exact;
+//! - an action taken again shows nothing new: `Q = 1 + V`, regret 1;
+//! - *redundant*: the action cannot rule out a candidate whatever it
+//!   shows (taken before, or related to none of them);
+//! - an answer costs no action: `Q = V`, regret 0. It is *proven* when
+//!   the named truth is a candidate and it is the only one left or no
+//!   action left can rule it out (then it is valid for sure: every invalid
+//!   truth is ruled out by some observation of the instance); *correct* is
+//!   KUMO's `evaluate_answer` ([`Judge`]); an answer is *optimal* when
+//!   proven, which is when the optimal player answers;
+//! - efficiency: `min(1, g / n)^2` with `g` the golden trajectory's
+//!   actions and `n` the player's, `1` when both are 0, and `0` when the
+//!   game did not end in a proven answer.
+//!
+//! No I/O: [`files`] reads result files through [`crate::score`]'s reader.
+
+pub mod files;
+pub mod pairs;
+
+use serde_json::{Value, json};
+
+use crate::domain::Domain;
+use crate::game::{InstanceLine, Judge, LineMismatch};
+use crate::search::{Problem, SearchBudget, SearchError, State, StateValues, Values};
+
+/// Why an instance cannot be analysed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Line(#[from] LineMismatch),
+    #[error(transparent)]
+    Search(#[from] SearchError),
+}
+
+/// What one move of a player was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// Instance action `0..actions` (position in the instance).
+    Action(usize),
+    /// Instance truth (position in the instance).
+    Answer(usize),
+}
+
+/// One analysed move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveAnalysis {
+    /// The move's number in the trajectory, from 0.
+    pub step: usize,
+    pub said: Said,
+    /// The state before the move.
+    pub before: State,
+    /// The candidates after it (the same as before for an answer).
+    pub candidates_after: u128,
+    /// `V` before the move.
+    pub value: f64,
+    /// `Q` of the move (`V` for an answer).
+    pub q: f64,
+    /// `Q - V` (0 for an answer).
+    pub regret: f64,
+    pub optimal: bool,
+    /// The action could rule out no candidate (or was taken before).
+    pub redundant: bool,
+    /// The action was taken before in this game.
+    pub repeated: bool,
+    /// An answer: proven (see the module doc).
+    pub proven: Option<bool>,
+    /// An answer: KUMO's `evaluate_answer`.
+    pub correct: Option<bool>,
+}
+
+/// One analysed game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameAnalysis {
+    pub moves: Vec<MoveAnalysis>,
+    pub total_regret: f64,
+    pub optimal_moves: usize,
+    /// Actions taken (repeats included), answers not.
+    pub actions_taken: usize,
+    /// Actions of the golden trajectory on this instance.
+    pub golden_length: usize,
+    /// The last answer was proven (and so correct).
+    pub proven: bool,
+    /// The last answer was correct.
+    pub correct: bool,
+    /// `min(1, golden / actions)^2` for a proven answer, else 0.
+    pub efficiency: f64,
+}
+
+impl GameAnalysis {
+    /// Optimal moves over moves (1 for a game without moves).
+    pub fn optimal_move_rate(&self) -> f64 {
+        if self.moves.is_empty() {
+            1.0
+        } else {
+            self.optimal_moves as f64 / self.moves.len() as f64
+        }
+    }
+}
+
+/// The efficiency of a game of `actions` actions whose golden trajectory
+/// takes `golden`: `min(1, golden / actions)^2`, 1 when `actions` is 0.
+pub fn efficiency(golden: usize, actions: usize, proven: bool) -> f64 {
+    if !proven {
+        return 0.0;
+    }
+    if actions == 0 {
+        return 1.0;
+    }
+    let ratio = (golden as f64 / actions as f64).min(1.0);
+    ratio * ratio
+}
+
+/// One instance, ready to analyse any number of games on it (they share
+/// one memo).
+pub struct Analyst {
+    values: Values,
+    observed: Vec<Option<usize>>,
+    truths: Vec<String>,
+    actions: Vec<String>,
+    judge: Judge,
+    golden_length: Option<usize>,
+}
+
+impl Analyst {
+    /// The analyst of `line`, an instance of `domain`; `budget` limits
+    /// each value's search.
+    pub fn new(
+        domain: &Domain,
+        line: &InstanceLine,
+        budget: SearchBudget,
+    ) -> Result<Analyst, AnalysisError> {
+        let resolved = line.resolve(domain)?;
+        let problem = Problem::new(domain, &resolved.truths, &resolved.actions)?;
+        Ok(Analyst {
+            values: Values::new(problem, budget),
+            observed: resolved.observed,
+            truths: line.truths.clone(),
+            actions: line.actions.clone(),
+            judge: Judge::new(domain, line)?,
+            golden_length: None,
+        })
+    }
+
+    /// The instance's truth names, in instance order.
+    pub fn truth_names(&self) -> &[String] {
+        &self.truths
+    }
+
+    /// The instance's action names, in instance order.
+    pub fn action_names(&self) -> &[String] {
+        &self.actions
+    }
+
+    /// The values of the game (for states of one's own).
+    pub fn values(&mut self) -> &mut Values {
+        &mut self.values
+    }
+
+    /// The start of the game.
+    pub fn root(&self) -> State {
+        State::root(self.values.problem())
+    }
+
+    /// What `name` is in this instance: a truth first (as a trial reads a
+    /// reply), then an action; `None` for neither.
+    pub fn said(&self, name: &str) -> Option<Said> {
+        if let Some(t) = self.truths.iter().position(|t| t == name) {
+            return Some(Said::Answer(t));
+        }
+        self.actions
+            .iter()
+            .position(|a| a == name)
+            .map(Said::Action)
+    }
+
+    /// Actions the golden trajectory takes on this instance (the optimal
+    /// policy against its observations, ties in instance order).
+    pub fn golden_length(&mut self) -> Result<usize, SearchError> {
+        if let Some(g) = self.golden_length {
+            return Ok(g);
+        }
+        let mut state = self.root();
+        let mut taken = 0;
+        while let (_, Some(action)) = self.values.decide(state)? {
+            state = state.after(self.values.problem(), action, self.observed[action]);
+            taken += 1;
+        }
+        self.golden_length = Some(taken);
+        Ok(taken)
+    }
+
+    /// The golden player's answer at `state`: the first candidate no
+    /// action left can rule out, else the first candidate (the only one
+    /// at a state where it answers); `None` without a candidate.
+    pub fn golden_answer(&self, state: State) -> Option<usize> {
+        let certified = self.values.certified(state);
+        let pick = if certified != 0 {
+            certified
+        } else {
+            state.truths
+        };
+        (pick != 0).then(|| pick.trailing_zeros() as usize)
+    }
+
+    /// The full values of `state` (every action's `Q`, the optimal set).
+    pub fn state_values(&mut self, state: State) -> Result<StateValues, SearchError> {
+        self.values.state(state)
+    }
+
+    /// Analyses one move at `state` (the `step`-th), returning it and the
+    /// state after it.
+    pub fn step(
+        &mut self,
+        state: State,
+        step: usize,
+        said: Said,
+    ) -> Result<(MoveAnalysis, State), SearchError> {
+        let value = self.values.value(state)?;
+        match said {
+            Said::Action(a) => {
+                let repeated = !state.has_action(a);
+                let q = self.values.q(state, a)?;
+                let after = state.after(self.values.problem(), a, self.observed[a]);
+                let regret = q - value;
+                let optimal = !repeated && value > 0.0 && q == value;
+                Ok((
+                    MoveAnalysis {
+                        step,
+                        said,
+                        before: state,
+                        candidates_after: after.truths,
+                        value,
+                        q,
+                        regret,
+                        optimal,
+                        redundant: !self.values.can_learn(state, a),
+                        repeated,
+                        proven: None,
+                        correct: None,
+                    },
+                    after,
+                ))
+            }
+            Said::Answer(t) => {
+                let candidate = state.truths >> t & 1 == 1;
+                let proven = candidate
+                    && (state.candidates() == 1 || self.values.certified(state) >> t & 1 == 1);
+                let correct = self.judge.evaluate(&self.truths[t]);
+                Ok((
+                    MoveAnalysis {
+                        step,
+                        said,
+                        before: state,
+                        candidates_after: state.truths,
+                        value,
+                        q: value,
+                        regret: 0.0,
+                        optimal: proven,
+                        redundant: false,
+                        repeated: false,
+                        proven: Some(proven),
+                        correct: Some(correct),
+                    },
+                    state,
+                ))
+            }
+        }
+    }
+
+    /// Analyses a whole game: the moves in order (names neither a truth
+    /// nor an action of the instance are left out; play goes on after an
+    /// answer only when more moves follow, as in the budgeted protocol).
+    pub fn game(&mut self, moves: &[Said]) -> Result<GameAnalysis, SearchError> {
+        let golden_length = self.golden_length()?;
+        let mut state = self.root();
+        let mut out = Vec::with_capacity(moves.len());
+        for (step, &said) in moves.iter().enumerate() {
+            let (analysed, next) = self.step(state, step, said)?;
+            out.push(analysed);
+            state = next;
+        }
+        let total_regret = out.iter().map(|m| m.regret).sum();
+        let optimal_moves = out.iter().filter(|m| m.optimal).count();
+        let actions_taken = out
+            .iter()
+            .filter(|m| matches!(m.said, Said::Action(_)))
+            .count();
+        let last_answer = out.iter().rev().find(|m| m.proven.is_some());
+        let proven = last_answer.and_then(|m| m.proven).unwrap_or(false);
+        let correct = last_answer.and_then(|m| m.correct).unwrap_or(false);
+        Ok(GameAnalysis {
+            total_regret,
+            optimal_moves,
+            actions_taken,
+            golden_length,
+            proven,
+            correct,
+            efficiency: efficiency(golden_length, actions_taken, proven),
+            moves: out,
+        })
+    }
+
+    /// The names of the truths in `mask`, in instance order.
+    pub fn truths_in(&self, mask: u128) -> Vec<&str> {
+        names_in(&self.truths, mask)
+    }
+
+    /// The names of the actions in `mask`, in instance order.
+    pub fn actions_in(&self, mask: u128) -> Vec<&str> {
+        names_in(&self.actions, mask)
+    }
+
+    /// One move as a row of `kumo-gen moves` (without the game's keys).
+    pub fn move_json(&self, m: &MoveAnalysis) -> Value {
+        let (action, answer) = match m.said {
+            Said::Action(a) => (json!(self.actions[a]), Value::Null),
+            Said::Answer(t) => (Value::Null, json!(self.truths[t])),
+        };
+        json!({
+            "step": m.step,
+            "action": action,
+            "answer": answer,
+            "proven": m.proven,
+            "correct": m.correct,
+            "candidates": self.truths_in(m.before.truths),
+            "candidates_after": self.truths_in(m.candidates_after),
+            "actions_left": self.actions_in(m.before.actions),
+            "value": m.value,
+            "q": m.q,
+            "regret": m.regret,
+            "optimal": m.optimal,
+            "redundant": m.redundant,
+            "repeated": m.repeated,
+        })
+    }
+}
+
+fn names_in(names: &[String], mask: u128) -> Vec<&str> {
+    names
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < 128 && mask >> i & 1 == 1)
+        .map(|(_, n)| n.as_str())
+        .collect()
+}

@@ -1,0 +1,86 @@
+//! `kumo-gen moves`: every move of every trial in result files, scored
+//! against the exact optimum, one JSON row per move (docs/analytics.md).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::{Error, Globals, Report};
+use crate::analysis::files::analyse_file;
+use crate::search::SearchBudget;
+
+#[derive(clap::Args, Debug)]
+pub struct MovesArgs {
+    /// Result files or directories (as `score` reads them).
+    #[arg(value_name = "RESULTS", required = true)]
+    paths: Vec<PathBuf>,
+    /// Instance files or directories the results were played on.
+    #[arg(long, value_name = "FILE|DIR", required = true)]
+    instances: Vec<PathBuf>,
+    /// Domain (name or path); by default the result's domain name is looked up.
+    #[arg(long, value_name = "NAME|PATH")]
+    domain: Option<String>,
+    /// Where to write the rows (JSON lines); `-` or none: standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
+    threads: usize,
+}
+
+pub fn run(globals: &Globals, args: &MovesArgs) -> Result<Report, Error> {
+    let (files, sources) = super::score::read_sources(
+        globals,
+        &args.paths,
+        &args.instances,
+        args.domain.as_deref(),
+        None,
+    )?;
+    let pool = super::flags::pool(args.threads)?;
+    let budget = SearchBudget::default();
+    let analysed: Vec<_> = pool.install(|| {
+        files
+            .iter()
+            .map(|f| analyse_file(f, &sources, budget, true))
+            .collect()
+    });
+    let mut rows = 0usize;
+    for a in &analysed {
+        for note in &a.notes {
+            crate::stderr_line!("note: {note}");
+        }
+        rows += a.lines.iter().map(|l| l.rows.len()).sum::<usize>();
+    }
+    if rows == 0 {
+        return Err(Error::input_with_help(
+            "no move could be analysed: no result line has its instance and domain",
+            "pass --instances with the files the results were played on (and --domain if the result's domain name is not one)",
+        ));
+    }
+    let write = |w: &mut dyn Write| -> io::Result<()> {
+        for a in &analysed {
+            for line in &a.lines {
+                for row in &line.rows {
+                    w.write_all(row.as_bytes())?;
+                    w.write_all(b"\n")?;
+                }
+            }
+        }
+        w.flush()
+    };
+    match args.output.as_deref() {
+        None => write(&mut io::stdout().lock()).map_err(Error::from)?,
+        Some(p) if p.as_os_str() == "-" => write(&mut io::stdout().lock()).map_err(Error::from)?,
+        Some(path) => crate::files::write_atomic_with(
+            path,
+            |w| write(w).map_err(|e| cannot_write(path, e)),
+            cannot_write,
+        )?,
+    }
+    crate::stderr_line!("{rows} moves analysed");
+    Ok(Report::Done)
+}
+
+/// An I/O failure writing `path`, naming it.
+fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
+}

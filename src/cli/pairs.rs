@@ -1,0 +1,142 @@
+//! `kumo-gen pairs`: preference pairs (TRL's prompt/chosen/rejected
+//! layout, with both actions' exact `Q`) along golden and random-player
+//! paths of a dataset's instances (docs/analytics.md).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{Error, Globals, Report};
+use crate::analysis::pairs::{PairOptions, task_pairs};
+use crate::dataset::{self, Setting};
+use crate::render::{RenderOptions, Renderer, Templates};
+use crate::search::SearchBudget;
+
+#[derive(clap::Args, Debug)]
+pub struct PairsArgs {
+    /// Dataset directory, as `eval --data` reads it:
+    /// `DIR/<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`
+    /// (and its books).
+    #[arg(long, value_name = "DIR")]
+    data: PathBuf,
+    /// Only this domain (its directory name, or a domain name or path).
+    #[arg(long, value_name = "D")]
+    domain: Option<String>,
+    /// Where to write the pairs (JSON lines); `-` or none: standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Seed of the random-player paths.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Random-player (off-policy) paths per instance.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    random_paths: usize,
+    /// Leave out the pairs along the golden path.
+    #[arg(long)]
+    no_golden: bool,
+    /// Only the first N instances of each file.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// The model name eval would use (it decides the system message's role).
+    #[arg(long, value_name = "NAME", default_value = "")]
+    model: String,
+    /// Template directory, as eval takes it.
+    #[arg(long, value_name = "DIR")]
+    templates_dir: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
+    threads: usize,
+}
+
+pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
+    if !args.data.is_dir() {
+        return Err(Error::input(format!(
+            "`{}` is not a directory",
+            args.data.display()
+        )));
+    }
+    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let datasets = dataset::open_all(
+        &globals.registry,
+        &args.data,
+        args.domain.as_deref(),
+        |_: &Setting| true,
+    )?;
+    let options = PairOptions {
+        seed: args.seed,
+        random_paths: args.random_paths,
+        golden: !args.no_golden,
+        model: args.model.clone(),
+        budget: SearchBudget::default(),
+    };
+    let pool = super::flags::pool(args.threads)?;
+    let mut rows: Vec<String> = Vec::new();
+    let mut skipped = 0usize;
+    for (data, settings) in datasets {
+        for setting in settings {
+            let lines = data.lines(&setting)?;
+            let n = args.limit.unwrap_or(lines.len()).min(lines.len());
+            let positions: Vec<usize> = (0..n).collect();
+            let found = data.tasks(&renderer, &setting, lines, &positions, false)?;
+            let domain = data.domain();
+            let made: Vec<_> = pool.install(|| {
+                found
+                    .tasks
+                    .into_par_iter()
+                    .map(|task| task_pairs(domain, &Arc::new(task), &options))
+                    .collect()
+            });
+            for pairs in made {
+                match pairs {
+                    Ok(p) => rows.extend(p),
+                    Err(e) => {
+                        skipped += 1;
+                        crate::stderr_line!(
+                            "note: {} {setting}: an instance is left out: {e}",
+                            data.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Err(Error::input_with_help(
+            format!("no preference pair from `{}`", args.data.display()),
+            "give a dataset root as `eval --data` takes it (DIR/<domain>/<setting>.jsonl)",
+        ));
+    }
+    let write = |w: &mut dyn Write| -> io::Result<()> {
+        for row in &rows {
+            w.write_all(row.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        w.flush()
+    };
+    match args.output.as_deref() {
+        Some(path) if path.as_os_str() != "-" => crate::files::write_atomic_with(
+            path,
+            |w| write(w).map_err(|e| cannot_write(path, e)),
+            cannot_write,
+        )?,
+        _ => write(&mut io::stdout().lock())?,
+    }
+    crate::stderr_line!(
+        "{} pairs written{}",
+        rows.len(),
+        if skipped > 0 {
+            format!(" ({skipped} instances left out)")
+        } else {
+            String::new()
+        }
+    );
+    Ok(Report::Done)
+}
+
+/// An I/O failure writing `path`, naming it.
+fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
+}

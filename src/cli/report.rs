@@ -1,0 +1,151 @@
+//! `kumo-gen report`: the results of `eval` (and `play`) as one
+//! self-contained HTML page, `DIR/index.html`: the score table with 95%
+//! intervals, every player on one axis per domain, the structure tests of
+//! `stats`, and a replay viewer. Reads what `score` reads, through the same
+//! loader ([`super::score::load`]).
+
+use std::path::PathBuf;
+
+use super::score::{ScoreInputs, load};
+use super::{Error, Globals, Report};
+use crate::dataset::{Dataset, Setting};
+use crate::render::{RenderOptions, Renderer, Templates};
+use crate::report::{self, Page, Structure};
+use crate::score;
+use crate::stats;
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// Result files or directories, as `score` takes them
+    /// (`results/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`).
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+    /// Directory to write the page into (`DIR/index.html`; created if
+    /// missing).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    out: PathBuf,
+    /// Instance files or directories the results were played on: success
+    /// is checked against them, optimal labels read from them, and they
+    /// give the replays and the structure tests.
+    #[arg(long, value_name = "FILE|DIR")]
+    instances: Vec<PathBuf>,
+    /// Domain (name or path) to judge answers with; by default the
+    /// result's domain name is looked up, as `score` does.
+    #[arg(long, value_name = "NAME|PATH")]
+    domain: Option<String>,
+    /// Optimal labels in oracle-medical.jsonl's format, as for `score`.
+    #[arg(long, value_name = "FILE")]
+    oracle: Option<PathBuf>,
+    /// Pool structure signatures seen fewer than N times into one `other`
+    /// row, as `stats --pool`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pool: usize,
+    /// The page's title.
+    #[arg(long, default_value = "kumo-gen results")]
+    title: String,
+}
+
+pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
+    let (files, sources) = load(
+        globals,
+        &ScoreInputs {
+            paths: &args.paths,
+            instances: &args.instances,
+            domain: args.domain.as_deref(),
+            oracle: args.oracle.as_deref(),
+        },
+    )?;
+    let scored = score::score(&files, &sources);
+    let mut notes = scored.notes.clone();
+    for note in &notes {
+        crate::stderr_line!("note: {note}");
+    }
+
+    let structure = if sources.instance_sets.is_empty() {
+        Structure::Missing(
+            "No instances were given (--instances DIR): structure signatures come from the instances."
+                .into(),
+        )
+    } else {
+        let known: Vec<score::ResultFile> = files
+            .iter()
+            .filter(|f| sources.domains.contains_key(&f.key.domain))
+            .cloned()
+            .collect();
+        match stats::observe(&known, &sources, &sources.domains) {
+            Ok(observed) if !observed.per_model.is_empty() => Structure::Tests {
+                tests: observed
+                    .per_model
+                    .iter()
+                    .map(|(model, data)| stats::test(model, data, args.pool))
+                    .collect(),
+                pool: args.pool,
+            },
+            Ok(_) => Structure::Missing(
+                "No result line has its instance and domain at hand: nothing to test.".into(),
+            ),
+            Err(e) => Structure::Missing(format!("The structure test could not run: {e}.")),
+        }
+    };
+
+    let templates = Templates::resolve(None).map_err(|e| Error::input(e.to_string()))?;
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let (replays, books, replay_notes) = report::replays(&files, &sources, |file, instance| {
+        let set = sources
+            .instances(&file.key)
+            .ok_or_else(|| format!("{}: no instances", file.path))?;
+        let domain = &sources.domains[&file.key.domain];
+        let position = set
+            .instances
+            .iter()
+            .position(|i| i.seed == instance.seed)
+            .unwrap_or(0);
+        let setting: Option<Setting> = set.setting.parse().ok();
+        if let (Some(dir), Some(setting)) = (&set.dir, &setting) {
+            let data = Dataset::with_domain(dir, domain.clone());
+            if let Some(book) = data
+                .book_file(setting, position)
+                .map_err(|e| e.to_string())?
+            {
+                return Ok(book);
+            }
+        }
+        crate::game::render_book(&renderer, domain, instance).map_err(|e| {
+            format!(
+                "{}: the book of seed {} cannot be rendered: {e}",
+                file.path, instance.seed
+            )
+        })
+    });
+    for note in &replay_notes {
+        crate::stderr_line!("note: {note}");
+    }
+    notes.extend(replay_notes);
+
+    let page = Page {
+        title: args.title.clone(),
+        inputs: files.iter().map(|f| f.path.clone()).collect(),
+        rows: report::table_rows(&scored),
+        notes,
+        curves: score::curves(&files, &sources),
+        structure,
+        replays,
+        books,
+    };
+    let html = report::render_html(&page);
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot create `{}`: {e}", args.out.display()),
+        )
+    })?;
+    let path = args.out.join("index.html");
+    crate::files::write_atomic(&path, html.as_bytes())?;
+    crate::stderr_line!(
+        "wrote {} ({} rows, {} replays)",
+        path.display(),
+        page.rows.len(),
+        page.replays.len()
+    );
+    Ok(Report::Done)
+}

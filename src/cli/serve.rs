@@ -1,0 +1,128 @@
+//! `kumo-gen serve`: episodes of datasets over OpenEnv's HTTP and
+//! WebSocket contract, and a page where people play them
+//! ([`crate::serve`]). Flags to a checked [`Config`], one library call.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{Error, Globals, Report, out};
+use crate::render::Templates;
+use crate::serve::{self, Config, TOKEN_VAR, catalog::Catalog};
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Dataset directory to serve (repeatable): a dataset (`OUT/<domain>`),
+    /// a root of datasets (a generate run's --out) or of `--split` parts.
+    #[arg(long, value_name = "DIR", required = true)]
+    data: Vec<PathBuf>,
+    /// The domain that judges answers (default: each dataset's manifest or
+    /// directory name, as for eval).
+    #[arg(long, value_name = "NAME|PATH")]
+    domain: Option<String>,
+    /// Port to listen on (0: any free port; the address is printed).
+    #[arg(long, value_name = "P", default_value_t = 8000)]
+    port: u16,
+    /// Address to listen on. Anything but loopback lets other machines
+    /// play: set KUMO_SERVE_TOKEN too.
+    #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    bind: IpAddr,
+    /// Results root: every finished episode is appended in KUMO's result
+    /// format below it (`<player>/<agent>/<dataset>/<setting>/eval_times=1.jsonl`).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Open sessions at most (WebSocket connections and HTTP episodes);
+    /// past it a client gets CAPACITY_REACHED.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_sessions: u64,
+    /// A session that sends nothing for this many seconds is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    idle_timeout: u64,
+    /// Largest request body or WebSocket message, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1024..=(64 << 20)))]
+    max_message_bytes: u64,
+    /// Replies per episode at most (eval's --max-steps).
+    #[arg(long, value_name = "M", default_value_t = 50)]
+    max_steps: usize,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// Directory of templates overriding the shipped ones (as for eval).
+    #[arg(long, value_name = "DIR")]
+    templates_dir: Option<PathBuf>,
+}
+
+pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
+    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let catalog = Catalog::open(
+        &globals.registry,
+        &args.data,
+        args.domain.as_deref(),
+        templates,
+    )?;
+    let token = std::env::var(TOKEN_VAR).ok().filter(|t| !t.is_empty());
+    let config = Config {
+        bind: SocketAddr::new(args.bind, args.port),
+        out: args.out.clone(),
+        max_sessions: args.max_sessions as usize,
+        idle_timeout: Duration::from_secs(args.idle_timeout),
+        max_message_bytes: args.max_message_bytes as usize,
+        max_steps: args.max_steps,
+        threads: args.threads,
+        token,
+    };
+    let summary = serve::run(catalog, config, |addr, service| {
+        let envs = service
+            .catalog
+            .envs
+            .iter()
+            .map(|e| format!("{} ({} splits)", e.name, e.splits.len()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = out(&format!(
+            "serving http://{addr}/ : {envs}, {} lines; WebSocket ws://{addr}/ws; the page at http://{addr}/ ; results under {}{}\n",
+            service.catalog.total_lines(),
+            service.results.root().display(),
+            if service.config.token.is_some() {
+                format!("; token from {TOKEN_VAR}")
+            } else {
+                String::new()
+            }
+        ));
+    })
+    .map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse | std::io::ErrorKind::AddrNotAvailable => Error::input_with_help(
+            format!("cannot listen on {}:{}: {e}", args.bind, args.port),
+            "choose another --port (0 picks a free one) or --bind address",
+        ),
+        _ => Error::Io(e),
+    })?;
+    let mut report = format!(
+        "stopped: {} episode{} recorded",
+        summary.episodes_recorded,
+        if summary.episodes_recorded == 1 {
+            ""
+        } else {
+            "s"
+        }
+    );
+    if summary.reaped > 0 {
+        report.push_str(&format!(
+            ", {} idle HTTP episode(s) dropped",
+            summary.reaped
+        ));
+    }
+    if summary.open_at_shutdown.is_empty() {
+        report.push_str(", none open");
+    } else {
+        let mut open = summary.open_at_shutdown.clone();
+        open.sort();
+        report.push_str(&format!(
+            "; {} open episode(s) not recorded: {}",
+            open.len(),
+            open.join(", ")
+        ));
+    }
+    crate::stderr_line!("{report}");
+    Ok(Report::Done)
+}

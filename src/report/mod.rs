@@ -1,0 +1,80 @@
+//! Side tool `report`: one self-contained HTML page of evaluation results
+//! (`kumo-gen report RESULTS... -o DIR` writes `DIR/index.html`).
+//!
+//! In: the result files and the [`Sources`] `score` reads (the same
+//! loader), the score [`crate::score::Report`] itself, and optionally the
+//! structure tests of [`crate::stats`] and the books of the instances.
+//! Out: a [`Page`] (everything the page shows, as values) and its HTML
+//! ([`render_html`]).
+//!
+//! Every number of the table is a field of `score`'s rows, taken as is
+//! (the page's `data-value`s print them as `score --json` does); the
+//! intervals come from [`crate::score::interval`] over the line scores the
+//! rows average. The page is a pure function of its inputs: no clock, no
+//! absolute paths beyond those given, maps ordered, so the same inputs
+//! give the same bytes. It needs no network: CSS and script are embedded
+//! (`assets/`), pictures are inline SVG drawn here (`figures`), data for
+//! the replay viewer is one JSON island (`replay`).
+
+mod figures;
+mod html;
+mod replay;
+
+pub use html::render_html;
+pub use replay::{Book, Replay, ReplayStep, ReplayTrial, replays};
+
+use serde::Serialize;
+
+use crate::score::interval::{RowIntervals, row_intervals};
+use crate::score::{Curve, Row};
+use crate::stats::Test;
+
+/// One row of the results table: `score`'s row and its intervals.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableRow {
+    #[serde(flatten)]
+    pub row: Row,
+    pub intervals: RowIntervals,
+}
+
+/// What the structure section shows: the per-model tests, or why there
+/// are none.
+#[derive(Clone, Debug)]
+pub enum Structure {
+    Tests { tests: Vec<Test>, pool: usize },
+    Missing(String),
+}
+
+/// Everything the page shows.
+#[derive(Clone, Debug)]
+pub struct Page {
+    pub title: String,
+    /// The result files read, as given (paths relative to where the
+    /// command ran, so the page does not depend on the machine).
+    pub inputs: Vec<String>,
+    pub rows: Vec<TableRow>,
+    pub notes: Vec<String>,
+    pub curves: Vec<Curve>,
+    pub structure: Structure,
+    pub replays: Vec<Replay>,
+    pub books: Vec<Book>,
+}
+
+/// The table rows of a score report: each row with its intervals.
+pub fn table_rows(report: &crate::score::Report) -> Vec<TableRow> {
+    report
+        .rows
+        .iter()
+        .zip(&report.lines)
+        .map(|(row, lines)| TableRow {
+            row: row.clone(),
+            intervals: row_intervals(lines),
+        })
+        .collect()
+}
+
+/// Whether a row is a person's play (`play` records `HumanAgent`, or
+/// `HumanAgent-budget=N`).
+pub fn is_human(agent: &str) -> bool {
+    agent.starts_with("HumanAgent")
+}

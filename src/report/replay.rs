@@ -1,0 +1,212 @@
+//! The games behind the numbers: each result line with its instance,
+//! trial by trial, reply by reply, as the report's replay viewer steps
+//! through them (the book, each action, its observation, the candidates
+//! left).
+//!
+//! In: result files and the [`Sources`] `score` used (instances and
+//! domains), and a function giving an instance's book. Out: [`Replay`]s
+//! and the [`Book`]s they point to, in result-file order. A line whose
+//! instance or domain is unknown has no replay; the caller says how many.
+//! Candidates are those of [`crate::game::ResolvedLine::candidates_after`]:
+//! truths no observation seen so far rules out (a repeated or unknown
+//! action rules out nothing new).
+
+use serde::Serialize;
+
+use crate::game::{InstanceLine, Judge};
+use crate::score::{ResultFile, Sources};
+
+/// One knowledge book, shared by every replay of its instance.
+#[derive(Clone, Debug, Serialize)]
+pub struct Book {
+    pub text: String,
+}
+
+/// One reply of a trial and what the player was shown.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayStep {
+    /// `query`, `answer`, `unknown` (names nothing of the game) or
+    /// `unusable` (no parsable reply).
+    pub kind: &'static str,
+    /// What the reply named (empty when unusable).
+    pub said: String,
+    /// The observation shown for a query (state label or value).
+    pub observation: Option<String>,
+    /// For an answer: whether the judge accepts it.
+    pub correct: Option<bool>,
+    /// Candidates left after this reply.
+    pub candidates: Vec<String>,
+}
+
+/// One trial of a result line.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayTrial {
+    pub success: bool,
+    pub steps: Vec<ReplayStep>,
+}
+
+/// One result line with its instance.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replay {
+    pub model: String,
+    pub agent: String,
+    pub domain: String,
+    pub setting: String,
+    pub seed: u64,
+    /// Index into the page's books.
+    pub book: usize,
+    pub truths: Vec<String>,
+    pub valid: Vec<String>,
+    /// The optimal player's queries (the golden trajectory), when labelled.
+    pub golden: Vec<String>,
+    pub expected_steps: Option<f64>,
+    pub trials: Vec<ReplayTrial>,
+}
+
+fn shown(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The replays of every result line whose instance and domain are known,
+/// the books they use (one per instance, first use first), and how many
+/// lines had none. `book` gives the text of an instance's book: its file
+/// in the dataset, else the rendered one (`Err` leaves the line out with
+/// its message as a note).
+pub fn replays(
+    files: &[ResultFile],
+    sources: &Sources,
+    mut book: impl FnMut(&ResultFile, &InstanceLine) -> Result<String, String>,
+) -> (Vec<Replay>, Vec<Book>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut books: Vec<Book> = Vec::new();
+    let mut book_of: std::collections::BTreeMap<(String, String, u64), usize> = Default::default();
+    let mut notes = Vec::new();
+    let mut missing = 0usize;
+    for file in files {
+        let (Some(set), Some(domain)) = (
+            sources.instances(&file.key),
+            sources.domains.get(&file.key.domain),
+        ) else {
+            missing += file.lines.len();
+            continue;
+        };
+        for line in &file.lines {
+            let Some(instance) = line
+                .seed
+                .and_then(|seed| set.instances.iter().find(|i| i.seed == seed))
+            else {
+                missing += 1;
+                continue;
+            };
+            let (Ok(resolved), Ok(judge)) =
+                (instance.resolve(domain), Judge::new(domain, instance))
+            else {
+                missing += 1;
+                continue;
+            };
+            let key = (set.domain.clone(), set.setting.clone(), instance.seed);
+            let book_index = match book_of.get(&key) {
+                Some(&i) => i,
+                None => match book(file, instance) {
+                    Ok(text) => {
+                        books.push(Book { text });
+                        book_of.insert(key, books.len() - 1);
+                        books.len() - 1
+                    }
+                    Err(e) => {
+                        notes.push(e);
+                        missing += 1;
+                        continue;
+                    }
+                },
+            };
+            let name = |t: usize| domain.truths[t].clone();
+            let trials = line
+                .trials
+                .iter()
+                .map(|trial| {
+                    let mut queried: Vec<usize> = Vec::new();
+                    let mut steps = Vec::new();
+                    let success = trial
+                        .predicted
+                        .as_deref()
+                        .is_some_and(|p| judge.evaluate(p));
+                    for reply in &trial.replies {
+                        let step = match reply {
+                            None => ReplayStep {
+                                kind: "unusable",
+                                said: String::new(),
+                                observation: None,
+                                correct: None,
+                                candidates: Vec::new(),
+                            },
+                            Some(said) => {
+                                if let Some(pos) = instance.actions.iter().position(|a| a == said) {
+                                    queried.push(pos);
+                                    ReplayStep {
+                                        kind: "query",
+                                        said: said.clone(),
+                                        observation: instance.observation(said).map(shown),
+                                        correct: None,
+                                        candidates: Vec::new(),
+                                    }
+                                } else if instance.truths.iter().any(|t| t == said) {
+                                    let correct = judge.evaluate(said);
+                                    ReplayStep {
+                                        kind: "answer",
+                                        said: said.clone(),
+                                        observation: None,
+                                        correct: Some(correct),
+                                        candidates: Vec::new(),
+                                    }
+                                } else {
+                                    ReplayStep {
+                                        kind: "unknown",
+                                        said: said.clone(),
+                                        observation: None,
+                                        correct: None,
+                                        candidates: Vec::new(),
+                                    }
+                                }
+                            }
+                        };
+                        steps.push(step);
+                    }
+                    // Candidates after each step: after the queries so far.
+                    let lefts = resolved.candidates_after(domain, &queried);
+                    let mut seen = 0usize;
+                    for step in &mut steps {
+                        if step.kind == "query" {
+                            seen += 1;
+                        }
+                        step.candidates = lefts[seen].iter().map(|&t| name(t)).collect();
+                    }
+                    ReplayTrial { success, steps }
+                })
+                .collect();
+            let optimal = instance.optimal.clone().unwrap_or_default();
+            out.push(Replay {
+                model: file.key.model.clone(),
+                agent: file.key.agent.clone(),
+                domain: file.key.domain.clone(),
+                setting: file.key.setting.clone(),
+                seed: instance.seed,
+                book: book_index,
+                truths: instance.truths.clone(),
+                valid: instance.valid_truths(),
+                golden: optimal.golden_trajectory,
+                expected_steps: optimal.expected_steps,
+                trials,
+            });
+        }
+    }
+    if missing > 0 {
+        notes.push(format!(
+            "{missing} result line(s) have no replay: their instance or domain was not found (pass --instances DIR)"
+        ));
+    }
+    (out, books, notes)
+}

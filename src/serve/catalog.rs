@@ -1,0 +1,389 @@
+//! What a server serves: the datasets of `--data`, as OpenEnv
+//! environments and splits, and the one rule that turns a `reset`'s
+//! arguments into a line of a dataset.
+//!
+//! - An environment is a dataset directory (`OUT/<domain>/`, KUMO's
+//!   `<Env>/`), named by the directory ([`crate::dataset::Dataset::name`],
+//!   the name results are filed under). A `--data DIR` is a dataset
+//!   directory itself, a root of them (eval's `--data`), or the root of a
+//!   `--split` run (`OUT/<part>/<domain>/`), whose parts become splits.
+//! - A split is one instance file: its setting's short name (`12x16`,
+//!   `12x16v2`), after `<part>/` for a `--split` part (`test/12x16`). The
+//!   full KUMO name (`truth_num=12+action_num=16+valid_truth_num=1`) is
+//!   read too.
+//! - A task is one line: `<env>/<split>/<index>`, `index` the line's
+//!   position in its file (from 0; the `seed` of every line kumo-gen
+//!   writes).
+//!
+//! The tasks eval plays ([`crate::dataset::Dataset::task`]: the system
+//! prompt with the line's book file, else the book rendered as the
+//! generator renders it) are built on first use and kept, so a server of
+//! large datasets starts at once and holds only the prompts it played.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Value, json};
+
+use crate::dataset::{self, Dataset, DatasetError, Setting};
+use crate::domain::Registry;
+use crate::game::InstanceLine;
+use crate::game::Task;
+use crate::render::{RenderOptions, Renderer, Templates};
+
+/// The datasets a server serves.
+pub struct Catalog {
+    pub envs: Vec<Environment>,
+    templates: Templates,
+    /// The next line of a `reset` that names none (round robin).
+    next: AtomicUsize,
+}
+
+/// One dataset directory (or the parts of a `--split` run of one domain).
+pub struct Environment {
+    pub name: String,
+    pub splits: Vec<Split>,
+}
+
+/// One instance file of an environment.
+pub struct Split {
+    pub name: String,
+    pub setting: Setting,
+    dataset: Dataset,
+    pub lines: Vec<InstanceLine>,
+    tasks: Vec<OnceLock<Arc<Task>>>,
+}
+
+/// A line of the catalog: environment, split and position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pick {
+    pub env: usize,
+    pub split: usize,
+    pub index: usize,
+}
+
+/// What a `reset` names (every field optional; [`Catalog::pick`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub env: Option<String>,
+    pub split: Option<String>,
+    pub index: Option<u64>,
+    pub seed: Option<u64>,
+    pub task_id: Option<String>,
+}
+
+impl Catalog {
+    /// Reads every `--data` directory: its instance files (all lines, to
+    /// count and check them), not yet its books.
+    pub fn open(
+        registry: &Registry,
+        data: &[PathBuf],
+        domain: Option<&str>,
+        templates: Templates,
+    ) -> Result<Catalog, DatasetError> {
+        let mut envs: Vec<Environment> = Vec::new();
+        for root in data {
+            if !root.is_dir() {
+                return Err(DatasetError::NotFound { path: root.clone() });
+            }
+            for (part, dir) in dataset_dirs(root)? {
+                let dataset = Dataset::open(registry, &dir, domain)?;
+                let name = dataset.name();
+                let env = match envs.iter().position(|e| e.name == name) {
+                    Some(i) => i,
+                    None => {
+                        envs.push(Environment {
+                            name: name.clone(),
+                            splits: Vec::new(),
+                        });
+                        envs.len() - 1
+                    }
+                };
+                for setting in dataset.settings()? {
+                    let short = setting.short_name();
+                    let split = match &part {
+                        Some(part) => format!("{part}/{short}"),
+                        None => short,
+                    };
+                    if envs[env].splits.iter().any(|s| s.name == split) {
+                        return Err(DatasetError::Instance {
+                            path: dataset.file(&setting),
+                            message: format!(
+                                "environment `{name}` already has a split `{split}` from another --data directory; serve each dataset of one name once"
+                            ),
+                        });
+                    }
+                    let lines = dataset.lines(&setting)?;
+                    let tasks = lines.iter().map(|_| OnceLock::new()).collect();
+                    envs[env].splits.push(Split {
+                        name: split,
+                        setting,
+                        dataset: dataset.clone(),
+                        lines,
+                        tasks,
+                    });
+                }
+            }
+        }
+        envs.retain(|e| !e.splits.is_empty());
+        if envs.is_empty() {
+            let list = data
+                .iter()
+                .map(|d| format!("`{}`", d.display()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(DatasetError::Instance {
+                path: data.first().cloned().unwrap_or_default(),
+                message: format!(
+                    "no instance file (`truth_num=T+action_num=A+valid_truth_num=V.jsonl`) in {list} nor in the directories inside; give a dataset directory (kumo-gen's `OUT/<domain>`) or the `--out` of a generate run"
+                ),
+            });
+        }
+        Ok(Catalog {
+            envs,
+            templates,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    pub fn env(&self, pick: Pick) -> &Environment {
+        &self.envs[pick.env]
+    }
+
+    pub fn split(&self, pick: Pick) -> &Split {
+        &self.envs[pick.env].splits[pick.split]
+    }
+
+    pub fn line(&self, pick: Pick) -> &InstanceLine {
+        &self.split(pick).lines[pick.index]
+    }
+
+    /// `<env>/<split>/<index>`.
+    pub fn task_id(&self, pick: Pick) -> String {
+        format!(
+            "{}/{}/{}",
+            self.env(pick).name,
+            self.split(pick).name,
+            pick.index
+        )
+    }
+
+    /// The environment named `name`.
+    pub fn env_index(&self, name: &str) -> Option<usize> {
+        self.envs.iter().position(|e| e.name == name)
+    }
+
+    /// The split of environment `env` named `name` (its name, or the full
+    /// KUMO setting name after the same part).
+    pub fn split_index(&self, env: usize, name: &str) -> Option<usize> {
+        let splits = &self.envs[env].splits;
+        if let Some(i) = splits.iter().position(|s| s.name == name) {
+            return Some(i);
+        }
+        let (part, setting) = match name.rsplit_once('/') {
+            Some((part, setting)) => (Some(part), setting),
+            None => (None, name),
+        };
+        let setting: Setting = setting.parse().ok()?;
+        let wanted = match part {
+            Some(part) => format!("{part}/{}", setting.short_name()),
+            None => setting.short_name(),
+        };
+        splits.iter().position(|s| s.name == wanted)
+    }
+
+    /// The line a `reset` asks for:
+    /// - `task_id` (`<env>/<split>/<index>`) names it whole;
+    /// - else `env` (default: the first environment, or the one whose
+    ///   split `split` names), `split` (default: the environment's first),
+    ///   and `index`, or `seed` when `index` is absent (line `seed mod n`,
+    ///   so any seed picks a line and the same seed the same line), or,
+    ///   when neither is given, the next line in turn.
+    pub fn pick(&self, selection: &Selection) -> Result<Pick, String> {
+        if let Some(id) = &selection.task_id {
+            let bad = || {
+                format!(
+                    "task_id `{id}` is not `<env>/<split>/<index>` of this server (see GET /list_environments and POST /<env>/tasks)"
+                )
+            };
+            let (rest, index) = id.rsplit_once('/').ok_or_else(bad)?;
+            let (env, split) = rest.split_once('/').ok_or_else(bad)?;
+            let index: u64 = index.parse().map_err(|_| bad())?;
+            let env = self.env_index(env).ok_or_else(bad)?;
+            let split = self.split_index(env, split).ok_or_else(bad)?;
+            return self.at(env, split, index);
+        }
+        let env = match (&selection.env, &selection.split) {
+            (Some(name), _) => self.env_index(name).ok_or_else(|| {
+                format!(
+                    "no environment `{name}`; this server has {}",
+                    self.env_names()
+                )
+            })?,
+            (None, Some(split)) => (0..self.envs.len())
+                .find(|&e| self.split_index(e, split).is_some())
+                .unwrap_or(0),
+            (None, None) => 0,
+        };
+        let split = match &selection.split {
+            Some(name) => self.split_index(env, name).ok_or_else(|| {
+                format!(
+                    "environment `{}` has no split `{name}`; its splits are {}",
+                    self.envs[env].name,
+                    self.split_names(env)
+                )
+            })?,
+            None => 0,
+        };
+        let n = self.envs[env].splits[split].lines.len();
+        let index = match (selection.index, selection.seed) {
+            (Some(index), _) => index,
+            (None, Some(seed)) => seed % n.max(1) as u64,
+            (None, None) => (self.next.fetch_add(1, Ordering::Relaxed) % n.max(1)) as u64,
+        };
+        self.at(env, split, index)
+    }
+
+    fn at(&self, env: usize, split: usize, index: u64) -> Result<Pick, String> {
+        let s = &self.envs[env].splits[split];
+        let n = s.lines.len();
+        if index >= n as u64 {
+            return Err(format!(
+                "index {index} is out of range: split `{}` of `{}` has {n} line{} (index 0 to {})",
+                s.name,
+                self.envs[env].name,
+                if n == 1 { "" } else { "s" },
+                n.saturating_sub(1)
+            ));
+        }
+        Ok(Pick {
+            env,
+            split,
+            index: index as usize,
+        })
+    }
+
+    /// The task eval plays for the line (built once, then shared).
+    pub fn task(&self, pick: Pick) -> Result<Arc<Task>, DatasetError> {
+        let split = self.split(pick);
+        if let Some(task) = split.tasks[pick.index].get() {
+            return Ok(task.clone());
+        }
+        let renderer = Renderer::new(&self.templates, RenderOptions::default());
+        let instance = split.lines[pick.index].clone();
+        let book = split
+            .dataset
+            .book(&renderer, &split.setting, pick.index, &instance)?;
+        let task = split
+            .dataset
+            .task(&renderer, &split.setting, instance, &book)?;
+        Ok(split.tasks[pick.index]
+            .get_or_init(|| Arc::new(task))
+            .clone())
+    }
+
+    /// `GET /list_environments`.
+    pub fn environments_json(&self) -> Value {
+        Value::from(self.envs.iter().map(|e| e.name.clone()).collect::<Vec<_>>())
+    }
+
+    /// `GET /<env>/splits`: each split with its type (the `--split` part,
+    /// else `test`: a dataset served for evaluation) and size.
+    pub fn splits_json(&self, env: usize) -> Value {
+        Value::from(
+            self.envs[env]
+                .splits
+                .iter()
+                .map(|s| {
+                    let kind = s.name.rsplit_once('/').map_or("test", |(part, _)| part);
+                    json!({"name": s.name, "type": kind, "num_tasks": s.lines.len(), "setting": s.setting.to_string()})
+                })
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// One task as the task API lists it: what names it and the `reset`
+    /// arguments that play it; nothing of the instance's content.
+    pub fn task_json(&self, pick: Pick) -> Value {
+        let split = self.split(pick);
+        json!({
+            "task_id": self.task_id(pick),
+            "env": self.env(pick).name,
+            "split": split.name,
+            "index": pick.index,
+            "seed": split.lines[pick.index].seed,
+            "setting": split.setting.to_string(),
+            "reset": {"env": self.env(pick).name, "split": split.name, "index": pick.index},
+        })
+    }
+
+    pub fn env_names(&self) -> String {
+        names(self.envs.iter().map(|e| e.name.as_str()))
+    }
+
+    pub fn split_names(&self, env: usize) -> String {
+        names(self.envs[env].splits.iter().map(|s| s.name.as_str()))
+    }
+
+    /// Lines in all splits.
+    pub fn total_lines(&self) -> usize {
+        self.envs
+            .iter()
+            .flat_map(|e| &e.splits)
+            .map(|s| s.lines.len())
+            .sum()
+    }
+}
+
+fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The dataset directories of a `--data` path, in name order, each with
+/// its `--split` part: the path itself when it holds instance files; else
+/// the directories inside that do; else, one level further, those inside
+/// a part directory (`OUT/<part>/<domain>/`).
+fn dataset_dirs(root: &Path) -> Result<Vec<(Option<String>, PathBuf)>, DatasetError> {
+    if !dataset::settings_in(root)?.is_empty() {
+        return Ok(vec![(None, root.to_path_buf())]);
+    }
+    let mut found = Vec::new();
+    for dir in subdirs(root)? {
+        if !dataset::settings_in(&dir)?.is_empty() {
+            found.push((None, dir));
+            continue;
+        }
+        let part = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for inner in subdirs(&dir)? {
+            if !dataset::settings_in(&inner)?.is_empty() {
+                found.push((Some(part.clone()), inner));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, DatasetError> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())
+        .map_err(|e| DatasetError::Io {
+            path: dir.to_path_buf(),
+            source: e,
+        })?;
+    dirs.retain(|d| {
+        d.is_dir()
+            && !d
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            && !d.ends_with("knowledge_book")
+    });
+    dirs.sort();
+    Ok(dirs)
+}

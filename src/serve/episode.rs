@@ -1,0 +1,285 @@
+//! One served episode: eval's trial ([`crate::game::session::Session`],
+//! the one play loop) of one catalog line, and what the server shows of
+//! it.
+//!
+//! In: the line's [`Task`] and who plays ([`Player`]: a model, whose
+//! replies are read as eval reads them, or a person, whose menu choices
+//! are read as `play` reads them). Out: OpenEnv observations, the `state`,
+//! and at the end the result line in KUMO's format.
+//!
+//! What a client sees before the end is what the model sees in eval: the
+//! system prompt (with the book; in the observation of `reset` only, as it
+//! never changes) and the user message of each turn (`prompt`). The
+//! valid truth, the instance's other observations and its labels are
+//! never in an observation or the state; the final observation tells the
+//! outcome, the answer and the counts (`action_count`, KUMO's count, and
+//! `expected_steps`, optimal play's, when the line is labelled).
+//!
+//! Rewards: `0.0` for every turn before the last, then `1.0` for a
+//! success and `0.0` otherwise, as `score` counts success
+//! ([`Play::step_reward`] is where per-turn values would go).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::catalog::{Catalog, Pick};
+use crate::game::Task;
+use crate::game::session::Session;
+use crate::game::{ResultLine, Step, menu_choice};
+
+/// Who plays, which decides how replies are read and where results go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Player {
+    /// A model (its name files the results under `VanillaAgent`, as eval).
+    Model(String),
+    /// A person on the page (`HumanAgent`, as `play`).
+    Person(String),
+}
+
+impl Player {
+    pub fn name(&self) -> &str {
+        match self {
+            Player::Model(n) | Player::Person(n) => n,
+        }
+    }
+
+    /// The agent folder of the results: eval's or play's.
+    pub fn agent(&self, budget: Option<usize>) -> String {
+        match (self, budget) {
+            (Player::Model(_), budget) => crate::eval::agent_name(budget),
+            (Player::Person(_), None) => "HumanAgent".to_string(),
+            (Player::Person(_), Some(n)) => format!("HumanAgent-budget={n}"),
+        }
+    }
+}
+
+/// What went wrong with a step (the session goes on).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    #[error("the episode is over; send `reset` to start another")]
+    Finished,
+    /// A person's input that names nothing on the menu (asked again).
+    #[error("`{0}` is not on the menu: give an action or truth name, or its number")]
+    NotOnMenu(String),
+}
+
+/// An episode in progress (or just finished).
+pub struct Play {
+    pub pick: Pick,
+    pub task_id: String,
+    /// The server's name of the episode (unguessable), or the client's
+    /// `episode_id` when it gave one over a WebSocket.
+    pub episode_id: String,
+    pub player: Player,
+    session: Session,
+    /// Whether observations carry eval's whole request (`messages`).
+    messages: bool,
+    pub last_active: Instant,
+}
+
+impl Play {
+    /// Starts the episode; `budget` plays the budgeted protocol, else
+    /// KUMO's with `max_steps` replies at most.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        catalog: &Catalog,
+        pick: Pick,
+        task: Arc<Task>,
+        player: Player,
+        episode_id: String,
+        max_steps: usize,
+        budget: Option<usize>,
+        messages: bool,
+    ) -> Play {
+        let session = match budget {
+            Some(b) => Session::budgeted(task, player.name(), b),
+            None => Session::new(task, player.name(), max_steps),
+        };
+        Play {
+            pick,
+            task_id: catalog.task_id(pick),
+            episode_id,
+            player,
+            session,
+            messages,
+            last_active: Instant::now(),
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.session.is_finished()
+    }
+
+    /// Records one reply (`tokens`: what it cost, for the results) and
+    /// returns the step's response.
+    pub fn step(&mut self, catalog: &Catalog, text: &str, tokens: u64) -> Result<Value, StepError> {
+        self.last_active = Instant::now();
+        if self.session.is_finished() {
+            return Err(StepError::Finished);
+        }
+        let step = match &self.player {
+            Player::Model(_) => self.session.respond(Some(text), tokens),
+            Player::Person(_) => {
+                let instance = &self.session.task().instance;
+                let choice = menu_choice(text, &instance.actions, &instance.truths)
+                    .ok_or_else(|| StepError::NotOnMenu(text.trim().to_string()))?;
+                self.session.respond_as(Some(choice), Some(text), tokens)
+            }
+        }
+        .map_err(|_| StepError::Finished)?;
+        Ok(self.response(catalog, Some(&step)))
+    }
+
+    /// The response to `reset` (no step yet) or to a step: OpenEnv's
+    /// `{observation, reward, done}`.
+    pub fn response(&self, catalog: &Catalog, step: Option<&Step>) -> Value {
+        let done = self.session.is_finished();
+        let mut observation = json!({
+            "prompt": self.prompt(),
+            "task_id": self.task_id,
+            "episode_id": self.episode_id,
+            "turn": self.session.replies(),
+        });
+        let o = observation.as_object_mut().expect("an object");
+        match step {
+            // The system prompt once, at the start: it is the same on
+            // every turn, and a client that shows each observation to the
+            // model whole would repeat the book every turn.
+            None => {
+                o.insert("system_prompt".into(), json!(self.system_prompt()));
+            }
+            Some(step) => {
+                o.insert("last".into(), shown(step));
+            }
+        }
+        if self.messages && !done {
+            o.insert(
+                "messages".into(),
+                Value::from(self.session.request().unwrap_or_default().to_vec()),
+            );
+        }
+        if let Player::Person(_) = self.player {
+            let instance = &self.session.task().instance;
+            let domain = catalog.split(self.pick);
+            o.insert("actions".into(), json!(instance.actions));
+            o.insert("truths".into(), json!(instance.truths));
+            o.insert("setting".into(), json!(domain.setting.to_string()));
+        }
+        if done {
+            let instance = &self.session.task().instance;
+            let trial = self.session.trial();
+            o.insert("successful".into(), json!(trial.successful));
+            o.insert("parse_error".into(), json!(trial.parse_error));
+            o.insert("answer".into(), json!(instance.valid_truths()));
+            o.insert("action_count".into(), json!(self.session.action_count()));
+            if let Some(e) = instance.expected_steps() {
+                o.insert("expected_steps".into(), json!(e));
+            }
+        }
+        let reward = match step {
+            None => Value::Null,
+            Some(step) => json!(self.step_reward(step)),
+        };
+        json!({"observation": observation, "reward": reward, "done": done})
+    }
+
+    /// The reward of one step: the outcome (1 for a success as `score`
+    /// counts it, else 0) on the last, 0 before. Per-turn values (the
+    /// value of every move) would be returned here.
+    fn step_reward(&self, _step: &Step) -> f64 {
+        if self.session.is_finished() && self.session.successful() {
+            1.0
+        } else {
+            0.0
+        }
+    }
+
+    /// eval's system message: the platform prompt with the book (and,
+    /// under the budgeted protocol, its rule).
+    fn system_prompt(&self) -> String {
+        let prompt = &self.session.task().system_prompt;
+        match self.session.budget() {
+            Some(b) => format!("{prompt}\n\n{}", crate::game::budget_rule(b)),
+            None => prompt.clone(),
+        }
+    }
+
+    /// The user message eval sends next (the last message of its
+    /// request); `null` once the episode is over.
+    fn prompt(&self) -> Value {
+        self.session
+            .request()
+            .and_then(|r| r.last())
+            .and_then(|m| m.get("content"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// OpenEnv's `state`: which episode this is and how far it got;
+    /// nothing of the instance's content.
+    pub fn state(&self, catalog: &Catalog) -> Value {
+        let split = catalog.split(self.pick);
+        json!({
+            "episode_id": self.episode_id,
+            "step_count": self.session.replies(),
+            "task_id": self.task_id,
+            "env": catalog.env(self.pick).name,
+            "split": split.name,
+            "index": self.pick.index,
+            "seed": split.lines[self.pick.index].seed,
+            "player": self.player.name(),
+            "budget": self.session.budget(),
+            "done": self.session.is_finished(),
+        })
+    }
+
+    /// The result line of a finished episode, as eval (a model) or `play`
+    /// (a person) writes it, with its file's place: `(player, agent,
+    /// dataset, setting)`.
+    pub fn result(&self, catalog: &Catalog) -> Option<(ResultPlace, ResultLine)> {
+        if !self.session.is_finished() {
+            return None;
+        }
+        let split = catalog.split(self.pick);
+        let trial = self.session.trial();
+        let seed = self.session.task().instance.seed;
+        let place = ResultPlace {
+            player: self.player.name().to_string(),
+            agent: self.player.agent(self.session.budget()),
+            dataset: catalog.env(self.pick).name.clone(),
+            setting: split.setting.to_string(),
+        };
+        let mut line = ResultLine::new(seed, vec![trial]);
+        line.model = Some(place.player.clone());
+        line.agent = Some(place.agent.clone());
+        line.domain = Some(place.dataset.clone());
+        line.setting = Some(place.setting.clone());
+        Some((place, line))
+    }
+}
+
+/// Where a result line goes below `--out`
+/// (`<player>/<agent>/<dataset>/<setting>/eval_times=1.jsonl`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ResultPlace {
+    pub player: String,
+    pub agent: String,
+    pub dataset: String,
+    pub setting: String,
+}
+
+/// What the last reply led to, as the player saw it.
+fn shown(step: &Step) -> Value {
+    match step {
+        Step::Observation { action, value } => {
+            json!({"kind": "observation", "action": action, "observation": value})
+        }
+        Step::Wrong { truth } => json!({"kind": "wrong", "truth": truth}),
+        Step::Predicted { truth, successful } => {
+            json!({"kind": "answer", "truth": truth, "successful": successful})
+        }
+        Step::ParseError => json!({"kind": "parse_error"}),
+    }
+}

@@ -1,0 +1,347 @@
+//! The OpenEnv contract as openenv-core's client speaks it (checked
+//! against the openenv-core 0.3.0 wheel): the messages of a WebSocket
+//! session, the typed errors, the arguments of `reset` and `step`, and the
+//! `/schema` and `/metadata` documents. No game here: these are shapes.
+//!
+//! - Client to server: `{"type": "reset", "data": {...}}`, `{"type":
+//!   "step", "data": {"message": "..."}}`, `{"type": "state"}`, `{"type":
+//!   "close"}`.
+//! - Server to client: `{"type": "observation", "data": {"observation",
+//!   "reward", "done"}}`, `{"type": "state", "data": {...}}`, `{"type":
+//!   "error", "data": {"message", "code"}}` with OpenEnv's codes
+//!   ([`Code`]).
+//! - `reset`'s arguments (all optional): `env`, `split`, `index`, `seed`,
+//!   `task_id` (which line: [`super::catalog::Catalog::pick`]),
+//!   `episode_id` (the client's name of the episode), `model` (the results
+//!   folder, and the system message's role as in eval), `budget` (the
+//!   budgeted protocol), `messages` (observations carry eval's whole
+//!   request). Others are ignored, as OpenEnv ignores arguments `reset`
+//!   does not take.
+
+use serde_json::{Map, Value, json};
+
+use super::catalog::Selection;
+
+/// OpenEnv's error codes (`WSErrorCode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    InvalidJson,
+    UnknownType,
+    ValidationError,
+    ExecutionError,
+    CapacityReached,
+    SessionError,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidJson => "INVALID_JSON",
+            Code::UnknownType => "UNKNOWN_TYPE",
+            Code::ValidationError => "VALIDATION_ERROR",
+            Code::ExecutionError => "EXECUTION_ERROR",
+            Code::CapacityReached => "CAPACITY_REACHED",
+            Code::SessionError => "SESSION_ERROR",
+        }
+    }
+}
+
+/// A typed error for a client.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub code: Code,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: Code, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Refusal {
+        Refusal::new(Code::ValidationError, message)
+    }
+
+    /// The WebSocket message.
+    pub fn to_ws(&self) -> Value {
+        json!({"type": "error", "data": {"message": self.message, "code": self.code.as_str()}})
+    }
+}
+
+/// A client's WebSocket message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    Reset(ResetArgs),
+    Step(StepArgs),
+    State,
+    Close,
+}
+
+/// Reads one WebSocket text frame.
+pub fn parse_message(text: &str) -> Result<Message, Refusal> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| Refusal::new(Code::InvalidJson, format!("Invalid JSON: {e}")))?;
+    let Value::Object(mut message) = value else {
+        return Err(Refusal::invalid(
+            "a message is a JSON object with a `type`: reset, step, state or close",
+        ));
+    };
+    let kind = match message.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(_) => return Err(Refusal::invalid("`type` is a string")),
+        None => String::new(),
+    };
+    let data = message.remove("data");
+    match kind.as_str() {
+        "reset" => Ok(Message::Reset(ResetArgs::from_data(data.as_ref())?)),
+        "step" => Ok(Message::Step(StepArgs::from_action(data.as_ref())?)),
+        "state" => Ok(Message::State),
+        "close" => Ok(Message::Close),
+        other => Err(Refusal::new(
+            Code::UnknownType,
+            format!("Unknown message type: {other}"),
+        )),
+    }
+}
+
+/// The arguments of `reset`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResetArgs {
+    pub selection: Selection,
+    pub episode_id: Option<String>,
+    pub model: Option<String>,
+    pub budget: Option<usize>,
+    pub messages: bool,
+    /// The page's: the participant's name (a person plays).
+    pub participant: Option<String>,
+    /// The page's: the first line of the split no person has played.
+    pub next_unplayed: bool,
+}
+
+/// Longest name a client may give (an episode id, a model, a participant).
+const NAME_LEN: usize = 255;
+
+impl ResetArgs {
+    /// Reads `reset`'s data (absent or `null`: no arguments).
+    pub fn from_data(data: Option<&Value>) -> Result<ResetArgs, Refusal> {
+        let empty = Map::new();
+        let data = match data {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(Refusal::invalid("reset's `data` is a JSON object")),
+        };
+        let text = |key: &str| -> Result<Option<String>, Refusal> {
+            match data.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if s.chars().count() <= NAME_LEN => Ok(Some(s.clone())),
+                Some(Value::String(_)) => Err(Refusal::invalid(format!(
+                    "`{key}` is longer than {NAME_LEN} characters"
+                ))),
+                Some(_) => Err(Refusal::invalid(format!("`{key}` is a string"))),
+            }
+        };
+        let number = |key: &str| -> Result<Option<u64>, Refusal> {
+            match data.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+                    Refusal::invalid(format!("`{key}` is a whole number, 0 or more"))
+                }),
+            }
+        };
+        let flag = |key: &str| -> Result<bool, Refusal> {
+            match data.get(key) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(Refusal::invalid(format!("`{key}` is true or false"))),
+            }
+        };
+        let budget = match number("budget")? {
+            None => None,
+            Some(b) if (1..=1_000_000).contains(&b) => Some(b as usize),
+            Some(_) => return Err(Refusal::invalid("`budget` is 1 to 1000000 turns")),
+        };
+        let participant = text("participant")?;
+        if participant.as_deref().is_some_and(|p| p.trim().is_empty()) {
+            return Err(Refusal::invalid("`participant` is a name: give one"));
+        }
+        Ok(ResetArgs {
+            selection: Selection {
+                env: text("env")?,
+                split: text("split")?,
+                index: number("index")?,
+                seed: number("seed")?,
+                task_id: text("task_id")?,
+            },
+            episode_id: text("episode_id")?,
+            model: text("model")?.filter(|m| !m.is_empty()),
+            budget,
+            messages: flag("messages")?,
+            participant: participant.map(|p| p.trim().to_string()),
+            next_unplayed: flag("next_unplayed")?,
+        })
+    }
+}
+
+/// The action of `step`: the model's reply (`message`), and optionally
+/// what it cost (`tokens`, recorded as eval records them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepArgs {
+    pub message: String,
+    pub tokens: u64,
+}
+
+impl StepArgs {
+    pub fn from_action(action: Option<&Value>) -> Result<StepArgs, Refusal> {
+        let Some(Value::Object(action)) = action else {
+            return Err(Refusal::invalid(
+                "step's action is a JSON object: {\"message\": \"<the model's reply>\"}",
+            ));
+        };
+        if let Some(key) = action
+            .keys()
+            .find(|k| !matches!(k.as_str(), "message" | "tokens" | "metadata"))
+        {
+            return Err(Refusal::invalid(format!(
+                "the action has no field `{key}`: its fields are `message` (the reply) and `tokens`"
+            )));
+        }
+        let message = match action.get("message") {
+            Some(Value::String(m)) => m.clone(),
+            Some(_) => return Err(Refusal::invalid("`message` is a string")),
+            None => {
+                return Err(Refusal::invalid(
+                    "the action needs `message`: the model's reply",
+                ));
+            }
+        };
+        let tokens = match action.get("tokens") {
+            None | Some(Value::Null) => 0,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| Refusal::invalid("`tokens` is a whole number, 0 or more"))?,
+        };
+        Ok(StepArgs { message, tokens })
+    }
+}
+
+/// `GET /schema`: the action, observation and state, as JSON Schema.
+pub fn schema() -> Value {
+    json!({
+        "action": {
+            "title": "KumoAction",
+            "description": "The model's reply, read as `kumo-gen eval` reads it: the name after the last <ANSWER>, e.g. `<ANSWER> Chest X-Ray </ANSWER>`.",
+            "type": "object",
+            "properties": {
+                "message": {"type": "string", "description": "The model's reply."},
+                "tokens": {"type": "integer", "minimum": 0, "description": "Tokens the reply cost (recorded in the results)."}
+            },
+            "required": ["message"],
+            "additionalProperties": false
+        },
+        "observation": {
+            "title": "KumoObservation",
+            "type": "object",
+            "properties": {
+                "system_prompt": {"type": "string", "description": "eval's system message: the platform prompt with the knowledge book (reset's observation only)."},
+                "prompt": {"type": ["string", "null"], "description": "eval's user message of this turn (null once done)."},
+                "task_id": {"type": "string"},
+                "episode_id": {"type": "string"},
+                "turn": {"type": "integer", "description": "Replies so far."},
+                "last": {"type": "object", "description": "What the last reply led to."},
+                "messages": {"type": "array", "description": "eval's whole request (reset with messages=true)."},
+                "successful": {"type": "boolean", "description": "Final only."},
+                "parse_error": {"type": "boolean", "description": "Final only."},
+                "answer": {"type": "array", "items": {"type": "string"}, "description": "Final only: the valid truths."},
+                "action_count": {"type": "integer", "description": "Final only: KUMO's action count."},
+                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions (labelled lines)."}
+            },
+            "required": ["prompt", "task_id", "episode_id", "turn"]
+        },
+        "state": {
+            "title": "KumoState",
+            "type": "object",
+            "properties": {
+                "episode_id": {"type": "string"},
+                "step_count": {"type": "integer", "minimum": 0},
+                "task_id": {"type": "string"},
+                "env": {"type": "string"},
+                "split": {"type": "string"},
+                "index": {"type": "integer"},
+                "seed": {"type": "integer"},
+                "player": {"type": "string"},
+                "budget": {"type": ["integer", "null"]},
+                "done": {"type": "boolean"}
+            }
+        }
+    })
+}
+
+/// `GET /metadata`.
+pub fn metadata() -> Value {
+    json!({
+        "name": "kumo-gen",
+        "description": "KUMO-style interactive reasoning games: read the knowledge book, choose actions, observe outcomes, name the truth. Episodes are `kumo-gen eval`'s, line for line.",
+        "version": env!("CARGO_PKG_VERSION"),
+        "author": null,
+        "documentation_url": null,
+        "readme_content": include_str!("../../docs/serve.md"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_read_as_openenv_sends_them() {
+        assert_eq!(parse_message(r#"{"type":"state"}"#), Ok(Message::State));
+        assert_eq!(parse_message(r#"{"type":"close"}"#), Ok(Message::Close));
+        let Ok(Message::Reset(r)) =
+            parse_message(r#"{"type":"reset","data":{"split":"12x16","index":3,"seed":9}}"#)
+        else {
+            panic!("a reset")
+        };
+        assert_eq!(r.selection.split.as_deref(), Some("12x16"));
+        assert_eq!((r.selection.index, r.selection.seed), (Some(3), Some(9)));
+        assert_eq!(
+            parse_message(r#"{"type":"step","data":{"message":"<ANSWER> A </ANSWER>"}}"#),
+            Ok(Message::Step(StepArgs {
+                message: "<ANSWER> A </ANSWER>".into(),
+                tokens: 0
+            }))
+        );
+    }
+
+    #[test]
+    fn bad_messages_get_openenv_codes() {
+        let code = |s: &str| parse_message(s).unwrap_err().code;
+        assert_eq!(code("{not json"), Code::InvalidJson);
+        assert_eq!(code(r#"{"type":"dance"}"#), Code::UnknownType);
+        assert_eq!(code(r#"{"data":{}}"#), Code::UnknownType);
+        assert_eq!(code("[1,2]"), Code::ValidationError);
+        assert_eq!(code(r#"{"type":"step","data":{}}"#), Code::ValidationError);
+        assert_eq!(
+            code(r#"{"type":"step","data":{"message":3}}"#),
+            Code::ValidationError
+        );
+        assert_eq!(
+            code(r#"{"type":"step","data":{"message":"a","x":1}}"#),
+            Code::ValidationError
+        );
+        assert_eq!(
+            code(r#"{"type":"reset","data":{"index":-1}}"#),
+            Code::ValidationError
+        );
+        assert_eq!(
+            code(r#"{"type":"reset","data":{"budget":0}}"#),
+            Code::ValidationError
+        );
+        assert_eq!(
+            code(r#"{"type":"reset","data":[1]}"#),
+            Code::ValidationError
+        );
+    }
+}

@@ -1,0 +1,176 @@
+"""`kumo-gen report` as a reader uses it: the page opened from disk in
+Debian's headless chromium (through chromedriver and selenium).
+
+Checks that the page loads without script errors, that every number of the
+results table equals `score --json` over the same inputs (exact in
+`data-value`, rounded in the text), that sorting works, and that the replay
+viewer steps through a game. Needs `chromium` and `chromedriver` on PATH
+(`.ci/run` installs them) and the binary in `KUMO_GEN_BIN` (default
+`target/release/kumo-gen`). Set `REPORT_SCREENSHOTS=DIR` to keep
+screenshots of the page (never commit them).
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("KUMO_GEN_BIN", str(ROOT / "target" / "release" / "kumo-gen"))
+SMALL = "truth_num=4+action_num=4+valid_truth_num=1"
+
+
+def kumo(*args, stdin=None):
+    done = subprocess.run(
+        [BIN, *map(str, args)], input=stdin, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, f"kumo-gen {' '.join(map(str, args))}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    data, out = root / "data", root / "results"
+    for t, a in [(4, 4), (5, 5)]:
+        kumo("generate", "--domain", "medical", "--truths", t, "--actions", a,
+             "-n", 20, "--seed", 3, "--out", data)
+    for player, extra in [("golden", []), ("random", []), ("guess", []),
+                          ("random", ["--budget", 3])]:
+        kumo("eval", "--player", player, "--data", data, "--out", out,
+             "--trials", 3, "--seed", 1, *extra)
+    # A person's games (HumanAgent): the first action, then the first truth.
+    instances = (data / "medical" / f"{SMALL}.jsonl").read_text().splitlines()
+    human = out / "person" / "HumanAgent" / "medical" / SMALL / "eval_times=1.jsonl"
+    for k, line in enumerate(instances[:5]):
+        inst = json.loads(line)
+        kumo("play", "--instances", data / "medical" / f"{SMALL}.jsonl", "--line", k + 1,
+             "--player", "person", "--out", human,
+             stdin=f"{inst['actions'][0]}\n{inst['truths'][0]}\n")
+    kumo("report", out, "--instances", data, "-o", root / "page")
+    rows = json.loads(kumo("score", out, "--instances", data, "--json"))
+    return root / "page" / "index.html", rows
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    assert chromium and driver_path, "chromium and chromedriver are needed (.ci/run installs them)"
+    profile = tempfile.mkdtemp(prefix="kumo-report-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1400,1000",
+                 f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def open_page(browser, page):
+    browser.get(page.as_uri())
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def shot(browser, name):
+    folder = os.environ.get("REPORT_SCREENSHOTS")
+    if folder:
+        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(pathlib.Path(folder) / name))
+
+
+def table(browser):
+    return browser.execute_script(
+        """return Array.from(document.querySelectorAll('#results tbody tr')).map(tr =>
+             Array.from(tr.cells).map(td => [td.dataset.key, td.dataset.value,
+                                             td.childNodes[0].textContent]));"""
+    )
+
+
+def test_table_numbers_equal_score_json(browser, results):
+    page, rows = results
+    open_page(browser, page)
+    shot(browser, "report-top.png")
+    cells = table(browser)
+    assert len(cells) == len(rows)
+    compared = 0
+    for row_cells, row in zip(cells, rows):
+        for key, value, text in row_cells:
+            if key == "kind":
+                continue
+            expected = row[key]
+            if isinstance(expected, str):
+                assert value == expected, (key, row)
+                continue
+            if expected is None:
+                assert value == "null" and text == "n/a", (key, row)
+                continue
+            assert json.loads(value) == expected, (key, value, row)
+            if isinstance(expected, float):
+                digits = 2 if key == "mean_turns_solved" else 1 if key == "mean_tokens" else 3
+                assert float(text) == pytest.approx(expected, abs=0.5 * 10 ** -digits + 1e-12), (key, text)
+            else:
+                assert int(text) == expected
+            compared += 1
+    assert compared > 10 * len(rows)
+
+
+def test_sorting_orders_rows(browser, results):
+    page, _ = results
+    open_page(browser, page)
+    header = browser.find_element(By.CSS_SELECTOR, '#results th[data-key="success_rate"]')
+    header.click()
+    values = [float(v) for _, v, _ in (r[6] for r in table(browser))]
+    assert values == sorted(values)
+    header.click()
+    values = [float(v) for _, v, _ in (r[6] for r in table(browser))]
+    assert values == sorted(values, reverse=True)
+
+
+def test_replay_viewer_steps_through_a_game(browser, results):
+    page, _ = results
+    open_page(browser, page)
+    games = Select(browser.find_element(By.ID, "replay-game"))
+    assert len(games.options) > 20
+    # A random player's game: several replies to step through.
+    index = next(i for i, o in enumerate(games.options) if o.text.startswith("random (VanillaAgent)"))
+    games.select_by_index(index)
+    position = browser.find_element(By.ID, "replay-position")
+    total = int(position.text.split(" of ")[1])
+    assert position.text == f"step 0 of {total}" and total >= 2
+    state = browser.find_element(By.ID, "replay-state")
+    left = int(state.find_element(By.TAG_NAME, "p").text.split()[0])
+    next_button = browser.find_element(By.ID, "replay-next")
+    for step in range(1, total + 1):
+        next_button.click()
+        assert position.text == f"step {step} of {total}"
+        current = browser.find_element(By.CSS_SELECTOR, "#replay-steps li.current")
+        assert current.get_attribute("data-step") == str(step)
+        now = int(state.find_element(By.TAG_NAME, "p").text.split()[0])
+        assert now <= left
+        left = now
+    assert "The game ended" in state.text
+    next_button.click()  # past the end: stays at the end
+    assert position.text == f"step {total} of {total}"
+    browser.find_element(By.ID, "replay-first").click()
+    assert position.text == f"step 0 of {total}"
+    browser.find_element(By.CSS_SELECTOR, "#replay-book-box summary").click()
+    assert "rules out" in browser.find_element(By.ID, "replay-book").text
+    shot(browser, "report-replay.png")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
