@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::{Error, Globals, Report};
 use crate::analysis::files::analyse_file;
+use crate::files::FileError;
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
@@ -72,15 +73,10 @@ pub fn run(globals: &Globals, args: &MovesArgs) -> Result<Report, Error> {
         Some(p) if p.as_os_str() == "-" => write(&mut io::stdout().lock()).map_err(Error::from)?,
         Some(path) => crate::files::write_atomic_with(
             path,
-            |w| write(w).map_err(|e| cannot_write(path, e)),
-            cannot_write,
+            |w| write(w).map_err(|e| FileError::io(path, e)),
+            FileError::io,
         )?,
     }
     crate::stderr_line!("{rows} moves analysed");
     Ok(Report::Done)
-}
-
-/// An I/O failure writing `path`, naming it.
-fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
 }

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use super::{Error, Globals, Report};
 use crate::analysis::pairs::{PairOptions, task_pairs};
 use crate::dataset::{self, Setting};
+use crate::files::FileError;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::search::SearchBudget;
 
@@ -119,8 +120,8 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
     match args.output.as_deref() {
         Some(path) if path.as_os_str() != "-" => crate::files::write_atomic_with(
             path,
-            |w| write(w).map_err(|e| cannot_write(path, e)),
-            cannot_write,
+            |w| write(w).map_err(|e| FileError::io(path, e)),
+            FileError::io,
         )?,
         _ => write(&mut io::stdout().lock())?,
     }
@@ -134,9 +135,4 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         }
     );
     Ok(Report::Done)
-}
-
-/// An I/O failure writing `path`, naming it.
-fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
 }

@@ -88,7 +88,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         }
     };
 
-    let templates = Templates::resolve(None).map_err(|e| Error::input(e.to_string()))?;
+    let templates = Templates::resolve(None)?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let (replays, books, replay_notes) = report::replays(&files, &sources, |file, instance| {
         let set = sources
@@ -133,12 +133,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         books,
     };
     let html = report::render_html(&page);
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        std::io::Error::new(
-            e.kind(),
-            format!("cannot create `{}`: {e}", args.out.display()),
-        )
-    })?;
+    std::fs::create_dir_all(&args.out).map_err(|e| crate::files::FileError::io(&args.out, e))?;
     let path = args.out.join("index.html");
     crate::files::write_atomic(&path, html.as_bytes())?;
     crate::stderr_line!(

@@ -2,11 +2,11 @@
 //! and relative action count per model x domain x setting.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
+use crate::files::FileError;
 use crate::score::{self, Sources};
 
 #[derive(clap::Args, Debug)]
@@ -163,9 +163,8 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows, &report.lines)).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot write `{}`: {e}", svg.display()))
-        })?;
+        std::fs::write(svg, score::render_svg(&report.rows, &report.lines))
+            .map_err(|e| FileError::io(svg, e))?;
     }
     if let Some(path) = &args.curve_svg {
         let curves = score::curves(&files, &sources);
@@ -175,9 +174,8 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
                 "pass --instances DIR (and --domain if the domain is not found by name)",
             ));
         }
-        std::fs::write(path, score::render_curve_svg(&curves)).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
-        })?;
+        std::fs::write(path, score::render_curve_svg(&curves))
+            .map_err(|e| FileError::io(path, e))?;
     }
     if args.json {
         out(&score::render_json(&report.rows))?;

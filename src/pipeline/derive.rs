@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::derived::{self, DerivedOptions};
 use crate::domain::Domain;
 use crate::error::Error;
+use crate::pipeline::write::OutputError;
 use crate::progress::{DerivedWritten, Event, NoSft, Progress, Stage};
 use crate::render::{RenderOptions, Renderer, Templates};
 
@@ -80,7 +81,7 @@ pub(super) fn derive(
     for removed in result.iter().flat_map(|s| &s.removed) {
         progress.event(Event::StaleRemoved { what: removed });
     }
-    let s = result?;
+    let s = result.map_err(OutputError::from)?;
     let no_sft = match (options.sft, part.is_some() && files.sft) {
         (true, _) => None,
         (false, true) => Some(NoSft::PartLeftOut),
