@@ -96,6 +96,9 @@ pub enum Event<'a> {
     LabelWarning { message: &'a str },
     /// `label`: instances left unlabelled (search budget exceeded).
     LabelsLeft { unlabelled: u64, total: u64 },
+    /// An interrupted `--seed random` run is continued with the seed
+    /// kept in `seed_file`.
+    SecretSeedContinued { seed_file: &'a Path },
     /// A secret seed was drawn and kept only in `seed_file`; `digest` is
     /// the dataset's, to publish.
     SecretSeedKept {

@@ -49,6 +49,10 @@ pub fn line(event: &Event<'_>) -> String {
         Event::LabelsLeft { unlabelled, total } => format!(
             "warning: {unlabelled} of {total} instances left unlabelled (search budget exceeded)"
         ),
+        Event::SecretSeedContinued { seed_file } => format!(
+            "continuing the interrupted `--seed random` run whose seed is kept in `{}`",
+            seed_file.display()
+        ),
         Event::SecretSeedKept { seed_file, digest } => format!(
             "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
             seed_file.display(),

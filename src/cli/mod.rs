@@ -33,6 +33,7 @@ mod score;
 mod serve;
 mod split;
 mod stats;
+mod stderr_line;
 
 use std::io::{self, Write};
 use std::path::PathBuf;

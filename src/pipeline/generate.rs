@@ -133,13 +133,10 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
             .flatten();
         params.seed = match interrupted {
             Some((path, record)) => {
-                crate::stderr_line!(
-                    "continuing the interrupted `--seed random` run whose seed is kept in `{}`",
-                    path.display()
-                );
+                progress.event(Event::SecretSeedContinued { seed_file: &path });
                 record.seed
             }
-            None => secret::draw_seed().map_err(std::io::Error::other)?,
+            None => secret::draw_seed()?,
         };
     }
     // Every dataset's capacity is checked before any is written: a part
