@@ -13,10 +13,20 @@ use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
 use crate::eval::ResultsError;
+use crate::eval::client::EndpointError;
+use crate::eval::players::UnplayableFile;
+use crate::family::FamilyError;
+use crate::files::FileError;
 use crate::game::LineMismatch;
+use crate::graph::split::SplitError;
+use crate::pipeline::secret::SeedError;
 use crate::pipeline::write::OutputError;
+use crate::propose::ExampleError;
+use crate::propose::batch::NameError;
+use crate::propose::prompts::PromptError;
 use crate::render::{TaskError, TemplateError};
 use crate::score::ScoreFileError;
+use crate::stats::ObserveError;
 use crate::synth::SynthError;
 
 /// Exit code of the user's input or an infeasible request.
@@ -44,10 +54,40 @@ pub enum Error {
     /// run writing it), or the disk.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A file written or read by `files`' rules: another run holding it,
+    /// a damaged file, the disk.
+    #[error(transparent)]
+    File(#[from] FileError),
     /// A results file (`eval`, `play --record`): another run writing it,
     /// a file that is not results (the user's), or the disk.
     #[error(transparent)]
     Results(#[from] ResultsError),
+    /// A private seed file that cannot be read or does not prove its
+    /// dataset (`verify`), or no random seed to draw.
+    #[error(transparent)]
+    Seed(#[from] SeedError),
+    /// `propose`: a domain name it cannot give (`--name`, `-o`).
+    #[error(transparent)]
+    DomainName(#[from] NameError),
+    /// `propose`: an `--example` domain that cannot be the example.
+    #[error(transparent)]
+    Example(#[from] ExampleError),
+    /// `propose`: prompt templates (`--templates-dir`) that do not load.
+    #[error(transparent)]
+    Prompts(#[from] PromptError),
+    /// `family`: a bad family name or parameter.
+    #[error(transparent)]
+    Family(#[from] FamilyError),
+    /// `split`: a domain that cannot be split (or, a bug, a half that does
+    /// not validate).
+    #[error(transparent)]
+    Split(#[from] SplitError),
+    /// `stats`: result lines that cannot be paired with their instances.
+    #[error(transparent)]
+    Observe(#[from] ObserveError),
+    /// `eval --player`: an instance file the offline player cannot play.
+    #[error(transparent)]
+    Unplayable(#[from] UnplayableFile),
     /// An infeasible setting.
     #[error(transparent)]
     Synth(#[from] SynthError),
@@ -83,6 +123,10 @@ pub enum Error {
     /// retries): running the same command again resumes.
     #[error("{message}")]
     Service { message: String },
+    /// The model's API cannot be used (`--api-base` malformed, its server
+    /// unreachable): running the same command later may work.
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
     /// A bug: something kumo-gen made does not hold what it must.
     #[error("internal: {0}")]
     Internal(String),
@@ -117,17 +161,29 @@ impl Error {
             | Error::ScoreFile(_)
             | Error::Recorded(_)
             | Error::Synth(_)
+            | Error::DomainName(_)
+            | Error::Example(_)
+            | Error::Prompts(_)
+            | Error::Family(_)
+            | Error::Observe(_)
+            | Error::Unplayable(_)
             | Error::Template(_)
             | Error::Task(_)
             | Error::Mismatch(_)
             | Error::Located(_)
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
+            Error::File(e) => e.is_input(),
+            Error::Seed(e) => e.is_input(),
             Error::Results(e) => e.is_input(),
+            Error::Split(e) => matches!(e, SplitError::Infeasible { .. }),
             // A file the user named that is not read by the rule of
             // `files::read` (a FIFO, a device, a line over the cap).
             Error::Io(e) => crate::files::read::is_refusal(e),
-            Error::Usage { .. } | Error::Service { .. } | Error::Internal(_) => false,
+            Error::Usage { .. }
+            | Error::Service { .. }
+            | Error::Endpoint(_)
+            | Error::Internal(_) => false,
         }
     }
 
@@ -151,8 +207,10 @@ impl Error {
     /// How to fix it, when known.
     pub fn help(&self) -> Option<String> {
         match self {
-            Error::Output(e) | Error::Results(ResultsError::Refused(e)) => e.help(),
+            Error::Output(e) => e.help(),
+            Error::File(e) | Error::Results(ResultsError::Refused(e)) => e.help(),
             Error::Synth(e) => Some(e.help.clone()),
+            Error::Family(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),
             Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),
             _ => None,

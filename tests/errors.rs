@@ -1,7 +1,7 @@
 //! Every command's error path: each subcommand given a bad input prints
 //! exactly one `error:` head (located diagnostics carry their own, nothing
 //! is headed twice, nothing goes unheaded) and exits with the README's
-//! code for the user's input (1).
+//! code for the user's input (1), or for usage (2).
 
 use crate::common::{TestCommand, root};
 
@@ -86,16 +86,67 @@ fn every_command_heads_its_error_once_with_the_input_exit_code() {
         ],
         &["overlap", "missing-a", "missing-b"],
         &["verify", "--seed-file", "missing.seed"],
+        &["moves", "missing.jsonl", "--instances", "data/tiny"],
+        &[
+            "moves",
+            "missing.jsonl",
+            "--instances",
+            "data/tiny",
+            "--domain",
+            "bad.yaml",
+        ],
+        &["pairs", "--data", "missing"],
+        &["pairs", "--data", "data/tiny", "--domain", "bad.yaml"],
+        &["report", "missing.jsonl", "-o", "rep"],
+        &[
+            "report",
+            "missing.jsonl",
+            "-o",
+            "rep",
+            "--domain",
+            "bad.yaml",
+        ],
+        &["serve", "--data", "missing", "--out", "res"],
+        &[
+            "serve",
+            "--data",
+            "data/tiny",
+            "--domain",
+            "bad.yaml",
+            "--out",
+            "res",
+        ],
     ];
     for args in cases {
-        let ran = TestCommand::new()
-            .current_dir(dir.path())
-            .args(*args)
-            .expect_code(1);
-        let stderr = ran.stderr_text();
-        let heads = stderr.lines().filter(|l| l.starts_with("error:")).count();
-        if !stderr.starts_with("error: ") || heads != 1 || stderr.contains("error: error:") {
-            ran.fail("expected one `error:` head, at the start of stderr");
-        }
+        one_head(&dir, args, 1);
+    }
+}
+
+/// Usage errors (a value that names nothing) are headed once too, and
+/// exit 2.
+#[test]
+fn usage_errors_head_once_with_the_usage_exit_code() {
+    let dir = inputs();
+    let cases: &[&[&str]] = &[
+        &["completions", "no-such-shell"],
+        &["man", "no-such-command"],
+        &["no-such-command"],
+    ];
+    for args in cases {
+        one_head(&dir, args, 2);
+    }
+}
+
+/// Runs `args` in `dir`, expecting `code` and exactly one `error:` head at
+/// the start of stderr (located diagnostics carry their own).
+fn one_head(dir: &tempfile::TempDir, args: &[&str], code: i32) {
+    let ran = TestCommand::new()
+        .current_dir(dir.path())
+        .args(args)
+        .expect_code(code);
+    let stderr = ran.stderr_text();
+    let heads = stderr.lines().filter(|l| l.starts_with("error:")).count();
+    if !stderr.starts_with("error: ") || heads != 1 || stderr.contains("error: error:") {
+        ran.fail("expected one `error:` head, at the start of stderr");
     }
 }

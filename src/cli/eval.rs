@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Setting};
 use crate::eval::client::ClientConfig;
-use crate::eval::players::{PLAYER_NAMES, Player};
+use crate::eval::players::{PLAYER_NAMES, Player, UnplayableFile};
 use crate::eval::subset::Subset;
 use crate::eval::{self, RunConfig, Suite};
 use crate::progress::{Progress as _, Stage};
@@ -279,9 +279,12 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     if let Some(player) = player {
         for suite in &suites {
             for task in &suite.tasks {
-                if let Err(e) = player.check(&task.instance) {
-                    return fail(format!("{}/{}.jsonl: {e}", suite.domain_dir, suite.setting));
-                }
+                player
+                    .check(&task.instance)
+                    .map_err(|source| UnplayableFile {
+                        file: format!("{}/{}.jsonl", suite.domain_dir, suite.setting),
+                        source,
+                    })?;
             }
         }
     }
@@ -320,13 +323,8 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     let progress = super::progress::Stderr::new();
     progress.stage(Stage::new("eval", "instances", 0));
     // Say at once when nobody listens, instead of retrying in silence.
-    if player.is_none()
-        && let Err(e) =
-            crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))
-    {
-        return Err(Error::Service {
-            message: e.to_string(),
-        });
+    if player.is_none() {
+        crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))?;
     }
     let summary = eval::run(&suites, &config, &progress);
     progress.finish();

@@ -3,11 +3,11 @@
 //! ([`crate::propose`]). One topic (`--topic`, `-o FILE`) or a resumable
 //! batch (`--topics FILE`, `-o DIR`).
 
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Error, Globals, Report, out};
+use crate::dataset::DatasetError;
 use crate::eval::client::{Client, ClientConfig, api_key_from_env, check_reachable};
 use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
 use crate::propose::files::Status;
@@ -95,27 +95,26 @@ fn parse_rounds(text: &str) -> Result<usize, super::flags::BadValue> {
     super::flags::parse_count(text, "repair rounds", 0, MAX_ROUNDS as u64).map(|n| n as usize)
 }
 
-fn fail(message: impl std::fmt::Display) -> Result<Report, Error> {
-    Err(Error::input(message.to_string()))
-}
-
 /// The topics and the output directory.
-fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
+fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), Error> {
     if let Some(file) = &args.topics {
         let text = crate::files::read::read_lines(file)
             .and_then(|bytes| {
                 String::from_utf8(bytes)
                     .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
             })
-            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            .map_err(|source| DatasetError::Io {
+                path: file.clone(),
+                source,
+            })?;
         return Ok((
-            batch::parse_topics(&file.display().to_string(), &text)?,
+            batch::parse_topics(&file.display().to_string(), &text).map_err(Error::input)?,
             args.out.clone(),
         ));
     }
     let topic = args.topic.clone().unwrap_or_default();
     if topic.trim().is_empty() {
-        return Err("--topic is empty".into());
+        return Err(Error::input("--topic is empty"));
     }
     let name = match &args.name {
         Some(n) => n.clone(),
@@ -127,14 +126,17 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
         .extension()
         .is_some_and(|e| e == "yaml" || e == "yml")
     {
-        return Err(format!("-o `{}` should end in `.yaml`", args.out.display()));
+        return Err(Error::input(format!(
+            "-o `{}` should end in `.yaml`",
+            args.out.display()
+        )));
     }
     let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
     let file = args
         .out
         .file_name()
         .and_then(|f| f.to_str())
-        .ok_or_else(|| format!("-o `{}` names no file", args.out.display()))?
+        .ok_or_else(|| Error::input(format!("-o `{}` names no file", args.out.display())))?
         .to_string();
     Ok((
         vec![Topic {
@@ -147,27 +149,23 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
     ))
 }
 
-fn stem(path: &Path) -> Result<String, String> {
+fn stem(path: &Path) -> Result<String, Error> {
     path.file_stem()
         .and_then(|s| s.to_str())
         .map(str::to_string)
-        .ok_or_else(|| format!("-o `{}` names no file; give `--name`", path.display()))
+        .ok_or_else(|| {
+            Error::input(format!(
+                "-o `{}` names no file; give `--name`",
+                path.display()
+            ))
+        })
 }
 
 pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     // Every flag value was checked as the flags were read (exit 2).
-    let (topics, dir) = match topics(args) {
-        Ok(t) => t,
-        Err(e) => return fail(e),
-    };
-    let example = match Example::load(&globals.registry, &args.example) {
-        Ok(e) => e,
-        Err(e) => return fail(format!("--example: {e}")),
-    };
-    let prompts = match Prompts::load(args.templates_dir.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
+    let (topics, dir) = topics(args)?;
+    let example = Example::load(&globals.registry, &args.example)?;
+    let prompts = Prompts::load(args.templates_dir.as_deref())?;
     if !dir.as_os_str().is_empty() {
         std::fs::create_dir_all(&dir)?;
     }
@@ -176,10 +174,8 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     let pending = topics
         .iter()
         .any(|t| batch::existing(&dir.join(&t.file)).is_none());
-    if pending && let Err(e) = check_reachable(&args.api_base, Duration::from_secs(10)) {
-        return Err(Error::Service {
-            message: e.to_string(),
-        });
+    if pending {
+        check_reachable(&args.api_base, Duration::from_secs(10))?;
     }
     let reporter = super::progress::Stderr::new();
     let mut client = Client::new(
@@ -232,7 +228,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
         BatchError::Api { .. } => Error::Service {
             message: format!("{e}; run the same command again to resume"),
         },
-        BatchError::Write(e) => io::Error::other(e.to_string()).into(),
+        BatchError::Write(e) => e.into(),
     })?;
     if args.topics.is_some() {
         out(&batch::summary_table(&rows))?;

@@ -63,7 +63,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
             "pass `--instances` the dataset directory the results were played on (as `eval --data DIR --domain D` reads `DIR/D/`), e.g. `--instances generated/medical`",
         ));
     }
-    let observed = stats::observe(&files, &sources, &domains).map_err(Error::input)?;
+    let observed = stats::observe(&files, &sources, &domains)?;
     if observed.unmatched > 0 {
         crate::stderr_line!(
             "note: {} result line(s) without a matching instance were left out",

@@ -290,20 +290,30 @@ enum ValidTruth<'a> {
 }
 
 /// A line that does not read back in its domain: what does not match.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct KeyError(pub String);
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// Not an instance line's JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("unknown truth `{0}`")]
+    UnknownTruth(String),
+    #[error("unknown action `{0}`")]
+    UnknownAction(String),
+    /// The observation of the action matches none of its states.
+    #[error("no state of `{0}` matches the observation")]
+    NoState(String),
+}
 
 /// Reads the seed and canonical key of a line written by [`render`] for
 /// `domain`; an error says what does not match the domain.
 pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64, Key), KeyError> {
     let mut de = serde_json::Deserializer::from_slice(line);
-    let parsed = Parsed::deserialize(&mut de).map_err(|e| KeyError(e.to_string()))?;
-    de.end().map_err(|e| KeyError(e.to_string()))?;
+    let parsed = Parsed::deserialize(&mut de)?;
+    de.end()?;
     let truth = |name: &str| {
         names
             .truth(name)
-            .ok_or_else(|| KeyError(format!("unknown truth `{name}`")))
+            .ok_or_else(|| KeyError::UnknownTruth(name.to_string()))
     };
     let truths = parsed
         .truths
@@ -318,7 +328,7 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
     for (name, observed) in &parsed.observations {
         let a = names
             .action(name)
-            .ok_or_else(|| KeyError(format!("unknown action `{name}`")))?;
+            .ok_or_else(|| KeyError::UnknownAction(name.to_string()))?;
         let action = &domain.actions[a];
         // Read as every reader does (`Action::observed_state`).
         let seen = match observed {
@@ -328,7 +338,7 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
         let state = action
             .observed_state(&seen)
             .flatten()
-            .ok_or_else(|| KeyError(format!("no state of `{name}` matches the observation")))?;
+            .ok_or_else(|| KeyError::NoState(name.to_string()))?;
         pairs.push((a, state));
     }
     Ok((parsed.seed, Key::from_parts(&truths, &valid, pairs)))

@@ -280,16 +280,35 @@ pub fn api_key_from_env() -> Option<String> {
 
 /// An `--api-base` that cannot be used: malformed, or no server answers.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct EndpointError(pub String);
+pub enum EndpointError {
+    /// Not an `http://` or `https://` URL with a host and port (`why`).
+    #[error("--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`")]
+    Malformed { api_base: String, why: &'static str },
+    /// The host does not resolve (`why`: the resolver's words).
+    #[error("cannot resolve `{host}` of --api-base `{api_base}`: {why}")]
+    Unresolved {
+        host: String,
+        api_base: String,
+        why: String,
+    },
+    /// Nothing accepts connections there (`why`: the last connect error).
+    #[error(
+        "cannot reach the server of --api-base `{api_base}` ({host}:{port}): {why}; is it running?"
+    )]
+    Unreachable {
+        api_base: String,
+        host: String,
+        port: u16,
+        why: String,
+    },
+}
 
 /// Checks `--api-base`: an `http://` or `https://` URL with a host; returns
 /// the host and port to connect to.
 pub fn parse_api_base(api_base: &str) -> Result<(String, u16), EndpointError> {
-    let bad = |why: &str| {
-        EndpointError(format!(
-            "--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`"
-        ))
+    let bad = |why: &'static str| EndpointError::Malformed {
+        api_base: api_base.to_string(),
+        why,
     };
     let (rest, default_port) = if let Some(rest) = api_base.strip_prefix("http://") {
         (rest, 80)
@@ -330,10 +349,10 @@ pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), EndpointE
     let (host, port) = parse_api_base(api_base)?;
     let addrs: Vec<_> = (host.as_str(), port)
         .to_socket_addrs()
-        .map_err(|e| {
-            EndpointError(format!(
-                "cannot resolve `{host}` of --api-base `{api_base}`: {e}"
-            ))
+        .map_err(|e| EndpointError::Unresolved {
+            host: host.clone(),
+            api_base: api_base.to_string(),
+            why: e.to_string(),
         })?
         .collect();
     let mut last = None;
@@ -343,10 +362,12 @@ pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), EndpointE
             Err(e) => last = Some(e),
         }
     }
-    Err(EndpointError(format!(
-        "cannot reach the server of --api-base `{api_base}` ({host}:{port}): {}; is it running?",
-        last.map_or_else(|| "no address".to_string(), |e| e.to_string())
-    )))
+    Err(EndpointError::Unreachable {
+        api_base: api_base.to_string(),
+        host,
+        port,
+        why: last.map_or_else(|| "no address".to_string(), |e| e.to_string()),
+    })
 }
 
 fn transport_message(e: &ureq::Error) -> String {

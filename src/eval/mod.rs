@@ -38,10 +38,10 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use crate::domain::Domain;
+use crate::files::FileError;
 use crate::game::session::Session;
 use crate::game::{ResultLine, Task, Trial};
 pub use crate::game::{budget_rule, render_book};
-use crate::pipeline::write::OutputError;
 use client::{CallError, Client, ClientConfig};
 use players::Player;
 
@@ -60,7 +60,7 @@ pub enum ResultsError {
     /// A folder on the way cannot be made below the results root, or the
     /// file is a symbolic link.
     #[error(transparent)]
-    Refused(OutputError),
+    Refused(FileError),
     /// The file is a FIFO, a device or another file that is not regular
     /// (refused by `files::read`'s rule).
     #[error("`{}`: {source}", path.display())]

@@ -52,11 +52,9 @@ pub fn slug(topic: &str) -> String {
 /// Whether `name` can be a file name and a `--domain` name: ASCII, and
 /// none of the folder names kumo-gen gives its own outputs (a domain's
 /// datasets go to `OUT/<name>/`; [`crate::dataset::reserved`]).
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if let Some(why) = crate::dataset::reserved::reserved(name) {
-        return Err(format!(
-            "domain name {why} (its datasets would be written there); choose another name"
-        ));
+        return Err(NameError::Reserved { why });
     }
     let ok = !name.is_empty()
         && name.len() <= 64
@@ -66,10 +64,34 @@ pub fn check_name(name: &str) -> Result<(), String> {
         && !name.starts_with('-');
     match ok {
         true => Ok(()),
-        false => Err(format!(
-            "domain name `{name}` must be 1 to 64 ASCII letters, digits, `-` or `_`, not starting with `-`"
-        )),
+        false => Err(NameError::NotAName {
+            name: name.to_string(),
+        }),
     }
+}
+
+/// Why a name cannot name a proposed domain.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// One of kumo-gen's own folder names (`why` says which).
+    #[error("domain name {why} (its datasets would be written there); choose another name")]
+    Reserved { why: String },
+    #[error(
+        "domain name `{name}` must be 1 to 64 ASCII letters, digits, `-` or `_`, not starting with `-`"
+    )]
+    NotAName { name: String },
+}
+
+/// An existing output that is not a valid domain: it is left alone.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "`{}` exists but is not a valid domain, so it is left alone; fix or remove it to propose again:\n{source}",
+    path.display()
+)]
+pub struct NotADomain {
+    pub path: PathBuf,
+    #[source]
+    pub source: LoadError,
 }
 
 /// Reads a topics file; `file` names it in errors.
@@ -118,7 +140,7 @@ pub fn parse_topics(file: &str, text: &str) -> Result<Vec<Topic>, String> {
 
 /// What an existing output means for resume: `None` when absent, else
 /// the finished domain's sizes or why the file blocks the topic.
-pub fn existing(out: &Path) -> Option<Result<(usize, usize), String>> {
+pub fn existing(out: &Path) -> Option<Result<(usize, usize), NotADomain>> {
     if !out.exists() {
         return None;
     }
@@ -134,10 +156,10 @@ pub fn existing(out: &Path) -> Option<Result<(usize, usize), String>> {
     .and_then(|bytes| crate::domain::load_bytes(&out.display().to_string(), &bytes));
     Some(match loaded {
         Ok((domain, _)) => Ok(sizes(&domain)),
-        Err(e) => Err(format!(
-            "`{}` exists but is not a valid domain, so it is left alone; fix or remove it to propose again:\n{e}",
-            out.display()
-        )),
+        Err(source) => Err(NotADomain {
+            path: out.to_path_buf(),
+            source,
+        }),
     })
 }
 
@@ -199,7 +221,7 @@ pub fn run(
                 status: Status::Failed,
                 rounds: 0,
                 sizes: None,
-                errors: vec![why],
+                errors: vec![why.to_string()],
                 notes: Vec::new(),
             },
             None => {
