@@ -22,7 +22,7 @@ use crate::graph::split::SplitError;
 use crate::pipeline::secret::SeedError;
 use crate::pipeline::write::OutputError;
 use crate::propose::ExampleError;
-use crate::propose::batch::NameError;
+use crate::propose::batch::{NameError, TopicsError};
 use crate::propose::prompts::PromptError;
 use crate::render::{TaskError, TemplateError};
 use crate::score::ScoreFileError;
@@ -69,6 +69,9 @@ pub enum Error {
     /// `propose`: a domain name it cannot give (`--name`, `-o`).
     #[error(transparent)]
     DomainName(#[from] NameError),
+    /// `propose`: a topics file (`--topics`) it cannot propose from.
+    #[error(transparent)]
+    Topics(#[from] TopicsError),
     /// `propose`: an `--example` domain that cannot be the example.
     #[error(transparent)]
     Example(#[from] ExampleError),
@@ -162,6 +165,7 @@ impl Error {
             | Error::Recorded(_)
             | Error::Synth(_)
             | Error::DomainName(_)
+            | Error::Topics(_)
             | Error::Example(_)
             | Error::Prompts(_)
             | Error::Family(_)

@@ -108,7 +108,7 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), Error> {
                 source,
             })?;
         return Ok((
-            batch::parse_topics(&file.display().to_string(), &text).map_err(Error::input)?,
+            batch::parse_topics(&file.display().to_string(), &text)?,
             args.out.clone(),
         ));
     }
