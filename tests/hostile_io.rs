@@ -6,30 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::common::{TINY_SETTING, TestCommand, generate_tiny};
+use crate::common::{TINY_SETTING, TestCommand, eval_player, generate_in, generate_tiny};
 
 /// Long enough for a debug-free release run, short enough to catch a spin.
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// `kumo-gen generate` of 20 medical 4x6 instances into `out`.
 fn medical(out: &Path, extra: &[&str]) -> TestCommand {
-    let mut command = TestCommand::new();
-    command
-        .args([
-            "generate",
-            "--domain",
-            "medical",
-            "--truths",
-            "4",
-            "--actions",
-            "6",
-            "-n",
-            "20",
-            "--out",
-        ])
-        .arg(out)
-        .args(extra)
-        .timeout(LIMIT);
+    let mut command = generate_in("medical", (4, 6), out, 20, extra);
+    command.timeout(LIMIT);
     command
 }
 
@@ -197,11 +182,7 @@ fn directory_link_cycles_do_not_spin_overlap_exclude_score_or_stats() {
     // Results of the tiny sets, scored and tested against the looped
     // folder as the instances.
     let results = tmp.path().join("results");
-    TestCommand::new()
-        .args(["eval", "--player", "golden", "--trials", "1", "--data"])
-        .arg(&plain)
-        .arg("--out")
-        .arg(&results)
+    eval_player("golden", &plain, &results, &["--trials", "1"])
         .timeout(LIMIT)
         .ok();
     std::fs::create_dir_all(results.join("sub")).unwrap();
@@ -455,11 +436,7 @@ fn a_model_differing_only_in_case_from_earlier_results_is_refused() {
     generate_tiny(&data, 2, &[]).ok();
     let results = tmp.path().join("results");
     std::fs::create_dir_all(results.join("Golden")).unwrap();
-    TestCommand::new()
-        .args(["eval", "--player", "golden", "--trials", "1", "--data"])
-        .arg(&data)
-        .arg("--out")
-        .arg(&results)
+    eval_player("golden", &data, &results, &["--trials", "1"])
         .timeout(LIMIT)
         .expect_code(1)
         .stderr_contains("only in letter case");

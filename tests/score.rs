@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestCommand, kumo_reference, root};
+use crate::common::{TestCommand, generate_in, kumo_reference, root};
 
 fn score_json(args: &[&str]) -> Vec<Value> {
     let output = TestCommand::new()
@@ -437,19 +437,14 @@ fn checked_success_agrees_with_kumo_on_published_files() {
 #[test]
 fn play_generates_the_same_instance_as_the_generator() {
     let tmp = tempfile::tempdir().unwrap();
-    TestCommand::new()
-        .args([
-            "generate",
-            "--domain",
-            "medical",
-            "--truths",
-            "4",
-            "--actions",
-            "6",
-        ])
-        .args(["--seed", "3", "-n", "3", "--out"])
-        .arg(tmp.path().join("gen"))
-        .ok();
+    generate_in(
+        "medical",
+        (4, 6),
+        &tmp.path().join("gen"),
+        3,
+        &["--seed", "3"],
+    )
+    .ok();
     let text = std::fs::read_to_string(
         tmp.path()
             .join("gen/medical/truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
