@@ -20,7 +20,7 @@ use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 #[derive(clap::Args, Debug, Clone)]
 #[command(
     args_override_self = true,
-    mut_arg("threads", |a| a.help("Worker threads (0: one per core). The output does not depend on it."))
+    mut_arg("threads", |a| a.help("Worker threads (0: one per core). The output does not depend on it"))
 )]
 pub struct GenerateArgs {
     /// Domain: a shipped or `--domains-dir` name, or a path to a .yaml file.

@@ -12,7 +12,7 @@ use crate::pipeline::{self, MergeJob};
 
 /// Flags of `kumo-gen merge`.
 #[derive(clap::Args, Debug, Clone)]
-#[command(mut_arg("threads", |a| a.help("Worker threads for redrawing duplicates (0: one per core).")))]
+#[command(mut_arg("threads", |a| a.help("Worker threads for redrawing duplicates (0: one per core)")))]
 pub struct MergeArgs {
     /// Output root the shards were written to (OUT/DOMAIN/shards/).
     #[arg(long, default_value = "generated", value_name = "DIR")]

@@ -33,7 +33,7 @@ pub struct ScoreInputs {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(mut_arg("threads", |a| a.help("Worker threads for `--moves` (0: one per core).")))]
+#[command(mut_arg("threads", |a| a.help("Worker threads for `--moves` (0: one per core)")))]
 pub struct ScoreArgs {
     #[command(flatten)]
     inputs: ScoreInputs,
