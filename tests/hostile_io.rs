@@ -18,6 +18,25 @@ fn medical(out: &Path, extra: &[&str]) -> TestCommand {
     command
 }
 
+/// `kumo-gen propose --topics TOPICS --out OUT` against an address where
+/// nobody listens (each use is refused before any request).
+fn propose_topics(topics: &Path, out: &Path) -> TestCommand {
+    let mut command = TestCommand::new();
+    command
+        .args([
+            "propose",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ])
+        .arg("--topics")
+        .arg(topics)
+        .arg("--out")
+        .arg(out);
+    command
+}
+
 fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo")
         .arg(path)
@@ -56,19 +75,7 @@ fn readers_of(file: &Path, tmp: &Path) -> Vec<(&'static str, TestCommand)> {
     c.args(["play", "--domain", "medical", "--instances"])
         .arg(file);
     list.push(("play", c));
-    let mut c = TestCommand::new();
-    c.args([
-        "propose",
-        "--api-base",
-        "http://127.0.0.1:9/v1",
-        "--model",
-        "m",
-    ])
-    .arg("--topics")
-    .arg(file)
-    .arg("--out")
-    .arg(tmp.join("proposed"));
-    list.push(("propose", c));
+    list.push(("propose", propose_topics(file, &tmp.join("proposed"))));
     let mut c = TestCommand::new();
     c.args(["score"]).arg(file).args(["--instances"]).arg(file);
     list.push(("score", c));
@@ -105,17 +112,7 @@ fn dev_zero_is_refused_by_every_reader_without_reading_it() {
     let mut play = TestCommand::new();
     play.args(["play", "--domain", "medical", "--instances", "/dev/zero"]);
     refused(&mut play, Path::new("/dev/zero"), "not a regular file");
-    let mut propose = TestCommand::new();
-    propose
-        .args([
-            "propose",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--model",
-            "m",
-        ])
-        .args(["--topics", "/dev/zero", "--out"])
-        .arg(tmp.path().join("p"));
+    let mut propose = propose_topics(Path::new("/dev/zero"), &tmp.path().join("p"));
     refused(&mut propose, Path::new("/dev/zero"), "not a regular file");
 }
 
@@ -265,19 +262,7 @@ fn a_directory_given_as_a_file_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("topics.txt");
     std::fs::create_dir(&dir).unwrap();
-    let mut propose = TestCommand::new();
-    propose
-        .args([
-            "propose",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--model",
-            "m",
-        ])
-        .arg("--topics")
-        .arg(&dir)
-        .arg("--out")
-        .arg(tmp.path().join("p"));
+    let mut propose = propose_topics(&dir, &tmp.path().join("p"));
     refused(&mut propose, &dir, "a directory");
     let mut label = TestCommand::new();
     label
@@ -410,18 +395,7 @@ fn reserved_and_case_folded_topic_names_are_refused() {
     ] {
         let file = tmp.path().join("topics.txt");
         std::fs::write(&file, topics).unwrap();
-        TestCommand::new()
-            .args([
-                "propose",
-                "--api-base",
-                "http://127.0.0.1:9/v1",
-                "--model",
-                "m",
-            ])
-            .arg("--topics")
-            .arg(&file)
-            .arg("--out")
-            .arg(tmp.path().join("proposed"))
+        propose_topics(&file, &tmp.path().join("proposed"))
             .timeout(LIMIT)
             .expect_code(1)
             .stderr_contains(needle);
