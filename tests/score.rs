@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestCommand, generate_in, kumo_reference, root};
+use crate::common::{TestCommand, eval_player, generate_in, generate_tiny, kumo_reference, root};
 
 fn score_json(args: &[&str]) -> Vec<Value> {
     let output = TestCommand::new()
@@ -603,4 +603,41 @@ fn golden_player_scores_against_generated_labels() {
     let relative = (model - (e + 2.0)) / (e + 2.0);
     let got = r["relative_action_count"].as_f64().unwrap();
     assert!((got - relative).abs() < 1e-12, "{got} vs {relative}");
+}
+
+/// `stats` reads through score's loader: no result file under the paths,
+/// or no instance file under `--instances`, is the user's to fix (exit 1),
+/// never an empty table.
+#[test]
+fn stats_refuses_missing_results_and_missing_instances() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, results, empty) = (
+        tmp.path().join("data"),
+        tmp.path().join("results"),
+        tmp.path().join("empty"),
+    );
+    std::fs::create_dir(&empty).unwrap();
+    generate_tiny(&data, 2, &[]).ok();
+    TestCommand::new()
+        .arg("stats")
+        .arg(&empty)
+        .arg("--instances")
+        .arg(&data)
+        .expect_code(1)
+        .stderr_contains("no result files");
+    eval_player("golden", &data, &results, &["--trials", "1"]).ok();
+    TestCommand::new()
+        .arg("stats")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&empty)
+        .expect_code(1)
+        .stderr_contains("no instance file under `--instances`");
+    TestCommand::new()
+        .arg("stats")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&data)
+        .ok()
+        .stdout_contains("golden");
 }
