@@ -22,7 +22,7 @@ pub struct StatsArgs {
 pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
     let (files, sources) = read(globals, &args.inputs, None)?;
     if sources.instance_sets.is_empty() {
-        // Nothing to take signatures from (the files were skipped above).
+        // Nothing to take signatures from (the loader noted each file it skipped).
         return Err(Error::input_with_help(
             "no instance file under `--instances`: signatures and correctness come from the instances",
             "pass `--instances` the dataset directory the results were played on, e.g. `--instances generated/medical`",
