@@ -9,6 +9,7 @@
 //! main job).
 
 mod check_books;
+mod client;
 mod contamination;
 mod curriculum;
 mod domains;

@@ -12,7 +12,7 @@ use super::{Error, Globals, Report};
 use crate::analysis::pairs::{PairOptions, task_pairs};
 use crate::dataset::{self, Setting};
 use crate::files::FileError;
-use crate::render::{RenderOptions, Renderer, Templates};
+use crate::render::{RenderOptions, Renderer};
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
@@ -43,12 +43,10 @@ pub struct PairsArgs {
     /// The model name eval would use (it decides the system message's role).
     #[arg(long, value_name = "NAME", default_value = "")]
     model: String,
-    /// Template directory, as eval takes it.
-    #[arg(long, value_name = "DIR")]
-    templates_dir: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
-    threads: usize,
+    #[command(flatten)]
+    templates: super::flags::TemplatesFlags,
+    #[command(flatten)]
+    pool: super::flags::PoolFlags,
 }
 
 pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
@@ -58,7 +56,7 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
             args.data.display()
         )));
     }
-    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let datasets = dataset::open_all(
         &globals.registry,
@@ -73,7 +71,7 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         model: args.model.clone(),
         budget: SearchBudget::default(),
     };
-    let pool = super::flags::pool(args.threads)?;
+    let pool = args.pool.pool()?;
     let mut rows: Vec<String> = Vec::new();
     let mut skipped = 0usize;
     for (data, settings) in datasets {

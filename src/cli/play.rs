@@ -26,7 +26,7 @@ use crate::game::{
     InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
 };
 use crate::python_repr::py_repr;
-use crate::render::{RenderOptions, Renderer, Templates};
+use crate::render::{RenderOptions, Renderer};
 use crate::synth::Params;
 
 /// The last `--index` `play` generates: instances `0..=index` are drawn
@@ -97,10 +97,8 @@ pub struct PlayArgs {
     /// `results/<player>/HumanAgent/<domain>/<setting>/eval_times=1.jsonl`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Directory of templates overriding the shipped ones by name (as for
-    /// `generate`); `book.j2` renders the book when there is no book file.
-    #[arg(long, value_name = "DIR")]
-    templates_dir: Option<PathBuf>,
+    #[command(flatten)]
+    templates: super::flags::TemplatesFlags,
     /// Play the budgeted protocol with N turns: a wrong answer is told
     /// "wrong" and play goes on until solved or the turns are spent
     /// (results under `HumanAgent-budget=N`).
@@ -209,7 +207,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             "give another `--player` name, or `--out FILE`",
         ));
     }
-    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
         Some(file) => from_file(globals, args, &renderer, file),

@@ -4,16 +4,23 @@
 //! batch (`--topics FILE`, `-o DIR`).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
+use super::client::ClientFlags;
 use super::{Error, Globals, Report, out};
 use crate::dataset::DatasetError;
-use crate::eval::client::{Client, ClientConfig, api_key_from_env, check_reachable};
+use crate::eval::client::Client;
 use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
 use crate::propose::files::Status;
 use crate::propose::{DEFAULT_ROUNDS, Example, MAX_ROUNDS, Prompts};
 
+// The API client's flags with a model required and a longer default
+// `--timeout` (a domain is a long reply).
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("api_base", |a| a.required(true)),
+    mut_arg("model", |a| a.required(true)),
+    mut_arg("timeout", |a| a.default_value("300"))
+)]
 pub struct ProposeArgs {
     /// What the domain is about, e.g. "Edible and poisonous mushrooms of Europe".
     #[arg(
@@ -31,13 +38,8 @@ pub struct ProposeArgs {
     /// The domain's name (default: the file name of `-o` without `.yaml`).
     #[arg(long, value_name = "N", conflicts_with = "topics")]
     name: Option<String>,
-    /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
-    /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
-    #[arg(long, value_name = "URL", value_parser = super::flags::parse_api_base)]
-    api_base: String,
-    /// Model name sent to the API.
-    #[arg(long, value_name = "NAME")]
-    model: String,
+    #[command(flatten)]
+    client: ClientFlags,
     /// The domain file to write (`domains/N.yaml`), or with `--topics` the
     /// directory. Written only when every check passes.
     #[arg(short = 'o', long = "out", value_name = "PATH")]
@@ -66,18 +68,6 @@ pub struct ProposeArgs {
     /// `propose_review.j2`).
     #[arg(long, value_name = "DIR")]
     templates_dir: Option<PathBuf>,
-    /// Sampling temperature from 0 to 2 (omitted from requests unless given).
-    #[arg(long, value_name = "X", value_parser = super::flags::parse_temperature)]
-    temperature: Option<f64>,
-    /// Hard limit for one request, in seconds (up to a day).
-    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = super::flags::parse_timeout)]
-    timeout: f64,
-    /// Retries of a request after a timeout, 429 or 5xx (0 to 100).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::flags::parse_retries)]
-    retries: u32,
-    /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    backoff_ms: u64,
 }
 
 /// `--truths T`: 4 (every domain must synthesize at 4x6) to 64.
@@ -175,24 +165,11 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
         .iter()
         .any(|t| batch::existing(&dir.join(&t.file)).is_none());
     if pending {
-        check_reachable(&args.api_base, Duration::from_secs(10))?;
+        args.client.check_reachable()?;
     }
     let reporter = super::progress::Stderr::new();
-    let mut client = Client::new(
-        ClientConfig {
-            api_base: args.api_base.clone(),
-            model: args.model.clone(),
-            api_key: api_key_from_env(),
-            temperature: args.temperature,
-            timeout: Duration::from_secs_f64(args.timeout),
-            retries: args.retries,
-            backoff: Duration::from_millis(args.backoff_ms),
-            backoff_cap: Duration::from_secs(60),
-        },
-        0,
-        0,
-        &reporter,
-    );
+    let model = args.client.model.as_deref().unwrap_or_default();
+    let mut client = Client::new(args.client.config(model), 0, 0, &reporter);
     let settings = Settings {
         truths: args.truths,
         actions: args.actions,
