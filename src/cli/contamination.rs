@@ -134,8 +134,8 @@ pub struct VerifyArgs {
 /// Runs `verify`; exit 1 when the dataset is not the seed's.
 pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
     let pool = args.pool.pool()?;
-    let v = pool
-        .install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))?;
+    let v =
+        pool.install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))?;
     out(&format!(
         "verified: `{}` is byte for byte the {} instance lines the seed in `{}` generates (digest {})\n         this proves the instance lines only: `kumo-gen check-books DIR` proves each knowledge book against its line; SFT records and the HF export are not compared\n",
         v.dataset.display(),
