@@ -357,7 +357,7 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
 /// The agent of an overall row: `all` for KUMO's protocol, `all-budget=N`
 /// for the budgeted one with `N` turns (agents named `...-budget=N`, as
 /// `eval --budget N` names them).
-fn protocol_of(agent: &str) -> String {
+pub(crate) fn protocol_of(agent: &str) -> String {
     match agent.rsplit_once("-budget=") {
         Some((_, turns)) if !turns.is_empty() && turns.bytes().all(|b| b.is_ascii_digit()) => {
             format!("all-budget={turns}")
