@@ -73,7 +73,11 @@ fn the_moves_section_holds_score_moves_json_numbers() {
         .iter()
         .filter(|r| r["mean_regret"].is_number())
         .collect();
-    assert_eq!(table.len(), analysed.len(), "one row per analysed score row");
+    assert_eq!(
+        table.len(),
+        analysed.len(),
+        "one row per analysed score row"
+    );
     let mut counts: BTreeMap<(String, String, String, String), Counts> = BTreeMap::new();
     for m in moves_rows(tmp.path()) {
         let c = counts.entry(group(&m)).or_default();
@@ -121,7 +125,10 @@ fn the_moves_section_holds_score_moves_json_numbers() {
             low.as_ref().unwrap().parse().unwrap(),
             high.as_ref().unwrap().parse().unwrap(),
         );
-        assert!(0.0 <= l && l <= regret + 1e-12 && regret <= h + 1e-12, "{row}");
+        assert!(
+            0.0 <= l && l <= regret + 1e-12 && regret <= h + 1e-12,
+            "{row}"
+        );
         if row["domain"] == "all" {
             continue;
         }
@@ -152,7 +159,10 @@ fn the_moves_section_holds_score_moves_json_numbers() {
     let golden = row_of("golden");
     assert_eq!(cell(golden, "mean_regret").1, "0.0");
     assert_eq!(
-        (cell(golden, "mean_regret").2.as_deref(), cell(golden, "mean_regret").3.as_deref()),
+        (
+            cell(golden, "mean_regret").2.as_deref(),
+            cell(golden, "mean_regret").3.as_deref()
+        ),
         (Some("0.0"), Some("0.0"))
     );
     assert_eq!(cell(golden, "optimal_move_rate").1, "1.0");
@@ -185,7 +195,15 @@ fn every_replayed_move_carries_its_regret_and_the_optimal_moves() {
         let (model, agent, domain, setting) = group(&m);
         let at = |k: &str| m[k].as_u64().unwrap();
         by_move.insert(
-            (model, agent, domain, setting, at("seed"), at("trial"), at("step")),
+            (
+                model,
+                agent,
+                domain,
+                setting,
+                at("seed"),
+                at("trial"),
+                at("step"),
+            ),
             m,
         );
     }

@@ -78,6 +78,9 @@ pub struct PositionPoint {
 pub struct PositionSeries {
     pub model: String,
     pub agent: String,
+    /// The player's number among all charts' players (in score's row
+    /// order), so one player keeps one colour on every chart.
+    pub player: usize,
     pub points: Vec<PositionPoint>,
 }
 
@@ -167,7 +170,8 @@ pub fn move_section(files: &[ResultFile], sources: &Sources, report: &Report) ->
             .collect();
         let games = || lines.iter().flat_map(|l| l.iter());
         let moves = || games().flat_map(|g| g.moves.iter());
-        let count = |f: fn(&crate::analysis::MoveAnalysis) -> bool| moves().filter(|m| f(m)).count();
+        let count =
+            |f: fn(&crate::analysis::MoveAnalysis) -> bool| moves().filter(|m| f(m)).count();
         let move_count = moves().count();
         let per_line = |f: fn(&GameAnalysis) -> f64| -> Vec<f64> {
             lines.iter().map(|l| line_mean(l, f)).collect()
@@ -209,6 +213,7 @@ pub fn move_section(files: &[ResultFile], sources: &Sources, report: &Report) ->
 fn charts(report: &Report, analysed: &[(&GroupKey, Vec<LineGames>)]) -> Vec<PositionChart> {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut series: BTreeMap<(String, String), Vec<PositionSeries>> = BTreeMap::new();
+    let mut players: Vec<(&str, &str)> = Vec::new();
     for row in report.rows.iter().filter(|r| r.analysed_trials.is_some()) {
         if row.domain == "all" || row.setting == "all" {
             continue;
@@ -238,9 +243,15 @@ fn charts(report: &Report, analysed: &[(&GroupKey, Vec<LineGames>)]) -> Vec<Posi
         if !order.contains(&place) {
             order.push(place.clone());
         }
+        let who = (row.model.as_str(), row.agent.as_str());
+        let player = players.iter().position(|p| *p == who).unwrap_or_else(|| {
+            players.push(who);
+            players.len() - 1
+        });
         series.entry(place).or_default().push(PositionSeries {
             model: row.model.clone(),
             agent: row.agent.clone(),
+            player,
             points,
         });
     }

@@ -62,7 +62,11 @@ const COLUMNS: [(&str, &str, &str); 14] = [
     ("agent", "agent", ""),
     ("domain", "domain", ""),
     ("setting", "setting", "truths x actions"),
-    ("analysed_trials", "trials", "trials whose moves were analysed"),
+    (
+        "analysed_trials",
+        "trials",
+        "trials whose moves were analysed",
+    ),
     (
         "mean_regret",
         "regret",
@@ -181,7 +185,10 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
         .fold(0.0f64, f64::max);
     let y_axis = Axis::new(0.0, most.max(0.5), 5);
     let x_axis = Axis::new(1.0, last.max(2) as f64, 8.min(last.max(2) - 1));
-    let x = |v: f64| left + (v - x_axis.low) / (x_axis.high - x_axis.low) * plot_w;
+    // Half a position of room at either end, so the first and last markers
+    // clear the axes.
+    let (x_low, x_high) = (0.5, last.max(2) as f64 + 0.5);
+    let x = |v: f64| left + (v - x_low) / (x_high - x_low) * plot_w;
     let y = |v: f64| top + plot_h - (v - y_axis.low) / (y_axis.high - y_axis.low) * plot_h;
     let mut s = String::new();
     let _ = writeln!(
@@ -206,7 +213,11 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
             y_axis.label(t)
         );
     }
-    for &t in x_axis.ticks.iter().filter(|t| t.fract() == 0.0) {
+    for &t in x_axis
+        .ticks
+        .iter()
+        .filter(|t| t.fract() == 0.0 && **t >= 1.0 && **t <= last.max(2) as f64)
+    {
         let _ = writeln!(
             s,
             r##"<line x1="{0:.1}" x2="{0:.1}" y1="{bottom:.1}" y2="{1:.1}" stroke="#888"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
@@ -231,7 +242,7 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
     );
     let count = chart.series.len().max(1) as f64;
     for (n, series) in chart.series.iter().enumerate() {
-        let colour = PALETTE[n % PALETTE.len()];
+        let colour = PALETTE[series.player % PALETTE.len()];
         // Series side by side around each position, so whiskers do not hide
         // each other.
         let shift = (n as f64 - (count - 1.0) / 2.0) * 5.0;
@@ -291,9 +302,9 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
         left + 30.0,
         ly
     );
-    for (n, series) in chart.series.iter().enumerate() {
+    for series in &chart.series {
         ly += 18.0;
-        let colour = PALETTE[n % PALETTE.len()];
+        let colour = PALETTE[series.player % PALETTE.len()];
         let _ = writeln!(
             s,
             r#"<line x1="{left}" x2="{0:.1}" y1="{1:.1}" y2="{1:.1}" stroke="{colour}" stroke-width="1.5"/><circle cx="{2:.1}" cy="{1:.1}" r="3.5" fill="{colour}"/><text x="{3:.1}" y="{4:.1}">{5} ({6})</text>"#,
@@ -312,9 +323,8 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
 
 /// The section: the table and the charts, or why they are absent.
 pub(super) fn section(moves: &MoveSection) -> String {
-    let mut s = String::from(
-        r#"<section id="moves-section"><h2>Moves against the exact optimum</h2>"#,
-    );
+    let mut s =
+        String::from(r#"<section id="moves-section"><h2>Moves against the exact optimum</h2>"#);
     match moves {
         MoveSection::Missing(why) => {
             let _ = writeln!(

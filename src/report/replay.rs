@@ -227,7 +227,9 @@ pub fn replays(
                         }
                         step.candidates = lefts[seen].iter().map(|&t| name(t)).collect();
                     }
-                    let game = analyst.as_mut().and_then(|a| analysed(a, trial, &mut steps));
+                    let game = analyst
+                        .as_mut()
+                        .and_then(|a| analysed(a, trial, &mut steps));
                     ReplayTrial {
                         success,
                         steps,

@@ -198,11 +198,16 @@ mod tests {
 
     #[test]
     fn bootstrap_mean_is_fixed_and_stays_in_the_data_range() {
-        let values: Vec<f64> = (0..30).map(|i| if i % 4 == 0 { 2.5 } else { 0.0 }).collect();
+        let values: Vec<f64> = (0..30)
+            .map(|i| if i % 4 == 0 { 2.5 } else { 0.0 })
+            .collect();
         let a = bootstrap_mean(&values).unwrap();
         assert_eq!(Some(a), bootstrap_mean(&values));
         let mean = values.iter().sum::<f64>() / 30.0;
-        assert!(0.0 <= a.low && a.low < mean && mean < a.high && a.high <= 2.5, "{a:?}");
+        assert!(
+            0.0 <= a.low && a.low < mean && mean < a.high && a.high <= 2.5,
+            "{a:?}"
+        );
         let zeros = bootstrap_mean(&[0.0; 5]).unwrap();
         assert_eq!((zeros.low, zeros.high), (0.0, 0.0));
         assert!(bootstrap_mean(&[1.0]).is_none());
