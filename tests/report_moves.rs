@@ -178,6 +178,9 @@ fn the_moves_section_holds_score_moves_json_numbers() {
     assert!(html.contains("optimal player (regret 0 on every move)"));
 }
 
+/// A move of `kumo-gen moves`: its group, seed, trial and step.
+type MoveKey = (String, String, String, String, u64, u64, u64);
+
 #[test]
 fn every_replayed_move_carries_its_regret_and_the_optimal_moves() {
     let tmp = tempfile::tempdir().unwrap();
@@ -189,8 +192,7 @@ fn every_replayed_move_carries_its_regret_and_the_optimal_moves() {
     let json = &html[html[start..].find('>').unwrap() + start + 1..];
     let json = &json[..json.find("</script>").unwrap()];
     let data: Value = serde_json::from_str(json).unwrap();
-    let mut by_move: BTreeMap<(String, String, String, String, u64, u64, u64), Value> =
-        BTreeMap::new();
+    let mut by_move: BTreeMap<MoveKey, Value> = BTreeMap::new();
     for m in moves_rows(tmp.path()) {
         let (model, agent, domain, setting) = group(&m);
         let at = |k: &str| m[k].as_u64().unwrap();
