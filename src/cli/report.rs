@@ -60,8 +60,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
     if !sources.instance_sets.is_empty() {
         sources.moves = Some(crate::search::SearchBudget::default());
     }
-    let scored = score::score(&files, &sources);
-    let moves = report::move_section(&files, &sources, &scored);
+    let (scored, moves) = report::score_with_moves(&files, &sources);
     let mut notes = scored.notes.clone();
     for note in &notes {
         crate::stderr_line!("note: {note}");

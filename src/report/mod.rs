@@ -26,7 +26,10 @@ mod moves_page;
 mod replay;
 
 pub use html::render_html;
-pub use moves::{MoveRow, MoveSection, PositionChart, PositionPoint, PositionSeries, move_section};
+pub use moves::{
+    MoveRow, MoveSection, PositionChart, PositionPoint, PositionSeries, move_section,
+    score_with_moves,
+};
 pub use replay::{Book, Replay, ReplayStep, ReplayTrial, StepAnalysis, replays};
 
 use serde::Serialize;

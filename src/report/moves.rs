@@ -1,9 +1,10 @@
 //! The report's per-move sections: how far each model's moves are from the
 //! exact optimum, per model x domain x setting and by move position.
 //!
-//! In: the result files, the [`Sources`] `score` used (with
-//! [`Sources::moves`] set: instances at hand), and `score`'s
-//! [`Report`] over them. Out: a [`MoveSection`]: a [`MoveRow`] per score
+//! In: the result files and the [`Sources`] `score` uses (with
+//! [`Sources::moves`] set: instances at hand); [`score_with_moves`]
+//! analyses every move once and gives both `score`'s [`Report`] and the
+//! sections. Out: a [`MoveSection`]: a [`MoveRow`] per score
 //! row with per-move figures, and per domain x setting a chart of regret by
 //! move position; or why there is none.
 //!
@@ -30,7 +31,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analysis::GameAnalysis;
-use crate::analysis::files::analyse_file;
+use crate::analysis::files::{FileAnalysis, analyse_file};
 use crate::score::interval::{Interval, bootstrap_mean, wilson};
 use crate::score::{GroupKey, Report, ResultFile, Row, Sources};
 
@@ -121,33 +122,52 @@ fn covers(row: &Row, key: &GroupKey) -> bool {
 
 /// The analysed games of one result line (its trials whose search stayed
 /// within budget).
-type LineGames = Vec<GameAnalysis>;
+type LineGames<'a> = Vec<&'a GameAnalysis>;
 
 fn line_mean(games: &LineGames, f: fn(&GameAnalysis) -> f64) -> f64 {
     // As `score` averages a line: the sum over its trials, then / trials.
-    games.iter().map(f).sum::<f64>() / games.len() as f64
+    games.iter().map(|g| f(g)).sum::<f64>() / games.len() as f64
 }
 
-/// The per-move sections of `report`, over `files` as `sources` reads
-/// them. Missing when `sources` asks for no analysis (no instances) or no
-/// line could be analysed.
-pub fn move_section(files: &[ResultFile], sources: &Sources, report: &Report) -> MoveSection {
+/// `score`'s report of `files` and the per-move sections over it, every
+/// move analysed once (under [`Sources::moves`]; without it, as without
+/// instances, the sections say why they are absent).
+pub fn score_with_moves(files: &[ResultFile], sources: &Sources) -> (Report, MoveSection) {
     let Some(budget) = sources.moves else {
-        return MoveSection::Missing(
-            "No instances were given (--instances DIR, as score --moves takes them): a move's value needs the instance it was played on."
-                .into(),
+        return (
+            crate::score::score(files, sources),
+            MoveSection::Missing(
+                "No instances were given (--instances DIR, as score --moves takes them): a move's value needs the instance it was played on."
+                    .into(),
+            ),
         );
     };
-    // Per file: its lines' analysed games (the notes are score's, already
-    // on the page).
+    let analyses: Vec<FileAnalysis> = files
+        .iter()
+        .map(|file| analyse_file(file, sources, budget, false))
+        .collect();
+    let report = crate::score::score_analysed(files, sources, Some(&analyses));
+    let section = move_section(files, &analyses, &report);
+    (report, section)
+}
+
+/// The per-move sections of `report` over `files` and their analyses
+/// (`analyses[i]` of `files[i]`; their notes are `score`'s, already on
+/// the page). Missing when no line could be analysed.
+pub fn move_section(
+    files: &[ResultFile],
+    analyses: &[FileAnalysis],
+    report: &Report,
+) -> MoveSection {
+    // Per file: its lines' analysed games.
     let analysed: Vec<(&GroupKey, Vec<LineGames>)> = files
         .iter()
-        .map(|file| {
-            let analysis = analyse_file(file, sources, budget, false);
+        .zip(analyses)
+        .map(|(file, analysis)| {
             let lines = analysis
                 .lines
-                .into_iter()
-                .map(|l| l.games.into_iter().flatten().collect::<LineGames>())
+                .iter()
+                .map(|l| l.games.iter().flatten().collect::<LineGames>())
                 .filter(|games| !games.is_empty())
                 .collect();
             (&file.key, lines)
