@@ -15,12 +15,15 @@
 //! [`trial_moves`], as `kumo-gen moves` reads them): `V`, `Q`, regret,
 //! and the optimal move(s) of the state it was made in.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::analysis::files::trial_moves;
 use crate::analysis::{Analyst, GameAnalysis, MoveAnalysis};
 use crate::game::{InstanceLine, Judge};
 use crate::score::{ResultFile, Sources};
+use crate::search::State;
 
 /// One knowledge book, shared by every replay of its instance.
 #[derive(Clone, Debug, Serialize)]
@@ -163,6 +166,9 @@ pub fn replays(
             let mut analyst = sources
                 .moves
                 .and_then(|budget| Analyst::new(domain, instance, budget).ok());
+            // The optimal moves of each state met, once per line: trials
+            // of one instance share states (the start, at least).
+            let mut best_of: BestOf = HashMap::new();
             let trials = line
                 .trials
                 .iter()
@@ -229,7 +235,7 @@ pub fn replays(
                     }
                     let game = analyst
                         .as_mut()
-                        .and_then(|a| analysed(a, trial, &mut steps));
+                        .and_then(|a| analysed(a, &mut best_of, trial, &mut steps));
                     ReplayTrial {
                         success,
                         steps,
@@ -265,8 +271,13 @@ pub fn replays(
 /// Analyses `trial` on `analyst`'s instance and gives each step naming an
 /// action or truth of the game its move's analysis (in order: those steps
 /// are the game's moves). `None` when a value's search went over budget.
+/// The optimal moves of a state ([`StepAnalysis::best`] and
+/// `best_is_answer`) by state.
+type BestOf = HashMap<State, (Vec<String>, bool)>;
+
 fn analysed(
     analyst: &mut Analyst,
+    best_of: &mut BestOf,
     trial: &crate::score::TrialFacts,
     steps: &mut [ReplayStep],
 ) -> Option<GameAnalysis> {
@@ -277,15 +288,43 @@ fn analysed(
         .filter(|s| s.kind == "query" || s.kind == "answer")
     {
         let Some(m) = moves.next() else { break };
-        step.analysis = Some(step_analysis(analyst, m)?);
+        step.analysis = Some(step_analysis(analyst, best_of, m)?);
     }
     Some(game)
 }
 
-fn step_analysis(analyst: &mut Analyst, m: &MoveAnalysis) -> Option<StepAnalysis> {
-    let values = analyst.state_values(m.before).ok()?;
-    let (best, best_is_answer) = if values.is_base() {
-        let answer = analyst.golden_answer(m.before);
+fn step_analysis(
+    analyst: &mut Analyst,
+    best_of: &mut BestOf,
+    m: &MoveAnalysis,
+) -> Option<StepAnalysis> {
+    let (best, best_is_answer) = match best_of.get(&m.before) {
+        Some(known) => known.clone(),
+        None => {
+            let known = optimal_moves(analyst, m.before)?;
+            best_of.insert(m.before, known.clone());
+            known
+        }
+    };
+    Some(StepAnalysis {
+        value: m.value,
+        q: m.q,
+        regret: m.regret,
+        optimal: m.optimal,
+        redundant: m.redundant,
+        repeated: m.repeated,
+        proven: m.proven,
+        best,
+        best_is_answer,
+    })
+}
+
+/// The optimal moves of `state`: the actions of least `Q`, or the golden
+/// player's answer where it answers (`true`).
+fn optimal_moves(analyst: &mut Analyst, state: State) -> Option<(Vec<String>, bool)> {
+    let values = analyst.state_values(state).ok()?;
+    Some(if values.is_base() {
+        let answer = analyst.golden_answer(state);
         (
             answer
                 .map(|t| analyst.truth_names()[t].clone())
@@ -302,16 +341,5 @@ fn step_analysis(analyst: &mut Analyst, m: &MoveAnalysis) -> Option<StepAnalysis
                 .collect(),
             false,
         )
-    };
-    Some(StepAnalysis {
-        value: m.value,
-        q: m.q,
-        regret: m.regret,
-        optimal: m.optimal,
-        redundant: m.redundant,
-        repeated: m.repeated,
-        proven: m.proven,
-        best,
-        best_is_answer,
     })
 }
