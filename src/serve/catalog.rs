@@ -26,10 +26,12 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
+use crate::analysis::{AnalysisError, Analyst, LiveGame};
 use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::domain::Registry;
 use crate::game::InstanceLine;
 use crate::game::Task;
+use crate::search::SearchBudget;
 use crate::render::{RenderOptions, Renderer, Templates};
 
 /// The datasets a server serves.
@@ -281,6 +283,22 @@ impl Catalog {
         Ok(split.tasks[pick.index]
             .get_or_init(|| Arc::new(task))
             .clone())
+    }
+
+    /// The line's game at its start, scored move by move (a dense-reward
+    /// episode's; each episode has its own memo, freed with it). The
+    /// start's values are searched here, so a game too large to value
+    /// is refused at `reset`, not halfway through the episode.
+    pub fn live_game(&self, pick: Pick) -> Result<LiveGame, AnalysisError> {
+        let split = self.split(pick);
+        let analyst = Analyst::new(
+            split.dataset.domain(),
+            &split.lines[pick.index],
+            SearchBudget::default(),
+        )?;
+        let mut game = LiveGame::new(analyst);
+        game.state_values()?;
+        Ok(game)
     }
 
     /// `GET /list_environments`.
