@@ -93,14 +93,19 @@ impl PyMoves {
     /// `None` when it named nothing).
     fn score<'py>(&self, py: Python<'py>, name: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
         let mut game = self.game();
-        let before = state_json(&mut game)?;
-        let (analysed, reward) = game.reward(name).map_err(value_error)?;
-        let row = analysed.as_ref().map(|m| game.analyst().move_json(m));
+        let scored = game.reward(name).map_err(value_error)?;
+        let analyst = game.analyst();
+        let optimal: Vec<&str> = scored
+            .before
+            .optimal
+            .iter()
+            .map(|&a| analyst.action_names()[a].as_str())
+            .collect();
         let value = serde_json::json!({
-            "reward": reward,
-            "regret": analysed.as_ref().map_or(0.0, |m| m.regret),
-            "optimal_actions": before["optimal"],
-            "move": row,
+            "reward": scored.reward,
+            "regret": scored.analysed.as_ref().map_or(0.0, |m| m.regret),
+            "optimal_actions": optimal,
+            "move": scored.analysed.as_ref().map(|m| analyst.move_json(m)),
         });
         to_py(py, &value)
     }

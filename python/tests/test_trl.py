@@ -97,7 +97,7 @@ def test_dense_rewards_sum_to_the_documented_total() -> None:
         assert len(rewards) == len(texts) and rewards[3] == pytest.approx(-1.0, abs=1e-12)
         plain = kumo_gen.Env("medical", tasks=[row["kumo_line"]], dense=True)
         plain.reset(0)
-        assert rewards == [plain.step(t)[1] for t in texts]
+        assert rewards == pytest.approx([plain.step(t)[1] for t in texts], abs=1e-12)
         moves = [t["move"] for t in env.turns]
         proven = 1.0 if moves[-1]["proven"] else 0.0
         assert env.get_reward() == pytest.approx(proven - sum(m["regret"] for m in moves), abs=1e-12)

@@ -13,6 +13,17 @@
 use super::{Analyst, MoveAnalysis, dense_reward};
 use crate::search::{SearchError, State, StateValues};
 
+/// One reply scored ([`LiveGame::reward`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scored {
+    /// The values of the state the reply answered.
+    pub before: StateValues,
+    /// The move (`None`: the reply named nothing of the instance).
+    pub analysed: Option<MoveAnalysis>,
+    /// Its dense reward ([`dense_reward`]).
+    pub reward: f64,
+}
+
 /// One instance's game in progress.
 pub struct LiveGame {
     analyst: Analyst,
@@ -65,15 +76,25 @@ impl LiveGame {
         Ok(Some(analysed))
     }
 
-    /// [`LiveGame::step`]'s move and its dense reward (`0` for a reply
-    /// naming nothing, `None` passed as `name`).
-    pub fn reward(&mut self, name: Option<&str>) -> Result<(Option<MoveAnalysis>, f64), SearchError> {
+    /// Scores one reply of an episode: the values of the state it
+    /// answered (every `Q`, the optimal actions), [`LiveGame::step`]'s
+    /// move (`None` for a reply naming nothing, `None` passed as `name`)
+    /// and its dense reward. Every caller scores replies through here, in
+    /// the same order of searches, so the same replies on the same line
+    /// get the same floats bit for bit (a memo that saw other states may
+    /// differ in the last bit).
+    pub fn reward(&mut self, name: Option<&str>) -> Result<Scored, SearchError> {
+        let before = self.state_values()?;
         let analysed = match name {
             Some(name) => self.step(name)?,
             None => None,
         };
         let reward = dense_reward(analysed.as_ref());
-        Ok((analysed, reward))
+        Ok(Scored {
+            before,
+            analysed,
+            reward,
+        })
     }
 
     /// Back to the start of the game; the memo is kept.

@@ -39,7 +39,7 @@ pub mod files;
 mod live;
 pub mod pairs;
 
-pub use live::LiveGame;
+pub use live::{LiveGame, Scored};
 
 use serde_json::{Value, json};
 

@@ -286,9 +286,9 @@ impl Catalog {
     }
 
     /// The line's game at its start, scored move by move (a dense-reward
-    /// episode's; each episode has its own memo, freed with it). The
-    /// start's values are searched here, so a game too large to value
-    /// is refused at `reset`, not halfway through the episode.
+    /// episode's; each episode has its own memo, freed with it, and
+    /// scores its replies in the order the Python `Env` does, so the same
+    /// replies earn the same floats).
     pub fn live_game(&self, pick: Pick) -> Result<LiveGame, AnalysisError> {
         let split = self.split(pick);
         let analyst = Analyst::new(
@@ -296,9 +296,7 @@ impl Catalog {
             &split.lines[pick.index],
             SearchBudget::default(),
         )?;
-        let mut game = LiveGame::new(analyst);
-        game.state_values()?;
-        Ok(game)
+        Ok(LiveGame::new(analyst))
     }
 
     /// `GET /list_environments`.

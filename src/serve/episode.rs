@@ -237,7 +237,7 @@ impl Play {
             Step::ParseError => None,
         };
         game.reward(named)
-            .map(|(_, reward)| reward)
+            .map(|scored| scored.reward)
             .map_err(|e| StepError::Reward(e.to_string()))
     }
 

@@ -69,7 +69,7 @@ def test_served_dense_rewards_equal_the_python_envs(start_server, instances, pla
     for index in range(LINES):
         texts, expected, infos = in_process(instances[index], player, seed=index)
         rewards = served(server.url, index, texts, reward="dense")
-        assert rewards == expected
+        assert rewards == pytest.approx(expected, abs=1e-12)
         moves = [i["move"] for i in infos if i["move"] is not None]
         answers = [m for m in moves if m["answer"] is not None]
         proven = 1.0 if answers and answers[-1]["proven"] else 0.0
