@@ -238,7 +238,12 @@ fn golden_move(game: &mut LiveGame) -> String {
 /// Plays `replies` (names, or `None` for a reply naming nothing) as one
 /// HTTP episode of line `index`, with `reset`'s `extra` arguments; returns
 /// each step's reward and the last response.
-fn play_http(url: &str, index: usize, extra: &Value, replies: &[Option<String>]) -> (Vec<f64>, Value) {
+fn play_http(
+    url: &str,
+    index: usize,
+    extra: &Value,
+    replies: &[Option<String>],
+) -> (Vec<f64>, Value) {
     let mut args = json!({"split": "6x8", "index": index, "model": "dense-test"});
     args.as_object_mut()
         .unwrap()
@@ -246,7 +251,10 @@ fn play_http(url: &str, index: usize, extra: &Value, replies: &[Option<String>])
     let (status, reset) = post(&format!("{url}/reset"), &args);
     assert_eq!(status, 200, "{reset}");
     assert_eq!(reset["reward"], Value::Null);
-    let id = reset["observation"]["episode_id"].as_str().unwrap().to_string();
+    let id = reset["observation"]["episode_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut rewards = Vec::new();
     let mut last = Value::Null;
     for reply in replies {
@@ -274,7 +282,16 @@ fn dense_rewards_are_the_librarys_and_sum_to_the_documented_total() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     TestCommand::new()
-        .args(["--domain", "medical", "--truths", "6", "--actions", "8", "-n", "3"])
+        .args([
+            "--domain",
+            "medical",
+            "--truths",
+            "6",
+            "--actions",
+            "8",
+            "-n",
+            "3",
+        ])
         .args(["--books", "none", "--no-sft", "--out"])
         .arg(&data)
         .ok();
@@ -296,7 +313,8 @@ fn dense_rewards_are_the_librarys_and_sum_to_the_documented_total() {
     .collect();
     let dense = json!({"reward": "dense"});
     for (index, line) in lines.iter().enumerate() {
-        let new_game = || LiveGame::new(Analyst::new(&domain, line, SearchBudget::default()).unwrap());
+        let new_game =
+            || LiveGame::new(Analyst::new(&domain, line, SearchBudget::default()).unwrap());
 
         // The golden player: every action optimal (reward 0), the proven
         // answer 1: the episode earns exactly 1.
@@ -338,7 +356,10 @@ fn dense_rewards_are_the_librarys_and_sum_to_the_documented_total() {
         for (got, want) in rewards.iter().zip(&expected) {
             assert!((got - want).abs() < 1e-12, "{rewards:?} != {expected:?}");
         }
-        assert!((rewards[2] + 1.0).abs() < 1e-12, "a repeat wastes one action");
+        assert!(
+            (rewards[2] + 1.0).abs() < 1e-12,
+            "a repeat wastes one action"
+        );
         let total: f64 = rewards.iter().sum();
         assert!((total - (f64::from(u8::from(proven)) - regret)).abs() < 1e-12);
 
@@ -354,8 +375,14 @@ fn dense_rewards_are_the_librarys_and_sum_to_the_documented_total() {
         assert_eq!(rewards, outcome);
     }
     let (status, bad) = post(&format!("{url}/reset"), &json!({"reward": "shaped"}));
-    assert_eq!((status, bad["code"].as_str()), (422, Some("VALIDATION_ERROR")));
-    assert!(bad["detail"].as_str().unwrap().contains("\"dense\""), "{bad}");
+    assert_eq!(
+        (status, bad["code"].as_str()),
+        (422, Some("VALIDATION_ERROR"))
+    );
+    assert!(
+        bad["detail"].as_str().unwrap().contains("\"dense\""),
+        "{bad}"
+    );
     let (code, stderr) = stop(child);
     assert_eq!(code, 0, "{stderr}");
 }

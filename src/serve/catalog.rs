@@ -31,8 +31,8 @@ use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::domain::Registry;
 use crate::game::InstanceLine;
 use crate::game::Task;
-use crate::search::SearchBudget;
 use crate::render::{RenderOptions, Renderer, Templates};
+use crate::search::SearchBudget;
 
 /// The datasets a server serves.
 pub struct Catalog {
