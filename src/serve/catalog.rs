@@ -286,9 +286,7 @@ impl Catalog {
     }
 
     /// The line's game at its start, scored move by move (a dense-reward
-    /// episode's; each episode has its own memo, freed with it, and
-    /// scores its replies in the order the Python `Env` does, so the same
-    /// replies earn the same floats).
+    /// episode's; each episode has its own memo, freed with it).
     pub fn live_game(&self, pick: Pick) -> Result<LiveGame, AnalysisError> {
         let split = self.split(pick);
         let analyst = Analyst::new(

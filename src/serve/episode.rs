@@ -236,8 +236,8 @@ impl Play {
             Step::Wrong { truth } | Step::Predicted { truth, .. } => Some(truth.as_str()),
             Step::ParseError => None,
         };
-        game.reward(named)
-            .map(|scored| scored.reward)
+        game.step_reward(named)
+            .map(|(_, reward)| reward)
             .map_err(|e| StepError::Reward(e.to_string()))
     }
 
