@@ -38,9 +38,10 @@ earns 1 - w/2.
 Dense rewards (opt-in, `dense=True`; docs/analytics.md): every reply is
 scored against the exact optimum of the game by the library
 (`kumo_gen._native.Moves.score`, the one definition
-`kumo_gen::analysis::dense_reward`; no formula here). A reply that takes an action earns `-regret` (the expected actions it
-wastes: `Q - V`, 0 for an optimal action, 1 for a repeat); the reply that
-names a truth earns 1.0 if the answer is *proven* (the only candidate
+`kumo_gen::analysis::dense_reward`; no formula here). A reply that takes
+an action earns `-regret` (the expected actions it wastes: `Q - V`, 0
+for an optimal action, 1 for a repeat); the reply that names a truth
+earns 1.0 if the answer is *proven* (the only candidate
 left, or one no action left can rule out; a proven answer is always
 correct) and 0.0 otherwise, so a lucky guess earns nothing; a parse error
 earns 0.0. An episode's rewards sum to
