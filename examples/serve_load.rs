@@ -13,7 +13,10 @@
 //! trainer's sessions wait for the model: the offered load is then
 //! `sessions / T` steps per second, and the latency is the server's, not
 //! a queue of every session's steps at once. Without it every session
-//! steps as fast as it can (the throughput).
+//! steps as fast as it can (the throughput). `--reward dense` resets
+//! every episode with `"reward": "dense"` (per-turn rewards, computed by
+//! the server from the hidden game; the golden episode still ends on
+//! 1.0), to compare the server's CPU per step with the default outcome.
 //!
 //! Prints the step latency (p50, p90, p99, max), episodes and steps per
 //! second, and the server's resident memory after the first thousand
@@ -39,6 +42,8 @@ struct Args {
     seconds: u64,
     /// A session's pause before each step (a model thinking); 0: none.
     think_ms: u64,
+    /// `reset`'s `reward`: `outcome` (the default) or `dense`.
+    reward: String,
 }
 
 fn args() -> Result<Args, String> {
@@ -49,6 +54,7 @@ fn args() -> Result<Args, String> {
         episodes: 100_000,
         seconds: 600,
         think_ms: 0,
+        reward: "outcome".to_string(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -65,6 +71,10 @@ fn args() -> Result<Args, String> {
             "--episodes" => args.episodes = number()?.clamp(1, 10_000_000),
             "--seconds" => args.seconds = number()?.clamp(1, 3600) as u64,
             "--think-ms" => args.think_ms = number()?.min(60_000) as u64,
+            "--reward" if matches!(value.as_str(), "outcome" | "dense") => {
+                args.reward = value.clone()
+            }
+            "--reward" => return Err("--reward is outcome or dense".into()),
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -243,6 +253,7 @@ fn main() {
                 warm_rss.clone(),
             );
             let episodes = args.episodes;
+            let reward_rule = args.reward.clone();
             let think = Duration::from_millis(args.think_ms);
             // Sessions start spread over one pause, as a trainer's do.
             let offset = think.mul_f64(tasks.len() as f64 / args.sessions as f64);
@@ -267,7 +278,7 @@ fn main() {
                         break;
                     }
                     let index = k % lines.len();
-                    let reset = json!({"type": "reset", "data": {"split": split, "index": index, "model": "load"}});
+                    let reset = json!({"type": "reset", "data": {"split": split, "index": index, "model": "load", "reward": reward_rule}});
                     if ask(&mut socket, reset).await.is_none() {
                         failures.fetch_add(1, Ordering::Relaxed);
                         break;

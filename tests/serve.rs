@@ -1,5 +1,6 @@
 //! `kumo-gen serve` from the command line: startup errors, an HTTP
-//! episode end to end with its result line, and the shutdown report. The
+//! episode end to end with its result line, the shutdown report, and
+//! dense rewards (`reward: "dense"`) equal to the library's. The
 //! OpenEnv client, raw WebSocket frames and the page are played in
 //! `tests/serve/` (Python, run by `.ci/run`).
 
@@ -8,6 +9,10 @@ use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 
+use kumo_gen::analysis::{Analyst, LiveGame};
+use kumo_gen::domain::Registry;
+use kumo_gen::game::InstanceLine;
+use kumo_gen::search::SearchBudget;
 use serde_json::{Value, json};
 
 use crate::common::{TINY_SETTING, TestCommand, generate_tiny, json_lines};
@@ -215,4 +220,170 @@ fn a_port_in_use_is_the_users_to_change() {
     let (code, stderr) = stop(child);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("none open"), "{stderr}");
+}
+
+/// The name of the golden player's move in `game`'s state: the first
+/// optimal action, else (where answering is optimal) the certified truth.
+fn golden_move(game: &mut LiveGame) -> String {
+    let values = game.state_values().unwrap();
+    let analyst = game.analyst();
+    match values.best {
+        Some(a) => analyst.action_names()[a].clone(),
+        None => {
+            let t = analyst.golden_answer(game.state()).unwrap();
+            analyst.truth_names()[t].clone()
+        }
+    }
+}
+
+/// Plays `replies` (names, or `None` for a reply naming nothing) as one
+/// HTTP episode of line `index`, with `reset`'s `extra` arguments; returns
+/// each step's reward and the last response.
+fn play_http(
+    url: &str,
+    index: usize,
+    extra: &Value,
+    replies: &[Option<String>],
+) -> (Vec<f64>, Value) {
+    let mut args = json!({"split": "6x8", "index": index, "model": "dense-test"});
+    args.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let (status, reset) = post(&format!("{url}/reset"), &args);
+    assert_eq!(status, 200, "{reset}");
+    assert_eq!(reset["reward"], Value::Null);
+    let id = reset["observation"]["episode_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut rewards = Vec::new();
+    let mut last = Value::Null;
+    for reply in replies {
+        let message = match reply {
+            Some(name) => format!("I choose <ANSWER> {name} </ANSWER>"),
+            None => "no choice".to_string(),
+        };
+        let (status, step) = post(
+            &format!("{url}/step"),
+            &json!({"episode_id": id, "action": {"message": message}}),
+        );
+        assert_eq!(status, 200, "{step}");
+        for secret in ["optimal_actions", "candidates", "regret", "q", "value"] {
+            assert!(step["observation"].get(secret).is_none(), "{secret} sent");
+        }
+        rewards.push(step["reward"].as_f64().expect("a number"));
+        last = step;
+    }
+    assert_eq!(last["done"], true, "the replies end the episode");
+    (rewards, last)
+}
+
+#[test]
+fn dense_rewards_are_the_librarys_and_sum_to_the_documented_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    TestCommand::new()
+        .args([
+            "--domain",
+            "medical",
+            "--truths",
+            "6",
+            "--actions",
+            "8",
+            "-n",
+            "3",
+        ])
+        .args(["--books", "none", "--no-sft", "--out"])
+        .arg(&data)
+        .ok();
+    let out = dir.path().join("results");
+    let (child, url, _stdout) = start(&[
+        "--data".as_ref(),
+        data.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let domain = Registry::new(None).load("medical").unwrap().0;
+    let lines: Vec<InstanceLine> = json_lines(
+        &data
+            .join("medical")
+            .join("truth_num=6+action_num=8+valid_truth_num=1.jsonl"),
+    )
+    .into_iter()
+    .map(|v| serde_json::from_value(v).unwrap())
+    .collect();
+    let dense = json!({"reward": "dense"});
+    for (index, line) in lines.iter().enumerate() {
+        let new_game =
+            || LiveGame::new(Analyst::new(&domain, line, SearchBudget::default()).unwrap());
+
+        // The golden player: every action optimal (reward 0), the proven
+        // answer 1: the episode earns exactly 1.
+        let mut game = new_game();
+        let mut golden = Vec::new();
+        loop {
+            let name = golden_move(&mut game);
+            let scored = game.reward(Some(&name)).unwrap();
+            golden.push(Some(name));
+            if scored.analysed.unwrap().proven.is_some() {
+                break;
+            }
+        }
+        let (rewards, last) = play_http(&url, index, &dense, &golden);
+        let (actions, answer) = rewards.split_at(rewards.len() - 1);
+        assert!(actions.iter().all(|&r| r == 0.0), "{rewards:?}");
+        assert_eq!(answer, [1.0]);
+        assert_eq!(last["observation"]["successful"], true);
+
+        // Actions in instance order with a repeat, then a guess: each
+        // reward the library's, a repeat -1, and the sum 1[proven] - regret.
+        let mut replies: Vec<Option<String>> =
+            line.actions.iter().take(3).cloned().map(Some).collect();
+        replies.insert(2, replies[0].clone());
+        replies.push(Some(line.truths[index % line.truths.len()].clone()));
+        let mut game = new_game();
+        let mut expected = Vec::new();
+        let mut regret = 0.0;
+        let mut proven = false;
+        for reply in &replies {
+            let scored = game.reward(reply.as_deref()).unwrap();
+            let m = scored.analysed.unwrap();
+            regret += m.regret;
+            proven = m.proven.unwrap_or(proven);
+            expected.push(scored.reward);
+        }
+        let (rewards, _) = play_http(&url, index, &dense, &replies);
+        assert_eq!(rewards.len(), expected.len());
+        for (got, want) in rewards.iter().zip(&expected) {
+            assert!((got - want).abs() < 1e-12, "{rewards:?} != {expected:?}");
+        }
+        assert!(
+            (rewards[2] + 1.0).abs() < 1e-12,
+            "a repeat wastes one action"
+        );
+        let total: f64 = rewards.iter().sum();
+        assert!((total - (f64::from(u8::from(proven)) - regret)).abs() < 1e-12);
+
+        // A reply naming nothing earns 0 and ends the episode.
+        let (rewards, last) = play_http(&url, index, &dense, &[replies[0].clone(), None]);
+        assert!((rewards[0] - expected[0]).abs() < 1e-12 && rewards[1] == 0.0);
+        assert_eq!(last["observation"]["parse_error"], true);
+
+        // The default stays the outcome: 0 before the end, 1 for a win.
+        let (rewards, _) = play_http(&url, index, &json!({}), &golden);
+        let mut outcome = vec![0.0; golden.len() - 1];
+        outcome.push(1.0);
+        assert_eq!(rewards, outcome);
+    }
+    let (status, bad) = post(&format!("{url}/reset"), &json!({"reward": "shaped"}));
+    assert_eq!(
+        (status, bad["code"].as_str()),
+        (422, Some("VALIDATION_ERROR"))
+    );
+    assert!(
+        bad["detail"].as_str().unwrap().contains("\"dense\""),
+        "{bad}"
+    );
+    let (code, stderr) = stop(child);
+    assert_eq!(code, 0, "{stderr}");
 }

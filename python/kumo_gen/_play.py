@@ -1,13 +1,14 @@
 """The pieces every framework adapter shares (verifiers, Inspect, TRL):
 the episodes of a setting as self-contained dicts, the native task of
-one, and the scores of a finished session. No framework is imported here.
+one, the scores of a finished session, and its dense per-turn rewards
+(`DenseTurns`). No framework is imported here.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from . import _native
 from ._api import domains, family, load_domain, stamp
@@ -80,3 +81,34 @@ def trial_scores(session: Any, task: Any, efficiency: float = 0.0) -> Dict[str, 
         "relative_action_count": relative,
         "parse_error": 1.0 if session.trial()["parse_error"] else 0.0,
     }
+
+
+class DenseTurns:
+    """The dense rewards of one episode, turn by turn (docs/analytics.md):
+    each reply scored by the library (`kumo_gen._native.Moves.score`, the
+    one definition `kumo_gen::analysis::dense_reward`). `turns` holds one
+    `{reward, regret, optimal_actions, move}` per reply scored."""
+
+    def __init__(self, task: Any) -> None:
+        self.moves = _native.Moves(task)
+        self.turns: List[Dict[str, Any]] = []
+
+    def score(self, step: Dict[str, Any]) -> Dict[str, Any]:
+        """Scores the reply a session's `respond` just read (`step` is what
+        it returned: `action` or `truth`, neither for a parse error)."""
+        scored = self.moves.score(step.get("action", step.get("truth")))
+        self.turns.append(scored)
+        return scored
+
+    def rewards(self) -> List[float]:
+        return [t["reward"] for t in self.turns]
+
+    def metrics(self) -> Dict[str, float]:
+        """`dense_reward` (the turns' sum: `1[proven answer] - total
+        regret`), `total_regret` and `proven` (the last answer was)."""
+        answers = [t["move"] for t in self.turns if t["move"] is not None and t["move"]["answer"] is not None]
+        return {
+            "dense_reward": float(sum(self.rewards())),
+            "total_regret": float(sum(t["regret"] for t in self.turns)),
+            "proven": 1.0 if answers and answers[-1]["proven"] else 0.0,
+        }

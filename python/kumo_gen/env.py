@@ -36,10 +36,12 @@ the reward is success alone; an episode twice as long as optimal play
 earns 1 - w/2.
 
 Dense rewards (opt-in, `dense=True`; docs/analytics.md): every reply is
-scored against the exact optimum of the game (`kumo_gen._native.Moves`).
-A reply that takes an action earns `-regret` (the expected actions it
-wastes: `Q - V`, 0 for an optimal action, 1 for a repeat); the reply that
-names a truth earns 1.0 if the answer is *proven* (the only candidate
+scored against the exact optimum of the game by the library
+(`kumo_gen._native.Moves.score`, the one definition
+`kumo_gen::analysis::dense_reward`; no formula here). A reply that takes
+an action earns `-regret` (the expected actions it wastes: `Q - V`, 0
+for an optimal action, 1 for a repeat); the reply that names a truth
+earns 1.0 if the answer is *proven* (the only candidate
 left, or one no action left can rule out; a proven answer is always
 correct) and 0.0 otherwise, so a lucky guess earns nothing; a parse error
 earns 0.0. An episode's rewards sum to
@@ -166,7 +168,8 @@ class Env:
 
     def moves(self, index: int) -> Any:
         """The per-move values of instance `index`'s game
-        (`kumo_gen._native.Moves`: `state()`, `step(name)`, `reset()`)."""
+        (`kumo_gen._native.Moves`: `state()`, `step(name)`, `score(name)`,
+        `reset()`)."""
         moves = self._moves.get(index)
         if moves is None:
             moves = _native.Moves(self.task(index))
@@ -201,18 +204,14 @@ class Env:
             raise RuntimeError("call reset() before step()")
         if session.finished:
             raise RuntimeError("the episode is over; call reset()")
-        before = self.moves(self._index).state() if self.dense else None  # type: ignore[arg-type]
         info: Dict[str, Any] = session.respond(text, tokens)
         done = session.finished
         dense_reward = 0.0
-        if before is not None:
-            name = info.get("action", info.get("truth"))
-            move = None if name is None else self.moves(self._index).step(name)  # type: ignore[arg-type]
-            info["move"] = move
-            info["optimal_actions"] = before["optimal"]
-            info["regret"] = 0.0 if move is None else move["regret"]
-            if move is not None:
-                dense_reward = (1.0 if move["proven"] else 0.0) if move["answer"] is not None else -move["regret"]
+        if self.dense:
+            # The library scores the reply (kumo_gen::analysis::dense_reward).
+            scored = self.moves(self._index).score(info.get("action", info.get("truth")))  # type: ignore[arg-type]
+            dense_reward = scored["reward"]
+            info.update(move=scored["move"], optimal_actions=scored["optimal_actions"], regret=scored["regret"])
         task = self.task(self._index)  # type: ignore[arg-type]
         info.update(
             self.stamp(self._index),  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ entry point, so no import is needed on the command line):
     inspect eval kumo_gen/kumo --model kumo/golden -T domain=medical -T n=8
 
 - `kumo(domain, family, truths, actions, valid, n, seed, start, max_steps,
-  efficiency)`: one `Sample` per instance (`kumo_gen.instance`), id
+  efficiency, dense)`: one `Sample` per instance (`kumo_gen.instance`), id
   `<domain>/<setting>/<seed>/<index>`, input eval's first request (the
   system prompt with the knowledge book, then the per-round instruction),
   target the golden answer, metadata the instance line and the stamp
@@ -19,7 +19,12 @@ entry point, so no import is needed on the command line):
   `max_steps` replies.
 - `kumo_scorer()`: `success` (accuracy, stderr), `action_count`,
   `relative_action_count` ((n - (E + 2)) / (E + 2), as `kumo-gen score`),
-  `parse_error` and `reward` (means).
+  `parse_error` and `reward` (means); with `dense` (`-T dense=true`,
+  docs/analytics.md) also `dense_reward` (the sum of the turns' dense
+  rewards, `1[proven answer] - total regret`, scored by the library) and
+  `total_regret` (means), the turns (`{reward, regret, optimal_actions,
+  move}` per reply) in the sample's metadata `kumo_turns` (Inspect scores
+  a sample once: it has no per-step reward).
 - `KumoPlayerAPI`: the model provider `kumo`; `kumo/<player>` replies as
   the Rust offline player on the task the solver is playing (found by the
   conversation's first message), and sets its token usage (counted words)
@@ -49,7 +54,7 @@ from inspect_ai.scorer import Score, Target, accuracy, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
 
 from . import _native
-from ._play import episodes, native_task, resolve_domain, trial_scores
+from ._play import DenseTurns, episodes, native_task, resolve_domain, trial_scores
 from .players import PLAYERS, reply
 
 # The tasks being played, by their first message (the system prompt):
@@ -60,6 +65,13 @@ _PLAYING: Dict[str, Any] = {}
 def _chat(messages: List[Dict[str, Any]]) -> List[ChatMessage]:
     kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
     return [kinds[m["role"]](content=m["content"] or "") for m in messages]
+
+
+def _flag(value: Any) -> bool:
+    """A task argument as a bool (`-T dense=true` arrives as text or bool)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes")
+    return bool(value)
 
 
 @task
@@ -75,6 +87,7 @@ def kumo(
     start: int = 0,
     max_steps: int = 50,
     efficiency: float = 0.0,
+    dense: bool = False,
 ) -> Task:
     """KUMO's game on instances `start..start+n` of a setting."""
     d = resolve_domain(domain, family, family_seed)
@@ -89,7 +102,7 @@ def kumo(
                 id=info["id"],
                 input=_chat(first),
                 target=info["golden_answer"] or "",
-                metadata={**info, "efficiency": float(efficiency)},
+                metadata={**info, "efficiency": float(efficiency), "dense": _flag(dense)},
             )
         )
     return Task(
@@ -107,16 +120,24 @@ def kumo_solver(max_steps: int = 50) -> Any:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         native = native_task(state.metadata)
         session = _native.Session(native, "", max_steps)
+        dense = DenseTurns(native) if state.metadata.get("dense") else None
         _PLAYING[native.system_prompt] = native
         try:
             while not session.finished:
                 state.messages = _chat(session.request())
                 state = await generate(state, tool_calls="none")
                 usage = state.output.usage
-                session.respond(state.output.completion, usage.total_tokens if usage else 0)
+                step = session.respond(state.output.completion, usage.total_tokens if usage else 0)
+                if dense is not None:
+                    dense.score(step)
         finally:
             _PLAYING.pop(native.system_prompt, None)
-        state.metadata["kumo_scores"] = trial_scores(session, native, state.metadata.get("efficiency", 0.0))
+        scores = trial_scores(session, native, state.metadata.get("efficiency", 0.0))
+        if dense is not None:
+            metrics = dense.metrics()
+            scores.update(dense_reward=metrics["dense_reward"], total_regret=metrics["total_regret"])
+            state.metadata["kumo_turns"] = json.loads(json.dumps(dense.turns))
+        state.metadata["kumo_scores"] = scores
         state.metadata["kumo_trial"] = json.loads(json.dumps(session.trial()))
         return state
 
@@ -130,6 +151,8 @@ def kumo_solver(max_steps: int = 50) -> Any:
         "relative_action_count": [mean()],
         "parse_error": [mean()],
         "reward": [mean()],
+        "dense_reward": [mean()],
+        "total_regret": [mean()],
     }
 )
 def kumo_scorer() -> Any:

@@ -18,6 +18,15 @@ the prompt's user turn); the tools are `test(action)` and
 `predict(truth)`; `get_reward()` is the episode's reward (0 until it is
 won: success, scaled by the efficiency term, see `kumo_gen.Env`).
 
+Dense rewards (opt-in: `grpo_rows(..., dense=True)`, the row's `dense`
+column; docs/analytics.md): every tool call that plays is scored by the
+library against the exact optimum, and `get_reward()` is the sum of the
+turns' rewards, `1[proven answer] - total regret` (TRL has no per-step
+reward, so the turns are on the environment for reward functions that
+take `environments=`: the attribute `turns`, one `{reward, regret,
+optimal_actions, move}` per call that played). Tool outputs never
+show the optimal actions.
+
 How tool calls map to KUMO's action count: every `test` call is one KUMO
 reply naming an action (one entry); a `predict` call is the reply naming a
 truth (two entries: the reply and its `predicted_truth`), which ends the
@@ -37,7 +46,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _native
 from ._api import parse_answer
-from ._play import episodes, native_task, resolve_domain, trial_scores
+from ._play import DenseTurns, episodes, native_task, resolve_domain, trial_scores
 
 TOOLS_NOTE = (
     "Play with the tools: `test(action)` performs an action and returns what it showed; "
@@ -58,6 +67,7 @@ def grpo_rows(
     family_seed: int = 0,
     max_steps: int = 50,
     efficiency: float = 0.0,
+    dense: bool = False,
 ) -> List[Dict[str, Any]]:
     """The rows of `grpo_dataset`, as dicts."""
     d = resolve_domain(domain, family, family_seed)
@@ -75,6 +85,7 @@ def grpo_rows(
                 "kumo_domain_document": json.dumps(info["domain_document"]),
                 "max_steps": max_steps,
                 "efficiency": efficiency,
+                "dense": dense,
                 "difficulty": json.dumps(info["difficulty"]),
             }
         )
@@ -95,6 +106,11 @@ class KumoToolEnv:
         self._session: Optional[Any] = None
         self._task: Optional[Any] = None
         self._efficiency = 0.0
+        self._dense: Optional[DenseTurns] = None
+        # With `dense`: one `{reward, regret, optimal_actions, move}` per
+        # tool call that played (an attribute: TRL makes every public
+        # method a tool).
+        self.turns: List[Dict[str, Any]] = []
 
     def reset(self, **row: Any) -> str:
         """Starts the episode of a `grpo_dataset` row; returns the first
@@ -104,6 +120,8 @@ class KumoToolEnv:
         self._task = native_task(info)
         self._session = _native.Session(self._task, "", int(row.get("max_steps", 50)))
         self._efficiency = float(row.get("efficiency", 0.0))
+        self._dense = DenseTurns(self._task) if row.get("dense") else None
+        self.turns = [] if self._dense is None else self._dense.turns
         return f"The game has started. Actions: {', '.join(self._names('actions'))}. Truths: {', '.join(self._names('truths'))}."
 
     def _play(self, name: str) -> Optional[Dict[str, Any]]:
@@ -111,7 +129,10 @@ class KumoToolEnv:
             raise RuntimeError("call reset() first")
         if self._session.finished:
             return None
-        return self._session.respond(f"<ANSWER> {name} </ANSWER>", 0)
+        step = self._session.respond(f"<ANSWER> {name} </ANSWER>", 0)
+        if self._dense is not None:
+            self._dense.score(step)
+        return step
 
     def _names(self, field: str) -> List[str]:
         return json.loads(self._task.line)[field] if self._task is not None else []
@@ -154,9 +175,12 @@ class KumoToolEnv:
         return "Correct." if step["successful"] else "Wrong."
 
     def get_reward(self) -> float:
-        """The episode's reward: 0 unless won."""
+        """The episode's reward: 0 unless won (with `dense`, the sum of
+        the turns' dense rewards)."""
         if self._session is None or self._task is None:
             return 0.0
+        if self._dense is not None:
+            return self._dense.metrics()["dense_reward"]
         return trial_scores(self._session, self._task, self._efficiency)["reward"]
 
 

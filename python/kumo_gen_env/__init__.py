@@ -12,7 +12,7 @@ id `kumo-gen` resolves too:
 - `KumoConfig` (`--env.taskset.*`): `domain` (a shipped domain name, a
   domain file's path) or `family` (`rules3`, `circuits`, `ciphers`, with
   `family_seed`), `truths`, `actions`, `valid`, `seed`, `start`,
-  `num_tasks`, `max_steps`, `efficiency`.
+  `num_tasks`, `max_steps`, `efficiency`, `dense`.
 - `KumoTaskset.load()` yields instances lazily, one at a time, each made
   by `kumo_gen.instance(...)`: task `i` is line `start + i` of the file
   `kumo-gen generate` writes with these parameters. A task's `key` (and
@@ -33,6 +33,13 @@ id `kumo-gen` resolves too:
   `success`, `action_count`, `relative_action_count` ((n - (E + 2)) /
   (E + 2), KUMO's count) and `parse_error`, and puts the KUMO trial in
   `trace.info["kumo_trial"]`.
+- Dense rewards (opt-in, `--env.taskset.dense true`; docs/analytics.md):
+  every reply is scored by the library against the exact optimum; the
+  reward is `kumo_dense` (weight 1: the sum of the turns' dense rewards,
+  `1[proven answer] - total regret`) instead of `kumo_reward`, with the
+  metrics `total_regret` and `proven` added; v1 records rewards per
+  episode, so the turns (`{reward, regret, optimal_actions, move}` per
+  reply) go to `trace.info["kumo_turns"]`.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from typing import Any, Dict, Iterator, Optional
 import verifiers.v1 as vf
 
 from kumo_gen import _native
-from kumo_gen._play import episodes, native_task, resolve_domain, trial_scores
+from kumo_gen._play import DenseTurns, episodes, native_task, resolve_domain, trial_scores
 
 
 class KumoConfig(vf.TasksetConfig):
@@ -67,6 +74,8 @@ class KumoConfig(vf.TasksetConfig):
     """Replies per episode at most (eval's `--max-steps`)."""
     efficiency: float = 0.0
     """Weight w of the efficiency term of the reward, 0 to 1."""
+    dense: bool = False
+    """Dense per-turn rewards (docs/analytics.md) instead of the outcome."""
 
 
 class KumoData(vf.TaskData):
@@ -101,7 +110,7 @@ class KumoTaskset(vf.Taskset[KumoTask, KumoConfig]):
                     name=info["id"],
                     prompt=info.pop("instruction"),
                     system_prompt=info.pop("system_prompt"),
-                    info={**info, "max_steps": c.max_steps, "efficiency": c.efficiency},
+                    info={**info, "max_steps": c.max_steps, "efficiency": c.efficiency, "dense": c.dense},
                 ),
                 c.task,
             )
@@ -116,16 +125,26 @@ class KumoGameEnv(vf.Env[KumoEnvConfig]):
         info = task.data.info
         native = native_task(info)
         session = _native.Session(native, "", info["max_steps"])
+        dense = DenseTurns(native) if info.get("dense") else None
         async with agents.player.interaction(task) as interaction:
             segment = await interaction.turn()
             while not segment.terminated:
-                session.respond(segment.last_reply)
+                step = session.respond(segment.last_reply)
+                if dense is not None:
+                    dense.score(step)
                 if session.finished:
                     break
                 segment = await interaction.turn(session.request()[-1]["content"])
         trace = interaction.trace
         scores = trial_scores(session, native, info["efficiency"])
-        trace.record_reward("kumo_reward", scores.pop("reward"), 1.0)
+        outcome = scores.pop("reward")
+        if dense is None:
+            trace.record_reward("kumo_reward", outcome, 1.0)
+        else:
+            metrics = dense.metrics()
+            trace.record_reward("kumo_dense", metrics.pop("dense_reward"), 1.0)
+            scores.update(metrics)
+            trace.info["kumo_turns"] = json.loads(json.dumps(dense.turns))
         for name, value in scores.items():
             trace.record_metric(name, value)
         trace.info["kumo_trial"] = json.loads(json.dumps(session.trial()))

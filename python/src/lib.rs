@@ -27,7 +27,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
-use kumo_gen::analysis::Analyst;
+use kumo_gen::analysis::{Analyst, LiveGame};
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::eval::players;
@@ -37,7 +37,7 @@ use kumo_gen::game::session::{self, Session};
 use kumo_gen::game::{self, Judge, Step};
 use kumo_gen::pipeline::relabel;
 use kumo_gen::render::{RenderOptions, Renderer, Templates};
-use kumo_gen::search::{SearchBudget, State};
+use kumo_gen::search::SearchBudget;
 use kumo_gen::synth::{Params, SynthError};
 
 mod moves;

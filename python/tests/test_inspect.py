@@ -51,3 +51,30 @@ def test_golden_and_guess_through_inspect_eval(tmp_path: Path) -> None:
 
 def log_status(log: dict) -> str:
     return log["status"]
+
+
+def test_dense_rewards_through_inspect_eval(tmp_path: Path) -> None:
+    """`-T dense=true`: each sample's `dense_reward` is the sum of its
+    turns' rewards, `1[proven answer] - total regret` (1.0 and regret 0
+    for the golden player); the 0/1 outcome scores stay."""
+    for model in ("kumo/golden", "kumo/random"):
+        log = run_inspect(tmp_path, model, "-T", "dense=true")
+        assert log_status(log) == "success"
+        for sample in log["samples"]:
+            value = sample["scores"]["kumo_scorer"]["value"]
+            turns = sample["metadata"]["kumo_turns"]
+            moves = [t["move"] for t in turns if t["move"] is not None]
+            answers = [m for m in moves if m["answer"] is not None]
+            proven = 1.0 if answers and answers[-1]["proven"] else 0.0
+            regret = sum(m["regret"] for m in moves)
+            assert abs(value["dense_reward"] - sum(t["reward"] for t in turns)) < 1e-12
+            assert abs(value["dense_reward"] - (proven - regret)) < 1e-12
+            assert abs(value["total_regret"] - regret) < 1e-12
+            assert value["success"] in (0.0, 1.0)
+            if model == "kumo/golden":
+                assert value["dense_reward"] == 1.0 and regret == 0.0
+        if model == "kumo/golden":
+            assert metric(log, "dense_reward", "mean") == 1.0
+            assert metric(log, "total_regret", "mean") == 0.0
+    plain = run_inspect(tmp_path / "plain", "kumo/golden")
+    assert all("kumo_turns" not in s["metadata"] for s in plain["samples"])

@@ -119,3 +119,38 @@ def test_the_env_plays_episodes_and_records_kumos_metrics(player: str) -> None:
         results.append(trace.metrics["success"])
     if player == "guess":
         assert sum(results) < len(results)
+
+
+def env_rewards(line: str, texts: List[str]) -> List[float]:
+    """The Python `Env(dense=True)`'s rewards for the same replies."""
+    env = kumo_gen.Env("medical", tasks=[line], dense=True)
+    env.reset(0)
+    return [env.step(text)[1] for text in texts]
+
+
+@pytest.mark.parametrize("player", ["golden", "random", "guess"])
+def test_dense_rewards_sum_to_the_documented_total(player: str) -> None:
+    config = loaders.resolve_env_config({"taskset": {"id": "kumo-gen", "num_tasks": 6, "truths": 6, "actions": 8, "dense": True}})
+    env = loaders.load_environment(config)
+    for task in env.taskset:
+        agents = ScriptedAgents(player)
+        asyncio.run(env.run(task, agents))
+        interaction = agents.interactions[0]
+        trace = interaction.trace
+        assert set(trace.rewards) == {"kumo_dense"}
+        turns = trace.info["kumo_turns"]
+        rewards = [t["reward"] for t in turns]
+        texts = [m["content"] for m in interaction.messages if m["role"] == "assistant"]
+        assert rewards == pytest.approx(env_rewards(task.data.info["line"], texts), abs=1e-12)
+        moves = [t["move"] for t in turns if t["move"] is not None]
+        answers = [m for m in moves if m["answer"] is not None]
+        proven = 1.0 if answers and answers[-1]["proven"] else 0.0
+        regret = sum(m["regret"] for m in moves)
+        assert trace.rewards["kumo_dense"].score == pytest.approx(proven - regret, abs=1e-12)
+        assert trace.metrics["total_regret"] == pytest.approx(regret, abs=1e-12)
+        assert trace.metrics["proven"] == proven
+        if player == "golden":
+            assert trace.rewards["kumo_dense"].score == 1.0 and regret == 0.0
+            for turn in turns[:-1]:
+                assert turn["move"]["action"] in turn["optimal_actions"]
+            assert turns[-1]["optimal_actions"] == [] and turns[-1]["reward"] == 1.0

@@ -25,12 +25,21 @@
 //!   proven, which is when the optimal player answers;
 //! - efficiency: `min(1, g / n)^2` with `g` the golden trajectory's
 //!   actions and `n` the player's, `1` when both are 0, and `0` when the
-//!   game did not end in a proven answer.
+//!   game did not end in a proven answer;
+//! - the dense reward of a reply ([`dense_reward`], the one definition
+//!   the Python `Env`, the framework adapters and `kumo-gen serve` use):
+//!   `-regret` for an action, `1` for a proven answer, `0` for an
+//!   unproven one (a lucky guess earns nothing) and for a reply that
+//!   names nothing; a game's rewards sum to `1[proven answer] - total
+//!   regret` ([`dense_total`]). [`LiveGame`] scores a game reply by reply.
 //!
 //! No I/O: [`files`] reads result files through [`crate::score`]'s reader.
 
 pub mod files;
+mod live;
 pub mod pairs;
+
+pub use live::{LiveGame, Scored};
 
 use serde_json::{Value, json};
 
@@ -123,6 +132,27 @@ pub fn efficiency(golden: usize, actions: usize, proven: bool) -> f64 {
     }
     let ratio = (golden as f64 / actions as f64).min(1.0);
     ratio * ratio
+}
+
+/// The dense reward of one reply: `-regret` for an action (0 for an
+/// optimal one, 1 for a repeat), `1` for a proven answer and `0` for an
+/// unproven one, right or not (a lucky guess earns nothing: the reward
+/// never teaches guessing); `None`, a reply naming neither an action nor
+/// a truth of the instance (a parse error), earns `0`.
+pub fn dense_reward(reply: Option<&MoveAnalysis>) -> f64 {
+    match reply {
+        None => 0.0,
+        Some(m) => match m.proven {
+            Some(proven) => f64::from(u8::from(proven)),
+            None => -m.regret,
+        },
+    }
+}
+
+/// What a game's dense rewards sum to: `1[its last answer proven] -
+/// total regret` (a proven answer ends a game, so at most one earns 1).
+pub fn dense_total(game: &GameAnalysis) -> f64 {
+    f64::from(u8::from(game.proven)) - game.total_regret
 }
 
 /// One instance, ready to analyse any number of games on it (they share
@@ -343,6 +373,7 @@ impl Analyst {
             "value": m.value,
             "q": m.q,
             "regret": m.regret,
+            "reward": dense_reward(Some(m)),
             "optimal": m.optimal,
             "redundant": m.redundant,
             "repeated": m.repeated,

@@ -26,11 +26,13 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
+use crate::analysis::{AnalysisError, Analyst, LiveGame};
 use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::domain::Registry;
 use crate::game::InstanceLine;
 use crate::game::Task;
 use crate::render::{RenderOptions, Renderer, Templates};
+use crate::search::SearchBudget;
 
 /// The datasets a server serves.
 pub struct Catalog {
@@ -305,6 +307,18 @@ impl Catalog {
         Ok(split.tasks[pick.index]
             .get_or_init(|| Arc::new(task))
             .clone())
+    }
+
+    /// The line's game at its start, scored move by move (a dense-reward
+    /// episode's; each episode has its own memo, freed with it).
+    pub fn live_game(&self, pick: Pick) -> Result<LiveGame, AnalysisError> {
+        let split = self.split(pick);
+        let analyst = Analyst::new(
+            split.dataset.domain(),
+            &split.lines[pick.index],
+            SearchBudget::default(),
+        )?;
+        Ok(LiveGame::new(analyst))
     }
 
     /// `GET /list_environments`.

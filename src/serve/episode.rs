@@ -15,9 +15,16 @@
 //! outcome, the answer and the counts (`action_count`, KUMO's count, and
 //! `expected_steps`, optimal play's, when the line is labelled).
 //!
-//! Rewards: `0.0` for every turn before the last, then `1.0` for a
-//! success and `0.0` otherwise, as `score` counts success
-//! ([`Play::step_reward`] is where per-turn values would go).
+//! Rewards ([`Rewards`], `reset`'s `reward`): by default `0.0` for every
+//! turn before the last, then `1.0` for a success and `0.0` otherwise, as
+//! `score` counts success. With `reward: "dense"` every turn earns the
+//! library's dense reward ([`crate::analysis::dense_reward`]: `-regret`
+//! for an action, `1` for a proven answer, `0` otherwise), computed here
+//! from the hidden game with one memo per episode ([`LiveGame`]). Only
+//! the number goes to the client: no candidates, values or optimal
+//! actions; and a reward tells nothing the player could not work out
+//! from the book and the observations it saw (the values depend on the
+//! candidates left, not on the valid truth).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,6 +32,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::catalog::{Catalog, Pick};
+use crate::analysis::LiveGame;
 use crate::game::Task;
 use crate::game::session::Session;
 use crate::game::{ResultLine, Step, menu_choice};
@@ -55,6 +63,16 @@ impl Player {
     }
 }
 
+/// Which reward a step carries (`reset`'s `reward`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rewards {
+    /// 1 for a success at the end, 0 on every other step (the default).
+    #[default]
+    Outcome,
+    /// The dense reward of every reply (docs/analytics.md).
+    Dense,
+}
+
 /// What went wrong with a step (the session goes on).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StepError {
@@ -63,6 +81,9 @@ pub enum StepError {
     /// A person's input that names nothing on the menu (asked again).
     #[error("`{0}` is not on the menu: give an action or truth name, or its number")]
     NotOnMenu(String),
+    /// The dense reward's search gave up (the reply was played).
+    #[error("the reply was played but its dense reward could not be computed: {0}")]
+    Reward(String),
 }
 
 /// An episode in progress (or just finished).
@@ -76,12 +97,17 @@ pub struct Play {
     session: Session,
     /// Whether observations carry eval's whole request (`messages`).
     messages: bool,
+    /// The game scored reply by reply (`reward: "dense"`), else `None`.
+    dense: Option<LiveGame>,
+    /// The last step's reward (set by [`Play::step`]).
+    last_reward: f64,
     pub last_active: Instant,
 }
 
 impl Play {
     /// Starts the episode; `budget` plays the budgeted protocol, else
-    /// KUMO's with `max_steps` replies at most.
+    /// KUMO's with `max_steps` replies at most; `dense` (the game of
+    /// the line, at its start) scores every reply (`reward: "dense"`).
     #[allow(clippy::too_many_arguments)]
     pub fn start(
         catalog: &Catalog,
@@ -92,6 +118,7 @@ impl Play {
         max_steps: usize,
         budget: Option<usize>,
         messages: bool,
+        dense: Option<LiveGame>,
     ) -> Play {
         let session = match budget {
             Some(b) => Session::budgeted(task, player.name(), b),
@@ -104,6 +131,8 @@ impl Play {
             player,
             session,
             messages,
+            dense,
+            last_reward: 0.0,
             last_active: Instant::now(),
         }
     }
@@ -129,6 +158,7 @@ impl Play {
             }
         }
         .map_err(|_| StepError::Finished)?;
+        self.last_reward = self.step_reward(&step)?;
         Ok(self.response(catalog, Some(&step)))
     }
 
@@ -180,20 +210,35 @@ impl Play {
         }
         let reward = match step {
             None => Value::Null,
-            Some(step) => json!(self.step_reward(step)),
+            Some(_) => json!(self.last_reward),
         };
         json!({"observation": observation, "reward": reward, "done": done})
     }
 
-    /// The reward of one step: the outcome (1 for a success as `score`
-    /// counts it, else 0) on the last, 0 before. Per-turn values (the
-    /// value of every move) would be returned here.
-    fn step_reward(&self, _step: &Step) -> f64 {
-        if self.session.is_finished() && self.session.successful() {
-            1.0
-        } else {
-            0.0
+    /// Whether the episode earns dense rewards.
+    pub fn rewards(&self) -> Rewards {
+        match self.dense {
+            Some(_) => Rewards::Dense,
+            None => Rewards::Outcome,
         }
+    }
+
+    /// The reward of one step just taken: the dense reward of the reply
+    /// (`reward: "dense"`), else the outcome (1 for a success as `score`
+    /// counts it, else 0) on the last step and 0 before.
+    fn step_reward(&mut self, step: &Step) -> Result<f64, StepError> {
+        let Some(game) = self.dense.as_mut() else {
+            let won = self.session.is_finished() && self.session.successful();
+            return Ok(f64::from(u8::from(won)));
+        };
+        let named = match step {
+            Step::Observation { action, .. } => Some(action.as_str()),
+            Step::Wrong { truth } | Step::Predicted { truth, .. } => Some(truth.as_str()),
+            Step::ParseError => None,
+        };
+        game.step_reward(named)
+            .map(|(_, reward)| reward)
+            .map_err(|e| StepError::Reward(e.to_string()))
     }
 
     /// eval's system message: the platform prompt with the book (and,
@@ -231,8 +276,17 @@ impl Play {
             "seed": split.lines[self.pick.index].seed,
             "player": self.player.name(),
             "budget": self.session.budget(),
+            "reward": self.reward_name(),
             "done": self.session.is_finished(),
         })
+    }
+
+    /// `reset`'s name of the rewards (`state`'s `reward`).
+    fn reward_name(&self) -> &'static str {
+        match self.rewards() {
+            Rewards::Outcome => "outcome",
+            Rewards::Dense => "dense",
+        }
     }
 
     /// The result line of a finished episode, as eval (a model) or `play`

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use catalog::{Catalog, Pick};
-use episode::{Play, Player};
+use episode::{Play, Player, Rewards};
 use results::Results;
 use sessions::Sessions;
 use wire::{Code, Refusal, ResetArgs};
@@ -122,6 +122,15 @@ impl Service {
                 format!("cannot build the episode: {e}"),
             )
         })?;
+        let dense = match args.rewards {
+            Rewards::Outcome => None,
+            Rewards::Dense => Some(self.catalog.live_game(pick).map_err(|e| {
+                Refusal::new(
+                    Code::ExecutionError,
+                    format!("cannot score the episode's moves (reward \"dense\"): {e}"),
+                )
+            })?),
+        };
         let episode_id = match (&args.episode_id, client_names) {
             (Some(own), true) => own.clone(),
             _ => id,
@@ -135,6 +144,7 @@ impl Service {
             self.config.max_steps,
             args.budget,
             args.messages,
+            dense,
         ))
     }
 

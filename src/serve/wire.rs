@@ -15,12 +15,14 @@
 //!   `episode_id` (the client's name of the episode), `model` (the results
 //!   folder, and the system message's role as in eval), `budget` (the
 //!   budgeted protocol), `messages` (observations carry eval's whole
-//!   request). Others are ignored, as OpenEnv ignores arguments `reset`
+//!   request), `reward` (`"outcome"`, the default, or `"dense"`: every
+//!   step earns the dense reward, docs/analytics.md). Others are ignored, as OpenEnv ignores arguments `reset`
 //!   does not take.
 
 use serde_json::{Map, Value, json};
 
 use super::catalog::Selection;
+use super::episode::Rewards;
 
 /// OpenEnv's error codes (`WSErrorCode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +124,8 @@ pub struct ResetArgs {
     pub model: Option<String>,
     pub budget: Option<usize>,
     pub messages: bool,
+    /// `reward`: the 0/1 outcome (default) or dense per-turn rewards.
+    pub rewards: Rewards,
     /// The page's: the participant's name (a person plays).
     pub participant: Option<String>,
     /// The page's: the first line of the split no person has played.
@@ -170,6 +174,15 @@ impl ResetArgs {
             Some(b) if (1..=1_000_000).contains(&b) => Some(b as usize),
             Some(_) => return Err(Refusal::invalid("`budget` is 1 to 1000000 turns")),
         };
+        let rewards = match text("reward")?.as_deref() {
+            None | Some("outcome") => Rewards::Outcome,
+            Some("dense") => Rewards::Dense,
+            Some(other) => {
+                return Err(Refusal::invalid(format!(
+                    "`reward` is \"outcome\" (1 for a success at the end, the default) or \"dense\" (every turn's dense reward), not `{other}`"
+                )));
+            }
+        };
         let participant = text("participant")?;
         if participant.as_deref().is_some_and(|p| p.trim().is_empty()) {
             return Err(Refusal::invalid("`participant` is a name: give one"));
@@ -186,6 +199,7 @@ impl ResetArgs {
             model: text("model")?.filter(|m| !m.is_empty()),
             budget,
             messages: flag("messages")?,
+            rewards,
             participant: participant.map(|p| p.trim().to_string()),
             next_unplayed: flag("next_unplayed")?,
         })
@@ -280,6 +294,7 @@ pub fn schema() -> Value {
                 "seed": {"type": "integer"},
                 "player": {"type": "string"},
                 "budget": {"type": ["integer", "null"]},
+                "reward": {"type": "string", "enum": ["outcome", "dense"], "description": "reset's `reward`: the 0/1 outcome at the end, or every turn's dense reward."},
                 "done": {"type": "boolean"}
             }
         }

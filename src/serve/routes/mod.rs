@@ -383,6 +383,7 @@ fn step_refusal(e: StepError) -> Refusal {
     match e {
         StepError::Finished => Refusal::new(Code::ExecutionError, e.to_string()),
         StepError::NotOnMenu(_) => Refusal::invalid(e.to_string()),
+        StepError::Reward(_) => Refusal::new(Code::ExecutionError, e.to_string()),
     }
 }
 
