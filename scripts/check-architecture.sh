@@ -17,3 +17,15 @@ if [ "$missing" -ne 0 ]; then
     exit 1
 fi
 echo "ARCHITECTURE.md: every path it names exists"
+
+# Floors: the rooms below the pipeline never name it (nor the CLI) in
+# code; doc comments may point up. An error the pipeline must see enters
+# its own error type through `From` instead (`files::FileError`,
+# `derived::DerivedError` -> `pipeline::write::OutputError`).
+up=$(grep -rnE 'crate::(pipeline|cli)\b' src/files src/dataset src/derived src/game src/render src/search src/synth src/domain | grep -vE '^[^:]+:[0-9]+:\s*//' || true)
+if [ -n "$up" ]; then
+    echo "$up" >&2
+    echo "these lower rooms import crate::pipeline or crate::cli (an arrow back up): give the room its own error and a From above" >&2
+    exit 1
+fi
+echo "floors: no room below the pipeline imports it"

@@ -12,9 +12,21 @@ use std::io;
 use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
+use crate::eval::ResultsError;
+use crate::eval::client::EndpointError;
+use crate::eval::players::UnplayableFile;
+use crate::family::FamilyError;
+use crate::files::FileError;
+use crate::game::LineMismatch;
+use crate::graph::split::SplitError;
+use crate::pipeline::secret::SeedError;
 use crate::pipeline::write::OutputError;
-use crate::render::TemplateError;
+use crate::propose::ExampleError;
+use crate::propose::batch::{NameError, TopicsError};
+use crate::propose::prompts::PromptError;
+use crate::render::{TaskError, TemplateError};
 use crate::score::ScoreFileError;
+use crate::stats::ObserveError;
 use crate::synth::SynthError;
 
 /// Exit code of the user's input or an infeasible request.
@@ -42,12 +54,56 @@ pub enum Error {
     /// run writing it), or the disk.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A file written or read by `files`' rules: another run holding it,
+    /// a damaged file, the disk.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A results file (`eval`, `play --record`): another run writing it,
+    /// a file that is not results (the user's), or the disk.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// A private seed file that cannot be read or does not prove its
+    /// dataset (`verify`), or no random seed to draw.
+    #[error(transparent)]
+    Seed(#[from] SeedError),
+    /// `propose`: a domain name it cannot give (`--name`, `-o`).
+    #[error(transparent)]
+    DomainName(#[from] NameError),
+    /// `propose`: a topics file (`--topics`) it cannot propose from.
+    #[error(transparent)]
+    Topics(#[from] TopicsError),
+    /// `propose`: an `--example` domain that cannot be the example.
+    #[error(transparent)]
+    Example(#[from] ExampleError),
+    /// `propose`: prompt templates (`--templates-dir`) that do not load.
+    #[error(transparent)]
+    Prompts(#[from] PromptError),
+    /// `family`: a bad family name or parameter.
+    #[error(transparent)]
+    Family(#[from] FamilyError),
+    /// `split`: a domain that cannot be split (or, a bug, a half that does
+    /// not validate).
+    #[error(transparent)]
+    Split(#[from] SplitError),
+    /// `stats`: result lines that cannot be paired with their instances.
+    #[error(transparent)]
+    Observe(#[from] ObserveError),
+    /// `eval --player`: an instance file the offline player cannot play.
+    #[error(transparent)]
+    Unplayable(#[from] UnplayableFile),
     /// An infeasible setting.
     #[error(transparent)]
     Synth(#[from] SynthError),
     /// A template set (`--templates-dir`) that does not load or render.
     #[error(transparent)]
     Template(#[from] TemplateError),
+    /// An instance that does not fit its domain, or whose book or prompt
+    /// cannot be rendered from it.
+    #[error(transparent)]
+    Task(#[from] TaskError),
+    /// An instance line that names what its domain does not have.
+    #[error(transparent)]
+    Mismatch(#[from] LineMismatch),
     /// The user's file, with located diagnostics already in their printed
     /// form (`file:line:column`, the line, help): printed as it stands.
     #[error("{0}")]
@@ -70,6 +126,13 @@ pub enum Error {
     /// retries): running the same command again resumes.
     #[error("{message}")]
     Service { message: String },
+    /// The model's API cannot be used (`--api-base` malformed, its server
+    /// unreachable): running the same command later may work.
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
+    /// A bug: something kumo-gen made does not hold what it must.
+    #[error("internal: {0}")]
+    Internal(String),
     /// Reading or writing failed outside the cases above (stdout included:
     /// a closed pipe ends quietly).
     #[error("{0}")]
@@ -101,14 +164,30 @@ impl Error {
             | Error::ScoreFile(_)
             | Error::Recorded(_)
             | Error::Synth(_)
+            | Error::DomainName(_)
+            | Error::Topics(_)
+            | Error::Example(_)
+            | Error::Prompts(_)
+            | Error::Family(_)
+            | Error::Observe(_)
+            | Error::Unplayable(_)
             | Error::Template(_)
+            | Error::Task(_)
+            | Error::Mismatch(_)
             | Error::Located(_)
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
+            Error::File(e) => e.is_input(),
+            Error::Seed(e) => e.is_input(),
+            Error::Results(e) => e.is_input(),
+            Error::Split(e) => matches!(e, SplitError::Infeasible { .. }),
             // A file the user named that is not read by the rule of
             // `files::read` (a FIFO, a device, a line over the cap).
             Error::Io(e) => crate::files::read::is_refusal(e),
-            Error::Usage { .. } | Error::Service { .. } => false,
+            Error::Usage { .. }
+            | Error::Service { .. }
+            | Error::Endpoint(_)
+            | Error::Internal(_) => false,
         }
     }
 
@@ -133,20 +212,41 @@ impl Error {
     pub fn help(&self) -> Option<String> {
         match self {
             Error::Output(e) => e.help(),
+            Error::File(e) | Error::Results(ResultsError::Refused(e)) => e.help(),
             Error::Synth(e) => Some(e.help.clone()),
+            Error::Family(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),
             Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),
             _ => None,
         }
     }
 
-    /// The message as printed on stderr: `error: MESSAGE` and its help
-    /// line; located diagnostics (a domain file's, each headed `error:` or
-    /// `warning:`) stand as they are.
+    /// Whether the message carries its own heads: a domain file's located
+    /// diagnostics (`error: ...` / `warning: ...` each, wherever the
+    /// domain was named: `--domain`, a dataset's manifest) or an
+    /// already-located message.
+    fn has_own_heads(&self) -> bool {
+        let load = match self {
+            Error::Located(_) => return true,
+            Error::Domain(e) => e,
+            Error::Dataset(
+                DatasetError::DomainSpec { source, .. }
+                | DatasetError::ManifestDomain { source, .. },
+            ) => source,
+            _ => return false,
+        };
+        matches!(load, LoadError::Invalid(_))
+    }
+
+    /// The message as printed on stderr, the one rule for its head:
+    /// `error: MESSAGE` and its help line, except that a message with its
+    /// own heads (located diagnostics) stands as it is, so each problem is
+    /// headed exactly once.
     pub fn report(&self) -> String {
-        let head = match self {
-            Error::Domain(LoadError::Invalid(_)) | Error::Located(_) => self.to_string(),
-            _ => format!("error: {self}"),
+        let head = if self.has_own_heads() {
+            self.to_string()
+        } else {
+            format!("error: {self}")
         };
         match self.help() {
             Some(help) => format!("{head}\n  = help: {help}"),

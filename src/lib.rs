@@ -82,5 +82,4 @@ pub mod score;
 pub mod search;
 pub mod serve;
 pub mod stats;
-mod stderr_line;
 pub mod synth;

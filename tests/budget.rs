@@ -5,19 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::TestCommand;
+use crate::common::{TestCommand, generate_in};
 
 const SETTING: &str = "truth_num=12+action_num=16+valid_truth_num=1";
 /// Leaves most medical 12x16 instances unlabelled.
 const SMALL: &[&str] = &["--search-nodes", "50"];
 
 fn generate(out: &Path, extra: &[&str]) -> String {
-    let output = TestCommand::new()
-        .args(["generate", "--domain", "medical", "--truths", "12"])
-        .args(["--actions", "16", "-n", "20", "--out"])
-        .arg(out)
-        .args(extra)
-        .run();
+    let output = generate_in("medical", (12, 16), out, 20, extra).run();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
     stderr

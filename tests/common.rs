@@ -65,23 +65,46 @@ pub fn clinic() -> kumo_gen::domain::Domain {
         .0
 }
 
+/// `kumo-gen generate --domain DOMAIN --truths T --actions A -n N --out
+/// OUT`, then `extra`: the setup run most tests start from.
+pub fn generate_in(
+    domain: &str,
+    (truths, actions): (usize, usize),
+    out: &Path,
+    n: u64,
+    extra: &[&str],
+) -> TestCommand {
+    let mut command = TestCommand::new();
+    command
+        .args(["generate", "--domain", domain])
+        .args(["--truths", &truths.to_string()])
+        .args(["--actions", &actions.to_string()])
+        .args(["-n", &n.to_string(), "--out"])
+        .arg(out)
+        .args(extra);
+    command
+}
+
 /// `kumo-gen generate` of `n` clinic 3x3 instances into `out`, then
 /// `extra`.
 pub fn generate_clinic(out: &Path, n: u64, extra: &[&str]) -> TestCommand {
-    let mut cmd = TestCommand::new();
-    cmd.args([
-        "generate",
-        "--domain",
-        CLINIC,
-        "--truths",
-        "3",
-        "--actions",
-        "3",
-    ])
-    .args(["-n", &n.to_string(), "--out"])
-    .arg(out)
-    .args(extra);
-    cmd
+    generate_in(CLINIC, (3, 3), out, n, extra)
+}
+
+/// `kumo-gen eval --player PLAYER --data DATA --out RESULTS`, then
+/// `extra`, with no API key in its environment (an offline player never
+/// needs one).
+pub fn eval_player(player: &str, data: &Path, results: &Path, extra: &[&str]) -> TestCommand {
+    let mut command = TestCommand::new();
+    command
+        .args(["eval", "--player", player, "--data"])
+        .arg(data)
+        .arg("--out")
+        .arg(results)
+        .args(extra)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("KUMO_API_KEY");
+    command
 }
 
 pub fn kumo_gen() -> assert_cmd::Command {
@@ -494,19 +517,5 @@ pub const TINY_SETTING: &str = "truth_num=3+action_num=3+valid_truth_num=1";
 /// `kumo-gen generate` of the tiny fixture at 3x3 into `out` (`-n n`),
 /// with `extra` flags, run from the repository root.
 pub fn generate_tiny(out: &Path, n: u64, extra: &[&str]) -> TestCommand {
-    let mut command = TestCommand::new();
-    command
-        .args([
-            "generate",
-            "--domain",
-            TINY,
-            "--truths",
-            "3",
-            "--actions",
-            "3",
-        ])
-        .args(["-n", &n.to_string(), "--out"])
-        .arg(out)
-        .args(extra);
-    command
+    generate_in(TINY, (3, 3), out, n, extra)
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestCommand, json_lines, root};
+use crate::common::{TestCommand, generate_in, json_lines, root};
 use kumo_gen::domain::Domain;
 use kumo_gen::render::{OwnedTask, answer_tag, check_book, replay_sft};
 
@@ -29,16 +29,13 @@ fn generate(
     n: usize,
     extra: &[&str],
 ) -> TestCommand {
-    let mut command = TestCommand::new();
-    command
-        .args(["generate", "--domain", fixture])
-        .args(["--truths", &truths.to_string()])
-        .args(["--actions", &actions.to_string()])
-        .args(["-n", &n.to_string(), "--out"])
-        .arg(out)
-        .arg("--steps")
-        .args(extra);
-    command
+    generate_in(
+        fixture,
+        (truths, actions),
+        out,
+        n as u64,
+        &[&["--steps"], extra].concat(),
+    )
 }
 
 fn setting(truths: usize, actions: usize) -> String {

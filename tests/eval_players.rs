@@ -14,7 +14,7 @@ use kumo_gen::search::SearchBudget;
 use kumo_gen::synth::Params;
 use serde_json::Value;
 
-use crate::common::{TestCommand, json_lines, root};
+use crate::common::{TestCommand, eval_player, generate_in, json_lines, root};
 
 const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 
@@ -145,24 +145,9 @@ fn a_player_and_an_api_are_exclusive() {
 #[test]
 fn golden_refuses_unlabelled_instances() {
     let tmp = tempfile::tempdir().unwrap();
-    TestCommand::new()
-        .args([
-            "generate",
-            "--domain",
-            "medical",
-            "-n",
-            "3",
-            "--no-labels",
-            "--out",
-        ])
-        .arg(tmp.path().join("data"))
-        .ok();
-    let out = TestCommand::new()
-        .args(["eval", "--player", "golden", "--data"])
-        .arg(tmp.path().join("data"))
-        .arg("--out")
-        .arg(tmp.path().join("results"))
-        .expect_code(1);
+    let data = tmp.path().join("data");
+    generate_in("medical", (4, 6), &data, 3, &["--no-labels"]).ok();
+    let out = eval_player("golden", &data, &tmp.path().join("results"), &[]).expect_code(1);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         stderr.contains("needs labelled instances") && stderr.contains("kumo-gen label"),

@@ -6,30 +6,34 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::common::{TINY_SETTING, TestCommand, generate_tiny};
+use crate::common::{TINY_SETTING, TestCommand, eval_player, generate_in, generate_tiny};
 
 /// Long enough for a debug-free release run, short enough to catch a spin.
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// `kumo-gen generate` of 20 medical 4x6 instances into `out`.
 fn medical(out: &Path, extra: &[&str]) -> TestCommand {
+    let mut command = generate_in("medical", (4, 6), out, 20, extra);
+    command.timeout(LIMIT);
+    command
+}
+
+/// `kumo-gen propose --topics TOPICS --out OUT` against an address where
+/// nobody listens (each use is refused before any request).
+fn propose_topics(topics: &Path, out: &Path) -> TestCommand {
     let mut command = TestCommand::new();
     command
         .args([
-            "generate",
-            "--domain",
-            "medical",
-            "--truths",
-            "4",
-            "--actions",
-            "6",
-            "-n",
-            "20",
-            "--out",
+            "propose",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
         ])
-        .arg(out)
-        .args(extra)
-        .timeout(LIMIT);
+        .arg("--topics")
+        .arg(topics)
+        .arg("--out")
+        .arg(out);
     command
 }
 
@@ -71,19 +75,7 @@ fn readers_of(file: &Path, tmp: &Path) -> Vec<(&'static str, TestCommand)> {
     c.args(["play", "--domain", "medical", "--instances"])
         .arg(file);
     list.push(("play", c));
-    let mut c = TestCommand::new();
-    c.args([
-        "propose",
-        "--api-base",
-        "http://127.0.0.1:9/v1",
-        "--model",
-        "m",
-    ])
-    .arg("--topics")
-    .arg(file)
-    .arg("--out")
-    .arg(tmp.join("proposed"));
-    list.push(("propose", c));
+    list.push(("propose", propose_topics(file, &tmp.join("proposed"))));
     let mut c = TestCommand::new();
     c.args(["score"]).arg(file).args(["--instances"]).arg(file);
     list.push(("score", c));
@@ -120,17 +112,7 @@ fn dev_zero_is_refused_by_every_reader_without_reading_it() {
     let mut play = TestCommand::new();
     play.args(["play", "--domain", "medical", "--instances", "/dev/zero"]);
     refused(&mut play, Path::new("/dev/zero"), "not a regular file");
-    let mut propose = TestCommand::new();
-    propose
-        .args([
-            "propose",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--model",
-            "m",
-        ])
-        .args(["--topics", "/dev/zero", "--out"])
-        .arg(tmp.path().join("p"));
+    let mut propose = propose_topics(Path::new("/dev/zero"), &tmp.path().join("p"));
     refused(&mut propose, Path::new("/dev/zero"), "not a regular file");
 }
 
@@ -197,11 +179,7 @@ fn directory_link_cycles_do_not_spin_overlap_exclude_score_or_stats() {
     // Results of the tiny sets, scored and tested against the looped
     // folder as the instances.
     let results = tmp.path().join("results");
-    TestCommand::new()
-        .args(["eval", "--player", "golden", "--trials", "1", "--data"])
-        .arg(&plain)
-        .arg("--out")
-        .arg(&results)
+    eval_player("golden", &plain, &results, &["--trials", "1"])
         .timeout(LIMIT)
         .ok();
     std::fs::create_dir_all(results.join("sub")).unwrap();
@@ -284,19 +262,7 @@ fn a_directory_given_as_a_file_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("topics.txt");
     std::fs::create_dir(&dir).unwrap();
-    let mut propose = TestCommand::new();
-    propose
-        .args([
-            "propose",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--model",
-            "m",
-        ])
-        .arg("--topics")
-        .arg(&dir)
-        .arg("--out")
-        .arg(tmp.path().join("p"));
+    let mut propose = propose_topics(&dir, &tmp.path().join("p"));
     refused(&mut propose, &dir, "a directory");
     let mut label = TestCommand::new();
     label
@@ -429,18 +395,7 @@ fn reserved_and_case_folded_topic_names_are_refused() {
     ] {
         let file = tmp.path().join("topics.txt");
         std::fs::write(&file, topics).unwrap();
-        TestCommand::new()
-            .args([
-                "propose",
-                "--api-base",
-                "http://127.0.0.1:9/v1",
-                "--model",
-                "m",
-            ])
-            .arg("--topics")
-            .arg(&file)
-            .arg("--out")
-            .arg(tmp.path().join("proposed"))
+        propose_topics(&file, &tmp.path().join("proposed"))
             .timeout(LIMIT)
             .expect_code(1)
             .stderr_contains(needle);
@@ -455,11 +410,7 @@ fn a_model_differing_only_in_case_from_earlier_results_is_refused() {
     generate_tiny(&data, 2, &[]).ok();
     let results = tmp.path().join("results");
     std::fs::create_dir_all(results.join("Golden")).unwrap();
-    TestCommand::new()
-        .args(["eval", "--player", "golden", "--trials", "1", "--data"])
-        .arg(&data)
-        .arg("--out")
-        .arg(&results)
+    eval_player("golden", &data, &results, &["--trials", "1"])
         .timeout(LIMIT)
         .expect_code(1)
         .stderr_contains("only in letter case");

@@ -13,6 +13,7 @@ mod difficulty;
 mod docs;
 mod docs_commands;
 mod domain;
+mod errors;
 mod eval;
 mod eval_inputs;
 mod eval_players;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestCommand, json_lines};
+use crate::common::{TestCommand, eval_player, generate_in, json_lines};
 
 const MEDIUM: &str = "truth_num=5+action_num=5+valid_truth_num=1";
 const SMALL: &str = "truth_num=4+action_num=4+valid_truth_num=1";
@@ -16,20 +16,8 @@ const SMALL: &str = "truth_num=4+action_num=4+valid_truth_num=1";
 /// (one of them budgeted) and of a scripted person on a few instances.
 fn results(root: &Path) {
     let data = root.join("data");
-    for (t, a) in [("4", "4"), ("5", "5")] {
-        TestCommand::new()
-            .args([
-                "generate",
-                "--domain",
-                "medical",
-                "--truths",
-                t,
-                "--actions",
-                a,
-            ])
-            .args(["-n", "24", "--seed", "7", "--out"])
-            .arg(&data)
-            .ok();
+    for setting in [(4, 4), (5, 5)] {
+        generate_in("medical", setting, &data, 24, &["--seed", "7"]).ok();
     }
     let results = root.join("results");
     for (player, extra) in [
@@ -38,16 +26,13 @@ fn results(root: &Path) {
         ("guess", vec![]),
         ("random", vec!["--budget", "3"]),
     ] {
-        TestCommand::new()
-            .args(["eval", "--player", player, "--data"])
-            .arg(&data)
-            .arg("--out")
-            .arg(&results)
-            .args(["--trials", "3", "--seed", "5"])
-            .args(extra)
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("KUMO_API_KEY")
-            .ok();
+        eval_player(
+            player,
+            &data,
+            &results,
+            &[&["--trials", "3", "--seed", "5"], &extra[..]].concat(),
+        )
+        .ok();
     }
     // A person: the first action of the instance, then the first truth.
     let file = data.join("medical").join(format!("{SMALL}.jsonl"));

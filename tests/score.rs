@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestCommand, kumo_reference, root};
+use crate::common::{TestCommand, eval_player, generate_in, generate_tiny, kumo_reference, root};
 
 fn score_json(args: &[&str]) -> Vec<Value> {
     let output = TestCommand::new()
@@ -437,19 +437,14 @@ fn checked_success_agrees_with_kumo_on_published_files() {
 #[test]
 fn play_generates_the_same_instance_as_the_generator() {
     let tmp = tempfile::tempdir().unwrap();
-    TestCommand::new()
-        .args([
-            "generate",
-            "--domain",
-            "medical",
-            "--truths",
-            "4",
-            "--actions",
-            "6",
-        ])
-        .args(["--seed", "3", "-n", "3", "--out"])
-        .arg(tmp.path().join("gen"))
-        .ok();
+    generate_in(
+        "medical",
+        (4, 6),
+        &tmp.path().join("gen"),
+        3,
+        &["--seed", "3"],
+    )
+    .ok();
     let text = std::fs::read_to_string(
         tmp.path()
             .join("gen/medical/truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
@@ -608,4 +603,41 @@ fn golden_player_scores_against_generated_labels() {
     let relative = (model - (e + 2.0)) / (e + 2.0);
     let got = r["relative_action_count"].as_f64().unwrap();
     assert!((got - relative).abs() < 1e-12, "{got} vs {relative}");
+}
+
+/// `stats` reads through score's loader: no result file under the paths,
+/// or no instance file under `--instances`, is the user's to fix (exit 1),
+/// never an empty table.
+#[test]
+fn stats_refuses_missing_results_and_missing_instances() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, results, empty) = (
+        tmp.path().join("data"),
+        tmp.path().join("results"),
+        tmp.path().join("empty"),
+    );
+    std::fs::create_dir(&empty).unwrap();
+    generate_tiny(&data, 2, &[]).ok();
+    TestCommand::new()
+        .arg("stats")
+        .arg(&empty)
+        .arg("--instances")
+        .arg(&data)
+        .expect_code(1)
+        .stderr_contains("no result files");
+    eval_player("golden", &data, &results, &["--trials", "1"]).ok();
+    TestCommand::new()
+        .arg("stats")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&empty)
+        .expect_code(1)
+        .stderr_contains("no instance file under `--instances`");
+    TestCommand::new()
+        .arg("stats")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&data)
+        .ok()
+        .stdout_contains("golden");
 }

@@ -9,7 +9,7 @@ use kumo_gen::search::{Move, Problem, SearchBudget, SearchError, Searcher};
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::common::{TestCommand, kumo_reference, root};
+use crate::common::{TestCommand, generate_in, kumo_reference, root};
 use crate::reference::Reference;
 
 fn medical() -> Domain {
@@ -480,4 +480,29 @@ fn zero_or_negative_budgets_are_refused_by_every_command() {
             }
         }
     }
+}
+
+/// The budget flags and `--domain-max-nodes` follow the one count rule
+/// (`parse_count`): a value with spaces around it is read, and the rule a
+/// refused one breaks quotes it at most 40 characters long.
+#[test]
+fn budget_counts_are_trimmed_and_a_refused_one_is_echoed_short() {
+    let long = "9".repeat(100);
+    for flag in ["--search-budget", "--search-nodes", "--domain-max-nodes"] {
+        let ran = TestCommand::new()
+            .args(["generate", "--domain", "medical", "-n", "1"])
+            .arg(format!("{flag}={long}"))
+            .expect_code(2);
+        ran.stderr_contains(flag)
+            .stderr_contains("of at least 1, not `9999999999999999999999999999999999999999...`");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    generate_in(
+        "tests/fixtures/ok/tiny.yaml",
+        (3, 3),
+        tmp.path(),
+        1,
+        &["--search-budget", " 100000 ", "--search-nodes", " 5000000"],
+    )
+    .ok();
 }

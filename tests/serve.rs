@@ -4,12 +4,27 @@
 //! `tests/serve/` (Python, run by `.ci/run`).
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::common::{TINY_SETTING, TestCommand, generate_tiny, json_lines};
+
+/// `n` tiny instances generated into `DIR/data` and served with results
+/// into `DIR/results`.
+fn serve_tiny(dir: &Path, n: u64) -> (Child, String, BufReader<std::process::ChildStdout>) {
+    let data = dir.join("data");
+    generate_tiny(&data, n, &[]).ok();
+    let out = dir.join("results");
+    start(&[
+        "--data".as_ref(),
+        data.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ])
+}
 
 /// A server on a free port: the child and its address.
 fn start(args: &[&std::ffi::OsStr]) -> (Child, String, BufReader<std::process::ChildStdout>) {
@@ -88,15 +103,8 @@ fn a_data_dir_without_instance_files_is_refused() {
 #[test]
 fn an_http_episode_is_evals_trial_and_its_line_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    generate_tiny(&data, 4, &[]).ok();
-    let out = dir.path().join("results");
-    let (child, url, _stdout) = start(&[
-        "--data".as_ref(),
-        data.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
+    let (child, url, _stdout) = serve_tiny(dir.path(), 4);
+    let (data, out) = (dir.path().join("data"), dir.path().join("results"));
     let envs: Value = serde_json::from_str(
         &agent()
             .get(format!("{url}/list_environments"))
@@ -192,15 +200,8 @@ fn an_http_episode_is_evals_trial_and_its_line_is_recorded() {
 #[test]
 fn a_port_in_use_is_the_users_to_change() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    generate_tiny(&data, 2, &[]).ok();
-    let out = dir.path().join("results");
-    let (child, url, _stdout) = start(&[
-        "--data".as_ref(),
-        data.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
+    let (child, url, _stdout) = serve_tiny(dir.path(), 2);
+    let (data, out) = (dir.path().join("data"), dir.path().join("results"));
     let port = url.rsplit(':').next().unwrap().to_string();
     let ran = TestCommand::new()
         .arg("serve")

@@ -127,17 +127,15 @@ pub struct VerifyArgs {
     /// The published dataset file (default: the one the seed file names,
     /// under the same OUT).
     pub dataset: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::flags::parse_threads)]
-    pub threads: usize,
+    #[command(flatten)]
+    pub pool: super::flags::PoolFlags,
 }
 
 /// Runs `verify`; exit 1 when the dataset is not the seed's.
 pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
-    let pool = super::flags::pool(args.threads)?;
-    let v = pool
-        .install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))
-        .map_err(Error::input)?;
+    let pool = args.pool.pool()?;
+    let v =
+        pool.install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))?;
     out(&format!(
         "verified: `{}` is byte for byte the {} instance lines the seed in `{}` generates (digest {})\n         this proves the instance lines only: `kumo-gen check-books DIR` proves each knowledge book against its line; SFT records and the HF export are not compared\n",
         v.dataset.display(),

@@ -1,39 +1,27 @@
 //! `kumo-gen eval`: run a model over an OpenAI-compatible API on a
 //! generated dataset and write KUMO-format results.
 
-use std::io;
 use std::path::PathBuf;
-use std::time::Duration;
 
+use super::client::ClientFlags;
+use super::flags::TemplatesFlags;
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Setting};
-use crate::eval::client::ClientConfig;
-use crate::eval::players::{PLAYER_NAMES, Player};
+use crate::eval::players::{PLAYER_NAMES, Player, UnplayableFile};
 use crate::eval::subset::Subset;
 use crate::eval::{self, RunConfig, Suite};
 use crate::progress::{Progress as _, Stage};
-use crate::render::{RenderOptions, Renderer, Templates};
+use crate::render::{RenderOptions, Renderer};
 
+// A model (`--api-base` with `--model`) or an offline `--player`.
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("api_base", |a| a.requires("model").conflicts_with("player")),
+    mut_arg("model", |a| a.requires("api_base").conflicts_with("player"))
+)]
 pub struct EvalArgs {
-    /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
-    /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
-    #[arg(
-        long,
-        value_name = "URL",
-        requires = "model",
-        conflicts_with = "player",
-        value_parser = super::flags::parse_api_base
-    )]
-    api_base: Option<String>,
-    /// Model name sent to the API (its last `/` component names the results).
-    #[arg(
-        long,
-        value_name = "NAME",
-        requires = "api_base",
-        conflicts_with = "player"
-    )]
-    model: Option<String>,
+    #[command(flatten)]
+    client: ClientFlags,
     /// An offline player instead of a model (no server): `golden` (the
     /// optimal trajectory; needs labelled instances), `random` (random
     /// related actions, answers when one candidate is left) or `guess`
@@ -80,22 +68,9 @@ pub struct EvalArgs {
     /// Replies per trial at most (KUMO's `max_steps`; 1 to 10 000).
     #[arg(long, value_name = "M", default_value_t = 50, value_parser = parse_steps)]
     max_steps: usize,
-    /// Sampling temperature from 0 to 2 (omitted from requests unless
-    /// given, as KUMO).
-    #[arg(long, value_name = "X", value_parser = super::flags::parse_temperature)]
-    temperature: Option<f64>,
     /// Results directory.
     #[arg(long, value_name = "RESULTS_DIR", default_value = "results")]
     out: PathBuf,
-    /// Hard limit for one request, in seconds (up to a day).
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = super::flags::parse_timeout)]
-    timeout: f64,
-    /// Retries of a request after a timeout, 429 or 5xx (0 to 100).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::flags::parse_retries)]
-    retries: u32,
-    /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    backoff_ms: u64,
     /// Seed of the backoff jitter.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -104,11 +79,8 @@ pub struct EvalArgs {
     /// generator renders it).
     #[arg(long)]
     require_books: bool,
-    /// Directory of templates overriding the shipped ones by name (as for
-    /// `generate`): the platform prompt (`prompt.j2`) and books rendered
-    /// for missing files (`book.j2`).
-    #[arg(long, value_name = "DIR")]
-    templates_dir: Option<PathBuf>,
+    #[command(flatten)]
+    templates: TemplatesFlags,
 }
 
 /// Most trials per instance `--trials` accepts (every trial's result is
@@ -117,13 +89,7 @@ pub const MAX_TRIALS: usize = 10_000;
 
 /// `--trials K`: 1 to [`MAX_TRIALS`], refused at once beyond.
 fn parse_trials(text: &str) -> Result<usize, super::flags::BadValue> {
-    let shown: String = text.chars().take(40).collect();
-    match text.trim().parse::<usize>() {
-        Ok(k) if (1..=MAX_TRIALS).contains(&k) => Ok(k),
-        _ => Err(super::flags::BadValue(format!(
-            "expected a number of trials from 1 to {MAX_TRIALS}, not `{shown}`"
-        ))),
-    }
+    super::flags::parse_count(text, "trials", 1, MAX_TRIALS as u64).map(|n| n as usize)
 }
 
 /// Most replies per trial `--max-steps` and `--budget` accept.
@@ -160,7 +126,7 @@ fn subset(args: &EvalArgs) -> Subset {
 fn results_name(args: &EvalArgs) -> &str {
     args.player
         .as_deref()
-        .or(args.model.as_deref())
+        .or(args.client.model.as_deref())
         .unwrap_or_default()
 }
 
@@ -183,29 +149,29 @@ fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
     }
 }
 
-fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String> {
+fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error> {
     if !args.data.is_dir() {
-        return Err(format!("`{}` is not a directory", args.data.display()));
+        return Err(Error::input(format!(
+            "`{}` is not a directory",
+            args.data.display()
+        )));
     }
-    let wanted = wanted_setting(args)?;
-    let templates = Templates::resolve(args.templates_dir.as_deref()).map_err(|e| e.to_string())?;
+    let wanted = wanted_setting(args).map_err(Error::input)?;
+    let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let datasets = dataset::open_all(
         &globals.registry,
         &args.data,
         args.domain.as_deref(),
         |s: &Setting| wanted.is_none_or(|w| w == (s.truths, s.actions)),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut suites = Vec::new();
     let mut missing_books: Vec<PathBuf> = Vec::new();
     for (data, settings) in datasets {
         for setting in settings {
-            let lines = data.lines(&setting).map_err(|e| e.to_string())?;
+            let lines = data.lines(&setting)?;
             let chosen = subset(args).indices(lines.len());
-            let found = data
-                .tasks(&renderer, &setting, lines, &chosen, args.require_books)
-                .map_err(|e| e.to_string())?;
+            let found = data.tasks(&renderer, &setting, lines, &chosen, args.require_books)?;
             missing_books.extend(found.missing_books);
             let setting = setting.to_string();
             suites.push(Suite {
@@ -226,14 +192,14 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
         }
     }
     if suites.is_empty() {
-        return Err(format!(
+        return Err(Error::input(format!(
             "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}",
             args.data.display(),
             match (&args.domain, &args.setting) {
                 (None, None) => String::new(),
                 _ => " matching --domain/--setting".into(),
             }
-        ));
+        )));
     }
     if !missing_books.is_empty() {
         let what = format!(
@@ -242,10 +208,10 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
             missing_books[0].display()
         );
         if args.require_books {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "{what}; generate the books with the dataset, or drop --require-books to render \
                  the missing books from the domain"
-            ));
+            )));
         }
         crate::stderr_line!(
             "note: {what}; rendered from the domain and the instances instead \
@@ -256,7 +222,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, String
 }
 
 pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
-    if args.api_base.is_none() && args.player.is_none() {
+    if args.client.api_base.is_none() && args.player.is_none() {
         return Err(Error::Usage {
             message: "`eval` needs a model to play or an offline player".into(),
             help: Some(format!(
@@ -272,20 +238,19 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let api_base = args.api_base.clone().unwrap_or_default();
-    let suites = match build_suites(globals, args) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
+    let suites = build_suites(globals, args)?;
     if let Some(budget) = args.budget {
         check_budget(budget, &suites)?;
     }
     if let Some(player) = player {
         for suite in &suites {
             for task in &suite.tasks {
-                if let Err(e) = player.check(&task.instance) {
-                    return fail(format!("{}/{}.jsonl: {e}", suite.domain_dir, suite.setting));
-                }
+                player
+                    .check(&task.instance)
+                    .map_err(|source| UnplayableFile {
+                        file: format!("{}/{}.jsonl", suite.domain_dir, suite.setting),
+                        source,
+                    })?;
             }
         }
     }
@@ -302,18 +267,8 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
             eval::path_component(results_name(args))
         );
     }
-    let api_key = crate::eval::client::api_key_from_env();
     let config = RunConfig {
-        client: ClientConfig {
-            api_base,
-            model: results_name(args).to_string(),
-            api_key,
-            temperature: args.temperature,
-            timeout: Duration::from_secs_f64(args.timeout),
-            retries: args.retries,
-            backoff: Duration::from_millis(args.backoff_ms),
-            backoff_cap: Duration::from_secs(60),
-        },
+        client: args.client.config(results_name(args)),
         trials: args.trials,
         concurrency: args.concurrency,
         max_steps: args.max_steps,
@@ -323,31 +278,12 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     };
     let progress = super::progress::Stderr::new();
     progress.stage(Stage::new("eval", "instances", 0));
-    // Say at once when nobody listens, instead of retrying in silence.
-    if player.is_none()
-        && let Err(e) =
-            crate::eval::client::check_reachable(&config.client.api_base, Duration::from_secs(10))
-    {
-        return Err(Error::Service {
-            message: e.to_string(),
-        });
+    if player.is_none() {
+        args.client.check_reachable()?;
     }
     let summary = eval::run(&suites, &config, &progress);
     progress.finish();
-    let summary = match summary {
-        Ok(summary) => summary,
-        // Another run owns the results file, or it is not a results file:
-        // the same code as generate gives the same conditions.
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::WouldBlock | io::ErrorKind::InvalidData
-            ) =>
-        {
-            return Err(Error::input(e.to_string()));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let summary = summary?;
 
     let rate = |n: usize| {
         if summary.trials == 0 {

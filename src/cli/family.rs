@@ -5,7 +5,6 @@
 //! grows, with the golden trajectory's hypothesis-space size after each
 //! probe (WILT's reduction curve, exact).
 
-use std::io;
 use std::path::PathBuf;
 
 use super::flags::in_range;
@@ -114,16 +113,14 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
             "pass -o DOMAIN.yaml, --curve, or both",
         ));
     }
-    let (text, report) = domain_file(&args.name, &params)
-        .map_err(|e| Error::input_with_help(e.to_string(), e.help.clone()))?;
+    let (text, report) = domain_file(&args.name, &params)?;
     let file = args
         .output
         .as_ref()
         .map_or_else(|| format!("<{}>", args.name), |p| p.display().to_string());
     let (domain, _warnings) = Domain::from_yaml(&file, &text)?;
     if let Some(path) = &args.output {
-        write_atomic(path, text.as_bytes())
-            .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", path.display())))?;
+        write_atomic(path, text.as_bytes())?;
         crate::stderr_line!("{}", summary(&args.name, &report, path));
     }
     if args.curve {
@@ -154,12 +151,7 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
         instances: args.curve_n as u64,
         budget: SearchBudget::new(args.search_budget, args.search_nodes),
     };
-    let points = match curve::curve(domain, &request) {
-        Ok(points) => points,
-        Err(e) => {
-            return Err(Error::input_with_help(e.to_string(), e.help.clone()));
-        }
-    };
+    let points = curve::curve(domain, &request)?;
     let text = if args.json {
         format!("{}\n", curve::to_json(&points))
     } else {

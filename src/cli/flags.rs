@@ -1,9 +1,12 @@
 //! What several commands' flags share: the error of a value clap's own
-//! parsers cannot check, `--threads` and its worker pool, the search
-//! budget of the labels ([`BudgetFlags`]) and the parsers of counts.
+//! parsers cannot check, `--threads` and its worker pool ([`PoolFlags`]),
+//! `--templates-dir` ([`TemplatesFlags`]), the search budget of the labels
+//! ([`BudgetFlags`]) and the parsers of counts.
 
 use std::io;
+use std::path::PathBuf;
 
+use crate::render::{TemplateError, Templates};
 use crate::search::SearchBudget;
 
 /// A command-line value clap's own parsers cannot check: the message says
@@ -44,6 +47,42 @@ pub fn pool(threads: usize) -> io::Result<rayon::ThreadPool> {
         .map_err(io::Error::other)
 }
 
+/// `--threads N`: the worker threads of a command that works in parallel
+/// (its output never depends on them). A command words the help for its
+/// own work with `mut_arg("threads", ...)`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct PoolFlags {
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_threads)]
+    pub threads: usize,
+}
+
+impl PoolFlags {
+    /// The rayon pool of these threads.
+    pub fn pool(&self) -> io::Result<rayon::ThreadPool> {
+        pool(self.threads)
+    }
+}
+
+/// `--templates-dir DIR`: the templates that render knowledge books and
+/// prompts (generate, merge, curriculum, eval, play, serve, pairs).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TemplatesFlags {
+    /// Directory of templates that override the shipped ones by name:
+    /// `book.j2` (knowledge books, also those rendered for a missing book
+    /// file), `prompt.j2` (the platform prompt), `symbolic.j2`,
+    /// `rationale.j2` (SFT records).
+    #[arg(long, value_name = "DIR")]
+    pub templates_dir: Option<PathBuf>,
+}
+
+impl TemplatesFlags {
+    /// The shipped templates, overridden by `--templates-dir`'s.
+    pub fn templates(&self) -> Result<Templates, TemplateError> {
+        Templates::resolve(self.templates_dir.as_deref())
+    }
+}
+
 /// `--search-budget` and `--search-nodes`: the search budget of the labels,
 /// as generate, curriculum, label and merge take it.
 #[derive(clap::Args, Clone, Debug)]
@@ -71,29 +110,17 @@ impl BudgetFlags {
 /// `--search-budget ENTRIES`: a memo budget of at least 1 entry (the same
 /// check in every command that labels).
 pub fn parse_entries(text: &str) -> Result<usize, BadValue> {
-    parse_at_least_one(text, "memo entries")
+    parse_count(text, "memo entries", 1, usize::MAX as u64).map(|n| n as usize)
 }
 
 /// `--search-nodes N`: at least 1 node expansion.
 pub fn parse_nodes(text: &str) -> Result<u64, BadValue> {
-    parse_at_least_one(text, "nodes")
+    parse_count(text, "nodes", 1, u64::MAX)
 }
 
 /// `--domain-max-nodes N`: at least 1 YAML node.
 pub fn parse_yaml_nodes(text: &str) -> Result<usize, BadValue> {
-    parse_at_least_one(text, "YAML nodes")
-}
-
-fn parse_at_least_one<N: std::str::FromStr + PartialOrd + From<u8>>(
-    text: &str,
-    what: &str,
-) -> Result<N, BadValue> {
-    match text.parse::<N>() {
-        Ok(n) if n >= N::from(1) => Ok(n),
-        _ => Err(BadValue(format!(
-            "expected a number of {what} of at least 1, not `{text}`"
-        ))),
-    }
+    parse_count(text, "YAML nodes", 1, usize::MAX as u64).map(|n| n as usize)
 }
 
 /// A whole number from `min` to `max` (`what` names it in the refusal:

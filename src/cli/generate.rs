@@ -5,8 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::flags::BudgetFlags;
-use super::flags::{BadValue, parse_threads, pool};
+use super::flags::{BadValue, BudgetFlags, PoolFlags, TemplatesFlags};
 use super::progress::Stderr;
 use super::{Error, Globals, Report};
 use crate::contamination::split;
@@ -19,7 +18,10 @@ use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};
 
 /// Flags of a generation run. A flag given twice takes the last value.
 #[derive(clap::Args, Debug, Clone)]
-#[command(args_override_self = true)]
+#[command(
+    args_override_self = true,
+    mut_arg("threads", |a| a.help("Worker threads (0: one per core). The output does not depend on it"))
+)]
 pub struct GenerateArgs {
     /// Domain: a shipped or `--domains-dir` name, or a path to a .yaml file.
     #[arg(long, value_name = "NAME|PATH")]
@@ -47,9 +49,8 @@ pub struct GenerateArgs {
     /// Output root; files go to OUT/DOMAIN/.
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
-    /// Worker threads (0: one per core). The output does not depend on it.
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_threads)]
-    pub threads: usize,
+    #[command(flatten)]
+    pub pool: PoolFlags,
     /// Make only shard K of N (indices i with i % N == K, 0 <= K < N) into
     /// OUT/DOMAIN/shards/; `kumo-gen merge` joins them.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
@@ -131,10 +132,8 @@ impl BandArgs {
 /// Flags of the derived artifacts: books, SFT records, HF export.
 #[derive(clap::Args, Debug, Clone)]
 pub struct RenderArgs {
-    /// Directory of templates (`book.j2`, `prompt.j2`, ...) that override
-    /// the shipped ones by name.
-    #[arg(long, value_name = "DIR")]
-    pub templates_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub templates: TemplatesFlags,
     /// What the SFT system message carries: the prose knowledge book or the
     /// compact symbolic rule table.
     #[arg(long, value_enum, default_value_t = SftBookArg::Prose)]
@@ -179,7 +178,7 @@ pub enum SftBookArg {
 impl RenderArgs {
     /// Loads the templates.
     pub fn templates(&self) -> Result<Templates, Error> {
-        Ok(Templates::resolve(self.templates_dir.as_deref())?)
+        Ok(self.templates.templates()?)
     }
 
     pub fn options(&self) -> RenderOptions {
@@ -379,7 +378,7 @@ pub(super) fn job(
 
 /// Runs `job` on `--threads` workers with progress on stderr.
 pub(super) fn run_job(args: &GenerateArgs, job: &GenerateJob) -> Result<Report, Error> {
-    let pool = pool(args.threads)?;
+    let pool = args.pool.pool()?;
     pool.install(|| pipeline::generate(job, &Stderr::new()))?;
     Ok(Report::Done)
 }

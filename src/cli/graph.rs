@@ -2,7 +2,6 @@
 //! JSON, Graphviz DOT or a self-contained SVG picture, on stdout or into a
 //! file (written atomically: temp file + rename).
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
@@ -53,9 +52,7 @@ pub fn run(globals: &Globals, args: &GraphArgs) -> Result<Report, Error> {
     };
     match &args.output {
         Some(path) => {
-            write_atomic(path, text.as_bytes()).map_err(|e| {
-                io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
-            })?;
+            write_atomic(path, text.as_bytes())?;
             Ok(Report::Done)
         }
         None => {
@@ -66,6 +63,6 @@ pub fn run(globals: &Globals, args: &GraphArgs) -> Result<Report, Error> {
 }
 
 /// Writes `bytes` to `path` atomically (the crate's one atomic writer).
-pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    crate::files::write_atomic_with(path, |w| w.write_all(bytes), |_, e| e)
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), crate::files::FileError> {
+    crate::files::write_atomic(path, bytes)
 }

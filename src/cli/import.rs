@@ -80,7 +80,13 @@ pub fn run(args: &ImportArgs) -> Result<Report, Error> {
         Ok(Ok(text)) => text,
         Ok(Err(diagnostic)) => return Err(Error::Located(diagnostic.to_string())),
         // A missing or unreadable input named by the user is bad input.
-        Err(e) => return Err(Error::input(format!("cannot read `{file}`: {e}"))),
+        Err(source) => {
+            return Err(crate::dataset::DatasetError::Io {
+                path: args.file.clone(),
+                source,
+            }
+            .into());
+        }
     };
     if let Some(output) = &args.output
         && std::fs::canonicalize(output).ok() == std::fs::canonicalize(&args.file).ok()

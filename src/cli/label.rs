@@ -34,9 +34,8 @@ pub struct LabelArgs {
     /// Write here (atomically) instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N", value_parser = super::flags::parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub pool: super::flags::PoolFlags,
     #[command(flatten)]
     pub budget: super::flags::BudgetFlags,
     /// Also limit each search's wall time; which instances get labelled
@@ -53,10 +52,7 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
         message,
         help: None,
     })?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| io::Error::other(format!("cannot start worker threads: {e}")))?;
+    let pool = args.pool.pool()?;
     let job = LabelJob {
         domain,
         instances: args.instances.clone(),

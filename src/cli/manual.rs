@@ -91,10 +91,7 @@ pub fn man(args: &ManArgs) -> Result<Report, Error> {
 }
 
 fn in_dir(path: &Path, e: std::io::Error) -> Error {
-    Error::Io(std::io::Error::new(
-        e.kind(),
-        format!("writing `{}`: {e}", path.display()),
-    ))
+    Error::File(crate::files::FileError::io(path, e))
 }
 
 /// Writes `bytes` to `path` whole: a temporary file beside it, renamed.

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::flags::{parse_threads, pool};
+use super::flags::PoolFlags;
 use super::generate::RenderArgs;
 use super::progress::Stderr;
 use super::{Error, Globals, Report};
@@ -12,13 +12,13 @@ use crate::pipeline::{self, MergeJob};
 
 /// Flags of `kumo-gen merge`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(mut_arg("threads", |a| a.help("Worker threads for redrawing duplicates (0: one per core)")))]
 pub struct MergeArgs {
     /// Output root the shards were written to (OUT/DOMAIN/shards/).
     #[arg(long, default_value = "generated", value_name = "DIR")]
     pub out: PathBuf,
-    /// Worker threads for redrawing duplicates (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_threads)]
-    pub threads: usize,
+    #[command(flatten)]
+    pub pool: PoolFlags,
     /// Replace an existing dataset file.
     #[arg(long)]
     pub force: bool,
@@ -55,7 +55,7 @@ pub fn run(globals: &Globals, args: &MergeArgs) -> Result<Report, Error> {
         derived: args.render.derived_files()?,
         sft_parts: args.sft_parts.clone(),
     };
-    let pool = pool(args.threads)?;
+    let pool = args.pool.pool()?;
     pool.install(|| pipeline::merge(&job, &Stderr::new()))?;
     Ok(Report::Done)
 }

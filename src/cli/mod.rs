@@ -9,10 +9,12 @@
 //! main job).
 
 mod check_books;
+mod client;
 mod contamination;
 mod curriculum;
 mod domains;
 mod eval;
+mod events;
 mod family;
 pub mod flag_tables;
 mod flags;
@@ -32,6 +34,7 @@ mod score;
 mod serve;
 mod split;
 mod stats;
+mod stderr_line;
 
 use std::io::{self, Write};
 use std::path::PathBuf;

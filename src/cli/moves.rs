@@ -4,38 +4,27 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::score::{ScoreInputs, load};
 use super::{Error, Globals, Report};
 use crate::analysis::files::analyse_file;
+use crate::files::FileError;
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("instances", |a| a.required(true)))]
 pub struct MovesArgs {
-    /// Result files or directories (as `score` reads them).
-    #[arg(value_name = "RESULTS", required = true)]
-    paths: Vec<PathBuf>,
-    /// Instance files or directories the results were played on.
-    #[arg(long, value_name = "FILE|DIR", required = true)]
-    instances: Vec<PathBuf>,
-    /// Domain (name or path); by default the result's domain name is looked up.
-    #[arg(long, value_name = "NAME|PATH")]
-    domain: Option<String>,
+    #[command(flatten)]
+    inputs: ScoreInputs,
     /// Where to write the rows (JSON lines); `-` or none: standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
-    threads: usize,
+    #[command(flatten)]
+    pool: super::flags::PoolFlags,
 }
 
 pub fn run(globals: &Globals, args: &MovesArgs) -> Result<Report, Error> {
-    let (files, sources) = super::score::read_sources(
-        globals,
-        &args.paths,
-        &args.instances,
-        args.domain.as_deref(),
-        None,
-    )?;
-    let pool = super::flags::pool(args.threads)?;
+    let (files, sources) = load(globals, &args.inputs, None)?;
+    let pool = args.pool.pool()?;
     let budget = SearchBudget::default();
     let analysed: Vec<_> = pool.install(|| {
         files
@@ -72,15 +61,10 @@ pub fn run(globals: &Globals, args: &MovesArgs) -> Result<Report, Error> {
         Some(p) if p.as_os_str() == "-" => write(&mut io::stdout().lock()).map_err(Error::from)?,
         Some(path) => crate::files::write_atomic_with(
             path,
-            |w| write(w).map_err(|e| cannot_write(path, e)),
-            cannot_write,
+            |w| write(w).map_err(|e| FileError::io(path, e)),
+            FileError::io,
         )?,
     }
     crate::stderr_line!("{rows} moves analysed");
     Ok(Report::Done)
-}
-
-/// An I/O failure writing `path`, naming it.
-fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
 }

@@ -11,7 +11,8 @@ use rayon::prelude::*;
 use super::{Error, Globals, Report};
 use crate::analysis::pairs::{PairOptions, task_pairs};
 use crate::dataset::{self, Setting};
-use crate::render::{RenderOptions, Renderer, Templates};
+use crate::files::FileError;
+use crate::render::{RenderOptions, Renderer};
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
@@ -42,12 +43,10 @@ pub struct PairsArgs {
     /// The model name eval would use (it decides the system message's role).
     #[arg(long, value_name = "NAME", default_value = "")]
     model: String,
-    /// Template directory, as eval takes it.
-    #[arg(long, value_name = "DIR")]
-    templates_dir: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
-    threads: usize,
+    #[command(flatten)]
+    templates: super::flags::TemplatesFlags,
+    #[command(flatten)]
+    pool: super::flags::PoolFlags,
 }
 
 pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
@@ -57,7 +56,7 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
             args.data.display()
         )));
     }
-    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let datasets = dataset::open_all(
         &globals.registry,
@@ -72,7 +71,7 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         model: args.model.clone(),
         budget: SearchBudget::default(),
     };
-    let pool = super::flags::pool(args.threads)?;
+    let pool = args.pool.pool()?;
     let mut rows: Vec<String> = Vec::new();
     let mut skipped = 0usize;
     for (data, settings) in datasets {
@@ -119,8 +118,8 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
     match args.output.as_deref() {
         Some(path) if path.as_os_str() != "-" => crate::files::write_atomic_with(
             path,
-            |w| write(w).map_err(|e| cannot_write(path, e)),
-            cannot_write,
+            |w| write(w).map_err(|e| FileError::io(path, e)),
+            FileError::io,
         )?,
         _ => write(&mut io::stdout().lock())?,
     }
@@ -134,9 +133,4 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         }
     );
     Ok(Report::Done)
-}
-
-/// An I/O failure writing `path`, naming it.
-fn cannot_write(path: &std::path::Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
 }

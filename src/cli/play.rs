@@ -26,7 +26,7 @@ use crate::game::{
     InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
 };
 use crate::python_repr::py_repr;
-use crate::render::{RenderOptions, Renderer, Templates};
+use crate::render::{RenderOptions, Renderer};
 use crate::synth::Params;
 
 /// The last `--index` `play` generates: instances `0..=index` are drawn
@@ -97,10 +97,8 @@ pub struct PlayArgs {
     /// `results/<player>/HumanAgent/<domain>/<setting>/eval_times=1.jsonl`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Directory of templates overriding the shipped ones by name (as for
-    /// `generate`); `book.j2` renders the book when there is no book file.
-    #[arg(long, value_name = "DIR")]
-    templates_dir: Option<PathBuf>,
+    #[command(flatten)]
+    templates: super::flags::TemplatesFlags,
     /// Play the budgeted protocol with N turns: a wrong answer is told
     /// "wrong" and play goes on until solved or the turns are spent
     /// (results under `HumanAgent-budget=N`).
@@ -126,34 +124,29 @@ fn from_file(
     args: &PlayArgs,
     renderer: &Renderer,
     file: &Path,
-) -> Result<Source, String> {
-    let mut instances = dataset::read_instances(file).map_err(|e| e.to_string())?;
+) -> Result<Source, Error> {
+    let mut instances = dataset::read_instances(file)?;
     if args.line == 0 || args.line > instances.len() {
-        return Err(format!(
+        return Err(Error::input(format!(
             "--line {}: `{}` has instances on lines 1 to {}",
             args.line,
             file.display(),
             instances.len()
-        ));
+        )));
     }
     let index = args.line - 1;
     let instance = instances.swap_remove(index);
     let dir = file.parent().unwrap_or(Path::new("."));
-    let data =
-        Dataset::open(&globals.registry, dir, args.domain.as_deref()).map_err(|e| e.to_string())?;
+    let data = Dataset::open(&globals.registry, dir, args.domain.as_deref())?;
     let setting = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     // A file named by its setting has its books beside it.
     let book = match setting.parse::<Setting>() {
-        Ok(s) => data
-            .book(renderer, &s, index, &instance)
-            .map_err(|e| e.to_string()),
-        Err(_) => data
-            .render_book(renderer, &instance)
-            .map_err(|e| e.to_string()),
-    }?;
+        Ok(s) => data.book(renderer, &s, index, &instance)?,
+        Err(_) => data.render_book(renderer, &instance)?,
+    };
     let domain = data.domain().clone();
     let dataset = Some(data.name())
         .filter(|n| !n.is_empty())
@@ -169,11 +162,13 @@ fn from_file(
 
 /// Instance `--index` of the dataset `kumo-gen --domain D --truths N
 /// --actions N --valid V --seed S --no-labels` would write.
-fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, String> {
+fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<Source, Error> {
     let Some(spec) = &args.domain else {
-        return Err("give --instances FILE, or --domain D to generate the instance".into());
+        return Err(Error::input(
+            "give --instances FILE, or --domain D to generate the instance",
+        ));
     };
-    let (domain, _) = globals.registry.load(spec).map_err(|e| e.to_string())?;
+    let (domain, _) = globals.registry.load(spec)?;
     let params = Params {
         seed: args.seed,
         ..Params::new(args.truths, args.actions, args.valid)
@@ -185,13 +180,14 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
         None,
         None,
         None,
-    )
-    .map_err(|e| format!("{e}; {}", e.help))?;
-    let line = lines.first().ok_or("no instance generated")?;
+    )?;
+    let line = lines
+        .first()
+        .ok_or_else(|| Error::Internal("no instance generated".into()))?;
     let mut parsed = parse_instances(line)
-        .map_err(|e| format!("internal: generated line does not read back: {e}"))?;
+        .map_err(|e| Error::Internal(format!("a generated line does not read back: {e}")))?;
     let instance = parsed.swap_remove(0);
-    let book = crate::game::render_book(renderer, &domain, &instance).map_err(|e| e.to_string())?;
+    let book = crate::game::render_book(renderer, &domain, &instance)?;
     Ok(Source {
         instance,
         dataset: domain.name.clone(),
@@ -211,7 +207,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             "give another `--player` name, or `--out FILE`",
         ));
     }
-    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let source = match &args.instances {
         Some(file) => from_file(globals, args, &renderer, file),
@@ -223,8 +219,8 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         dataset,
         setting,
         book,
-    } = source.map_err(Error::input)?;
-    let judge = Judge::new(&domain, &instance).map_err(|e| Error::input(e.to_string()))?;
+    } = source?;
+    let judge = Judge::new(&domain, &instance)?;
     if let Some(budget) = args.budget.map(|b| b as usize)
         && budget >= instance.truths.len()
     {

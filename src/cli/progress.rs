@@ -1,6 +1,7 @@
 //! Progress of a long command on stderr: [`Stderr`] is the library's
 //! progress interface ([`crate::progress::Progress`]) as every command
-//! shows it, one [`Progress`] display per stage.
+//! shows it, one [`StageDisplay`] per stage, and each of the library's
+//! events as its line ([`super::events`]).
 //!
 //! On a terminal: an indicatif bar that names its stage and what it counts,
 //! with the elapsed time and an estimate of the rest. Anywhere else (a file,
@@ -10,7 +11,7 @@
 //! enough to have printed any. Nothing is printed for stages that end
 //! within the first interval, so short runs and tests stay quiet.
 //!
-//! A stage given a [`Progress::forecast`] also says up front what it
+//! A stage given a [`StageDisplay::forecast`] also says up front what it
 //! expects when that is long: once the first [`FORECAST_SAMPLE`] units
 //! have finished and [`FORECAST_AFTER`] has passed since the first one
 //! did (so the rate is the stage's own, not the set-up before it), a
@@ -36,18 +37,18 @@ const FORECAST_AFTER: Duration = Duration::from_secs(1);
 /// A stage projected to take longer than this in all says so up front.
 const FORECAST_OVER: Duration = Duration::from_secs(60);
 
-/// Progress of one stage: a bar, lines, or both absent.
-pub struct Progress {
+/// The display of one stage: a bar, lines, or both absent.
+pub struct StageDisplay {
     bar: Option<indicatif::ProgressBar>,
     log: Option<Mutex<Log>>,
-    forecast: Option<Mutex<Forecast>>,
+    forecast: Option<Mutex<PendingForecast>>,
     /// What the stage counts, and how many (0: not known yet).
     unit: String,
     total: u64,
 }
 
 /// The pending up-front estimate of a stage (see the module comment).
-struct Forecast {
+struct PendingForecast {
     /// What the stage makes, e.g. `car-identification 12x16`.
     subject: String,
     unit: String,
@@ -74,10 +75,10 @@ struct Log {
 }
 
 /// The library's progress on stderr: each stage a job starts gets its own
-/// [`Progress`] display (with the forecast when the stage asks for one).
+/// [`StageDisplay`] (with the forecast when the stage asks for one).
 #[derive(Default)]
 pub struct Stderr {
-    current: Mutex<Option<Progress>>,
+    current: Mutex<Option<StageDisplay>>,
 }
 
 impl Stderr {
@@ -85,7 +86,7 @@ impl Stderr {
         Self::default()
     }
 
-    fn with_current(&self, f: impl FnOnce(&Progress)) {
+    fn with_current(&self, f: impl FnOnce(&StageDisplay)) {
         if let Ok(current) = self.current.lock()
             && let Some(display) = current.as_ref()
         {
@@ -96,7 +97,7 @@ impl Stderr {
 
 impl crate::progress::Progress for Stderr {
     fn stage(&self, stage: crate::progress::Stage<'_>) {
-        let mut display = Progress::new(stage.total, stage.name, stage.unit);
+        let mut display = StageDisplay::new(stage.total, stage.name, stage.unit);
         if let Some(forecast) = &stage.forecast {
             display = display.forecast(&forecast.subject, forecast.threads);
         }
@@ -125,10 +126,26 @@ impl crate::progress::Progress for Stderr {
             done.finish();
         }
     }
+
+    /// The event's line, above a running bar (which is drawn again below
+    /// it), else straight to stderr.
+    fn event(&self, event: crate::progress::Event<'_>) {
+        let line = super::events::line(&event);
+        let mut shown = false;
+        self.with_current(|display| {
+            if let Some(bar) = &display.bar {
+                bar.suspend(|| crate::stderr_line!("{line}"));
+                shown = true;
+            }
+        });
+        if !shown {
+            crate::stderr_line!("{line}");
+        }
+    }
 }
 
-impl Progress {
-    /// Progress of `stage` over `total` `unit`s (`0` when not yet known)
+impl StageDisplay {
+    /// The display of `stage` over `total` `unit`s (`0` when not yet known)
     /// on stderr.
     pub fn new(total: u64, stage: &str, unit: &str) -> Self {
         if io::stderr().is_terminal() {
@@ -138,7 +155,7 @@ impl Progress {
             )) {
                 bar.set_style(style);
             }
-            Progress {
+            StageDisplay {
                 bar: Some(bar),
                 log: None,
                 forecast: None,
@@ -150,7 +167,7 @@ impl Progress {
         }
     }
 
-    /// Progress printed as lines to `sink` every `every`.
+    /// A display printed as lines to `sink` every `every`.
     fn lines(
         total: u64,
         stage: &str,
@@ -159,7 +176,7 @@ impl Progress {
         sink: Box<dyn Write + Send>,
     ) -> Self {
         let now = Instant::now();
-        Progress {
+        StageDisplay {
             bar: None,
             log: Some(Mutex::new(Log {
                 stage: stage.to_string(),
@@ -186,7 +203,7 @@ impl Progress {
     }
 
     fn forecast_to(mut self, subject: &str, threads: usize, sink: Box<dyn Write + Send>) -> Self {
-        self.forecast = Some(Mutex::new(Forecast {
+        self.forecast = Some(Mutex::new(PendingForecast {
             subject: subject.to_string(),
             unit: self.unit.clone(),
             threads,
@@ -275,7 +292,7 @@ impl Log {
     }
 }
 
-impl Forecast {
+impl PendingForecast {
     /// The note to print now that `done` units are finished, if this is
     /// the moment (once per stage, and only for a long stage).
     fn note(&mut self, done: u64, now: Instant) -> Option<String> {
@@ -375,7 +392,7 @@ mod tests {
     #[test]
     fn lines_are_printed_every_interval_and_at_the_end() {
         let sink = Shared::default();
-        let quiet = Progress::lines(
+        let quiet = StageDisplay::lines(
             10,
             "s",
             "u",
@@ -389,7 +406,7 @@ mod tests {
             "a short stage prints nothing"
         );
 
-        let p = Progress::lines(10, "stage", "units", Duration::ZERO, Box::new(sink.clone()));
+        let p = StageDisplay::lines(10, "stage", "units", Duration::ZERO, Box::new(sink.clone()));
         p.set_position(4);
         p.grow_to(20);
         p.set_position(20);
@@ -404,7 +421,7 @@ mod tests {
     #[test]
     fn a_long_stage_says_up_front_what_it_expects() {
         let sink = Shared::default();
-        let p = Progress::lines(
+        let p = StageDisplay::lines(
             5000,
             "labels",
             "instances",
@@ -440,7 +457,7 @@ mod tests {
     #[test]
     fn a_short_stage_makes_no_forecast() {
         let sink = Shared::default();
-        let p = Progress::lines(
+        let p = StageDisplay::lines(
             500,
             "labels",
             "instances",

@@ -3,17 +3,24 @@
 //! ([`crate::propose`]). One topic (`--topic`, `-o FILE`) or a resumable
 //! batch (`--topics FILE`, `-o DIR`).
 
-use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
+use super::client::ClientFlags;
 use super::{Error, Globals, Report, out};
-use crate::eval::client::{Client, ClientConfig, api_key_from_env, check_reachable};
+use crate::dataset::DatasetError;
+use crate::eval::client::Client;
 use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
 use crate::propose::files::Status;
 use crate::propose::{DEFAULT_ROUNDS, Example, MAX_ROUNDS, Prompts};
 
+// The API client's flags with a model required and a longer default
+// `--timeout` (a domain is a long reply).
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("api_base", |a| a.required(true)),
+    mut_arg("model", |a| a.required(true)),
+    mut_arg("timeout", |a| a.default_value("300"))
+)]
 pub struct ProposeArgs {
     /// What the domain is about, e.g. "Edible and poisonous mushrooms of Europe".
     #[arg(
@@ -31,13 +38,8 @@ pub struct ProposeArgs {
     /// The domain's name (default: the file name of `-o` without `.yaml`).
     #[arg(long, value_name = "N", conflicts_with = "topics")]
     name: Option<String>,
-    /// Base URL of the OpenAI-compatible API, e.g. `http://localhost:8001/v1`.
-    /// The key comes from `KUMO_API_KEY` or `OPENAI_API_KEY` (never a flag).
-    #[arg(long, value_name = "URL", value_parser = super::flags::parse_api_base)]
-    api_base: String,
-    /// Model name sent to the API.
-    #[arg(long, value_name = "NAME")]
-    model: String,
+    #[command(flatten)]
+    client: ClientFlags,
     /// The domain file to write (`domains/N.yaml`), or with `--topics` the
     /// directory. Written only when every check passes.
     #[arg(short = 'o', long = "out", value_name = "PATH")]
@@ -66,18 +68,6 @@ pub struct ProposeArgs {
     /// `propose_review.j2`).
     #[arg(long, value_name = "DIR")]
     templates_dir: Option<PathBuf>,
-    /// Sampling temperature from 0 to 2 (omitted from requests unless given).
-    #[arg(long, value_name = "X", value_parser = super::flags::parse_temperature)]
-    temperature: Option<f64>,
-    /// Hard limit for one request, in seconds (up to a day).
-    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = super::flags::parse_timeout)]
-    timeout: f64,
-    /// Retries of a request after a timeout, 429 or 5xx (0 to 100).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::flags::parse_retries)]
-    retries: u32,
-    /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    backoff_ms: u64,
 }
 
 /// `--truths T`: 4 (every domain must synthesize at 4x6) to 64.
@@ -95,19 +85,18 @@ fn parse_rounds(text: &str) -> Result<usize, super::flags::BadValue> {
     super::flags::parse_count(text, "repair rounds", 0, MAX_ROUNDS as u64).map(|n| n as usize)
 }
 
-fn fail(message: impl std::fmt::Display) -> Result<Report, Error> {
-    Err(Error::input(message.to_string()))
-}
-
 /// The topics and the output directory.
-fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
+fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), Error> {
     if let Some(file) = &args.topics {
         let text = crate::files::read::read_lines(file)
             .and_then(|bytes| {
                 String::from_utf8(bytes)
                     .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
             })
-            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            .map_err(|source| DatasetError::Io {
+                path: file.clone(),
+                source,
+            })?;
         return Ok((
             batch::parse_topics(&file.display().to_string(), &text)?,
             args.out.clone(),
@@ -115,7 +104,7 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
     }
     let topic = args.topic.clone().unwrap_or_default();
     if topic.trim().is_empty() {
-        return Err("--topic is empty".into());
+        return Err(Error::input("--topic is empty"));
     }
     let name = match &args.name {
         Some(n) => n.clone(),
@@ -127,14 +116,17 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
         .extension()
         .is_some_and(|e| e == "yaml" || e == "yml")
     {
-        return Err(format!("-o `{}` should end in `.yaml`", args.out.display()));
+        return Err(Error::input(format!(
+            "-o `{}` should end in `.yaml`",
+            args.out.display()
+        )));
     }
     let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
     let file = args
         .out
         .file_name()
         .and_then(|f| f.to_str())
-        .ok_or_else(|| format!("-o `{}` names no file", args.out.display()))?
+        .ok_or_else(|| Error::input(format!("-o `{}` names no file", args.out.display())))?
         .to_string();
     Ok((
         vec![Topic {
@@ -147,27 +139,23 @@ fn topics(args: &ProposeArgs) -> Result<(Vec<Topic>, PathBuf), String> {
     ))
 }
 
-fn stem(path: &Path) -> Result<String, String> {
+fn stem(path: &Path) -> Result<String, Error> {
     path.file_stem()
         .and_then(|s| s.to_str())
         .map(str::to_string)
-        .ok_or_else(|| format!("-o `{}` names no file; give `--name`", path.display()))
+        .ok_or_else(|| {
+            Error::input(format!(
+                "-o `{}` names no file; give `--name`",
+                path.display()
+            ))
+        })
 }
 
 pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     // Every flag value was checked as the flags were read (exit 2).
-    let (topics, dir) = match topics(args) {
-        Ok(t) => t,
-        Err(e) => return fail(e),
-    };
-    let example = match Example::load(&globals.registry, &args.example) {
-        Ok(e) => e,
-        Err(e) => return fail(format!("--example: {e}")),
-    };
-    let prompts = match Prompts::load(args.templates_dir.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
+    let (topics, dir) = topics(args)?;
+    let example = Example::load(&globals.registry, &args.example)?;
+    let prompts = Prompts::load(args.templates_dir.as_deref())?;
     if !dir.as_os_str().is_empty() {
         std::fs::create_dir_all(&dir)?;
     }
@@ -176,25 +164,12 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     let pending = topics
         .iter()
         .any(|t| batch::existing(&dir.join(&t.file)).is_none());
-    if pending && let Err(e) = check_reachable(&args.api_base, Duration::from_secs(10)) {
-        return Err(Error::Service {
-            message: e.to_string(),
-        });
+    if pending {
+        args.client.check_reachable()?;
     }
-    let mut client = Client::new(
-        ClientConfig {
-            api_base: args.api_base.clone(),
-            model: args.model.clone(),
-            api_key: api_key_from_env(),
-            temperature: args.temperature,
-            timeout: Duration::from_secs_f64(args.timeout),
-            retries: args.retries,
-            backoff: Duration::from_millis(args.backoff_ms),
-            backoff_cap: Duration::from_secs(60),
-        },
-        0,
-        0,
-    );
+    let reporter = super::progress::Stderr::new();
+    let model = args.client.model.as_deref().unwrap_or_default();
+    let mut client = Client::new(args.client.config(model), 0, 0, &reporter);
     let settings = Settings {
         truths: args.truths,
         actions: args.actions,
@@ -230,7 +205,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
         BatchError::Api { .. } => Error::Service {
             message: format!("{e}; run the same command again to resume"),
         },
-        BatchError::Write(e) => io::Error::other(e.to_string()).into(),
+        BatchError::Write(e) => e.into(),
     })?;
     if args.topics.is_some() {
         out(&batch::summary_table(&rows))?;

@@ -16,23 +16,12 @@ use crate::stats;
 
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Result files or directories, as `score` takes them
-    /// (`results/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`).
-    #[arg(value_name = "PATH", required = true)]
-    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: ScoreInputs,
     /// Directory to write the page into (`DIR/index.html`; created if
     /// missing).
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     out: PathBuf,
-    /// Instance files or directories the results were played on: success
-    /// is checked against them, optimal labels read from them, and they
-    /// give the replays and the structure tests.
-    #[arg(long, value_name = "FILE|DIR")]
-    instances: Vec<PathBuf>,
-    /// Domain (name or path) to judge answers with; by default the
-    /// result's domain name is looked up, as `score` does.
-    #[arg(long, value_name = "NAME|PATH")]
-    domain: Option<String>,
     /// Optimal labels in oracle-medical.jsonl's format, as for `score`.
     #[arg(long, value_name = "FILE")]
     oracle: Option<PathBuf>,
@@ -46,15 +35,7 @@ pub struct ReportArgs {
 }
 
 pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
-    let (files, sources) = load(
-        globals,
-        &ScoreInputs {
-            paths: &args.paths,
-            instances: &args.instances,
-            domain: args.domain.as_deref(),
-            oracle: args.oracle.as_deref(),
-        },
-    )?;
+    let (files, sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
     let scored = score::score(&files, &sources);
     let mut notes = scored.notes.clone();
     for note in &notes {
@@ -88,7 +69,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         }
     };
 
-    let templates = Templates::resolve(None).map_err(|e| Error::input(e.to_string()))?;
+    let templates = Templates::resolve(None)?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let (replays, books, replay_notes) = report::replays(&files, &sources, |file, instance| {
         let set = sources
@@ -133,12 +114,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         books,
     };
     let html = report::render_html(&page);
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        std::io::Error::new(
-            e.kind(),
-            format!("cannot create `{}`: {e}", args.out.display()),
-        )
-    })?;
+    std::fs::create_dir_all(&args.out).map_err(|e| crate::files::FileError::io(&args.out, e))?;
     let path = args.out.join("index.html");
     crate::files::write_atomic(&path, html.as_bytes())?;
     crate::stderr_line!(

@@ -2,28 +2,41 @@
 //! and relative action count per model x domain x setting.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
+use crate::files::FileError;
 use crate::score::{self, Sources};
 
+/// The results `score`, `report`, `moves` and `stats` read and what
+/// judging them consults (`--instances`, `--domain`); [`load`] reads them.
+/// A command that cannot work without the instances makes `--instances`
+/// required with `mut_arg`.
 #[derive(clap::Args, Debug)]
-pub struct ScoreArgs {
+pub struct ScoreInputs {
     /// Result files or directories (walked in sorted order for `*.jsonl`),
     /// laid out as `results/<model>/<agent>/<domain>/<setting>/eval_times=K.jsonl`.
     #[arg(value_name = "PATH", required = true)]
-    paths: Vec<PathBuf>,
-    /// Instance files or directories (`<domain>/<setting>.jsonl`): success is
-    /// then checked against the instance (with a domain), and optimal labels
-    /// (`optimal.expected_steps`) are read from them.
+    pub paths: Vec<PathBuf>,
+    /// Instance files or directories the results were played on
+    /// (`<domain>/<setting>.jsonl`): answers are then checked against the
+    /// instance (with a domain), and optimal labels
+    /// (`optimal.expected_steps`), structure signatures and replays come
+    /// from them.
     #[arg(long, value_name = "FILE|DIR")]
-    instances: Vec<PathBuf>,
+    pub instances: Vec<PathBuf>,
     /// Domain (name or path) to judge answers with; by default the result's
     /// domain name is looked up (`MedicalEnv` also tries `medical`).
     #[arg(long, value_name = "NAME|PATH")]
-    domain: Option<String>,
+    pub domain: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(mut_arg("threads", |a| a.help("Worker threads for `--moves` (0: one per core)")))]
+pub struct ScoreArgs {
+    #[command(flatten)]
+    inputs: ScoreInputs,
     /// Optimal labels in oracle-medical.jsonl's format
     /// (`{env, truth_num, action_num, seed, expected_steps}` per line).
     #[arg(long, value_name = "FILE")]
@@ -46,50 +59,43 @@ pub struct ScoreArgs {
     /// docs/analytics.md.
     #[arg(long)]
     moves: bool,
-    /// Worker threads for `--moves` (0: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::flags::parse_threads)]
-    threads: usize,
-}
-
-/// The result files under `paths` and what scoring them may consult: the
-/// instance sets under `instances` and the results' domains (`domain`, or
-/// found by name), through [`load`]. Shared by `moves` and `pairs`.
-pub(super) fn read_sources(
-    globals: &Globals,
-    paths: &[PathBuf],
-    instances: &[PathBuf],
-    domain: Option<&str>,
-    oracle: Option<&PathBuf>,
-) -> Result<(Vec<score::ResultFile>, Sources), Error> {
-    load(
-        globals,
-        &ScoreInputs {
-            paths,
-            instances,
-            domain,
-            oracle: oracle.map(PathBuf::as_path),
-        },
-    )
-}
-
-/// What `score` reads, as its flags and the report's name them.
-pub(super) struct ScoreInputs<'a> {
-    pub paths: &'a [PathBuf],
-    pub instances: &'a [PathBuf],
-    pub domain: Option<&'a str>,
-    pub oracle: Option<&'a Path>,
+    #[command(flatten)]
+    pool: super::flags::PoolFlags,
 }
 
 /// Reads the result files and what scoring consults beside them (the
 /// instances, their domains, an oracle file), printing the notes `score`
-/// prints: the one loader of `score` and `report`, so both score the same.
+/// prints: the one loader of `score`, `report` and `moves`, so all score
+/// the same (`stats` reads through [`read`]).
 pub(super) fn load(
     globals: &Globals,
     inputs: &ScoreInputs,
+    oracle: Option<&Path>,
 ) -> Result<(Vec<score::ResultFile>, Sources), Error> {
-    let files = score::read_result_files(inputs.paths)?;
-    let (instance_sets, skipped) = dataset::instance_sets(inputs.instances)?;
-    let oracle = match inputs.oracle {
+    let (files, sources) = read(globals, inputs, oracle)?;
+    if inputs.domain.is_none() && !sources.instance_sets.is_empty() {
+        let names: BTreeSet<&str> = files.iter().map(|f| f.key.domain.as_str()).collect();
+        for n in names.iter().filter(|n| !sources.domains.contains_key(**n)) {
+            crate::stderr_line!(
+                "note: no domain found for `{n}`: success comes from the recorded `successful` fields (give --domain to check answers)"
+            );
+        }
+    }
+    Ok((files, sources))
+}
+
+/// [`load`] without its notes on results whose domain is not found (for
+/// `stats`, which refuses them): the result files, the instance sets, the
+/// oracle, and the domains (`--domain`, or found by the results' names when
+/// instances are given).
+pub(super) fn read(
+    globals: &Globals,
+    inputs: &ScoreInputs,
+    oracle: Option<&Path>,
+) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+    let files = score::read_result_files(&inputs.paths)?;
+    let (instance_sets, skipped) = dataset::instance_sets(&inputs.instances)?;
+    let oracle = match oracle {
         Some(path) => score::read_oracle(path)?,
         None => Vec::new(),
     };
@@ -118,7 +124,7 @@ pub(super) fn load(
         ));
     }
     let names: BTreeSet<String> = files.iter().map(|f| f.key.domain.clone()).collect();
-    if let Some(spec) = inputs.domain {
+    if let Some(spec) = &inputs.domain {
         let (d, _) = globals.registry.load(spec)?;
         for n in &names {
             sources.domains.insert(n.clone(), d.clone());
@@ -128,26 +134,13 @@ pub(super) fn load(
             &globals.registry,
             names.iter().map(String::as_str),
             &sources.instance_sets,
-        );
-        for n in names.iter().filter(|n| !sources.domains.contains_key(*n)) {
-            crate::stderr_line!(
-                "note: no domain found for `{n}`: success comes from the recorded `successful` fields (give --domain to check answers)"
-            );
-        }
+        )?;
     }
     Ok((files, sources))
 }
 
 pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
-    let (files, mut sources) = load(
-        globals,
-        &ScoreInputs {
-            paths: &args.paths,
-            instances: &args.instances,
-            domain: args.domain.as_deref(),
-            oracle: args.oracle.as_deref(),
-        },
-    )?;
+    let (files, mut sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
     if args.moves {
         if sources.instance_sets.is_empty() {
             return Err(Error::input_with_help(
@@ -157,15 +150,14 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         }
         sources.moves = Some(crate::search::SearchBudget::default());
     }
-    let pool = super::flags::pool(args.threads)?;
+    let pool = args.pool.pool()?;
     let report = pool.install(|| score::score(&files, &sources));
     for note in &report.notes {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows, &report.lines)).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot write `{}`: {e}", svg.display()))
-        })?;
+        std::fs::write(svg, score::render_svg(&report.rows, &report.lines))
+            .map_err(|e| FileError::io(svg, e))?;
     }
     if let Some(path) = &args.curve_svg {
         let curves = score::curves(&files, &sources);
@@ -175,9 +167,8 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
                 "pass --instances DIR (and --domain if the domain is not found by name)",
             ));
         }
-        std::fs::write(path, score::render_curve_svg(&curves)).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
-        })?;
+        std::fs::write(path, score::render_curve_svg(&curves))
+            .map_err(|e| FileError::io(path, e))?;
     }
     if args.json {
         out(&score::render_json(&report.rows))?;

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Error, Globals, Report, out};
-use crate::render::Templates;
 use crate::serve::{self, Config, TOKEN_VAR, catalog::Catalog};
 
 #[derive(clap::Args, Debug)]
@@ -44,16 +43,14 @@ pub struct ServeArgs {
     /// Replies per episode at most (eval's --max-steps).
     #[arg(long, value_name = "M", default_value_t = 50)]
     max_steps: usize,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    threads: usize,
-    /// Directory of templates overriding the shipped ones (as for eval).
-    #[arg(long, value_name = "DIR")]
-    templates_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pool: super::flags::PoolFlags,
+    #[command(flatten)]
+    templates: super::flags::TemplatesFlags,
 }
 
 pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
-    let templates = Templates::resolve(args.templates_dir.as_deref())?;
+    let templates = args.templates.templates()?;
     let catalog = Catalog::open(
         &globals.registry,
         &args.data,
@@ -68,7 +65,7 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
         idle_timeout: Duration::from_secs(args.idle_timeout),
         max_message_bytes: args.max_message_bytes as usize,
         max_steps: args.max_steps,
-        threads: args.threads,
+        threads: args.pool.threads,
         token,
     };
     let summary = serve::run(catalog, config, |addr, service| {

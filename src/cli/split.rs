@@ -39,13 +39,9 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
         seed: args.seed,
         ..SplitOptions::default()
     };
-    let split = split(&domain, &options).map_err(|e| Error::input(e.to_string()))?;
-    std::fs::create_dir_all(&args.out_dir).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("creating {}: {e}", args.out_dir.display()),
-        )
-    })?;
+    let split = split(&domain, &options)?;
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| crate::files::FileError::io(&args.out_dir, e))?;
     // Refuse before writing either half.
     for doc in [&split.ind, &split.ood] {
         let path = args.out_dir.join(format!("{}.yaml", doc.name));
@@ -71,8 +67,7 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
             }
         );
         let text = header + &doc.to_yaml();
-        write_atomic(&path, text.as_bytes())
-            .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", path.display())))?;
+        write_atomic(&path, text.as_bytes())?;
         files.push(path);
     }
     if args.json {

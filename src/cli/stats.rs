@@ -1,27 +1,16 @@
 //! `kumo-gen stats`: per model, chi-square test of independence between
 //! instance structure signature and correctness.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
-
+use super::score::{ScoreInputs, read};
 use super::{Error, Globals, Report, out};
-use crate::dataset;
-use crate::domain::Domain;
-use crate::score::{self, Sources};
 use crate::stats;
 
+// `--instances` is required: signatures and correctness come from them.
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("instances", |a| a.required(true)))]
 pub struct StatsArgs {
-    /// Result files or directories in KUMO's layout.
-    #[arg(value_name = "PATH", required = true)]
-    paths: Vec<PathBuf>,
-    /// Instance files or directories the results were played on (required:
-    /// signatures and correctness come from them).
-    #[arg(long, value_name = "FILE|DIR", required = true)]
-    instances: Vec<PathBuf>,
-    /// Domain (name or path); by default the result's domain name is looked up.
-    #[arg(long, value_name = "NAME|PATH")]
-    domain: Option<String>,
+    #[command(flatten)]
+    inputs: ScoreInputs,
     /// Pool signatures seen fewer than N times into one `other` row.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pool: usize,
@@ -31,39 +20,15 @@ pub struct StatsArgs {
 }
 
 pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
-    let files = score::read_result_files(&args.paths)?;
-    let (instance_sets, skipped) = dataset::instance_sets(&args.instances)?;
-    let given = match &args.domain {
-        Some(spec) => Some(globals.registry.load(spec)?.0),
-        None => None,
-    };
-    for f in &files {
-        for w in &f.repeated {
-            crate::stderr_line!("warning: {w}");
-        }
-    }
-    for file in &skipped {
-        crate::stderr_line!("note: skipping `{}`: not an instance file", file.display());
-    }
-    let names: BTreeSet<&str> = files.iter().map(|f| f.key.domain.as_str()).collect();
-    let domains: BTreeMap<String, Domain> = match given {
-        Some(domain) => names
-            .iter()
-            .map(|n| (n.to_string(), domain.clone()))
-            .collect(),
-        None => score::domains_by_name(&globals.registry, names, &instance_sets),
-    };
-    let sources = Sources {
-        instance_sets,
-        ..Sources::default()
-    };
-    if let Some(message) = sources.ambiguity(files.iter().map(|f| &f.key)) {
+    let (files, sources) = read(globals, &args.inputs, None)?;
+    if sources.instance_sets.is_empty() {
+        // Nothing to take signatures from (the loader noted each file it skipped).
         return Err(Error::input_with_help(
-            message,
-            "pass `--instances` the dataset directory the results were played on (as `eval --data DIR --domain D` reads `DIR/D/`), e.g. `--instances generated/medical`",
+            "no instance file under `--instances`: signatures and correctness come from the instances",
+            "pass `--instances` the dataset directory the results were played on, e.g. `--instances generated/medical`",
         ));
     }
-    let observed = stats::observe(&files, &sources, &domains).map_err(Error::input)?;
+    let observed = stats::observe(&files, &sources, &sources.domains)?;
     if observed.unmatched > 0 {
         crate::stderr_line!(
             "note: {} result line(s) without a matching instance were left out",

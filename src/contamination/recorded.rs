@@ -18,19 +18,10 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use crate::dataset::record::ObservationsVisitor;
 use crate::python_repr::py_strip;
 
-/// One observation as a file records it.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum Observed<'a> {
-    Number(f64),
-    #[serde(borrow)]
-    Label(Cow<'a, str>),
-}
-
-/// `(action, observation)` pairs in file order.
-pub type Pairs<'a> = Vec<(Cow<'a, str>, Observed<'a>)>;
+pub use crate::dataset::record::{ObservationPairs as Pairs, Observed};
 
 /// One instance as a file records it.
 #[derive(Clone, Debug, PartialEq)]
@@ -214,45 +205,8 @@ fn observations<'de, D>(de: D) -> Result<Option<Pairs<'de>>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    struct V;
-    #[derive(Deserialize)]
-    struct Pair<'a> {
-        #[serde(borrow)]
-        action: Cow<'a, str>,
-        #[serde(borrow)]
-        observation: Observed<'a>,
-    }
-    impl<'de> serde::de::Visitor<'de> for V {
-        type Value = Option<Pairs<'de>>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object or a list of observations")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(pair) = map.next_entry()? {
-                out.push(pair);
-            }
-            Ok(Some(out))
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(Pair {
-                action,
-                observation,
-            }) = seq.next_element()?
-            {
-                out.push((action, observation));
-            }
-            Ok(Some(out))
-        }
-    }
-    de.deserialize_any(V)
+    de.deserialize_any(ObservationsVisitor { lists: true })
+        .map(Some)
 }
 
 #[cfg(test)]

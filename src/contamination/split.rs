@@ -126,6 +126,28 @@ pub struct PartFilter {
 /// What a label of a split by book ends in.
 const BY_BOOK: &str = " by book";
 
+/// A manifest's `split` label that names no part filter.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("its `split` `{label}` is not `PART of NAME=FRACTION,...`: {why}")]
+pub struct LabelError {
+    pub label: String,
+    pub why: LabelProblem,
+}
+
+/// What is wrong with a `split` label.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LabelProblem {
+    #[error("no ` of `")]
+    NoOf,
+    /// The `NAME=FRACTION,...` list does not parse (`parse_split`'s words).
+    #[error("{0}")]
+    Split(String),
+    #[error("`{0}` is not one of its parts")]
+    NotAPart(String),
+    #[error("it does not read back as written")]
+    ReadsBackOtherwise,
+}
+
 impl PartFilter {
     /// The filter of part `index` of `parts`, by context.
     pub fn new(parts: &[Part], index: usize) -> PartFilter {
@@ -167,25 +189,26 @@ impl PartFilter {
 
     /// The filter a manifest's `split` label (`test of train=0.9,test=0.1`)
     /// names: `merge` rebuilds a part's filter from its shards' manifests.
-    pub fn from_label(label: &str) -> Result<PartFilter, String> {
-        let bad = |why: String| {
-            format!("its `split` `{label}` is not `PART of NAME=FRACTION,...`: {why}")
+    pub fn from_label(label: &str) -> Result<PartFilter, LabelError> {
+        let bad = |why: LabelProblem| LabelError {
+            label: label.to_string(),
+            why,
         };
         let (name, spec) = label
             .split_once(" of ")
-            .ok_or_else(|| bad("no ` of `".into()))?;
+            .ok_or_else(|| bad(LabelProblem::NoOf))?;
         let (spec, key) = match spec.strip_suffix(BY_BOOK) {
             Some(spec) => (spec, KeyKind::Book),
             None => (spec, KeyKind::Context),
         };
-        let parts = parse_split(spec).map_err(bad)?;
+        let parts = parse_split(spec).map_err(|e| bad(LabelProblem::Split(e)))?;
         let index = parts
             .iter()
             .position(|p| p.name == name)
-            .ok_or_else(|| bad(format!("`{name}` is not one of its parts")))?;
+            .ok_or_else(|| bad(LabelProblem::NotAPart(name.to_string())))?;
         let filter = PartFilter::by(&parts, index, key);
         if filter.label != label {
-            return Err(bad("it does not read back as written".into()));
+            return Err(bad(LabelProblem::ReadsBackOtherwise));
         }
         Ok(filter)
     }

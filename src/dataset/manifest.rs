@@ -16,7 +16,7 @@
 use crate::contamination::{ExcludedSet, sets_conflict};
 use crate::difficulty::{Band, Reference, ReferenceInfo};
 use crate::domain::{Domain, DomainDoc};
-use crate::pipeline::write::OutputError;
+use crate::files::FileError;
 use crate::synth::{Params, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -271,7 +271,7 @@ pub fn difficulty_summary(
     path: &Path,
     lines: u64,
     reference: &Reference,
-) -> Result<DifficultySummary, OutputError> {
+) -> Result<DifficultySummary, FileError> {
     #[derive(Deserialize)]
     struct Line {
         difficulty: Option<Counted>,
@@ -284,9 +284,9 @@ pub fn difficulty_summary(
         reference: reference.info(),
         ..DifficultySummary::default()
     };
-    crate::files::for_each_batch(path, lines, |start, batch| {
+    crate::files::for_each_batch::<FileError>(path, lines, |start, batch| {
         for (i, line) in (start..).zip(batch) {
-            let parsed: Line = serde_json::from_slice(line).map_err(|e| OutputError::Corrupt {
+            let parsed: Line = serde_json::from_slice(line).map_err(|e| FileError::Corrupt {
                 path: path.to_path_buf(),
                 message: format!("line {}: {e}", i + 1),
             })?;
@@ -367,22 +367,22 @@ impl ShardManifest {
 }
 
 /// Reads a JSON file; `None` when it does not exist.
-pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, OutputError> {
+pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, FileError> {
     match crate::files::read::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
-            .map_err(|e| OutputError::Corrupt {
+            .map_err(|e| FileError::Corrupt {
                 path: path.to_path_buf(),
                 message: format!("not a kumo-gen manifest: {e}"),
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(OutputError::io(path, e)),
+        Err(e) => Err(FileError::io(path, e)),
     }
 }
 
 /// Writes `value` as pretty JSON through a temp file and a rename.
-pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), OutputError> {
-    let mut text = serde_json::to_vec_pretty(value).map_err(|e| OutputError::Corrupt {
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), FileError> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(|e| FileError::Corrupt {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
@@ -393,11 +393,11 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), OutputErro
 /// Reads the per-domain manifest as a JSON object (empty when absent).
 pub fn read_domain_manifest(
     path: &Path,
-) -> Result<serde_json::Map<String, serde_json::Value>, OutputError> {
+) -> Result<serde_json::Map<String, serde_json::Value>, FileError> {
     match read_json::<serde_json::Value>(path)? {
         None => Ok(serde_json::Map::new()),
         Some(serde_json::Value::Object(map)) => Ok(map),
-        Some(_) => Err(OutputError::Corrupt {
+        Some(_) => Err(FileError::Corrupt {
             path: path.to_path_buf(),
             message: "not a JSON object".into(),
         }),
@@ -420,7 +420,7 @@ pub fn update_domain_manifest(
     domain: &DomainInfo,
     setting: &str,
     entry: &DatasetEntry,
-) -> Result<(), OutputError> {
+) -> Result<(), FileError> {
     // Runs of other settings update the same manifest: read, modify and
     // write under its lock so no run's entry is lost.
     let _lock = crate::files::FileLock::wait(path)?;

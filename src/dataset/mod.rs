@@ -26,7 +26,7 @@ pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_d
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::domain::{Domain, DomainDoc, Registry, compile};
+use crate::domain::{Domain, DomainDoc, LoadError, Registry, compile};
 use crate::game::{InstanceLine, Judge, parse_instances};
 use crate::game::{Task, protocol, render_book};
 use crate::render::{Renderer, TaskError};
@@ -37,11 +37,20 @@ use crate::render::{Renderer, TaskError};
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     /// `--domain` was given and does not load.
-    #[error("{message}")]
-    DomainSpec { spec: String, message: String },
+    #[error("{source}")]
+    DomainSpec { spec: String, source: LoadError },
     /// The manifest's domain does not compile.
-    #[error("{message}")]
-    ManifestDomain { manifest: PathBuf, message: String },
+    #[error("{source}")]
+    ManifestDomain {
+        manifest: PathBuf,
+        source: LoadError,
+    },
+    /// The dataset's `manifest.json` cannot be read as one.
+    #[error(
+        "{}: {message}\n  = help: give --domain NAME|PATH to read the dataset with that domain, or restore the manifest",
+        manifest.display()
+    )]
+    Manifest { manifest: PathBuf, message: String },
     /// Neither `--domain`, a manifest nor the directory's name gives a domain.
     #[error(
         "no domain for dataset `{}`: give --domain NAME|PATH (or a manifest.json with the domain)",
@@ -94,25 +103,23 @@ impl Dataset {
         dir: &Path,
         domain: Option<&str>,
     ) -> Result<Dataset, DatasetError> {
-        let domain = match domain {
-            Some(spec) => {
-                registry
-                    .load(spec)
-                    .map(|(d, _)| d)
-                    .map_err(|e| DatasetError::DomainSpec {
+        let domain =
+            match domain {
+                Some(spec) => registry.load(spec).map(|(d, _)| d).map_err(|source| {
+                    DatasetError::DomainSpec {
                         spec: spec.to_string(),
-                        message: e.to_string(),
-                    })?
-            }
-            None => match recorded_domain(dir)? {
-                Some(domain) => domain,
-                None => registry.load(&name_of(dir)).map(|(d, _)| d).map_err(|_| {
-                    DatasetError::NoDomain {
-                        dir: dir.to_path_buf(),
+                        source,
                     }
                 })?,
-            },
-        };
+                None => match recorded_domain(dir)? {
+                    Some(domain) => domain,
+                    None => registry.load(&name_of(dir)).map(|(d, _)| d).map_err(|_| {
+                        DatasetError::NoDomain {
+                            dir: dir.to_path_buf(),
+                        }
+                    })?,
+                },
+            };
         Ok(Dataset::with_domain(dir, domain))
     }
 
@@ -336,12 +343,12 @@ pub fn open_all(
         }
         found.push((Dataset::open(registry, dir, spec)?, settings));
     }
-    if let Some((spec, Err(e))) = given
+    if let Some((spec, Err(source))) = given
         && !dirs.iter().any(|d| name_of(d) == spec)
     {
         return Err(DatasetError::DomainSpec {
             spec: spec.to_string(),
-            message: e.to_string(),
+            source,
         });
     }
     Ok(found)
@@ -349,26 +356,35 @@ pub fn open_all(
 
 /// The domain recorded in `dir/manifest.json`, with the recorded hash of
 /// its file (the compiled document has no file bytes; derived files name
-/// the file's hash). `None` without a readable manifest that holds one.
+/// the file's hash). `None` without a manifest, or with one that records
+/// no domain; a manifest that cannot be read, is not JSON or records
+/// something else as its domain is an error naming the file (a silent
+/// fall-back to the directory's name could judge with the wrong domain).
 fn recorded_domain(dir: &Path) -> Result<Option<Domain>, DatasetError> {
     let manifest = dir.join("manifest.json");
-    let Ok(text) = crate::files::read::read_to_string(&manifest) else {
-        return Ok(None);
+    let text = match crate::files::read::read_to_string(&manifest) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(DatasetError::io(&manifest, e)),
     };
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return Ok(None);
+    let broken = |message: String| DatasetError::Manifest {
+        manifest: manifest.clone(),
+        message,
     };
+    let value = serde_json::from_str::<serde_json::Value>(&text)
+        .map_err(|e| broken(format!("not JSON: {e}")))?;
     let Some(doc) = value
         .pointer("/domain/document")
         .or_else(|| value.get("domain"))
-        .and_then(|doc| serde_json::from_value::<DomainDoc>(doc.clone()).ok())
     else {
         return Ok(None);
     };
+    let doc = serde_json::from_value::<DomainDoc>(doc.clone())
+        .map_err(|e| broken(format!("its `domain` is not a domain document: {e}")))?;
     let name = manifest.display().to_string();
-    let (mut domain, _) = compile(&name, &doc).map_err(|e| DatasetError::ManifestDomain {
+    let (mut domain, _) = compile(&name, &doc).map_err(|source| DatasetError::ManifestDomain {
         manifest: manifest.clone(),
-        message: e.to_string(),
+        source,
     })?;
     if let Some(hash) = value.pointer("/domain/hash").and_then(|h| h.as_str()) {
         domain.source_hash = hash.to_string();
@@ -461,4 +477,32 @@ pub fn instance_sets(paths: &[PathBuf]) -> Result<(Vec<InstanceSet>, Vec<PathBuf
         }
     }
     Ok((sets, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_manifest_is_an_error_naming_it_not_a_fall_back() {
+        let root = tempfile::tempdir().unwrap();
+        // The directory's name is a domain: a silent fall-back would load it.
+        let dir = root.path().join("medical");
+        std::fs::create_dir(&dir).unwrap();
+        let registry = Registry::new(None);
+        assert_eq!(
+            Dataset::open(&registry, &dir, None).unwrap().domain().name,
+            "medical",
+            "no manifest: the directory's name"
+        );
+        std::fs::write(dir.join("manifest.json"), "{\"domain\": ").unwrap();
+        let err = Dataset::open(&registry, &dir, None).unwrap_err();
+        assert!(matches!(err, DatasetError::Manifest { .. }), "{err:?}");
+        assert!(err.to_string().contains("manifest.json"), "{err}");
+        std::fs::write(dir.join("manifest.json"), "{\"domain\": 3}").unwrap();
+        let err = Dataset::open(&registry, &dir, None).unwrap_err();
+        assert!(err.to_string().contains("not a domain document"), "{err}");
+        // --domain decides without reading the manifest.
+        assert!(Dataset::open(&registry, &dir, Some("medical")).is_ok());
+    }
 }

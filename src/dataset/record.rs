@@ -265,20 +265,25 @@ impl Serialize for Record<'_> {
 struct Parsed<'a> {
     #[serde(borrow)]
     truths: Vec<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "pairs")]
-    observations: Vec<(Cow<'a, str>, Observed<'a>)>,
+    #[serde(borrow, deserialize_with = "observation_object")]
+    observations: ObservationPairs<'a>,
     seed: u64,
     #[serde(borrow)]
     valid_truth: ValidTruth<'a>,
 }
 
-#[derive(Deserialize)]
+/// One observation as a file records it: the number of a `float`/`int`
+/// action, or a state label.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
-enum Observed<'a> {
+pub enum Observed<'a> {
     Number(f64),
     #[serde(borrow)]
     Label(Cow<'a, str>),
 }
+
+/// `(action, observation)` pairs in file order.
+pub type ObservationPairs<'a> = Vec<(Cow<'a, str>, Observed<'a>)>;
 
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -290,20 +295,30 @@ enum ValidTruth<'a> {
 }
 
 /// A line that does not read back in its domain: what does not match.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct KeyError(pub String);
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// Not an instance line's JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("unknown truth `{0}`")]
+    UnknownTruth(String),
+    #[error("unknown action `{0}`")]
+    UnknownAction(String),
+    /// The observation of the action matches none of its states.
+    #[error("no state of `{0}` matches the observation")]
+    NoState(String),
+}
 
 /// Reads the seed and canonical key of a line written by [`render`] for
 /// `domain`; an error says what does not match the domain.
 pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64, Key), KeyError> {
     let mut de = serde_json::Deserializer::from_slice(line);
-    let parsed = Parsed::deserialize(&mut de).map_err(|e| KeyError(e.to_string()))?;
-    de.end().map_err(|e| KeyError(e.to_string()))?;
+    let parsed = Parsed::deserialize(&mut de)?;
+    de.end()?;
     let truth = |name: &str| {
         names
             .truth(name)
-            .ok_or_else(|| KeyError(format!("unknown truth `{name}`")))
+            .ok_or_else(|| KeyError::UnknownTruth(name.to_string()))
     };
     let truths = parsed
         .truths
@@ -318,7 +333,7 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
     for (name, observed) in &parsed.observations {
         let a = names
             .action(name)
-            .ok_or_else(|| KeyError(format!("unknown action `{name}`")))?;
+            .ok_or_else(|| KeyError::UnknownAction(name.to_string()))?;
         let action = &domain.actions[a];
         // Read as every reader does (`Action::observed_state`).
         let seen = match observed {
@@ -328,34 +343,72 @@ pub fn read_key(domain: &Domain, names: &NameIndex, line: &[u8]) -> Result<(u64,
         let state = action
             .observed_state(&seen)
             .flatten()
-            .ok_or_else(|| KeyError(format!("no state of `{name}` matches the observation")))?;
+            .ok_or_else(|| KeyError::NoState(name.to_string()))?;
         pairs.push((a, state));
     }
     Ok((parsed.seed, Key::from_parts(&truths, &valid, pairs)))
 }
 
-fn pairs<'de, D>(de: D) -> Result<Vec<(Cow<'de, str>, Observed<'de>)>, D::Error>
+/// Our lines' (and KUMO's) `observations`: an object of action ->
+/// observation, read into pairs in file order.
+fn observation_object<'de, D>(de: D) -> Result<ObservationPairs<'de>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    struct V;
-    impl<'de> serde::de::Visitor<'de> for V {
-        type Value = Vec<(Cow<'de, str>, Observed<'de>)>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object of observations")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(pair) = map.next_entry()? {
-                out.push(pair);
-            }
-            Ok(out)
-        }
+    de.deserialize_map(ObservationsVisitor { lists: false })
+}
+
+/// The one reader of an `observations` value into [`ObservationPairs`] in
+/// file order: an object of action -> observation (KUMO's lines, ours)
+/// and, when `lists`, a list of `{action, observation}` (our HF rows).
+pub struct ObservationsVisitor {
+    /// Whether the list form is read too.
+    pub lists: bool,
+}
+
+impl<'de> serde::de::Visitor<'de> for ObservationsVisitor {
+    type Value = ObservationPairs<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(if self.lists {
+            "an object or a list of observations"
+        } else {
+            "an object of observations"
+        })
     }
-    de.deserialize_map(V)
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(pair) = map.next_entry()? {
+            out.push(pair);
+        }
+        Ok(out)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        #[derive(Deserialize)]
+        struct Pair<'a> {
+            #[serde(borrow)]
+            action: Cow<'a, str>,
+            #[serde(borrow)]
+            observation: Observed<'a>,
+        }
+        if !self.lists {
+            return Err(serde::de::Error::invalid_type(
+                serde::de::Unexpected::Seq,
+                &self,
+            ));
+        }
+        let mut out = Vec::new();
+        while let Some(Pair {
+            action,
+            observation,
+        }) = seq.next_element()?
+        {
+            out.push((action, observation));
+        }
+        Ok(out)
+    }
 }
 
 /// Name -> index maps of one domain, for reading lines back.

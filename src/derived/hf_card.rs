@@ -16,8 +16,8 @@
 
 use std::path::Path;
 
+use super::DerivedError;
 use crate::files::write_below;
-use crate::pipeline::write::OutputError;
 
 /// The HF export's file format: Parquet when built with the `parquet`
 /// feature, else JSON Lines (the same rows; `datasets` reads both).
@@ -42,9 +42,9 @@ struct DataFile {
 }
 
 /// The sorted names of the visible entries of `dir`.
-fn list(dir: &Path) -> Result<Vec<String>, OutputError> {
+fn list(dir: &Path) -> Result<Vec<String>, DerivedError> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| OutputError::io(dir, e))?
+        .map_err(|e| DerivedError::io(dir, e))?
         .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !n.starts_with('.'))
@@ -60,7 +60,7 @@ fn data_files(
     root: &str,
     part: Option<&str>,
     found: &mut Vec<DataFile>,
-) -> Result<(), OutputError> {
+) -> Result<(), DerivedError> {
     let dir = export.join(root);
     if !dir.is_dir() {
         return Ok(());
@@ -88,7 +88,7 @@ fn data_files(
             let rows = super::hf_parquet::rows(&path)?;
             #[cfg(not(feature = "parquet"))]
             let rows = crate::files::read::read(&path)
-                .map_err(|e| OutputError::io(&path, e))?
+                .map_err(|e| DerivedError::io(&path, e))?
                 .iter()
                 .filter(|&&b| b == b'\n')
                 .count() as u64;
@@ -143,12 +143,12 @@ fn configs(files: &[DataFile]) -> Vec<CardConfig> {
 /// Writes `OUT/hf/README.md` listing every data file under `OUT/hf/data/`
 /// and `OUT/hf/parts/`, or removes it when there is none. A lock keeps two
 /// runs (other domains into one `--out`) from interleaving their cards.
-pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
+pub(super) fn write_card(hf_dir: &Path) -> Result<(), DerivedError> {
     let card_path = hf_dir.join("README.md");
     // The lock file is made in `hf/` before the card is written below
     // `--out`: a linked `hf/` is refused first, so nothing lands outside.
     if std::fs::symlink_metadata(hf_dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(crate::files::symlink_refused(hf_dir));
+        return Err(crate::files::symlink_refused(hf_dir).into());
     }
     let _lock = crate::files::FileLock::wait(&card_path)?;
     let mut files = Vec::new();
@@ -163,7 +163,7 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         let removed = std::fs::remove_file(&card_path);
         return match removed {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(OutputError::io(&card_path, e))
+                Err(DerivedError::io(&card_path, e))
             }
             _ => Ok(()),
         };
@@ -190,7 +190,7 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), OutputError> {
         return Ok(());
     }
     let root = hf_dir.parent().unwrap_or(Path::new("."));
-    write_below(root, &card_path, text.as_bytes())
+    Ok(write_below(root, &card_path, text.as_bytes())?)
 }
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `t12-a16-v1`; a

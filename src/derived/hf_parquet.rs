@@ -14,7 +14,7 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
-use crate::pipeline::write::OutputError;
+use super::DerivedError;
 
 fn list(item: DataType) -> DataType {
     DataType::List(Arc::new(Field::new("item", item, true)))
@@ -62,12 +62,12 @@ pub fn sft_schema() -> Schema {
 
 /// Writes the rows of `jsonl` to `parquet` (through a temporary file and
 /// a rename) with the schema of SFT rows when `sft`, else of instance rows.
-pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), OutputError> {
+pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), DerivedError> {
     let schema = Arc::new(if sft { sft_schema() } else { instance_schema() });
     let fail = |path: &Path, e: &dyn std::fmt::Display| {
-        OutputError::io(path, std::io::Error::other(e.to_string()))
+        DerivedError::io(path, std::io::Error::other(e.to_string()))
     };
-    let input = crate::files::read::open(jsonl).map_err(|e| OutputError::io(jsonl, e))?;
+    let input = crate::files::read::open(jsonl).map_err(|e| DerivedError::io(jsonl, e))?;
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(1024)
         .build(BufReader::new(input))
@@ -85,9 +85,9 @@ pub fn convert(jsonl: &Path, parquet: &Path, sft: bool) -> Result<(), OutputErro
 }
 
 /// The number of rows of a Parquet file (from its footer).
-pub fn rows(path: &Path) -> Result<u64, OutputError> {
-    let file = crate::files::read::open(path).map_err(|e| OutputError::io(path, e))?;
+pub fn rows(path: &Path) -> Result<u64, DerivedError> {
+    let file = crate::files::read::open(path).map_err(|e| DerivedError::io(path, e))?;
     let reader = SerializedFileReader::new(file)
-        .map_err(|e| OutputError::io(path, std::io::Error::other(e.to_string())))?;
+        .map_err(|e| DerivedError::io(path, std::io::Error::other(e.to_string())))?;
     Ok(reader.metadata().file_metadata().num_rows().max(0) as u64)
 }

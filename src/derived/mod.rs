@@ -7,8 +7,8 @@
 //! - with `books`: `knowledge_book/<setting>/seed=<i>.txt`, one book per
 //!   line; every book is verified by [`check_book`] whether written or not
 //!   (a failing book stops the run: with the shipped templates it is a bug
-//!   in kumo-gen, [`OutputError::Internal`], never blamed on the dataset;
-//!   with a user's `book.j2` it is that template's, [`OutputError::Template`]);
+//!   in kumo-gen, [`DerivedError::Internal`], never blamed on the dataset;
+//!   with a user's `book.j2` it is that template's, [`DerivedError::Template`]);
 //! - with `sft`: `sft/<setting>.jsonl` (chat records), and with `steps`
 //!   also `sft/<setting>.steps.jsonl` (one prompt/completion record per
 //!   assistant turn, repeating the history: large, so opt-in), for every
@@ -44,6 +44,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::Value;
 
+mod error;
 mod hf_card;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;
@@ -51,12 +52,12 @@ mod stamp;
 
 use crate::domain::Domain;
 use crate::files::{self, AtomicFile};
-use crate::pipeline::write::OutputError;
 use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
 use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
 use hf_card::write_card;
 use stamp::Artifact;
 
+pub use error::DerivedError;
 pub use hf_card::HF_FORMAT;
 
 /// Lines rendered per parallel chunk.
@@ -142,7 +143,7 @@ fn temp_name(path: &Path) -> PathBuf {
 
 /// Removes `.NAME.tmp*` files and directories beside `path`: leftovers of
 /// killed runs.
-fn remove_stale_temps(path: &Path) -> Result<(), OutputError> {
+fn remove_stale_temps(path: &Path) -> Result<(), DerivedError> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(());
     };
@@ -160,7 +161,7 @@ fn remove_stale_temps(path: &Path) -> Result<(), OutputError> {
         } else {
             std::fs::remove_file(&stale)
         };
-        removed.map_err(|e| OutputError::io(&stale, e))?;
+        removed.map_err(|e| DerivedError::io(&stale, e))?;
     }
     Ok(())
 }
@@ -189,14 +190,11 @@ struct Paths {
 }
 
 impl Paths {
-    fn of(domain: &Domain, dataset: &Path, part: Option<&str>) -> Result<Paths, OutputError> {
+    fn of(domain: &Domain, dataset: &Path, part: Option<&str>) -> Result<Paths, DerivedError> {
         let setting = dataset
             .file_stem()
             .and_then(|s| s.to_str())
-            .ok_or_else(|| OutputError::Corrupt {
-                path: dataset.to_path_buf(),
-                message: "the dataset file has no name".into(),
-            })?
+            .ok_or_else(|| DerivedError::corrupt(dataset, "the dataset file has no name"))?
             .to_string();
         let domain_dir = dataset.parent().unwrap_or(Path::new(".")).to_path_buf();
         let out = domain_dir.parent().unwrap_or(Path::new(".")).to_path_buf();
@@ -296,7 +294,7 @@ pub fn write_derived(
     renderer: &Renderer,
     options: DerivedOptions<'_>,
     progress: &dyn crate::progress::Progress,
-) -> Result<DerivedSummary, OutputError> {
+) -> Result<DerivedSummary, DerivedError> {
     let start = Instant::now();
     let paths = Paths::of(domain, dataset, options.part)?;
     let artifacts = paths.artifacts(&options);
@@ -367,7 +365,7 @@ fn keep_current(
     card: bool,
     removed: Vec<String>,
     start: Instant,
-) -> Result<DerivedSummary, OutputError> {
+) -> Result<DerivedSummary, DerivedError> {
     if kept != old {
         stamp::write(&paths.stamp, kept)?;
     }
@@ -376,7 +374,7 @@ fn keep_current(
     }
     let books = if paths.books_dir.is_dir() {
         std::fs::read_dir(&paths.books_dir)
-            .map_err(|e| OutputError::io(&paths.books_dir, e))?
+            .map_err(|e| DerivedError::io(&paths.books_dir, e))?
             .count() as u64
     } else {
         0
@@ -398,7 +396,7 @@ fn start_rebuild(
     paths: &Paths,
     artifacts: &[Artifact; 5],
     kept: &mut stamp::Stamp,
-) -> Result<Outputs, OutputError> {
+) -> Result<Outputs, DerivedError> {
     for a in artifacts.iter().filter(|a| a.wanted) {
         kept.files.remove(a.kind);
     }
@@ -441,8 +439,8 @@ fn render_all(
     options: DerivedOptions<'_>,
     outputs: &mut Outputs,
     progress: &dyn crate::progress::Progress,
-) -> Result<DerivedSummary, OutputError> {
-    let file = crate::files::read::open(dataset).map_err(|e| OutputError::io(dataset, e))?;
+) -> Result<DerivedSummary, DerivedError> {
+    let file = crate::files::read::open(dataset).map_err(|e| DerivedError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
     let mut summary = DerivedSummary::default();
     let mut line_number = 0u64;
@@ -452,7 +450,7 @@ fn render_all(
             let mut line = String::new();
             let read = reader
                 .read_line(&mut line)
-                .map_err(|e| OutputError::io(dataset, e))?;
+                .map_err(|e| DerivedError::io(dataset, e))?;
             if read == 0 {
                 break;
             }
@@ -483,7 +481,7 @@ fn render_chunk(
     options: DerivedOptions<'_>,
     chunk: &[String],
     first_line: u64,
-) -> Result<Vec<Option<Derived>>, OutputError> {
+) -> Result<Vec<Option<Derived>>, DerivedError> {
     chunk
         .par_iter()
         .enumerate()
@@ -501,18 +499,17 @@ fn render_chunk(
         })
         .collect::<Result<_, (u64, LineError)>>()
         .map_err(|(line, e)| match e {
-            LineError::Corrupt(message) => OutputError::Corrupt {
-                path: dataset.to_path_buf(),
-                message: format!("line {line}: {message}"),
-            },
-            LineError::Template(message, help) => OutputError::Template {
+            LineError::Corrupt(message) => {
+                DerivedError::corrupt(dataset, format!("line {line}: {message}"))
+            }
+            LineError::Template(message, help) => DerivedError::Template {
                 message: format!(
                     "{message} (deriving line {line} of `{}`)",
                     dataset.display()
                 ),
                 help,
             },
-            LineError::Bug(message) => OutputError::Internal {
+            LineError::Bug(message) => DerivedError::Internal {
                 message: format!(
                     "{message} (deriving line {line} of `{}`)",
                     dataset.display()
@@ -526,11 +523,11 @@ fn write_chunk(
     derived: &[Option<Derived>],
     outputs: &mut Outputs,
     summary: &mut DerivedSummary,
-) -> Result<(), OutputError> {
+) -> Result<(), DerivedError> {
     for d in derived.iter().flatten() {
         if let Some(books_tmp) = &outputs.books_tmp {
             let path = books_tmp.join(crate::dataset::setting::book_file_name(d.seed));
-            std::fs::write(&path, &d.book).map_err(|e| OutputError::io(&path, e))?;
+            std::fs::write(&path, &d.book).map_err(|e| DerivedError::io(&path, e))?;
         }
         summary.books += 1;
         match &d.sft {
@@ -561,7 +558,7 @@ fn write_chunk(
 /// Puts the rebuilt files in place: the files (converted to Parquet when
 /// that is the export's format), the card when `card` (an HF file of this
 /// setting appeared or went away) or one exists, the books directory.
-fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), OutputError> {
+fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), DerivedError> {
     #[cfg(feature = "parquet")]
     let converts = [
         (

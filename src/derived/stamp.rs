@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::DerivedError;
 use crate::files::{digest, dir_digest};
-use crate::pipeline::write::OutputError;
 
 /// One derived file or directory of a setting.
 pub struct Artifact {
@@ -73,28 +73,28 @@ pub fn read(path: &Path) -> Stamp {
 }
 
 /// Writes the stamp atomically.
-pub fn write(path: &Path, stamp: &Stamp) -> Result<(), OutputError> {
-    let text = serde_json::to_string(stamp).map_err(|e| OutputError::Internal {
+pub fn write(path: &Path, stamp: &Stamp) -> Result<(), DerivedError> {
+    let text = serde_json::to_string(stamp).map_err(|e| DerivedError::Internal {
         message: format!("cannot encode the stamp `{}`: {e}", path.display()),
     })?;
-    crate::files::write_atomic(path, text.as_bytes())
+    Ok(crate::files::write_atomic(path, text.as_bytes())?)
 }
 
 /// The digest of a derived file or directory on disk, `None` when absent.
-pub fn on_disk(path: &Path) -> Result<Option<String>, OutputError> {
+pub fn on_disk(path: &Path) -> Result<Option<String>, DerivedError> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(OutputError::io(path, e)),
+        Err(e) => Err(DerivedError::io(path, e)),
         // A link is never a derived file: stale, so replaced.
         Ok(m) if m.file_type().is_symlink() => Ok(Some(String::new())),
-        Ok(m) if m.is_dir() => dir_digest(path).map(Some),
-        Ok(_) => digest(path).map(Some),
+        Ok(m) if m.is_dir() => Ok(Some(dir_digest(path)?)),
+        Ok(_) => Ok(Some(digest(path)?)),
     }
 }
 
 /// Decides what is current, what is rebuilt and what is removed (and
 /// removes it), given the stamp on disk and this run's `source`.
-pub fn plan(old: &Stamp, source: &Source, artifacts: &[Artifact]) -> Result<Plan, OutputError> {
+pub fn plan(old: &Stamp, source: &Source, artifacts: &[Artifact]) -> Result<Plan, DerivedError> {
     let same_source = old.source == *source;
     let mut plan = Plan {
         rebuild: false,
@@ -142,12 +142,12 @@ pub fn plan(old: &Stamp, source: &Source, artifacts: &[Artifact]) -> Result<Plan
 }
 
 /// Removes a file, a directory tree or a symbolic link (never its target).
-pub fn remove_path(path: &Path) -> Result<(), OutputError> {
+pub fn remove_path(path: &Path) -> Result<(), DerivedError> {
     let removed = match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
         Ok(_) => std::fs::remove_file(path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     };
-    removed.map_err(|e| OutputError::io(path, e))
+    removed.map_err(|e| DerivedError::io(path, e))
 }

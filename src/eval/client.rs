@@ -30,6 +30,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
+use crate::progress::{Event, Progress};
+
 /// KUMO's `call_llm(num_trials=5)`.
 const REPLY_ATTEMPTS: usize = 5;
 
@@ -83,11 +85,13 @@ pub enum CallError {
     Fatal(String),
 }
 
-/// One worker's client: its own connection pool and jitter stream.
-pub struct Client {
+/// One worker's client: its own connection pool and jitter stream, and
+/// where it reports each retry.
+pub struct Client<'r> {
     config: ClientConfig,
     agent: ureq::Agent,
     rng: ChaCha8Rng,
+    reporter: &'r dyn Progress,
 }
 
 enum Attempt {
@@ -106,9 +110,10 @@ enum Attempt {
     Fatal(String),
 }
 
-impl Client {
-    /// `seed` and `stream` fix the jitter sequence (one stream per worker).
-    pub fn new(config: ClientConfig, seed: u64, stream: u64) -> Self {
+impl<'r> Client<'r> {
+    /// `seed` and `stream` fix the jitter sequence (one stream per worker);
+    /// each retried request is an [`Event::Retry`] to `reporter`.
+    pub fn new(config: ClientConfig, seed: u64, stream: u64, reporter: &'r dyn Progress) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)
@@ -116,7 +121,12 @@ impl Client {
             .into();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(stream);
-        Client { config, agent, rng }
+        Client {
+            config,
+            agent,
+            rng,
+            reporter,
+        }
     }
 
     fn url(&self) -> String {
@@ -184,13 +194,13 @@ impl Client {
                         });
                     }
                     let delay = self.backoff(retried).max(retry_after.unwrap_or_default());
-                    crate::stderr_line!(
-                        "note: {}: {why}; retry {}/{} in {:.1} s",
-                        self.url(),
-                        retried + 1,
-                        self.config.retries,
-                        delay.as_secs_f64()
-                    );
+                    self.reporter.event(Event::Retry {
+                        url: &self.url(),
+                        why: &why,
+                        attempt: retried + 1,
+                        retries: self.config.retries,
+                        delay,
+                    });
                     std::thread::sleep(delay);
                     retried += 1;
                 }
@@ -270,16 +280,35 @@ pub fn api_key_from_env() -> Option<String> {
 
 /// An `--api-base` that cannot be used: malformed, or no server answers.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct EndpointError(pub String);
+pub enum EndpointError {
+    /// Not an `http://` or `https://` URL with a host and port (`why`).
+    #[error("--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`")]
+    Malformed { api_base: String, why: &'static str },
+    /// The host does not resolve (`why`: the resolver's words).
+    #[error("cannot resolve `{host}` of --api-base `{api_base}`: {why}")]
+    Unresolved {
+        host: String,
+        api_base: String,
+        why: String,
+    },
+    /// Nothing accepts connections there (`why`: the last connect error).
+    #[error(
+        "cannot reach the server of --api-base `{api_base}` ({host}:{port}): {why}; is it running?"
+    )]
+    Unreachable {
+        api_base: String,
+        host: String,
+        port: u16,
+        why: String,
+    },
+}
 
 /// Checks `--api-base`: an `http://` or `https://` URL with a host; returns
 /// the host and port to connect to.
 pub fn parse_api_base(api_base: &str) -> Result<(String, u16), EndpointError> {
-    let bad = |why: &str| {
-        EndpointError(format!(
-            "--api-base `{api_base}` {why}; give a URL such as `http://localhost:8001/v1`"
-        ))
+    let bad = |why: &'static str| EndpointError::Malformed {
+        api_base: api_base.to_string(),
+        why,
     };
     let (rest, default_port) = if let Some(rest) = api_base.strip_prefix("http://") {
         (rest, 80)
@@ -320,10 +349,10 @@ pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), EndpointE
     let (host, port) = parse_api_base(api_base)?;
     let addrs: Vec<_> = (host.as_str(), port)
         .to_socket_addrs()
-        .map_err(|e| {
-            EndpointError(format!(
-                "cannot resolve `{host}` of --api-base `{api_base}`: {e}"
-            ))
+        .map_err(|e| EndpointError::Unresolved {
+            host: host.clone(),
+            api_base: api_base.to_string(),
+            why: e.to_string(),
         })?
         .collect();
     let mut last = None;
@@ -333,10 +362,12 @@ pub fn check_reachable(api_base: &str, within: Duration) -> Result<(), EndpointE
             Err(e) => last = Some(e),
         }
     }
-    Err(EndpointError(format!(
-        "cannot reach the server of --api-base `{api_base}` ({host}:{port}): {}; is it running?",
-        last.map_or_else(|| "no address".to_string(), |e| e.to_string())
-    )))
+    Err(EndpointError::Unreachable {
+        api_base: api_base.to_string(),
+        host,
+        port,
+        why: last.map_or_else(|| "no address".to_string(), |e| e.to_string()),
+    })
 }
 
 fn transport_message(e: &ureq::Error) -> String {
@@ -406,7 +437,7 @@ mod tests {
     #[test]
     fn backoff_doubles_with_seeded_jitter() {
         let delays = |seed, stream| {
-            let mut c = Client::new(config(), seed, stream);
+            let mut c = Client::new(config(), seed, stream, &crate::progress::Quiet);
             (0..6).map(|r| c.backoff(r)).collect::<Vec<_>>()
         };
         let a = delays(7, 0);

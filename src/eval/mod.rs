@@ -38,11 +38,51 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use crate::domain::Domain;
+use crate::files::FileError;
 use crate::game::session::Session;
 use crate::game::{ResultLine, Task, Trial};
 pub use crate::game::{budget_rule, render_book};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
+
+/// Why a results file cannot be opened, resumed or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// Another run holds the file's lock.
+    #[error(
+        "{} is being written by another kumo-gen run; wait for it to finish (a re-run then resumes) or choose another --out",
+        path.display()
+    )]
+    Busy { path: PathBuf },
+    /// A line of the file is not a result line.
+    #[error("{}:{line}: not a result line; move the file away to start over", path.display())]
+    NotResults { path: PathBuf, line: usize },
+    /// A folder on the way cannot be made below the results root, or the
+    /// file is a symbolic link.
+    #[error(transparent)]
+    Refused(FileError),
+    /// The file is a FIFO, a device or another file that is not regular
+    /// (refused by `files::read`'s rule).
+    #[error("`{}`: {source}", path.display())]
+    NotAFile { path: PathBuf, source: io::Error },
+    /// Reading or writing the file failed.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+}
+
+impl ResultsError {
+    /// Whether the user's request is the cause (another run on the same
+    /// file, a file that is not results), not the disk.
+    pub fn is_input(&self) -> bool {
+        match self {
+            ResultsError::Busy { .. }
+            | ResultsError::NotResults { .. }
+            | ResultsError::NotAFile { .. } => true,
+            ResultsError::Refused(e) => e.is_input(),
+            ResultsError::Io { .. } => false,
+        }
+    }
+}
 
 /// KUMO's agent name, used in result paths.
 pub const AGENT: &str = "VanillaAgent";
@@ -211,46 +251,47 @@ pub fn result_path(
 /// The folders between `root` (the results root, `--out`) and the file
 /// are created, and a symbolic link among them or at the file is refused:
 /// writing through it could change files outside `root`.
-pub fn open_results(root: &Path, path: &Path) -> io::Result<(File, BTreeSet<u64>)> {
-    let refused = |e: crate::pipeline::write::OutputError| {
-        io::Error::new(io::ErrorKind::InvalidInput, e.to_string())
-    };
+pub fn open_results(root: &Path, path: &Path) -> Result<(File, BTreeSet<u64>), ResultsError> {
     if let Some(dir) = path.parent() {
-        crate::files::create_dir_below(root, dir).map_err(refused)?;
+        crate::files::create_dir_below(root, dir).map_err(ResultsError::Refused)?;
     }
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(refused(crate::files::symlink_refused(path)));
+        return Err(ResultsError::Refused(crate::files::symlink_refused(path)));
     }
     // A FIFO or device there would block or never end the read below.
     if path.exists() {
-        crate::files::read::open(path)?;
+        crate::files::read::open(path).map_err(|source| ResultsError::NotAFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
     }
+    let io = |source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut file = OpenOptions::new()
         .read(true)
         .append(true)
         .create(true)
-        .open(path)?;
+        .open(path)
+        .map_err(io)?;
     match file.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(io::Error::new(
-                io::ErrorKind::WouldBlock,
-                format!(
-                    "{} is being written by another kumo-gen run; wait for it to finish (a re-run then resumes) or choose another --out",
-                    path.display()
-                ),
-            ));
+            return Err(ResultsError::Busy {
+                path: path.to_path_buf(),
+            });
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
     }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
+    file.read_to_end(&mut bytes).map_err(io)?;
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     if whole < bytes.len() {
-        file.set_len(whole as u64)?;
-        file.sync_data()?;
+        file.set_len(whole as u64).map_err(io)?;
+        file.sync_data().map_err(io)?;
     }
-    file.seek(SeekFrom::End(0))?;
+    file.seek(SeekFrom::End(0)).map_err(io)?;
     let mut seeds = BTreeSet::new();
     for (i, line) in String::from_utf8_lossy(&bytes[..whole]).lines().enumerate() {
         if line.trim().is_empty() {
@@ -264,14 +305,10 @@ pub fn open_results(root: &Path, path: &Path) -> io::Result<(File, BTreeSet<u64>
                 seeds.insert(s);
             }
             None => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{}:{}: not a result line; move the file away to start over",
-                        path.display(),
-                        i + 1
-                    ),
-                ));
+                return Err(ResultsError::NotResults {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                });
             }
         }
     }
@@ -336,17 +373,12 @@ pub fn run(
     suites: &[Suite],
     config: &RunConfig,
     progress: &dyn crate::progress::Progress,
-) -> io::Result<Summary> {
+) -> Result<Summary, ResultsError> {
     let mut summary = Summary::default();
     let mut files = Vec::with_capacity(suites.len());
     let mut jobs: Vec<(usize, usize)> = Vec::new();
     for (s, suite) in suites.iter().enumerate() {
-        let (file, done) = open_results(&suite.root, &suite.out).map_err(|e| match e.kind() {
-            io::ErrorKind::WouldBlock
-            | io::ErrorKind::InvalidData
-            | io::ErrorKind::InvalidInput => e,
-            kind => io::Error::new(kind, format!("cannot write `{}`: {e}", suite.out.display())),
-        })?;
+        let (file, done) = open_results(&suite.root, &suite.out)?;
         files.push(file);
         for (t, task) in suite.tasks.iter().enumerate() {
             if done.contains(&task.instance.seed) {
@@ -361,13 +393,14 @@ pub fn run(
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<Done>();
     let workers = config.concurrency.clamp(1, total.max(1));
-    let mut io_error: Option<io::Error> = None;
+    let mut io_error: Option<ResultsError> = None;
     std::thread::scope(|scope| {
         for w in 0..workers {
             let tx = tx.clone();
             let (next, stop, jobs) = (&next, &stop, &jobs);
             scope.spawn(move || {
-                let mut client = Client::new(config.client.clone(), config.seed, w as u64);
+                let mut client =
+                    Client::new(config.client.clone(), config.seed, w as u64, progress);
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
@@ -403,9 +436,12 @@ pub fn run(
                         let written = files[s]
                             .write_all(line.to_jsonl().as_bytes())
                             .and_then(|()| files[s].sync_data());
-                        if let Err(e) = written {
+                        if let Err(source) = written {
                             stop.store(true, Ordering::Relaxed);
-                            io_error = Some(e);
+                            io_error = Some(ResultsError::Io {
+                                path: suites[s].out.clone(),
+                                source,
+                            });
                             continue;
                         }
                     }

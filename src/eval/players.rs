@@ -64,13 +64,29 @@ impl FromStr for Player {
 
 /// Why a player cannot reply.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct PlayerError(pub String);
+pub enum PlayerError {
+    /// The instance line does not fit its domain.
+    #[error(transparent)]
+    Mismatch(#[from] LineMismatch),
+    /// The golden player's instance has no golden answer.
+    #[error(
+        "the golden player needs labelled instances: seed {seed} has no `optimal.golden_answer` \
+         (generate with labels, or run `kumo-gen label`)"
+    )]
+    Unlabelled { seed: u64 },
+    /// No action or truth to choose from.
+    #[error("nothing to choose from")]
+    NoChoice,
+}
 
-impl From<LineMismatch> for PlayerError {
-    fn from(e: LineMismatch) -> Self {
-        PlayerError(e.0)
-    }
+/// An instance file an offline player cannot play (`file`: the
+/// dataset's `<domain>/<setting>.jsonl`).
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {source}")]
+pub struct UnplayableFile {
+    pub file: String,
+    #[source]
+    pub source: PlayerError,
 }
 
 /// A reply and its token counts ([`word_tokens`]).
@@ -138,7 +154,7 @@ pub fn word_tokens(text: &str) -> u64 {
 
 fn pick<'a, T>(items: &'a [T], rng: &mut ChaCha8Rng) -> Result<&'a T, PlayerError> {
     if items.is_empty() {
-        return Err(PlayerError("nothing to choose from".into()));
+        return Err(PlayerError::NoChoice);
     }
     Ok(&items[rng.random_range(0..items.len())])
 }
@@ -147,12 +163,8 @@ fn golden_answer(instance: &InstanceLine) -> Result<&str, PlayerError> {
     let optimal = instance.optimal.as_ref();
     optimal
         .and_then(|o| o.golden_answer.as_deref())
-        .ok_or_else(|| {
-            PlayerError(format!(
-                "the golden player needs labelled instances: seed {} has no `optimal.golden_answer` \
-                 (generate with labels, or run `kumo-gen label`)",
-                instance.seed
-            ))
+        .ok_or(PlayerError::Unlabelled {
+            seed: instance.seed,
         })
 }
 

@@ -21,9 +21,10 @@
 //! a process dies, so a killed run never blocks the next one.
 
 pub mod digest;
+mod error;
 pub mod read;
 
-use crate::pipeline::write::OutputError;
+pub use error::FileError;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -43,13 +44,13 @@ impl FileLock {
     /// so there is nothing to guard, and a finished dataset can still be
     /// checked or re-run with nothing to do. A run that does have to write
     /// fails at its first write, naming the file.
-    fn open(path: &Path) -> Result<Option<File>, OutputError> {
+    fn open(path: &Path) -> Result<Option<File>, FileError> {
         let lock = lock_path(path);
         if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(symlink_refused(&lock));
         }
         if let Some(dir) = lock.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e))?;
+            std::fs::create_dir_all(dir).map_err(|e| FileError::io(dir, e))?;
         }
         let opened = OpenOptions::new()
             .create(true)
@@ -69,13 +70,13 @@ impl FileLock {
                     Err(_) => Ok(None),
                 }
             }
-            Err(e) => Err(OutputError::io(&lock, e)),
+            Err(e) => Err(FileError::io(&lock, e)),
         }
     }
 
     /// Takes the lock of `path` or fails at once when another process
     /// holds it: a dataset being written by another run.
-    pub fn exclusive(path: &Path) -> Result<FileLock, OutputError> {
+    pub fn exclusive(path: &Path) -> Result<FileLock, FileError> {
         let Some(file) = Self::open(path)? else {
             return Ok(FileLock { _file: None });
         };
@@ -83,21 +84,21 @@ impl FileLock {
             Ok(()) => Ok(FileLock {
                 _file: Some(std::sync::Arc::new(file)),
             }),
-            Err(std::fs::TryLockError::WouldBlock) => Err(OutputError::Busy {
+            Err(std::fs::TryLockError::WouldBlock) => Err(FileError::Busy {
                 path: path.to_path_buf(),
             }),
-            Err(std::fs::TryLockError::Error(e)) => Err(OutputError::io(&lock_path(path), e)),
+            Err(std::fs::TryLockError::Error(e)) => Err(FileError::io(&lock_path(path), e)),
         }
     }
 
     /// Takes the lock of `path`, waiting while another process holds it
     /// (manifest updates take milliseconds).
-    pub fn wait(path: &Path) -> Result<FileLock, OutputError> {
+    pub fn wait(path: &Path) -> Result<FileLock, FileError> {
         let Some(file) = Self::open(path)? else {
             return Ok(FileLock { _file: None });
         };
         file.lock()
-            .map_err(|e| OutputError::io(&lock_path(path), e))?;
+            .map_err(|e| FileError::io(&lock_path(path), e))?;
         Ok(FileLock {
             _file: Some(std::sync::Arc::new(file)),
         })
@@ -115,19 +116,19 @@ pub fn lock_path(path: &Path) -> std::path::PathBuf {
 
 /// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
 /// dataset's manifest entry records ([`crate::files::digest::file_digest`]).
-pub fn digest(path: &Path) -> Result<String, OutputError> {
-    crate::files::digest::file_digest(path).map_err(|e| OutputError::io(path, e))
+pub fn digest(path: &Path) -> Result<String, FileError> {
+    crate::files::digest::file_digest(path).map_err(|e| FileError::io(path, e))
 }
 
 /// The digest of a directory's regular files: FNV-1a 64 over every file's
 /// name and bytes, in name order (what a derived book directory's stamp
 /// records).
-pub fn dir_digest(dir: &Path) -> Result<String, OutputError> {
+pub fn dir_digest(dir: &Path) -> Result<String, FileError> {
     let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
-        .map_err(|e| OutputError::io(dir, e))?
+        .map_err(|e| FileError::io(dir, e))?
         .map(|e| e.map(|e| e.file_name()))
         .collect::<Result<_, _>>()
-        .map_err(|e| OutputError::io(dir, e))?;
+        .map_err(|e| FileError::io(dir, e))?;
     names.sort();
     let mut hash = crate::files::digest::FNV1A_OFFSET;
     for name in names {
@@ -135,7 +136,7 @@ pub fn dir_digest(dir: &Path) -> Result<String, OutputError> {
         hash = crate::files::digest::fnv1a_extend(hash, b"\0");
         let path = dir.join(name);
         hash =
-            crate::files::digest::fnv1a_file(&path, hash).map_err(|e| OutputError::io(&path, e))?;
+            crate::files::digest::fnv1a_file(&path, hash).map_err(|e| FileError::io(&path, e))?;
     }
     Ok(format!("{hash:016x}"))
 }
@@ -143,11 +144,11 @@ pub fn dir_digest(dir: &Path) -> Result<String, OutputError> {
 /// Creates `dir` and its missing parents below `base` (which must exist
 /// or is created as given), refusing any directory below `base` that is a
 /// symbolic link: writing through it would put files outside `--out`.
-pub fn create_dir_below(base: &Path, dir: &Path) -> Result<(), OutputError> {
+pub fn create_dir_below(base: &Path, dir: &Path) -> Result<(), FileError> {
     let Ok(below) = dir.strip_prefix(base) else {
-        return std::fs::create_dir_all(dir).map_err(|e| OutputError::io(dir, e));
+        return std::fs::create_dir_all(dir).map_err(|e| FileError::io(dir, e));
     };
-    std::fs::create_dir_all(base).map_err(|e| OutputError::io(base, e))?;
+    std::fs::create_dir_all(base).map_err(|e| FileError::io(base, e))?;
     let mut path = base.to_path_buf();
     for part in below.components() {
         path.push(part);
@@ -165,21 +166,21 @@ pub fn create_dir_below(base: &Path, dir: &Path) -> Result<(), OutputError> {
                                 return Err(symlink_refused(&path));
                             }
                             Ok(m) if m.is_dir() => {}
-                            _ => return Err(OutputError::io(&path, e)),
+                            _ => return Err(FileError::io(&path, e)),
                         }
                     }
-                    Err(e) => return Err(OutputError::io(&path, e)),
+                    Err(e) => return Err(FileError::io(&path, e)),
                 }
             }
-            Err(e) => return Err(OutputError::io(&path, e)),
+            Err(e) => return Err(FileError::io(&path, e)),
         }
     }
     Ok(())
 }
 
 /// The error for a symbolic link where kumo-gen writes.
-pub fn symlink_refused(path: &Path) -> OutputError {
-    OutputError::io(
+pub fn symlink_refused(path: &Path) -> FileError {
+    FileError::io(
         path,
         std::io::Error::other(
             "it is a symbolic link, and kumo-gen never writes through one (that could change files outside `--out`); remove the link or choose another `--out`",
@@ -188,11 +189,11 @@ pub fn symlink_refused(path: &Path) -> OutputError {
 }
 
 /// Writes `bytes` to `path` atomically (see [`write_atomic_with`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     write_atomic_with(
         path,
-        |w| w.write_all(bytes).map_err(|e| OutputError::io(path, e)),
-        OutputError::io,
+        |w| w.write_all(bytes).map_err(|e| FileError::io(path, e)),
+        FileError::io,
     )
 }
 
@@ -231,9 +232,9 @@ pub struct AtomicError {
     pub source: std::io::Error,
 }
 
-impl From<AtomicError> for OutputError {
-    fn from(e: AtomicError) -> OutputError {
-        OutputError::io(&e.path, e.source)
+impl From<AtomicError> for FileError {
+    fn from(e: AtomicError) -> FileError {
+        FileError::io(&e.path, e.source)
     }
 }
 
@@ -381,15 +382,15 @@ impl Drop for AtomicFile {
 /// Puts the directory `staged` (filled beside it) in place of `dir`,
 /// replacing what was there: the knowledge-book directory is swapped in
 /// whole.
-pub fn replace_dir(staged: &Path, dir: &Path) -> Result<(), OutputError> {
+pub fn replace_dir(staged: &Path, dir: &Path) -> Result<(), FileError> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() => std::fs::remove_dir_all(dir),
         Ok(_) => std::fs::remove_file(dir),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
-    .map_err(|e| OutputError::io(dir, e))?;
-    std::fs::rename(staged, dir).map_err(|e| OutputError::io(dir, e))
+    .map_err(|e| FileError::io(dir, e))?;
+    std::fs::rename(staged, dir).map_err(|e| FileError::io(dir, e))
 }
 
 /// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
@@ -456,8 +457,8 @@ impl Write for NamingWriter<'_> {
 ///
 /// A symbolic link at `path` is never written through: with `truncate`
 /// the link itself is replaced by a new file, else it is refused.
-pub fn open_for_append(path: &Path, truncate: bool) -> Result<(File, u64), OutputError> {
-    let io = |e| OutputError::io(path, e);
+pub fn open_for_append(path: &Path, truncate: bool) -> Result<(File, u64), FileError> {
+    let io = |e| FileError::io(path, e);
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         if !truncate {
             return Err(symlink_refused(path));
@@ -505,12 +506,12 @@ const BATCH: usize = 8192;
 /// Calls `each(first_index, lines)` on batches of the first `count` lines
 /// of `path` (without their newlines), in order; lets the caller parse a
 /// batch in parallel.
-pub fn for_each_batch(
+pub fn for_each_batch<E: From<FileError>>(
     path: &Path,
     count: u64,
-    mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), OutputError>,
-) -> Result<(), OutputError> {
-    let file = read::open(path).map_err(|e| OutputError::io(path, e))?;
+    mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), E>,
+) -> Result<(), E> {
+    let file = read::open(path).map_err(|e| FileError::io(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
     let mut start = 0u64;
@@ -518,12 +519,13 @@ pub fn for_each_batch(
         let mut line = Vec::new();
         reader
             .read_until(b'\n', &mut line)
-            .map_err(|e| OutputError::io(path, e))?;
+            .map_err(|e| FileError::io(path, e))?;
         if line.last() != Some(&b'\n') {
-            return Err(OutputError::Corrupt {
+            return Err(FileError::Corrupt {
                 path: path.to_path_buf(),
                 message: format!("line {} is missing", index + 1),
-            });
+            }
+            .into());
         }
         line.pop();
         batch.push(line);
@@ -541,7 +543,7 @@ pub fn for_each_batch(
 /// unsynced: these files are rebuilt whole from the (synced) dataset file
 /// by any re-run, and syncing the step records (hundreds of MB at n = 5000
 /// hard) would dominate.
-pub(crate) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, OutputError> {
+pub(crate) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, FileError> {
     if let Some(dir) = path.parent() {
         create_dir_below(out, dir)?;
     }
@@ -550,7 +552,7 @@ pub(crate) fn stage_below(out: &Path, path: &Path) -> Result<AtomicFile, OutputE
 
 /// Writes `bytes` to `path` through the atomic writer, creating its
 /// directories below `out`.
-pub(crate) fn write_below(out: &Path, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+pub(crate) fn write_below(out: &Path, path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let mut staged = stage_below(out, path)?;
     staged.write_all(bytes)?;
     Ok(staged.commit_unsynced()?)
@@ -576,12 +578,12 @@ mod tests {
         let mut seen = Vec::new();
         for_each_batch(&path, 3, |start, lines| {
             seen.push((start, lines.to_vec()));
-            Ok(())
+            Ok::<(), FileError>(())
         })
         .unwrap();
         assert_eq!(seen.len(), 1);
         assert_eq!(seen[0].1[2], b"{\"d\":4}".to_vec());
-        assert!(for_each_batch(&path, 4, |_, _| Ok(())).is_err());
+        assert!(for_each_batch(&path, 4, |_, _| Ok::<(), FileError>(())).is_err());
         let (_, lines) = open_for_append(&path, true).unwrap();
         assert_eq!(lines, 0);
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
@@ -594,7 +596,7 @@ mod tests {
         let held = FileLock::exclusive(&path).unwrap();
         assert!(matches!(
             FileLock::exclusive(&path),
-            Err(OutputError::Busy { .. })
+            Err(FileError::Busy { .. })
         ));
         drop(held);
         assert!(FileLock::exclusive(&path).is_ok());

@@ -76,63 +76,55 @@ impl InstanceLine {
     /// range of its action is kept as `None` (KUMO reads it as no state);
     /// `optimal.golden_trajectory` must name instance actions.
     pub fn resolve(&self, domain: &Domain) -> Result<ResolvedLine, LineMismatch> {
-        let index = |field: &str, names: &[String], find: &dyn Fn(&str) -> Option<usize>| {
-            let mut out: Vec<usize> = Vec::with_capacity(names.len());
-            for (i, name) in names.iter().enumerate() {
-                let x = find(name).ok_or_else(|| {
-                    LineMismatch::new(format!(
-                        "unknown {} `{name}` in `{field}`; the domain `{}` does not have it",
-                        if field == "actions" {
-                            "action"
-                        } else {
-                            "truth"
-                        },
-                        domain.name
-                    ))
-                })?;
-                if out.contains(&x) {
-                    return Err(LineMismatch::new(format!(
-                        "`{field}[{i}]` repeats an earlier entry; list each once"
-                    )));
+        let index =
+            |field: &'static str, names: &[String], find: &dyn Fn(&str) -> Option<usize>| {
+                let mut out: Vec<usize> = Vec::with_capacity(names.len());
+                for (i, name) in names.iter().enumerate() {
+                    let x = find(name).ok_or_else(|| LineMismatch::UnknownName {
+                        field,
+                        name: name.clone(),
+                        domain: domain.name.clone(),
+                    })?;
+                    if out.contains(&x) {
+                        return Err(LineMismatch::Repeated { field, index: i });
+                    }
+                    out.push(x);
                 }
-                out.push(x);
-            }
-            Ok(out)
-        };
+                Ok(out)
+            };
         let truths = index("truths", &self.truths, &|n| domain.truth_index(n))?;
         let actions = index("actions", &self.actions, &|n| domain.action_index(n))?;
         let valid = match &self.valid_truth {
             Value::String(_) | Value::Array(_) => {
                 let names = self.valid_truths();
                 if matches!(&self.valid_truth, Value::Array(a) if a.len() != names.len()) {
-                    return Err(LineMismatch::new("`valid_truth` holds a non-string"));
+                    return Err(LineMismatch::ValidNotString);
                 }
                 index("valid_truth", &names, &|n| domain.truth_index(n))?
             }
-            _ => return Err(LineMismatch::new("`valid_truth` is missing")),
+            _ => return Err(LineMismatch::ValidMissing),
         };
         if let Some(t) = valid.iter().find(|t| !truths.contains(t)) {
-            return Err(LineMismatch::new(format!(
-                "valid truth `{}` is not in `truths`",
-                domain.truths[*t]
-            )));
+            return Err(LineMismatch::ValidNotInTruths {
+                truth: domain.truths[*t].clone(),
+            });
         }
         let mut observed = Vec::with_capacity(actions.len());
         let mut values = Vec::with_capacity(actions.len());
         for &a in &actions {
             let action = &domain.actions[a];
-            let seen = self.observations.get(&action.name).ok_or_else(|| {
-                LineMismatch::new(format!(
-                    "`observations` has nothing for action `{}`",
-                    action.name
-                ))
-            })?;
-            let state = action.observed_state(seen).ok_or_else(|| {
-                LineMismatch::new(format!(
-                    "observation {seen} of action `{}` matches none of its states",
-                    action.name
-                ))
-            })?;
+            let seen =
+                self.observations
+                    .get(&action.name)
+                    .ok_or_else(|| LineMismatch::NoObservation {
+                        action: action.name.clone(),
+                    })?;
+            let state = action
+                .observed_state(seen)
+                .ok_or_else(|| LineMismatch::NoState {
+                    action: action.name.clone(),
+                    observed: seen.to_string(),
+                })?;
             observed.push(state);
             values.push(match seen {
                 Value::Number(n) if action.kind.is_numeric() => n.as_f64(),
@@ -144,9 +136,10 @@ impl InstanceLine {
                 o.golden_trajectory
                     .iter()
                     .map(|name| {
-                        self.actions.iter().position(|n| n == name).ok_or_else(|| {
-                            LineMismatch::new(format!("golden action `{name}` is not in `actions`"))
-                        })
+                        self.actions
+                            .iter()
+                            .position(|n| n == name)
+                            .ok_or_else(|| LineMismatch::GoldenNotInActions { name: name.clone() })
                     })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
@@ -211,13 +204,41 @@ pub struct ResolvedLine {
 /// An instance line that does not fit its domain (an unknown or repeated
 /// name, a missing observation, ...): the message names the field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct LineMismatch(pub String);
-
-impl LineMismatch {
-    pub fn new(message: impl Into<String>) -> Self {
-        LineMismatch(message.into())
-    }
+pub enum LineMismatch {
+    /// A name in `field` (`truths`, `actions`, `valid_truth`) the domain
+    /// does not have.
+    #[error(
+        "unknown {} `{name}` in `{field}`; the domain `{domain}` does not have it",
+        if *field == "actions" { "action" } else { "truth" }
+    )]
+    UnknownName {
+        field: &'static str,
+        name: String,
+        domain: String,
+    },
+    #[error("`{field}[{index}]` repeats an earlier entry; list each once")]
+    Repeated { field: &'static str, index: usize },
+    #[error("`valid_truth` holds a non-string")]
+    ValidNotString,
+    #[error("`valid_truth` is missing")]
+    ValidMissing,
+    #[error("valid truth `{truth}` is not in `truths`")]
+    ValidNotInTruths { truth: String },
+    #[error("`observations` has nothing for action `{action}`")]
+    NoObservation { action: String },
+    /// `observed`: the observation as JSON.
+    #[error("observation {observed} of action `{action}` matches none of its states")]
+    NoState { action: String, observed: String },
+    #[error("golden action `{name}` is not in `actions`")]
+    GoldenNotInActions { name: String },
+    /// An observed action of the instance that its domain does not have
+    /// (the domain is the wrong one).
+    #[error("action `{name}` of instance seed {seed} is not in domain `{domain}`")]
+    ActionNotInDomain {
+        name: String,
+        seed: u64,
+        domain: String,
+    },
 }
 
 /// A line of an instance file that does not parse.

@@ -67,10 +67,11 @@ impl Judge {
         let mut unmatched = Vec::new();
         for (name, value) in &instance.observations {
             let Some(index) = domain.action_index(name) else {
-                return Err(LineMismatch::new(format!(
-                    "action `{name}` of instance seed {} is not in domain `{}`",
-                    instance.seed, domain.name
-                )));
+                return Err(LineMismatch::ActionNotInDomain {
+                    name: name.clone(),
+                    seed: instance.seed,
+                    domain: domain.name.clone(),
+                });
             };
             let action = &domain.actions[index];
             let mut matched = false;

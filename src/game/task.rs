@@ -33,15 +33,12 @@ pub fn render_book(
         "seed": instance.seed,
         "valid_truth": instance.valid_truth,
     });
-    let task = OwnedTask::from_json(domain, &line).map_err(|e| {
-        TaskError(format!(
-            "cannot render the knowledge book of seed {} from domain `{}`: {e}",
-            instance.seed, domain.name
-        ))
+    let task = OwnedTask::from_json(domain, &line).map_err(|e| TaskError::Book {
+        seed: instance.seed,
+        domain: domain.name.clone(),
+        source: Box::new(e),
     })?;
-    renderer
-        .book(&task.view(domain))
-        .map_err(|e| TaskError(e.to_string()))
+    Ok(renderer.book(&task.view(domain))?)
 }
 
 /// The rule of the budgeted protocol, appended to the system prompt.

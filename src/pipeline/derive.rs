@@ -8,7 +8,8 @@ use std::path::Path;
 use crate::derived::{self, DerivedOptions};
 use crate::domain::Domain;
 use crate::error::Error;
-use crate::progress::{Progress, Stage};
+use crate::pipeline::write::OutputError;
+use crate::progress::{DerivedWritten, Event, NoSft, Progress, Stage};
 use crate::render::{RenderOptions, Renderer, Templates};
 
 /// Above this many instances [`Books::Auto`] writes no book files.
@@ -61,9 +62,10 @@ pub(super) fn derive(
         Books::Auto => lines <= AUTO_BOOKS_LIMIT,
     };
     if files.books == Books::Auto && !books {
-        crate::stderr_line!(
-            "note: {lines} instances: no knowledge-book files above {AUTO_BOOKS_LIMIT} (every book is still checked; eval and play render them from the domain); `--books files` writes them"
-        );
+        progress.event(Event::BooksSkipped {
+            instances: lines,
+            limit: AUTO_BOOKS_LIMIT,
+        });
     }
     let options = DerivedOptions {
         books,
@@ -77,50 +79,35 @@ pub(super) fn derive(
     let result = derived::write_derived(domain, dataset, &renderer, options, progress);
     progress.finish();
     for removed in result.iter().flat_map(|s| &s.removed) {
-        crate::stderr_line!("note: removed stale {removed}");
+        progress.event(Event::StaleRemoved { what: removed });
     }
-    let s = result?;
-    let no_sft = if part.is_some() && files.sft {
-        "no SFT records (`--sft-parts` leaves this part out)"
-    } else {
-        "no SFT records (`--no-sft`)"
+    let s = result.map_err(OutputError::from)?;
+    let no_sft = match (options.sft, part.is_some() && files.sft) {
+        (true, _) => None,
+        (false, true) => Some(NoSft::PartLeftOut),
+        (false, false) => Some(NoSft::Flag),
     };
     if s.up_to_date {
-        if options.sft {
-            crate::stderr_line!(
-                "{}: books and SFT records are up to date (nothing rewritten)",
-                domain.name
-            );
-        } else {
-            crate::stderr_line!(
-                "{}: books are up to date (nothing rewritten), {no_sft}",
-                domain.name
-            );
-        }
+        progress.event(Event::DerivedUpToDate {
+            domain: &domain.name,
+            no_sft,
+        });
         return Ok(());
     }
-    let sft_records = if options.sft {
-        format!("{} SFT records ({} steps)", s.sft_records, s.sft_steps)
-    } else {
-        no_sft.to_string()
-    };
-    crate::stderr_line!(
-        "{}: {} knowledge books (all checked{}), {sft_records}{} in {:.3} s",
-        domain.name,
-        s.books,
-        if options.books { "" } else { "; not written" },
-        if s.unlabelled > 0 {
-            format!(", {} unlabelled lines without SFT", s.unlabelled)
-        } else {
-            String::new()
-        },
-        s.seconds
-    );
+    progress.event(Event::Derived(DerivedWritten {
+        domain: &domain.name,
+        books: s.books,
+        books_written: options.books,
+        sft_records: s.sft_records,
+        sft_steps: s.sft_steps,
+        no_sft,
+        unlabelled: s.unlabelled,
+        seconds: s.seconds,
+    }));
     if labels && s.unlabelled > 0 {
-        crate::stderr_line!(
-            "warning: {} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place",
-            s.unlabelled
-        );
+        progress.event(Event::Unlabelled {
+            instances: s.unlabelled,
+        });
     }
     Ok(())
 }

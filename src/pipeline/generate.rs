@@ -9,7 +9,7 @@
 //! [`SearchBudget`], which the manifest records), the summary line, then
 //! the derived files (books, SFT, HF; not for a shard: they follow
 //! `merge`) and the seed file's digest. Stages report through
-//! [`Progress`]; messages go to stderr through `crate::stderr_line!`.
+//! [`Progress`], and so do its notes, warnings and summaries ([`Event`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
 use crate::error::Error;
 use crate::pipeline::write::{self, Summary, Target};
-use crate::progress::{Forecast, Progress, Stage};
+use crate::progress::{Event, Forecast, Progress, Stage, Written, WrittenFile};
 use crate::search::SearchBudget;
 use crate::synth::Params;
 
@@ -86,8 +86,18 @@ pub struct DatasetRun {
     pub part: Option<String>,
     pub band: Option<Band>,
     pub sft: bool,
-    /// The line that introduces it (`part ...`, `level ...`).
-    pub announce: Option<String>,
+    /// What it is, when the job writes several (reported before it is
+    /// written).
+    pub announce: Option<Announce>,
+}
+
+/// Which of a job's several datasets a [`DatasetRun`] is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Announce {
+    /// A `--split` part (`label`: its name and share).
+    Part { label: String },
+    /// Curriculum level `level` of `levels` (its band is the run's).
+    Level { level: usize, levels: usize },
 }
 
 impl GenerateJob {
@@ -123,13 +133,10 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
             .flatten();
         params.seed = match interrupted {
             Some((path, record)) => {
-                crate::stderr_line!(
-                    "continuing the interrupted `--seed random` run whose seed is kept in `{}`",
-                    path.display()
-                );
+                progress.event(Event::SecretSeedContinued { seed_file: &path });
                 record.seed
             }
-            None => secret::draw_seed().map_err(std::io::Error::other)?,
+            None => secret::draw_seed()?,
         };
     }
     // Every dataset's capacity is checked before any is written: a part
@@ -141,12 +148,7 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
     }
     let mut summaries = Vec::new();
     for (run, capacity) in checked {
-        if let Some(line) = &run.announce {
-            crate::stderr_line!("{line}");
-        }
-        for line in &capacity {
-            crate::stderr_line!("{line}");
-        }
+        report_run(&job.domain, &run, capacity.as_ref(), progress);
         // A part's or level's folder: made below `--out`, never through a
         // symbolic link (the writers refuse links below it).
         if run.out != job.out {
@@ -182,11 +184,9 @@ fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, Error> {
                 let filter = PartFilter::by(parts, index, *key);
                 let out = job.out.join(&part.name);
                 runs.push(DatasetRun {
-                    announce: Some(format!(
-                        "part `{}`: {n} instances into `{}`",
-                        filter.label,
-                        out.display()
-                    )),
+                    announce: Some(Announce::Part {
+                        label: filter.label.clone(),
+                    }),
                     out,
                     n,
                     exclude: Some(Arc::new(base.for_part(filter))),
@@ -202,13 +202,10 @@ fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, Error> {
                 let out = job.out.join(&name);
                 let band = level_band(level, *levels);
                 runs.push(DatasetRun {
-                    announce: Some(format!(
-                        "level {level} of {levels}: percentile {:.1} to {:.1} of the setting's reference sample, {} instances into `{}`",
-                        band.min_percentile.unwrap_or(0.0),
-                        band.max_percentile.unwrap_or(100.0),
-                        job.n,
-                        out.display()
-                    )),
+                    announce: Some(Announce::Level {
+                        level,
+                        levels: *levels,
+                    }),
                     out,
                     n: job.n,
                     exclude: job.exclude.clone(),
@@ -304,14 +301,16 @@ fn write_dataset(
     let result = write::generate(&writer);
     progress.finish();
     let summary = result?;
-    let what = match job.target {
-        Target::Shard(s) => format!("shard {}/{}:", s.index, s.count),
-        Target::Whole => format!("{}:", domain.name),
+    let file = match job.target {
+        Target::Shard(s) => WrittenFile::Shard {
+            index: s.index,
+            count: s.count,
+        },
+        Target::Whole => WrittenFile::Dataset {
+            domain: &domain.name,
+        },
     };
-    crate::stderr_line!("{}", summary_line(&what, &summary));
-    if let Some(note) = &summary.note {
-        crate::stderr_line!("note: {note}");
-    }
+    report_written(file, &summary, progress);
     // Books and SFT follow the final file: after `merge` for shards.
     if job.target == Target::Whole {
         derive(
@@ -326,27 +325,26 @@ fn write_dataset(
     }
     if let Some(run) = &mut secret_run {
         let digest = secret::finish(run, &summary.path)?;
-        crate::stderr_line!(
-            "secret seed kept only in `{}` (owner-only): publish the dataset and its digest {digest}, keep that file private; `kumo-gen verify --seed-file {}` proves the dataset later",
-            run.path.display(),
-            run.path.display()
-        );
+        progress.event(Event::SecretSeedKept {
+            seed_file: &run.path,
+            digest: &digest,
+        });
     }
     Ok(summary)
 }
 
 /// The capacity of the setting (estimated from its first draws, fewer
-/// for a small `n`) and a warning when `n` comes close: the lines to
-/// print; the error when `n` is impossible. A setting whose draws fail is
+/// for a small `n`) and a warning when `n` comes close, to report; the
+/// error when `n` is impossible. A setting whose draws fail is
 /// left to the run, which names the cause.
 fn check_capacity(
     domain: &Domain,
     params: &Params,
     exclusion: Option<&Exclusion>,
     n: u64,
-) -> Result<Vec<String>, Error> {
+) -> Result<Option<CapacityFound>, Error> {
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
     // A small job needs no large sample to see that it fits: 8 draws per
     // instance asked for, at least 64 (a tiny setting still shows its
@@ -358,56 +356,90 @@ fn check_capacity(
         None => capacity::SAMPLE.min(n.saturating_mul(8).max(64)),
     };
     let Ok(found) = capacity::estimate(&synth, exclusion, sample) else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
-    let mut lines = vec![format!("{}: {}", domain.name, found.describe())];
+    let estimate = found.describe();
     let what = format!(
         "domain `{}` with {} truths and {} actions",
         domain.name, params.truths, params.actions
     );
     match found.check(n, &what) {
-        Ok(None) => {}
-        Ok(Some(warning)) => lines.push(format!("warning: {warning}")),
-        Err(message) => {
-            return Err(Error::input_with_help(
-                format!("{}; nothing was written", message),
-                "lower `-n`, raise `--truths`/`--actions`, or exclude less",
-            ));
-        }
+        Ok(None) => Ok(Some(CapacityFound {
+            estimate,
+            warning: None,
+        })),
+        Ok(Some(warning)) => Ok(Some(CapacityFound {
+            estimate,
+            warning: Some(warning),
+        })),
+        Err(message) => Err(Error::input_with_help(
+            format!("{}; nothing was written", message),
+            "lower `-n`, raise `--truths`/`--actions`, or exclude less",
+        )),
     }
-    Ok(lines)
 }
 
-/// The final summary line of a written (`what`: `medical:`, `shard 0/4:`)
-/// or merged dataset.
-pub(super) fn summary_line(what: &str, s: &Summary) -> String {
-    if s.up_to_date {
-        return format!(
-            "`{}` is up to date ({} instances); nothing to do",
-            s.path.display(),
-            s.instances
-        );
+/// A setting's estimated capacity, in words, and the warning of an `n`
+/// that comes close to it.
+struct CapacityFound {
+    estimate: String,
+    warning: Option<String>,
+}
+
+/// Reports what a dataset of the job is (a part, a level) and its
+/// setting's capacity, before it is written.
+fn report_run(
+    domain: &Domain,
+    run: &DatasetRun,
+    capacity: Option<&CapacityFound>,
+    progress: &dyn Progress,
+) {
+    match (&run.announce, run.band) {
+        (Some(Announce::Part { label }), _) => progress.event(Event::PartBegins {
+            part: label,
+            n: run.n,
+            out: &run.out,
+        }),
+        (Some(Announce::Level { level, levels }), band) => progress.event(Event::LevelBegins {
+            level: *level,
+            levels: *levels,
+            min_percentile: band.and_then(|b| b.min_percentile).unwrap_or(0.0),
+            max_percentile: band.and_then(|b| b.max_percentile).unwrap_or(100.0),
+            n: run.n,
+            out: &run.out,
+        }),
+        (None, _) => {}
     }
-    let resumed = if s.resumed_from > 0 {
-        format!(", resumed after {}", s.resumed_from)
-    } else {
-        String::new()
-    };
-    let out_of_band = if s.stats.out_of_band > 0 {
-        format!(", {} draws outside the band redrawn", s.stats.out_of_band)
-    } else {
-        String::new()
-    };
-    format!(
-        "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
-        s.instances - s.resumed_from,
-        s.total_s,
-        s.rate(),
-        s.stats.resamples,
-        s.stats.unsat,
-        s.stats.duplicates,
-        s.path.display()
-    )
+    if let Some(found) = capacity {
+        progress.event(Event::Capacity {
+            domain: &domain.name,
+            estimate: &found.estimate,
+        });
+        if let Some(warning) = &found.warning {
+            progress.event(Event::CapacityClose { message: warning });
+        }
+    }
+}
+
+/// Reports a completed dataset file (`file`: which one) and the note of
+/// its run, if any.
+pub(super) fn report_written(file: WrittenFile<'_>, s: &Summary, progress: &dyn Progress) {
+    progress.event(Event::Written(Written {
+        file,
+        path: &s.path,
+        instances: s.instances,
+        resumed_from: s.resumed_from,
+        up_to_date: s.up_to_date,
+        seconds: s.total_s,
+        rate: s.rate(),
+        resamples: s.stats.resamples,
+        unsat: s.stats.unsat,
+        duplicates: s.stats.duplicates,
+        out_of_band: s.stats.out_of_band,
+    }));
+    if let Some(note) = &s.note {
+        progress.event(Event::WriteNote { note });
+    }
 }
 
 #[cfg(test)]
@@ -417,9 +449,10 @@ mod tests {
     use crate::render::{RenderOptions, Templates};
     use std::sync::Mutex;
 
-    /// A progress that records the stages it is told of.
+    /// A progress that records the stages it is told of, and the kinds
+    /// of the events.
     #[derive(Default)]
-    struct Stages(Mutex<Vec<String>>);
+    struct Stages(Mutex<Vec<String>>, Mutex<Vec<String>>);
 
     impl Progress for Stages {
         fn stage(&self, stage: Stage<'_>) {
@@ -429,6 +462,11 @@ mod tests {
         fn position(&self, _: u64) {}
         fn grow_to(&self, _: u64) {}
         fn finish(&self) {}
+        fn event(&self, event: Event<'_>) {
+            let debug = format!("{event:?}");
+            let kind = debug.split([' ', '(']).next().unwrap().to_string();
+            self.1.lock().unwrap().push(kind);
+        }
     }
 
     fn job(out: &std::path::Path, target: Target) -> GenerateJob {
@@ -474,6 +512,11 @@ mod tests {
                 "books and SFT records 20 instances"
             ]
         );
+        assert_eq!(
+            *stages.1.lock().unwrap(),
+            ["Capacity", "Written", "Derived"],
+            "what the job says besides its progress, in order"
+        );
     }
 
     #[test]
@@ -489,5 +532,8 @@ mod tests {
             *stages.0.lock().unwrap(),
             ["synthesis and labels 7 instances"]
         );
+        let events = stages.1.lock().unwrap();
+        assert_eq!(events.last().unwrap(), "Written", "{events:?}");
+        assert!(!events.contains(&"Derived".to_string()), "{events:?}");
     }
 }

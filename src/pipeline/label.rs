@@ -12,7 +12,7 @@ use super::relabel::{self, RelabelError, Summary};
 use crate::domain::Domain;
 use crate::error::Error;
 use crate::files::{NamingWriter, write_atomic_with};
-use crate::progress::{Progress, Stage};
+use crate::progress::{Event, Progress, Stage};
 use crate::search::SearchBudget;
 
 /// One run of `kumo-gen label`.
@@ -58,7 +58,7 @@ pub fn label(
             &source,
             input,
             out,
-            |w| crate::stderr_line!("warning: {w}"),
+            |message| progress.event(Event::LabelWarning { message }),
             progress,
         )
     };
@@ -79,11 +79,10 @@ pub fn label(
     match outcome {
         Ok(summary) => {
             if summary.unlabelled > 0 {
-                crate::stderr_line!(
-                    "warning: {} of {} instances left unlabelled (search budget exceeded)",
-                    summary.unlabelled,
-                    summary.labelled + summary.unlabelled
-                );
+                progress.event(Event::LabelsLeft {
+                    unlabelled: summary.unlabelled as u64,
+                    total: (summary.labelled + summary.unlabelled) as u64,
+                });
             }
             Ok(summary)
         }

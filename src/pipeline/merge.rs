@@ -7,12 +7,12 @@
 use std::path::{Path, PathBuf};
 
 use super::derive::{DerivedFiles, derive, part_gets_sft};
-use super::generate::summary_line;
+use super::generate::report_written;
 use crate::dataset::Dataset;
 use crate::domain::Registry;
 use crate::error::Error;
 use crate::pipeline::write::{self, MergeExclude, Summary};
-use crate::progress::{Progress, Stage};
+use crate::progress::{Progress, Stage, WrittenFile};
 use crate::search::SearchBudget;
 
 /// One run of `kumo-gen merge`.
@@ -50,10 +50,7 @@ pub fn merge(job: &MergeJob, progress: &dyn Progress) -> Result<Vec<Summary>, Er
     progress.finish();
     let mut summaries = result?;
     for s in &mut summaries {
-        crate::stderr_line!("{}", summary_line("merged", s));
-        if let Some(note) = &s.note {
-            crate::stderr_line!("note: {note}");
-        }
+        report_written(WrittenFile::Merged, s, progress);
         // The domain the dataset was made from, as its manifest records it.
         let dir = s.path.parent().unwrap_or(Path::new("."));
         let data = Dataset::open(job.registry, dir, None)?;

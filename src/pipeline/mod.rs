@@ -170,12 +170,10 @@ pub fn generate_range_lines(
 /// prompt with the book, and the judge. Errors say what is wrong with the
 /// line.
 pub fn task(renderer: &Renderer, domain: &Domain, line: &str) -> Result<Task, TaskError> {
-    let instance: game::InstanceLine =
-        serde_json::from_str(line).map_err(|e| TaskError(format!("not an instance line: {e}")))?;
+    let instance: game::InstanceLine = serde_json::from_str(line).map_err(TaskError::NotALine)?;
     let book = render_book(renderer, domain, &instance)?;
-    let system_prompt = protocol::system_prompt(renderer, domain, &instance, &book)
-        .map_err(|e| TaskError(e.to_string()))?;
-    let judge = Judge::new(domain, &instance).map_err(|e| TaskError(e.0))?;
+    let system_prompt = protocol::system_prompt(renderer, domain, &instance, &book)?;
+    let judge = Judge::new(domain, &instance)?;
     Ok(Task {
         instance,
         system_prompt,

@@ -55,11 +55,90 @@ pub struct SeedFile {
     pub digest: Option<String>,
 }
 
+/// Why a seed could not be drawn, a seed file read, or a dataset proven
+/// the seed's ([`verify`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    /// The operating system's random source failed (exit 2).
+    #[error("the operating system gave no random seed: {0}")]
+    NoRandomSeed(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A file cannot be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{}` is not a regular file", path.display())]
+    NotAFile { path: PathBuf },
+    #[error("`{}` is larger than any seed file ({MAX_SEED_FILE_BYTES} bytes at most)", path.display())]
+    TooLarge { path: PathBuf },
+    /// Not a seed file's JSON (the content is never quoted: a value in the
+    /// wrong place may be the seed itself).
+    #[error("`{}` is not a kumo-gen seed file (line {line}, column {column}: {why})", path.display())]
+    NotASeedFile {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        why: &'static str,
+    },
+    #[error(
+        "`{}` records {n} instances; a dataset `generate` can make has 1 to {MAX_VERIFIED_INSTANCES} (`-n`'s bound), so this is no seed file of one",
+        path.display()
+    )]
+    Count { path: PathBuf, n: u64 },
+    /// The seed file is not in `OUT/SECRET-seeds/<domain>/`.
+    #[error("give the dataset file to verify")]
+    NoDataset,
+    #[error("the domain in `{}` does not compile: {source}", path.display())]
+    Domain {
+        path: PathBuf,
+        #[source]
+        source: crate::domain::LoadError,
+    },
+    #[error("an excluded set of the dataset cannot be read: {0}")]
+    Excluded(#[source] crate::contamination::ReadError),
+    #[error("the excluded sets changed since the dataset was made: {reason}")]
+    ExcludedChanged { reason: String },
+    #[error("the seed file: {0}")]
+    Split(#[source] crate::contamination::split::LabelError),
+    #[error(
+        "`{}` has {lines} lines, the seed file records {n} instances: it is not the dataset of this seed (or it is not finished; rerun the same `generate` command to finish it)",
+        path.display()
+    )]
+    LineCount { path: PathBuf, lines: u64, n: u64 },
+    #[error("regenerating failed: {}", .0.message)]
+    Regenerate(#[source] crate::synth::SynthError),
+    /// `first_line`: the first line that differs (`None`: the lengths do).
+    #[error(
+        "`{}` is not the dataset of this seed: {} (regenerated digest {digest})",
+        path.display(),
+        match first_line { Some(line) => format!("line {line} differs"), None => "the lengths differ".into() }
+    )]
+    Differs {
+        path: PathBuf,
+        first_line: Option<usize>,
+        digest: String,
+    },
+    #[error(
+        "the dataset matches the seed, but the seed file recorded digest {recorded}, not {digest}"
+    )]
+    DigestDiffers { recorded: String, digest: String },
+}
+
+impl SeedError {
+    /// Whether the user's file or dataset is the cause (exit 1), not the
+    /// operating system (exit 2).
+    pub fn is_input(&self) -> bool {
+        !matches!(self, SeedError::NoRandomSeed(_))
+    }
+}
+
 /// A seed from the operating system's random source.
-pub fn draw_seed() -> Result<u64, String> {
+pub fn draw_seed() -> Result<u64, SeedError> {
     rand::rngs::SysRng
         .try_next_u64()
-        .map_err(|e| format!("the operating system gave no random seed: {e}"))
+        .map_err(|e| SeedError::NoRandomSeed(Box::new(e)))
 }
 
 /// `OUT/SECRET-seeds/<domain>/<setting>.json`.
@@ -179,36 +258,37 @@ const MAX_SEED_FILE_BYTES: u64 = 64 << 20;
 
 /// Reads a seed file. The error never quotes the file's content: a
 /// value in the wrong place may be the seed itself.
-pub fn read_seed_file(path: &Path) -> Result<SeedFile, String> {
+pub fn read_seed_file(path: &Path) -> Result<SeedFile, SeedError> {
     use std::io::Read;
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let unreadable = |source| SeedError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     if !meta.is_file() {
-        return Err(format!("`{}` is not a regular file", path.display()));
+        return Err(SeedError::NotAFile {
+            path: path.to_path_buf(),
+        });
     }
     let mut text = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_SEED_FILE_BYTES + 1).read_to_end(&mut text))
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        .map_err(unreadable)?;
     if text.len() as u64 > MAX_SEED_FILE_BYTES {
-        return Err(format!(
-            "`{}` is larger than any seed file ({MAX_SEED_FILE_BYTES} bytes at most)",
-            path.display()
-        ));
+        return Err(SeedError::TooLarge {
+            path: path.to_path_buf(),
+        });
     }
-    serde_json::from_slice(&text).map_err(|e| {
-        format!(
-            "`{}` is not a kumo-gen seed file (line {}, column {}: {})",
-            path.display(),
-            e.line(),
-            e.column(),
-            match e.classify() {
-                serde_json::error::Category::Io => "unreadable",
-                serde_json::error::Category::Syntax => "not JSON",
-                serde_json::error::Category::Data => "a field is missing or of the wrong type",
-                serde_json::error::Category::Eof => "it ends too early",
-            }
-        )
+    serde_json::from_slice(&text).map_err(|e| SeedError::NotASeedFile {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        why: match e.classify() {
+            serde_json::error::Category::Io => "unreadable",
+            serde_json::error::Category::Syntax => "not JSON",
+            serde_json::error::Category::Data => "a field is missing or of the wrong type",
+            serde_json::error::Category::Eof => "it ends too early",
+        },
     })
 }
 
@@ -244,14 +324,14 @@ pub struct Verified {
 /// Regenerates the dataset of `seed_file` and compares it with `dataset`
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
-pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, String> {
+pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, SeedError> {
     let record = read_seed_file(seed_file)?;
     let n = record.parameters.n;
     if n == 0 || n > MAX_VERIFIED_INSTANCES {
-        return Err(format!(
-            "`{}` records {n} instances; a dataset `generate` can make has 1 to {MAX_VERIFIED_INSTANCES} (`-n`'s bound), so this is no seed file of one",
-            seed_file.display()
-        ));
+        return Err(SeedError::Count {
+            path: seed_file.to_path_buf(),
+            n,
+        });
     }
     let dataset = match dataset {
         Some(path) => path.to_path_buf(),
@@ -261,17 +341,15 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
                 .parent()
                 .and_then(Path::parent)
                 .and_then(Path::parent)
-                .ok_or("give the dataset file to verify")?;
+                .ok_or(SeedError::NoDataset)?;
             out.join(&record.dataset)
         }
     };
     let (domain, _) =
         crate::domain::compile(&seed_file.display().to_string(), &record.domain.document).map_err(
-            |e| {
-                format!(
-                    "the domain in `{}` does not compile: {e}",
-                    seed_file.display()
-                )
+            |source| SeedError::Domain {
+                path: seed_file.to_path_buf(),
+                source,
             },
         )?;
     let exclusion = if record.parameters.exclude.is_empty() && record.parameters.split.is_none() {
@@ -286,11 +364,9 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
             .map(|s| PathBuf::from(&s.path))
             .collect();
         let read = Exclusion::read(&domain, &paths, record.parameters.exclude[0].key)
-            .map_err(|e| format!("an excluded set of the dataset cannot be read: {e}"))?;
+            .map_err(SeedError::Excluded)?;
         if let Some(reason) = sets_conflict(&record.parameters.exclude, read.sets()) {
-            return Err(format!(
-                "the excluded sets changed since the dataset was made: {reason}"
-            ));
+            return Err(SeedError::ExcludedChanged { reason });
         }
         Some(std::sync::Arc::new(read))
     };
@@ -309,36 +385,40 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Stri
     // file's is refused before any instance is regenerated.
     let published_lines = count_lines(&dataset)?;
     if published_lines != n {
-        return Err(format!(
-            "`{}` has {published_lines} lines, the seed file records {n} instances: it is not the dataset of this seed (or it is not finished; rerun the same `generate` command to finish it)",
-            dataset.display()
-        ));
+        return Err(SeedError::LineCount {
+            path: dataset,
+            lines: published_lines,
+            n,
+        });
     }
     let lines = super::generate_range_lines(&domain, params, 0..n, budget, exclusion, band)
-        .map_err(|e| format!("regenerating failed: {}", e.message))?;
+        .map_err(SeedError::Regenerate)?;
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
     let digest = crate::domain::fnv1a_hex(&bytes);
-    let published = crate::files::read::read(&dataset)
-        .map_err(|e| format!("cannot read `{}`: {e}", dataset.display()))?;
+    let published = crate::files::read::read(&dataset).map_err(|source| SeedError::Unreadable {
+        path: dataset.clone(),
+        source,
+    })?;
     if published != bytes {
-        let first = published
+        let first_line = published
             .split(|&b| b == b'\n')
             .zip(bytes.split(|&b| b == b'\n'))
             .position(|(a, b)| a != b)
-            .map(|i| format!("line {} differs", i + 1))
-            .unwrap_or_else(|| "the lengths differ".into());
-        return Err(format!(
-            "`{}` is not the dataset of this seed: {first} (regenerated digest {digest})",
-            dataset.display()
-        ));
+            .map(|i| i + 1);
+        return Err(SeedError::Differs {
+            path: dataset,
+            first_line,
+            digest,
+        });
     }
     if let Some(recorded) = &record.digest
         && recorded != &digest
     {
-        return Err(format!(
-            "the dataset matches the seed, but the seed file recorded digest {recorded}, not {digest}"
-        ));
+        return Err(SeedError::DigestDiffers {
+            recorded: recorded.clone(),
+            digest,
+        });
     }
     Ok(Verified {
         dataset,
@@ -352,12 +432,17 @@ pub const MAX_VERIFIED_INSTANCES: u64 = super::MAX_INSTANCES;
 
 /// The lines of `path` (a last line without a newline counts), read in
 /// one streaming pass.
-fn count_lines(path: &Path) -> Result<u64, String> {
+fn count_lines(path: &Path) -> Result<u64, SeedError> {
     use std::io::Read;
-    let cannot = |e: std::io::Error| format!("cannot read `{}`: {e}", path.display());
+    let cannot = |source| SeedError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
-        return Err(format!("`{}` is not a regular file", path.display()));
+        return Err(SeedError::NotAFile {
+            path: path.to_path_buf(),
+        });
     }
     let mut file = std::fs::File::open(path).map_err(cannot)?;
     let mut buf = vec![0u8; 1 << 16];
@@ -378,6 +463,6 @@ fn count_lines(path: &Path) -> Result<u64, String> {
 
 /// The part filter a manifest's `split` label names
 /// (`test of train=0.9,test=0.1`).
-fn part_of(label: &str) -> Result<PartFilter, String> {
-    PartFilter::from_label(label).map_err(|e| format!("the seed file: {e}"))
+fn part_of(label: &str) -> Result<PartFilter, SeedError> {
+    PartFilter::from_label(label).map_err(SeedError::Split)
 }

@@ -52,11 +52,9 @@ pub fn slug(topic: &str) -> String {
 /// Whether `name` can be a file name and a `--domain` name: ASCII, and
 /// none of the folder names kumo-gen gives its own outputs (a domain's
 /// datasets go to `OUT/<name>/`; [`crate::dataset::reserved`]).
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if let Some(why) = crate::dataset::reserved::reserved(name) {
-        return Err(format!(
-            "domain name {why} (its datasets would be written there); choose another name"
-        ));
+        return Err(NameError::Reserved { why });
     }
     let ok = !name.is_empty()
         && name.len() <= 64
@@ -66,42 +64,102 @@ pub fn check_name(name: &str) -> Result<(), String> {
         && !name.starts_with('-');
     match ok {
         true => Ok(()),
-        false => Err(format!(
-            "domain name `{name}` must be 1 to 64 ASCII letters, digits, `-` or `_`, not starting with `-`"
-        )),
+        false => Err(NameError::NotAName {
+            name: name.to_string(),
+        }),
     }
 }
 
+/// Why a name cannot name a proposed domain.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// One of kumo-gen's own folder names (`why` says which).
+    #[error("domain name {why} (its datasets would be written there); choose another name")]
+    Reserved { why: String },
+    #[error(
+        "domain name `{name}` must be 1 to 64 ASCII letters, digits, `-` or `_`, not starting with `-`"
+    )]
+    NotAName { name: String },
+}
+
+/// An existing output that is not a valid domain: it is left alone.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "`{}` exists but is not a valid domain, so it is left alone; fix or remove it to propose again:\n{source}",
+    path.display()
+)]
+pub struct NotADomain {
+    pub path: PathBuf,
+    #[source]
+    pub source: LoadError,
+}
+
+/// A topics file that cannot be proposed from: the file, the line, what
+/// is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {problem}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct TopicsError {
+    pub file: String,
+    /// `None`: the whole file.
+    pub line: Option<usize>,
+    pub problem: TopicProblem,
+}
+
+/// What is wrong in a topics file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TopicProblem {
+    #[error("the topic is empty")]
+    Empty,
+    #[error("{0}; write `name | topic`")]
+    Name(NameError),
+    /// `name` is already the name of `line` (as `earlier`: the same, or
+    /// differing only in letter case).
+    #[error(
+        "domain `{name}` is already the name of line {line}{}; give one of them another name (`name | topic`)",
+        if earlier == name {
+            String::new()
+        } else {
+            format!(
+                " (`{earlier}`: they differ only in letter case, one file `{name}.yaml` on a case-insensitive file system)"
+            )
+        }
+    )]
+    Repeated {
+        name: String,
+        line: usize,
+        earlier: String,
+    },
+    #[error("no topics (one per line)")]
+    None,
+}
+
 /// Reads a topics file; `file` names it in errors.
-pub fn parse_topics(file: &str, text: &str) -> Result<Vec<Topic>, String> {
+pub fn parse_topics(file: &str, text: &str) -> Result<Vec<Topic>, TopicsError> {
     let mut topics: Vec<Topic> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = |why: String| format!("{file}:{}: {why}", i + 1);
+        let at = |problem: TopicProblem| TopicsError {
+            file: file.to_string(),
+            line: Some(i + 1),
+            problem,
+        };
         let (name, topic) = match line.split_once('|') {
             Some((name, topic)) => (name.trim().to_string(), topic.trim().to_string()),
             None => (slug(line), line.to_string()),
         };
         if topic.is_empty() {
-            return Err(at("the topic is empty".into()));
+            return Err(at(TopicProblem::Empty));
         }
-        check_name(&name).map_err(|e| at(format!("{e}; write `name | topic`")))?;
+        check_name(&name).map_err(|e| at(TopicProblem::Name(e)))?;
         if let Some(earlier) = topics.iter().find(|t| t.name.eq_ignore_ascii_case(&name)) {
-            return Err(at(format!(
-                "domain `{name}` is already the name of line {}{}; give one of them another name (`name | topic`)",
-                earlier.line,
-                if earlier.name == name {
-                    String::new()
-                } else {
-                    format!(
-                        " (`{}`: they differ only in letter case, one file `{name}.yaml` on a case-insensitive file system)",
-                        earlier.name
-                    )
-                }
-            )));
+            return Err(at(TopicProblem::Repeated {
+                name,
+                line: earlier.line,
+                earlier: earlier.name.clone(),
+            }));
         }
         topics.push(Topic {
             topic,
@@ -111,14 +169,18 @@ pub fn parse_topics(file: &str, text: &str) -> Result<Vec<Topic>, String> {
         });
     }
     if topics.is_empty() {
-        return Err(format!("{file}: no topics (one per line)"));
+        return Err(TopicsError {
+            file: file.to_string(),
+            line: None,
+            problem: TopicProblem::None,
+        });
     }
     Ok(topics)
 }
 
 /// What an existing output means for resume: `None` when absent, else
 /// the finished domain's sizes or why the file blocks the topic.
-pub fn existing(out: &Path) -> Option<Result<(usize, usize), String>> {
+pub fn existing(out: &Path) -> Option<Result<(usize, usize), NotADomain>> {
     if !out.exists() {
         return None;
     }
@@ -134,10 +196,10 @@ pub fn existing(out: &Path) -> Option<Result<(usize, usize), String>> {
     .and_then(|bytes| crate::domain::load_bytes(&out.display().to_string(), &bytes));
     Some(match loaded {
         Ok((domain, _)) => Ok(sizes(&domain)),
-        Err(e) => Err(format!(
-            "`{}` exists but is not a valid domain, so it is left alone; fix or remove it to propose again:\n{e}",
-            out.display()
-        )),
+        Err(source) => Err(NotADomain {
+            path: out.to_path_buf(),
+            source,
+        }),
     })
 }
 
@@ -199,7 +261,7 @@ pub fn run(
                 status: Status::Failed,
                 rounds: 0,
                 sizes: None,
-                errors: vec![why],
+                errors: vec![why.to_string()],
                 notes: Vec::new(),
             },
             None => {
@@ -307,7 +369,9 @@ mod tests {
         assert_eq!(topics[0].name, "edible-mushrooms-of-europe");
         assert_eq!((topics[1].name.as_str(), topics[1].line), ("wine", 4));
         assert_eq!(topics[1].topic, "Wine regions (France)");
-        let e = parse_topics("t.txt", "Wine\nwine\n").unwrap_err();
+        let e = parse_topics("t.txt", "Wine\nwine\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("t.txt:2:"), "{e}");
         assert!(parse_topics("t.txt", "bad name | x\n").is_err());
         assert!(parse_topics("t.txt", "# nothing\n").is_err());

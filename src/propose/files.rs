@@ -47,19 +47,11 @@ pub struct Outcome {
     pub notes: Vec<PathBuf>,
 }
 
-/// Why a topic's files could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write `{path}`: {source}")]
-pub struct WriteError {
-    pub path: PathBuf,
-    pub source: std::io::Error,
-}
+/// Why a topic's files could not be written: the file layer's kinds.
+pub use crate::files::FileError as WriteError;
 
 fn write(path: &Path, text: &str) -> Result<(), WriteError> {
-    write_atomic(path, text.as_bytes()).map_err(|e| WriteError {
-        path: path.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
-    })
+    write_atomic(path, text.as_bytes())
 }
 
 /// Proposes a domain for `request` and writes its files beside `out`;
@@ -112,10 +104,7 @@ fn write_accepted(
     write(out, &accepted.text)?;
     let stale = last_attempt_path(out);
     if stale.exists() {
-        std::fs::remove_file(&stale).map_err(|source| WriteError {
-            path: stale.clone(),
-            source,
-        })?;
+        std::fs::remove_file(&stale).map_err(|source| WriteError::io(&stale, source))?;
     }
     Ok(Outcome {
         status: Status::Passed,

@@ -60,7 +60,7 @@ pub trait Chat {
     fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError>;
 }
 
-impl Chat for Client {
+impl Chat for Client<'_> {
     fn complete(&mut self, messages: &[Value]) -> Result<Completion, CallError> {
         self.complete_continuable(messages)
     }
@@ -112,7 +112,7 @@ pub enum ProposeError {
     Call(#[from] CallError),
     /// A prompt template failed to render.
     #[error("{0}")]
-    Template(String),
+    Template(#[from] prompts::PromptError),
 }
 
 /// What one round saw, for progress lines.
@@ -299,17 +299,38 @@ pub fn review(
         .unwrap_or_else(|| "(the model gave no review)".to_string()))
 }
 
+/// Why the `--example` domain cannot be the example (the user's flag:
+/// each message is prefixed with it).
+#[derive(Debug, thiserror::Error)]
+pub enum ExampleError {
+    /// It names no domain, or its file does not load.
+    #[error("--example: {0}")]
+    Domain(#[from] crate::domain::LoadError),
+    #[error("--example: cannot read `{}`: {source}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 impl Example {
     /// The domain `spec` (a name or a path, as `--domain` takes) as the
     /// example; it must load.
-    pub fn load(registry: &crate::domain::Registry, spec: &str) -> Result<Example, String> {
+    pub fn load(registry: &crate::domain::Registry, spec: &str) -> Result<Example, ExampleError> {
         use crate::domain::DomainSource;
-        let source = registry.resolve(spec).map_err(|e| e.to_string())?;
-        let (domain, _) = source.load().map_err(|e| e.to_string())?;
+        let source = registry.resolve(spec)?;
+        let (domain, _) = source.load()?;
         let text = match &source {
             DomainSource::Shipped(d) => d.text.to_string(),
-            DomainSource::File(path) => crate::files::read::read_to_string(path)
-                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
+            DomainSource::File(path) => {
+                crate::files::read::read_to_string(path).map_err(|source| {
+                    ExampleError::Unreadable {
+                        path: path.clone(),
+                        source,
+                    }
+                })?
+            }
         };
         Ok(Example {
             name: domain.name,

@@ -28,6 +28,25 @@ static SHIPPED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Why the prompt templates do not load or render.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    /// An override file cannot be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A template (`origin`: its file) does not compile or render.
+    #[error("template `{origin}`: {source}")]
+    Template {
+        origin: String,
+        #[source]
+        source: minijinja::Error,
+    },
+}
+
 /// The compiled prompt templates.
 pub struct Prompts {
     env: Environment<'static>,
@@ -37,7 +56,7 @@ impl Prompts {
     /// The shipped prompts, overridden by `dir`'s `propose*.j2` files when
     /// a directory is given. The renderer's templates in `dir` are left to
     /// the renderer; any other `.j2` file is an error there already.
-    pub fn load(dir: Option<&Path>) -> Result<Prompts, String> {
+    pub fn load(dir: Option<&Path>) -> Result<Prompts, PromptError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_syntax(
@@ -50,8 +69,12 @@ impl Prompts {
         for &(name, shipped) in SHIPPED {
             let (text, origin) = match dir.map(|d| d.join(format!("{name}.j2"))) {
                 Some(path) if path.exists() => (
-                    crate::files::read::read_to_string(&path)
-                        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
+                    crate::files::read::read_to_string(&path).map_err(|source| {
+                        PromptError::Unreadable {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?,
                     path.display().to_string(),
                 ),
                 _ => (
@@ -60,18 +83,21 @@ impl Prompts {
                 ),
             };
             env.add_template_owned(name, text)
-                .map_err(|e| format!("template `{origin}`: {e}"))?;
+                .map_err(|source| PromptError::Template { origin, source })?;
         }
         let prompts = Prompts { env };
         prompts.probe()?;
         Ok(prompts)
     }
 
-    fn render(&self, name: &str, ctx: minijinja::Value) -> Result<String, String> {
+    fn render(&self, name: &str, ctx: minijinja::Value) -> Result<String, PromptError> {
         self.env
             .get_template(name)
             .and_then(|t| t.render(ctx))
-            .map_err(|e| format!("template `{name}.j2`: {e}"))
+            .map_err(|source| PromptError::Template {
+                origin: format!("{name}.j2"),
+                source,
+            })
     }
 
     /// The first request: the topic, the format, the rules and an example.
@@ -82,7 +108,7 @@ impl Prompts {
         truths: usize,
         actions: usize,
         example: (&str, &str),
-    ) -> Result<String, String> {
+    ) -> Result<String, PromptError> {
         self.render(
             "propose",
             context! {topic, name, truths, actions,
@@ -91,7 +117,12 @@ impl Prompts {
     }
 
     /// A repair request listing `errors` (`round` of `rounds`).
-    pub fn repair(&self, errors: &[String], round: usize, rounds: usize) -> Result<String, String> {
+    pub fn repair(
+        &self,
+        errors: &[String],
+        round: usize,
+        rounds: usize,
+    ) -> Result<String, PromptError> {
         self.render(
             "propose_repair",
             context! {errors => errors.to_vec(), round, rounds},
@@ -99,12 +130,12 @@ impl Prompts {
     }
 
     /// Asks to continue a reply cut off for length (`attempt` of `attempts`).
-    pub fn continuation(&self, attempt: usize, attempts: usize) -> Result<String, String> {
+    pub fn continuation(&self, attempt: usize, attempts: usize) -> Result<String, PromptError> {
         self.render("propose_continue", context! {attempt, attempts})
     }
 
     /// Asks for the rules of a finished domain that look doubtful.
-    pub fn review(&self, topic: &str, domain: &str) -> Result<String, String> {
+    pub fn review(&self, topic: &str, domain: &str) -> Result<String, PromptError> {
         self.render(
             "propose_review",
             context! {topic, domain => domain.trim_end()},
@@ -112,7 +143,7 @@ impl Prompts {
     }
 
     /// Renders every template once, so a broken override fails at load.
-    fn probe(&self) -> Result<(), String> {
+    fn probe(&self) -> Result<(), PromptError> {
         self.propose("probe topic", "probe", 4, 6, ("example", "name: example"))?;
         self.repair(&["error: probe".to_string()], 1, 3)?;
         self.continuation(1, 3)?;
@@ -162,7 +193,7 @@ mod tests {
             "{{ no_such_variable }}",
         )
         .unwrap();
-        let e = Prompts::load(Some(dir.path())).err().unwrap();
+        let e = Prompts::load(Some(dir.path())).err().unwrap().to_string();
         assert!(e.contains("propose_review"), "{e}");
     }
 }

@@ -306,8 +306,37 @@ fn predict(task: &TaskView, remaining: &[usize], taken: &[bool]) -> (usize, &'st
 
 /// Why an SFT transcript does not replay: the message and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ReplayError(pub String);
+pub enum ReplayError {
+    #[error("no `messages` list")]
+    NoMessages,
+    #[error("a transcript starts with system and user messages")]
+    BadStart,
+    /// Message `index` is not of the role the turn order wants.
+    #[error("message {index} should be `{expected}`")]
+    Role {
+        index: usize,
+        expected: &'static str,
+    },
+    /// `weight`: the message's weight as found (`None`: none).
+    #[error("message {index} has the wrong weight: {weight:?}")]
+    Weight { index: usize, weight: Option<Value> },
+    #[error("message {0} has no <ANSWER>")]
+    NoAnswer(usize),
+    #[error("final answer `{0}` is not a truth of the instance")]
+    NotATruth(String),
+    #[error("final answer `{0}` was ruled out")]
+    RuledOut(String),
+    #[error("`{answer}` in message {index} is not an action of the instance")]
+    NotAnAction { answer: String, index: usize },
+    #[error("message {index} does not start with the observation of `{answer}`: `{shown}`")]
+    NoObservation {
+        index: usize,
+        answer: String,
+        shown: String,
+    },
+    #[error("the transcript does not end with an assistant answer")]
+    NoFinalAnswer,
+}
 
 /// Replays an SFT chat record against its instance, independently of the
 /// templates: checks the message roles and weights, that each assistant
@@ -319,7 +348,7 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, ReplayError>
     let messages = record
         .get("messages")
         .and_then(Value::as_array)
-        .ok_or_else(|| ReplayError("no `messages` list".into()))?;
+        .ok_or(ReplayError::NoMessages)?;
     let role = |i: usize| messages[i].get("role").and_then(Value::as_str);
     let content = |i: usize| {
         messages[i]
@@ -328,21 +357,20 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, ReplayError>
             .unwrap_or("")
     };
     if messages.len() < 3 || role(0) != Some("system") || role(1) != Some("user") {
-        return Err(ReplayError(
-            "a transcript starts with system and user messages".into(),
-        ));
+        return Err(ReplayError::BadStart);
     }
     let mut remaining = task.truth_set();
     for i in 2..messages.len() {
         let expected = if i % 2 == 0 { "assistant" } else { "user" };
         if role(i) != Some(expected) {
-            return Err(ReplayError(format!("message {i} should be `{expected}`")));
+            return Err(ReplayError::Role { index: i, expected });
         }
         let weight = messages[i].get("weight");
         if (expected == "assistant") != (weight == Some(&json!(1))) {
-            return Err(ReplayError(format!(
-                "message {i} has the wrong weight: {weight:?}"
-            )));
+            return Err(ReplayError::Weight {
+                index: i,
+                weight: weight.cloned(),
+            });
         }
         if expected == "user" {
             continue;
@@ -354,7 +382,7 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, ReplayError>
             .and_then(|tail| tail.split("</ANSWER>").next())
             .map(str::trim)
             .filter(|_| text.contains("<ANSWER>"))
-            .ok_or_else(|| ReplayError(format!("message {i} has no <ANSWER>")))?;
+            .ok_or(ReplayError::NoAnswer(i))?;
         let last = i + 1 == messages.len();
         if last {
             let t = task
@@ -362,15 +390,9 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, ReplayError>
                 .iter()
                 .copied()
                 .find(|&t| d.truths[t] == answer)
-                .ok_or_else(|| {
-                    ReplayError(format!(
-                        "final answer `{answer}` is not a truth of the instance"
-                    ))
-                })?;
+                .ok_or_else(|| ReplayError::NotATruth(answer.to_string()))?;
             if !remaining.contains(t) {
-                return Err(ReplayError(format!(
-                    "final answer `{answer}` was ruled out"
-                )));
+                return Err(ReplayError::RuledOut(answer.to_string()));
             }
             return Ok(t);
         }
@@ -378,24 +400,22 @@ pub fn replay_sft(task: &TaskView, record: &Value) -> Result<usize, ReplayError>
             .actions
             .iter()
             .position(|&a| d.actions[a].name == answer)
-            .ok_or_else(|| {
-                ReplayError(format!(
-                    "`{answer}` in message {i} is not an action of the instance"
-                ))
+            .ok_or_else(|| ReplayError::NotAnAction {
+                answer: answer.to_string(),
+                index: i,
             })?;
         let shown = observation_message(answer, &task.observation_value(pos));
         if !content(i + 1).starts_with(&shown) {
-            return Err(ReplayError(format!(
-                "message {} does not start with the observation of `{answer}`: `{shown}`",
-                i + 1
-            )));
+            return Err(ReplayError::NoObservation {
+                index: i + 1,
+                answer: answer.to_string(),
+                shown,
+            });
         }
         let state = &d.actions[task.actions[pos]].states[task.observed[pos]];
         for t in state.rules_out.iter() {
             remaining.remove(t);
         }
     }
-    Err(ReplayError(
-        "the transcript does not end with an assistant answer".into(),
-    ))
+    Err(ReplayError::NoFinalAnswer)
 }

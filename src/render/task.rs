@@ -89,30 +89,28 @@ impl TaskView<'_> {
         let d = self.domain;
         let n = self.actions.len();
         if self.observed.len() != n || self.values.len() != n {
-            return Err(TaskError(format!(
-                "{} actions but {} observed states and {} values",
-                n,
-                self.observed.len(),
-                self.values.len()
-            )));
+            return Err(TaskError::Lengths {
+                actions: n,
+                observed: self.observed.len(),
+                values: self.values.len(),
+            });
         }
         if let Some(&t) = self.truths.iter().find(|&&t| t >= d.truths.len()) {
-            return Err(TaskError(format!("truth index {t} is outside the domain")));
+            return Err(TaskError::TruthOutside(t));
         }
         if let Some(&t) = self.valid.iter().find(|t| !self.truths.contains(t)) {
-            return Err(TaskError(format!(
-                "valid truth index {t} is not a truth of the instance"
-            )));
+            return Err(TaskError::ValidNotATruth(t));
         }
         for (pos, (&a, &s)) in self.actions.iter().zip(self.observed).enumerate() {
             let Some(action) = d.actions.get(a) else {
-                return Err(TaskError(format!("action index {a} is outside the domain")));
+                return Err(TaskError::ActionOutside(a));
             };
             if s >= action.states.len() {
-                return Err(TaskError(format!(
-                    "action `{}` (position {pos}) has no state {s}",
-                    action.name
-                )));
+                return Err(TaskError::NoState {
+                    action: action.name.clone(),
+                    position: pos,
+                    state: s,
+                });
             }
         }
         Ok(())
@@ -124,10 +122,47 @@ pub fn format_number(v: f64) -> String {
     format!("{v}")
 }
 
-/// A problem reading an instance.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct TaskError(pub String);
+/// A problem reading an instance, or rendering its book or prompt.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    #[error("{actions} actions but {observed} observed states and {values} values")]
+    Lengths {
+        actions: usize,
+        observed: usize,
+        values: usize,
+    },
+    #[error("truth index {0} is outside the domain")]
+    TruthOutside(usize),
+    #[error("valid truth index {0} is not a truth of the instance")]
+    ValidNotATruth(usize),
+    #[error("action index {0} is outside the domain")]
+    ActionOutside(usize),
+    #[error("action `{action}` (position {position}) has no state {state}")]
+    NoState {
+        action: String,
+        position: usize,
+        state: usize,
+    },
+    #[error("not an instance line: {0}")]
+    NotALine(#[source] serde_json::Error),
+    /// The line names what its domain does not have.
+    #[error(transparent)]
+    Mismatch(#[from] crate::game::LineMismatch),
+    /// A number in no range of its action: a book cannot show it.
+    #[error("the observation of action `{action}` lies in no range of its states")]
+    NoRange { action: String },
+    /// The book of an instance cannot be rendered from its domain.
+    #[error("cannot render the knowledge book of seed {seed} from domain `{domain}`: {source}")]
+    Book {
+        seed: u64,
+        domain: String,
+        #[source]
+        source: Box<TaskError>,
+    },
+    /// A template fails on the instance.
+    #[error(transparent)]
+    Template(#[from] super::TemplateError),
+}
 
 /// An instance with owned indices, e.g. read back from a JSONL line.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -176,19 +211,15 @@ impl OwnedTask {
     /// ([`crate::game::InstanceLine::resolve`]). A number that lies in no
     /// range of its action is an error here: a book cannot show it.
     pub fn from_json(domain: &Domain, line: &Value) -> Result<OwnedTask, TaskError> {
-        let parsed = crate::game::InstanceLine::deserialize(line)
-            .map_err(|e| TaskError(format!("not an instance line: {e}")))?;
-        let resolved = parsed.resolve(domain).map_err(|e| TaskError(e.0))?;
+        let parsed = crate::game::InstanceLine::deserialize(line).map_err(TaskError::NotALine)?;
+        let resolved = parsed.resolve(domain)?;
         let observed = resolved
             .observed
             .iter()
             .zip(&resolved.actions)
             .map(|(state, &a)| {
-                state.ok_or_else(|| {
-                    TaskError(format!(
-                        "the observation of action `{}` lies in no range of its states",
-                        domain.actions[a].name
-                    ))
+                state.ok_or_else(|| TaskError::NoRange {
+                    action: domain.actions[a].name.clone(),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{OracleEntry, ResultFile, parse_result_file};
 use crate::dataset::{Dataset, DatasetError, InstanceSet, jsonl_files};
-use crate::domain::{Domain, Registry};
+use crate::domain::{Domain, LoadError, Registry};
 
 /// A result or oracle file that is missing, unreadable or not in its
 /// format: always the user's input.
@@ -63,24 +63,46 @@ pub fn read_oracle(path: &Path) -> Result<Vec<OracleEntry>, ScoreFileError> {
 /// The domain of each result domain name in `names` (KUMO's env name,
 /// or a dataset directory's): that of the instance set's dataset
 /// directory of that name (its manifest's, else its name's), else the
-/// domain or KUMO env of that name. Names without one are left out.
+/// domain or KUMO env of that name. Names without one are left out; a
+/// dataset whose manifest or domain file is broken is an error naming it
+/// (leaving it out would score its results as unknown without a word).
 pub fn domains_by_name<'a>(
     registry: &Registry,
     names: impl IntoIterator<Item = &'a str>,
     sets: &[InstanceSet],
-) -> BTreeMap<String, Domain> {
+) -> Result<BTreeMap<String, Domain>, DatasetError> {
     let mut found = BTreeMap::new();
     for name in names {
-        let from_dataset = sets
+        let dir = sets
             .iter()
             .filter(|s| s.domain == name)
-            .find_map(|s| s.dir.as_deref())
-            .and_then(|dir| Dataset::open(registry, dir, None).ok())
-            .map(|data| data.domain().clone());
-        let domain = from_dataset.or_else(|| registry.load(name).ok().map(|(d, _)| d));
+            .find_map(|s| s.dir.as_deref());
+        let from_dataset = match dir.map(|dir| Dataset::open(registry, dir, None)) {
+            Some(Ok(data)) => Some(data.domain().clone()),
+            Some(Err(DatasetError::NoDomain { .. })) | None => None,
+            Some(Err(e)) => return Err(e),
+        };
+        let domain = match from_dataset {
+            Some(domain) => Some(domain),
+            None => match registry.load(name) {
+                Ok((domain, _)) => Some(domain),
+                Err(LoadError::UnknownDomain { .. }) => None,
+                Err(LoadError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    None
+                }
+                Err(source) => {
+                    return Err(DatasetError::DomainSpec {
+                        spec: name.to_string(),
+                        source,
+                    });
+                }
+            },
+        };
         if let Some(domain) = domain {
             found.insert(name.to_string(), domain);
         }
     }
-    found
+    Ok(found)
 }

@@ -73,6 +73,35 @@ pub struct Selection {
     pub task_id: Option<String>,
 }
 
+/// Why a `reset` names no line of the server (the client's request).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PickError {
+    #[error(
+        "task_id `{id}` is not `<env>/<split>/<index>` of this server (see GET /list_environments and POST /<env>/tasks)"
+    )]
+    TaskId { id: String },
+    /// `known`: the server's environments, listed.
+    #[error("no environment `{name}`; this server has {known}")]
+    NoEnvironment { name: String, known: String },
+    #[error("environment `{env}` has no split `{name}`; its splits are {known}")]
+    NoSplit {
+        env: String,
+        name: String,
+        known: String,
+    },
+    #[error(
+        "index {index} is out of range: split `{split}` of `{env}` has {lines} line{} (index 0 to {})",
+        if *lines == 1 { "" } else { "s" },
+        lines.saturating_sub(1)
+    )]
+    OutOfRange {
+        index: u64,
+        split: String,
+        env: String,
+        lines: usize,
+    },
+}
+
 impl Catalog {
     /// Reads every `--data` directory: its instance files (all lines, to
     /// count and check them), not yet its books.
@@ -200,13 +229,9 @@ impl Catalog {
     ///   and `index`, or `seed` when `index` is absent (line `seed mod n`,
     ///   so any seed picks a line and the same seed the same line), or,
     ///   when neither is given, the next line in turn.
-    pub fn pick(&self, selection: &Selection) -> Result<Pick, String> {
+    pub fn pick(&self, selection: &Selection) -> Result<Pick, PickError> {
         if let Some(id) = &selection.task_id {
-            let bad = || {
-                format!(
-                    "task_id `{id}` is not `<env>/<split>/<index>` of this server (see GET /list_environments and POST /<env>/tasks)"
-                )
-            };
+            let bad = || PickError::TaskId { id: id.clone() };
             let (rest, index) = id.rsplit_once('/').ok_or_else(bad)?;
             let (env, split) = rest.split_once('/').ok_or_else(bad)?;
             let index: u64 = index.parse().map_err(|_| bad())?;
@@ -215,25 +240,25 @@ impl Catalog {
             return self.at(env, split, index);
         }
         let env = match (&selection.env, &selection.split) {
-            (Some(name), _) => self.env_index(name).ok_or_else(|| {
-                format!(
-                    "no environment `{name}`; this server has {}",
-                    self.env_names()
-                )
-            })?,
+            (Some(name), _) => self
+                .env_index(name)
+                .ok_or_else(|| PickError::NoEnvironment {
+                    name: name.clone(),
+                    known: self.env_names(),
+                })?,
             (None, Some(split)) => (0..self.envs.len())
                 .find(|&e| self.split_index(e, split).is_some())
                 .unwrap_or(0),
             (None, None) => 0,
         };
         let split = match &selection.split {
-            Some(name) => self.split_index(env, name).ok_or_else(|| {
-                format!(
-                    "environment `{}` has no split `{name}`; its splits are {}",
-                    self.envs[env].name,
-                    self.split_names(env)
-                )
-            })?,
+            Some(name) => self
+                .split_index(env, name)
+                .ok_or_else(|| PickError::NoSplit {
+                    env: self.envs[env].name.clone(),
+                    name: name.clone(),
+                    known: self.split_names(env),
+                })?,
             None => 0,
         };
         let n = self.envs[env].splits[split].lines.len();
@@ -245,17 +270,16 @@ impl Catalog {
         self.at(env, split, index)
     }
 
-    fn at(&self, env: usize, split: usize, index: u64) -> Result<Pick, String> {
+    fn at(&self, env: usize, split: usize, index: u64) -> Result<Pick, PickError> {
         let s = &self.envs[env].splits[split];
         let n = s.lines.len();
         if index >= n as u64 {
-            return Err(format!(
-                "index {index} is out of range: split `{}` of `{}` has {n} line{} (index 0 to {})",
-                s.name,
-                self.envs[env].name,
-                if n == 1 { "" } else { "s" },
-                n.saturating_sub(1)
-            ));
+            return Err(PickError::OutOfRange {
+                index,
+                split: s.name.clone(),
+                env: self.envs[env].name.clone(),
+                lines: n,
+            });
         }
         Ok(Pick {
             env,

@@ -114,9 +114,7 @@ impl Service {
         let pick = if args.next_unplayed {
             self.next_unplayed(args)?
         } else {
-            self.catalog
-                .pick(&args.selection)
-                .map_err(Refusal::invalid)?
+            self.catalog.pick(&args.selection)?
         };
         let task = self.catalog.task(pick).map_err(|e| {
             Refusal::new(
@@ -147,7 +145,7 @@ impl Service {
         first.index = Some(0);
         first.seed = None;
         first.task_id = None;
-        let start = self.catalog.pick(&first).map_err(Refusal::invalid)?;
+        let start = self.catalog.pick(&first)?;
         let (playing, _) = self.sessions.open_http();
         let split = self.catalog.split(start);
         let dataset = &self.catalog.env(start).name;

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::episode::ResultPlace;
+use crate::eval::ResultsError;
 use crate::game::ResultLine;
 
 /// The open result files of a server.
@@ -68,7 +69,7 @@ impl Results {
         place: &ResultPlace,
         line: &ResultLine,
         sync: bool,
-    ) -> io::Result<PathBuf> {
+    ) -> Result<PathBuf, ResultsError> {
         let path = self.path(place);
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         if !files.contains_key(&path) {
@@ -76,9 +77,13 @@ impl Results {
             files.insert(path.clone(), file);
         }
         let file = files.get_mut(&path).expect("just inserted");
-        file.write_all(line.to_jsonl().as_bytes())?;
+        let io = |source| ResultsError::Io {
+            path: path.clone(),
+            source,
+        };
+        file.write_all(line.to_jsonl().as_bytes()).map_err(io)?;
         if sync {
-            file.sync_data()?;
+            file.sync_data().map_err(io)?;
         }
         if place.agent.starts_with("HumanAgent") {
             self.played

@@ -53,6 +53,13 @@ pub struct Refusal {
     pub message: String,
 }
 
+/// A `reset` that names no line: the client's request, in its words.
+impl From<super::catalog::PickError> for Refusal {
+    fn from(e: super::catalog::PickError) -> Refusal {
+        Refusal::invalid(e.to_string())
+    }
+}
+
 impl Refusal {
     pub fn new(code: Code, message: impl Into<String>) -> Refusal {
         Refusal {

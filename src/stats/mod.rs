@@ -212,6 +212,22 @@ pub struct Observed {
     pub unmatched: usize,
 }
 
+/// Why result lines cannot be paired with their instances (the user's
+/// files or flags).
+#[derive(Debug, thiserror::Error)]
+pub enum ObserveError {
+    /// A result file's domain that no `--domain` or dataset names.
+    #[error("no domain for `{domain}` (give --domain NAME|PATH)")]
+    NoDomain { domain: String },
+    /// An instance that does not fit its domain.
+    #[error("{file}: {source}")]
+    Mismatch {
+        file: String,
+        #[source]
+        source: crate::game::LineMismatch,
+    },
+}
+
 /// Pairs each result line of `files` with its instance in `sources`,
 /// judged by the domain of its result domain name in `domains`. A file
 /// whose domain is unknown, or an instance that does not fit its domain,
@@ -220,17 +236,16 @@ pub fn observe(
     files: &[ResultFile],
     sources: &Sources,
     domains: &BTreeMap<String, Domain>,
-) -> Result<Observed, String> {
+) -> Result<Observed, ObserveError> {
     let mut observed = Observed {
         per_model: BTreeMap::new(),
         unmatched: 0,
     };
     for file in files {
         let Some(domain) = domains.get(&file.key.domain) else {
-            return Err(format!(
-                "no domain for `{}` (give --domain NAME|PATH)",
-                file.key.domain
-            ));
+            return Err(ObserveError::NoDomain {
+                domain: file.key.domain.clone(),
+            });
         };
         let set = sources.instances(&file.key);
         for line in &file.lines {
@@ -241,7 +256,10 @@ pub fn observe(
                 observed.unmatched += 1;
                 continue;
             };
-            let judge = Judge::new(domain, inst).map_err(|e| format!("{}: {e}", file.path))?;
+            let judge = Judge::new(domain, inst).map_err(|source| ObserveError::Mismatch {
+                file: file.path.clone(),
+                source,
+            })?;
             let wins = line
                 .trials
                 .iter()

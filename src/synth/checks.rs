@@ -213,42 +213,34 @@ impl Instance {
             sorted.windows(2).all(|w| w[0] != w[1])
         };
         if self.truths.len() != params.truths || !distinct(&self.truths) {
-            return Err(Violation(format!(
-                "expected {} distinct truths: {:?}",
-                params.truths, self.truths
-            )));
+            return Err(Violation::Truths {
+                expected: params.truths,
+                truths: self.truths.clone(),
+            });
         }
         if self.truths.iter().any(|&t| t >= domain.truths.len()) {
-            return Err(Violation("truth index out of range".into()));
+            return Err(Violation::TruthOutside);
         }
         if self.valid.len() != params.valid
             || !distinct(&self.valid)
             || self.valid.iter().any(|v| !self.truths.contains(v))
         {
-            return Err(Violation(format!(
-                "expected {} distinct valid truths among the truths",
-                params.valid
-            )));
+            return Err(Violation::Valid {
+                expected: params.valid,
+            });
         }
         if self.actions.len() != params.actions
             || !distinct(&self.actions)
             || self.observations.len() != self.actions.len()
         {
-            return Err(Violation(format!(
-                "expected {} distinct actions, one observation each",
-                params.actions
-            )));
+            return Err(Violation::Actions {
+                expected: params.actions,
+            });
         }
         let mut ruled_out = vec![false; domain.truths.len()];
         for (&a, o) in self.actions.iter().zip(&self.observations) {
-            let action = domain
-                .actions
-                .get(a)
-                .ok_or_else(|| Violation("action index out of range".into()))?;
-            let state = action
-                .states
-                .get(o.state)
-                .ok_or_else(|| Violation("state index out of range".into()))?;
+            let action = domain.actions.get(a).ok_or(Violation::ActionOutside)?;
+            let state = action.states.get(o.state).ok_or(Violation::StateOutside)?;
             for t in state.rules_out.iter() {
                 ruled_out[t] = true;
             }
@@ -267,39 +259,38 @@ impl Instance {
                         .map(|(i, _)| i)
                         .collect::<Vec<_>>();
                     if reads != [o.state] {
-                        return Err(Violation(format!(
-                            "value {value} of `{}` reads as states {reads:?}, not {}",
-                            action.name, o.state
-                        )));
+                        return Err(Violation::ValueReads {
+                            value,
+                            action: action.name.clone(),
+                            reads,
+                            state: o.state,
+                        });
                     }
                     if action.kind == crate::domain::ActionKind::Int && value.fract() != 0.0 {
-                        return Err(Violation(format!(
-                            "value {value} of int action `{}` is not integral",
-                            action.name
-                        )));
+                        return Err(Violation::NotIntegral {
+                            value,
+                            action: action.name.clone(),
+                        });
                     }
                 }
                 _ => {
-                    return Err(Violation(format!(
-                        "observation of `{}` has the wrong value kind",
-                        action.name
-                    )));
+                    return Err(Violation::ValueKind {
+                        action: action.name.clone(),
+                    });
                 }
             }
         }
         for &t in &self.truths {
             let valid = self.valid.contains(&t);
             if valid && ruled_out[t] {
-                return Err(Violation(format!(
-                    "valid truth `{}` is ruled out",
-                    domain.truths[t]
-                )));
+                return Err(Violation::ValidRuledOut {
+                    truth: domain.truths[t].clone(),
+                });
             }
             if !valid && !ruled_out[t] {
-                return Err(Violation(format!(
-                    "invalid truth `{}` is not ruled out",
-                    domain.truths[t]
-                )));
+                return Err(Violation::InvalidKept {
+                    truth: domain.truths[t].clone(),
+                });
             }
         }
         if !params.allow_shortcuts {
@@ -309,10 +300,9 @@ impl Instance {
                     .iter()
                     .any(|&a| domain.actions[a].related.contains(v))
                 {
-                    return Err(Violation(format!(
-                        "valid truth `{}` is related to no instance action (shortcut)",
-                        domain.truths[v]
-                    )));
+                    return Err(Violation::Shortcut {
+                        truth: domain.truths[v].clone(),
+                    });
                 }
             }
         }
@@ -320,7 +310,37 @@ impl Instance {
     }
 }
 
-/// A KUMO constraint an instance breaks, in words.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Violation(pub String);
+/// A KUMO constraint an instance breaks.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Violation {
+    #[error("expected {expected} distinct truths: {truths:?}")]
+    Truths { expected: usize, truths: Vec<usize> },
+    #[error("truth index out of range")]
+    TruthOutside,
+    #[error("expected {expected} distinct valid truths among the truths")]
+    Valid { expected: usize },
+    #[error("expected {expected} distinct actions, one observation each")]
+    Actions { expected: usize },
+    #[error("action index out of range")]
+    ActionOutside,
+    #[error("state index out of range")]
+    StateOutside,
+    /// A numeric value that reads as other states than its own.
+    #[error("value {value} of `{action}` reads as states {reads:?}, not {state}")]
+    ValueReads {
+        value: f64,
+        action: String,
+        reads: Vec<usize>,
+        state: usize,
+    },
+    #[error("value {value} of int action `{action}` is not integral")]
+    NotIntegral { value: f64, action: String },
+    #[error("observation of `{action}` has the wrong value kind")]
+    ValueKind { action: String },
+    #[error("valid truth `{truth}` is ruled out")]
+    ValidRuledOut { truth: String },
+    #[error("invalid truth `{truth}` is not ruled out")]
+    InvalidKept { truth: String },
+    #[error("valid truth `{truth}` is related to no instance action (shortcut)")]
+    Shortcut { truth: String },
+}

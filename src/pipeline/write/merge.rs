@@ -270,14 +270,12 @@ fn read_group(dir: &Path, exclude: &MergeExclude) -> Result<Group, OutputError> 
         )?;
     let part = match &first.parameters.split {
         None => None,
-        Some(label) => {
-            Some(
-                PartFilter::from_label(label).map_err(|message| OutputError::Corrupt {
-                    path: names[0].clone(),
-                    message,
-                })?,
-            )
-        }
+        Some(label) => Some(
+            PartFilter::from_label(label).map_err(|e| OutputError::Corrupt {
+                path: names[0].clone(),
+                message: e.to_string(),
+            })?,
+        ),
     };
     let read = if exclude.paths.is_empty() {
         None

@@ -71,7 +71,7 @@ mod resume;
 mod target;
 
 use crate::dataset::{manifest, record};
-use crate::files;
+use crate::files::{self, FileError};
 
 pub use merge::{MergeExclude, merge};
 pub use target::Target;
@@ -228,6 +228,7 @@ fn difficulty_of(
     reference
         .map(|r| manifest::difficulty_summary(path, lines, r))
         .transpose()
+        .map_err(OutputError::from)
 }
 
 /// What the manifest records of an exclusion.
@@ -321,6 +322,35 @@ pub enum OutputError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// The file layer's kinds, kind for kind.
+impl From<FileError> for OutputError {
+    fn from(e: FileError) -> OutputError {
+        match e {
+            FileError::Busy { path } => OutputError::Busy { path },
+            FileError::Corrupt { path, message } => OutputError::Corrupt { path, message },
+            FileError::Io { path, source } => OutputError::Io { path, source },
+        }
+    }
+}
+
+/// The derived files' kinds, kind for kind.
+impl From<crate::derived::DerivedError> for OutputError {
+    fn from(e: crate::derived::DerivedError) -> OutputError {
+        use crate::derived::DerivedError;
+        match e {
+            DerivedError::File(e) => e.into(),
+            DerivedError::Template { message, help } => OutputError::Template { message, help },
+            DerivedError::Internal { message } => OutputError::Internal { message },
+        }
+    }
+}
+
+impl From<crate::files::AtomicError> for OutputError {
+    fn from(e: crate::files::AtomicError) -> OutputError {
+        OutputError::io(&e.path, e.source)
+    }
 }
 
 impl OutputError {

@@ -101,7 +101,7 @@ impl Target {
         };
         match read {
             Err(_) if force => Ok(None),
-            read => read,
+            read => Ok(read?),
         }
     }
 
@@ -114,7 +114,7 @@ impl Target {
         setting: &str,
         entry: &DatasetEntry,
     ) -> Result<(), OutputError> {
-        match self {
+        let written = match self {
             Target::Whole => {
                 manifest::update_domain_manifest(&files.manifest, info, setting, entry)
             }
@@ -132,7 +132,8 @@ impl Target {
                     digest: entry.digest.clone(),
                 },
             ),
-        }
+        };
+        Ok(written?)
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`stderr_line!`](crate::stderr_line): the one way kumo-gen writes a
-//! message line to stderr.
+//! message line to stderr. Only the command line writes there; the
+//! library reports through [`crate::progress::Progress`] events.
 //!
 //! `eprintln!` panics when stderr is closed or a pipe whose reader has gone
 //! (`kumo-gen ... 2>&1 | head -1`), which would end a run half way with exit
