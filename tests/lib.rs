@@ -33,6 +33,7 @@ mod regression;
 mod render;
 mod render_files;
 mod report;
+mod report_moves;
 mod reruns;
 mod robust;
 mod score;

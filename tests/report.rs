@@ -14,7 +14,7 @@ const SMALL: &str = "truth_num=4+action_num=4+valid_truth_num=1";
 
 /// A medical dataset of two settings, results of three offline players
 /// (one of them budgeted) and of a scripted person on a few instances.
-fn results(root: &Path) {
+pub(crate) fn results(root: &Path) {
     let data = root.join("data");
     for setting in [(4, 4), (5, 5)] {
         generate_in("medical", setting, &data, 24, &["--seed", "7"]).ok();
@@ -59,7 +59,7 @@ fn results(root: &Path) {
     }
 }
 
-fn report(root: &Path, out: &Path) -> String {
+pub(crate) fn report(root: &Path, out: &Path) -> String {
     TestCommand::new()
         .arg("report")
         .arg(root.join("results"))
@@ -94,10 +94,15 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 
 /// The results table's rows: each cell's `(data-key, data-value,
 /// data-low, data-high)`.
-type Cells = Vec<(String, String, Option<String>, Option<String>)>;
+pub(crate) type Cells = Vec<(String, String, Option<String>, Option<String>)>;
 
 fn table_rows(html: &str) -> Vec<Cells> {
-    let start = html.find(r#"<table id="results""#).unwrap();
+    table_rows_of(html, "results")
+}
+
+/// The rows of the page's table `id`, as [`table_rows`].
+pub(crate) fn table_rows_of(html: &str, id: &str) -> Vec<Cells> {
+    let start = html.find(&format!(r#"<table id="{id}""#)).unwrap();
     let end = start + html[start..].find("</table>").unwrap();
     let body = &html[start..end];
     let body = &body[body.find("<tbody>").unwrap()..];
@@ -123,7 +128,7 @@ fn table_rows(html: &str) -> Vec<Cells> {
 
 /// Wilson 95% of a rate `p` over `n` trials, written out from its
 /// definition.
-fn wilson(p: f64, n: f64) -> (f64, f64) {
+pub(crate) fn wilson(p: f64, n: f64) -> (f64, f64) {
     let z = 1.959_963_984_540_054_f64;
     let d = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / d;
@@ -323,4 +328,6 @@ fn bad_inputs_say_what_to_fix() {
         .ok();
     let html = std::fs::read_to_string(page.join("index.html")).unwrap();
     assert!(html.contains("No instances were given"));
+    // ... and says why it has no per-move sections.
+    assert!(html.contains(r#"<p class="note" id="moves-missing">No instances were given"#));
 }

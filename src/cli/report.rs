@@ -1,7 +1,8 @@
 //! `kumo-gen report`: the results of `eval` (and `play`) as one
 //! self-contained HTML page, `DIR/index.html`: the score table with 95%
-//! intervals, every player on one axis per domain, the structure tests of
-//! `stats`, and a replay viewer. Reads what `score` reads, through the same
+//! intervals, every player on one axis per domain, every move against the
+//! exact optimum (as `score --moves`), the structure tests of `stats`, and
+//! a replay viewer. Reads what `score` reads, through the same
 //! loader ([`super::score::load`]).
 
 use std::path::PathBuf;
@@ -35,8 +36,12 @@ pub struct ReportArgs {
 }
 
 pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
-    let (files, sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
-    let scored = score::score(&files, &sources);
+    let (files, mut sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
+    // With the instances at hand every move is scored, as `score --moves`.
+    if !sources.instance_sets.is_empty() {
+        sources.moves = Some(crate::search::SearchBudget::default());
+    }
+    let (scored, moves) = report::score_with_moves(&files, &sources);
     let mut notes = scored.notes.clone();
     for note in &notes {
         crate::stderr_line!("note: {note}");
@@ -110,6 +115,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         notes,
         curves: score::curves(&files, &sources),
         structure,
+        moves,
         replays,
         books,
     };

@@ -291,7 +291,7 @@ pub fn render_html(page: &Page) -> String {
 <body>
 <header><h1>{title}</h1>
 <p>{} result file(s), {} table row(s). Intervals are 95%: success, budget accuracy and parse errors by the Wilson score interval on trials; mean actions and tokens by Student's t over instances; the relative action count by a percentile bootstrap over instances ({BOOTSTRAP_RESAMPLES} resamples, ChaCha8 seed {BOOTSTRAP_SEED}, so the page is the same every time).</p>
-<nav><a href="#table">results</a> · <a href="#players">players per domain</a> · <a href="#charts">charts</a> · <a href="#structure-section">structure</a> · <a href="#replay">replays</a></nav>
+<nav><a href="#table">results</a> · <a href="#players">players per domain</a> · <a href="#charts">charts</a> · <a href="#moves-section">moves</a> · <a href="#structure-section">structure</a> · <a href="#replay">replays</a></nav>
 </header>
 <main>"##,
         env!("CARGO_PKG_VERSION"),
@@ -337,6 +337,7 @@ pub fn render_html(page: &Page) -> String {
         );
     }
     s.push_str("</section>\n");
+    s.push_str(&super::moves_page::section(&page.moves));
     let _ = writeln!(
         s,
         r#"<section id="structure-section"><h2>Structure and correctness</h2>{}</section>"#,

@@ -3,7 +3,8 @@
 //!
 //! In: the result files and the [`Sources`] `score` reads (the same
 //! loader), the score [`crate::score::Report`] itself, and optionally the
-//! structure tests of [`crate::stats`] and the books of the instances.
+//! structure tests of [`crate::stats`], the per-move analytics of
+//! [`crate::analysis`] ([`moves`]) and the books of the instances.
 //! Out: a [`Page`] (everything the page shows, as values) and its HTML
 //! ([`render_html`]).
 //!
@@ -14,14 +15,22 @@
 //! absolute paths beyond those given, maps ordered, so the same inputs
 //! give the same bytes. It needs no network: CSS and script are embedded
 //! (`assets/`), pictures are inline SVG drawn here (`figures`), data for
-//! the replay viewer is one JSON island (`replay`).
+//! the replay viewer is one JSON island (`replay`), each move of it with
+//! its value, regret and the optimal moves of its state from
+//! [`crate::analysis`].
 
 mod figures;
 mod html;
+mod moves;
+mod moves_page;
 mod replay;
 
 pub use html::render_html;
-pub use replay::{Book, Replay, ReplayStep, ReplayTrial, replays};
+pub use moves::{
+    MoveRow, MoveSection, PositionChart, PositionPoint, PositionSeries, move_section,
+    score_with_moves,
+};
+pub use replay::{Book, Replay, ReplayStep, ReplayTrial, StepAnalysis, replays};
 
 use serde::Serialize;
 
@@ -56,6 +65,8 @@ pub struct Page {
     pub notes: Vec<String>,
     pub curves: Vec<Curve>,
     pub structure: Structure,
+    /// The per-move sections ([`moves`]), or why they are absent.
+    pub moves: MoveSection,
     pub replays: Vec<Replay>,
     pub books: Vec<Book>,
 }

@@ -9,12 +9,21 @@
 //! instance or domain is unknown has no replay; the caller says how many.
 //! Candidates are those of [`crate::game::ResolvedLine::candidates_after`]:
 //! truths no observation seen so far rules out (a repeated or unknown
-//! action rules out nothing new).
+//! action rules out nothing new). With [`Sources::moves`] set, each reply
+//! that names an action or truth of the game carries its
+//! [`StepAnalysis`], from [`crate::analysis`] (the game's moves are
+//! [`trial_moves`], as `kumo-gen moves` reads them): `V`, `Q`, regret,
+//! and the optimal move(s) of the state it was made in.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::analysis::files::trial_moves;
+use crate::analysis::{Analyst, GameAnalysis, MoveAnalysis};
 use crate::game::{InstanceLine, Judge};
 use crate::score::{ResultFile, Sources};
+use crate::search::State;
 
 /// One knowledge book, shared by every replay of its instance.
 #[derive(Clone, Debug, Serialize)]
@@ -36,6 +45,31 @@ pub struct ReplayStep {
     pub correct: Option<bool>,
     /// Candidates left after this reply.
     pub candidates: Vec<String>,
+    /// The move against the exact optimum (a reply naming an action or a
+    /// truth of the game, when the moves were analysed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<StepAnalysis>,
+}
+
+/// One move against the exact optimum ([`crate::analysis::MoveAnalysis`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct StepAnalysis {
+    /// `V` of the state the move was made in.
+    pub value: f64,
+    /// `Q` of the move (`V` for an answer).
+    pub q: f64,
+    /// `Q - V`: expected actions wasted.
+    pub regret: f64,
+    pub optimal: bool,
+    pub redundant: bool,
+    pub repeated: bool,
+    /// For an answer: certified when named.
+    pub proven: Option<bool>,
+    /// The optimal move(s) of the state: the actions of least `Q` (ties
+    /// in instance order), or, where the optimal player answers, that
+    /// answer (`best_is_answer`).
+    pub best: Vec<String>,
+    pub best_is_answer: bool,
 }
 
 /// One trial of a result line.
@@ -43,6 +77,11 @@ pub struct ReplayStep {
 pub struct ReplayTrial {
     pub success: bool,
     pub steps: Vec<ReplayStep>,
+    /// The game's total regret and efficiency, when analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regret: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<f64>,
 }
 
 /// One result line with its instance.
@@ -124,6 +163,12 @@ pub fn replays(
                 },
             };
             let name = |t: usize| domain.truths[t].clone();
+            let mut analyst = sources
+                .moves
+                .and_then(|budget| Analyst::new(domain, instance, budget).ok());
+            // The optimal moves of each state met, once per line: trials
+            // of one instance share states (the start, at least).
+            let mut best_of: BestOf = HashMap::new();
             let trials = line
                 .trials
                 .iter()
@@ -142,6 +187,7 @@ pub fn replays(
                                 observation: None,
                                 correct: None,
                                 candidates: Vec::new(),
+                                analysis: None,
                             },
                             Some(said) => {
                                 if let Some(pos) = instance.actions.iter().position(|a| a == said) {
@@ -152,6 +198,7 @@ pub fn replays(
                                         observation: instance.observation(said).map(shown),
                                         correct: None,
                                         candidates: Vec::new(),
+                                        analysis: None,
                                     }
                                 } else if instance.truths.iter().any(|t| t == said) {
                                     let correct = judge.evaluate(said);
@@ -161,6 +208,7 @@ pub fn replays(
                                         observation: None,
                                         correct: Some(correct),
                                         candidates: Vec::new(),
+                                        analysis: None,
                                     }
                                 } else {
                                     ReplayStep {
@@ -169,6 +217,7 @@ pub fn replays(
                                         observation: None,
                                         correct: None,
                                         candidates: Vec::new(),
+                                        analysis: None,
                                     }
                                 }
                             }
@@ -184,7 +233,15 @@ pub fn replays(
                         }
                         step.candidates = lefts[seen].iter().map(|&t| name(t)).collect();
                     }
-                    ReplayTrial { success, steps }
+                    let game = analyst
+                        .as_mut()
+                        .and_then(|a| analysed(a, &mut best_of, trial, &mut steps));
+                    ReplayTrial {
+                        success,
+                        steps,
+                        regret: game.as_ref().map(|g| g.total_regret),
+                        efficiency: game.as_ref().map(|g| g.efficiency),
+                    }
                 })
                 .collect();
             let optimal = instance.optimal.clone().unwrap_or_default();
@@ -209,4 +266,80 @@ pub fn replays(
         ));
     }
     (out, books, notes)
+}
+
+/// Analyses `trial` on `analyst`'s instance and gives each step naming an
+/// action or truth of the game its move's analysis (in order: those steps
+/// are the game's moves). `None` when a value's search went over budget.
+/// The optimal moves of a state ([`StepAnalysis::best`] and
+/// `best_is_answer`) by state.
+type BestOf = HashMap<State, (Vec<String>, bool)>;
+
+fn analysed(
+    analyst: &mut Analyst,
+    best_of: &mut BestOf,
+    trial: &crate::score::TrialFacts,
+    steps: &mut [ReplayStep],
+) -> Option<GameAnalysis> {
+    let game = analyst.game(&trial_moves(analyst, trial)).ok()?;
+    let mut moves = game.moves.iter();
+    for step in steps
+        .iter_mut()
+        .filter(|s| s.kind == "query" || s.kind == "answer")
+    {
+        let Some(m) = moves.next() else { break };
+        step.analysis = Some(step_analysis(analyst, best_of, m)?);
+    }
+    Some(game)
+}
+
+fn step_analysis(
+    analyst: &mut Analyst,
+    best_of: &mut BestOf,
+    m: &MoveAnalysis,
+) -> Option<StepAnalysis> {
+    let (best, best_is_answer) = match best_of.get(&m.before) {
+        Some(known) => known.clone(),
+        None => {
+            let known = optimal_moves(analyst, m.before)?;
+            best_of.insert(m.before, known.clone());
+            known
+        }
+    };
+    Some(StepAnalysis {
+        value: m.value,
+        q: m.q,
+        regret: m.regret,
+        optimal: m.optimal,
+        redundant: m.redundant,
+        repeated: m.repeated,
+        proven: m.proven,
+        best,
+        best_is_answer,
+    })
+}
+
+/// The optimal moves of `state`: the actions of least `Q`, or the golden
+/// player's answer where it answers (`true`).
+fn optimal_moves(analyst: &mut Analyst, state: State) -> Option<(Vec<String>, bool)> {
+    let values = analyst.state_values(state).ok()?;
+    Some(if values.is_base() {
+        let answer = analyst.golden_answer(state);
+        (
+            answer
+                .map(|t| analyst.truth_names()[t].clone())
+                .into_iter()
+                .collect(),
+            true,
+        )
+    } else {
+        (
+            values
+                .optimal
+                .iter()
+                .map(|&a| analyst.action_names()[a].clone())
+                .collect(),
+            false,
+        )
+    })
 }

@@ -15,6 +15,8 @@
 //!   over the labelled instances, [`BOOTSTRAP_RESAMPLES`] resamples drawn
 //!   by ChaCha8 from [`BOOTSTRAP_SEED`], so the same inputs give the same
 //!   interval byte for byte. `None` with fewer than two labelled instances.
+//! - Means of skewed, bounded numbers (the report's per-move regret and
+//!   efficiency): [`bootstrap_mean`], the same resamples and seed.
 
 use rand::{RngExt as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -123,6 +125,27 @@ pub fn bootstrap_relative(lines: &[LineScore]) -> Option<Interval> {
     })
 }
 
+/// Percentile bootstrap of the mean of `values` ([`BOOTSTRAP_RESAMPLES`]
+/// resamples drawn by ChaCha8 from [`BOOTSTRAP_SEED`]): for means of
+/// skewed, bounded numbers (a regret is never below 0) where a t interval
+/// would cross the bound. `None` with fewer than two values.
+pub fn bootstrap_mean(values: &[f64]) -> Option<Interval> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(BOOTSTRAP_SEED);
+    let mut means: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at = |q: f64| means[((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round()) as usize];
+    Some(Interval {
+        low: at(0.025),
+        high: at(0.975),
+    })
+}
+
 /// The intervals of a row from the line scores it averages.
 pub fn row_intervals(lines: &[LineScore]) -> RowIntervals {
     let trials: usize = lines.iter().map(|l| l.trials).sum();
@@ -171,6 +194,23 @@ mod tests {
         assert!((i.low - (2.0 - half)).abs() < 1e-6);
         assert!((i.high - (2.0 + half)).abs() < 1e-6);
         assert!(t_mean(&[1.0]).is_none());
+    }
+
+    #[test]
+    fn bootstrap_mean_is_fixed_and_stays_in_the_data_range() {
+        let values: Vec<f64> = (0..30)
+            .map(|i| if i % 4 == 0 { 2.5 } else { 0.0 })
+            .collect();
+        let a = bootstrap_mean(&values).unwrap();
+        assert_eq!(Some(a), bootstrap_mean(&values));
+        let mean = values.iter().sum::<f64>() / 30.0;
+        assert!(
+            0.0 <= a.low && a.low < mean && mean < a.high && a.high <= 2.5,
+            "{a:?}"
+        );
+        let zeros = bootstrap_mean(&[0.0; 5]).unwrap();
+        assert_eq!((zeros.low, zeros.high), (0.0, 0.0));
+        assert!(bootstrap_mean(&[1.0]).is_none());
     }
 
     fn line(actions: f64, optimal: f64) -> LineScore {

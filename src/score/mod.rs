@@ -51,6 +51,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analysis::files::FileAnalysis;
 pub use crate::dataset::InstanceSet;
 use crate::dataset::Setting;
 use crate::domain::Domain;
@@ -274,13 +275,29 @@ pub struct Report {
 /// per protocol (`all`: KUMO's, `all-budget=N`) that more than one model
 /// was played under.
 pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
+    let analyses: Option<Vec<FileAnalysis>> = sources.moves.map(|budget| {
+        files
+            .iter()
+            .map(|file| crate::analysis::files::analyse_file(file, sources, budget, false))
+            .collect()
+    });
+    score_analysed(files, sources, analyses.as_deref())
+}
+
+/// [`score`] with the files' move analyses already made (`analyses[i]`
+/// of `files[i]`, as [`score`] makes them under [`Sources::moves`]), for a
+/// caller that shows the moves too (the report) and so analyses once.
+pub fn score_analysed(
+    files: &[ResultFile],
+    sources: &Sources,
+    analyses: Option<&[FileAnalysis]>,
+) -> Report {
     let mut notes = Vec::new();
     let mut groups: BTreeMap<GroupKey, Vec<LineScore>> = BTreeMap::new();
-    for file in files {
+    for (index, file) in files.iter().enumerate() {
         let mut lines = score_file(file, sources, &mut notes);
-        if let Some(budget) = sources.moves {
-            let analysed = crate::analysis::files::analyse_file(file, sources, budget, false);
-            notes.extend(analysed.notes);
+        if let Some(analysed) = analyses.and_then(|a| a.get(index)) {
+            notes.extend(analysed.notes.iter().cloned());
             let by_seed: BTreeMap<u64, Option<MoveScore>> = analysed
                 .lines
                 .iter()
@@ -357,7 +374,7 @@ pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
 /// The agent of an overall row: `all` for KUMO's protocol, `all-budget=N`
 /// for the budgeted one with `N` turns (agents named `...-budget=N`, as
 /// `eval --budget N` names them).
-fn protocol_of(agent: &str) -> String {
+pub(crate) fn protocol_of(agent: &str) -> String {
     match agent.rsplit_once("-budget=") {
         Some((_, turns)) if !turns.is_empty() && turns.bytes().all(|b| b.is_ascii_digit()) => {
             format!("all-budget={turns}")

@@ -3,8 +3,9 @@ Debian's headless chromium (through chromedriver and selenium).
 
 Checks that the page loads without script errors, that every number of the
 results table equals `score --json` over the same inputs (exact in
-`data-value`, rounded in the text), that sorting works, and that the replay
-viewer steps through a game. Needs `chromium` and `chromedriver` on PATH
+`data-value`, rounded in the text), that the per-move table's equal
+`score --moves --json`, that sorting works, and that the replay viewer
+steps through a game showing each move's regret. Needs `chromium` and `chromedriver` on PATH
 (`.ci/run` installs them) and the binary in `KUMO_GEN_BIN` (default
 `target/release/kumo-gen`). Set `REPORT_SCREENSHOTS=DIR` to keep
 screenshots of the page (never commit them).
@@ -57,7 +58,8 @@ def results(tmp_path_factory):
              stdin=f"{inst['actions'][0]}\n{inst['truths'][0]}\n")
     kumo("report", out, "--instances", data, "-o", root / "page")
     rows = json.loads(kumo("score", out, "--instances", data, "--json"))
-    return root / "page" / "index.html", rows
+    moves = json.loads(kumo("score", out, "--instances", data, "--moves", "--json"))
+    return root / "page" / "index.html", rows, moves
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +105,7 @@ def table(browser):
 
 
 def test_table_numbers_equal_score_json(browser, results):
-    page, rows = results
+    page, rows, _ = results
     open_page(browser, page)
     shot(browser, "report-top.png")
     cells = table(browser)
@@ -131,7 +133,7 @@ def test_table_numbers_equal_score_json(browser, results):
 
 
 def test_sorting_orders_rows(browser, results):
-    page, _ = results
+    page, _, _ = results
     open_page(browser, page)
     header = browser.find_element(By.CSS_SELECTOR, '#results th[data-key="success_rate"]')
     header.click()
@@ -143,7 +145,7 @@ def test_sorting_orders_rows(browser, results):
 
 
 def test_replay_viewer_steps_through_a_game(browser, results):
-    page, _ = results
+    page, _, _ = results
     open_page(browser, page)
     games = Select(browser.find_element(By.ID, "replay-game"))
     assert len(games.options) > 20
@@ -154,17 +156,30 @@ def test_replay_viewer_steps_through_a_game(browser, results):
     total = int(position.text.split(" of ")[1])
     assert position.text == f"step 0 of {total}" and total >= 2
     state = browser.find_element(By.ID, "replay-state")
-    left = int(state.find_element(By.TAG_NAME, "p").text.split()[0])
+    left = int(state.find_element(By.CSS_SELECTOR, "p.candidates-count").text.split()[0])
+    data = json.loads(browser.find_element(By.ID, "replay-data").get_attribute("textContent"))
+    steps = data["replays"][index]["trials"][0]["steps"]
+    regrets = 0
     next_button = browser.find_element(By.ID, "replay-next")
     for step in range(1, total + 1):
         next_button.click()
         assert position.text == f"step {step} of {total}"
         current = browser.find_element(By.CSS_SELECTOR, "#replay-steps li.current")
         assert current.get_attribute("data-step") == str(step)
-        now = int(state.find_element(By.TAG_NAME, "p").text.split()[0])
+        now = int(state.find_element(By.CSS_SELECTOR, "p.candidates-count").text.split()[0])
         assert now <= left
         left = now
-    assert "The game ended" in state.text
+        # The move's regret against the exact optimum, and what was optimal.
+        analysis = steps[step - 1].get("analysis")
+        if analysis is not None:
+            move = browser.find_element(By.ID, "replay-move")
+            assert json.loads(move.get_attribute("data-regret")) == analysis["regret"]
+            assert f"regret {analysis['regret']:.3f}" in move.text
+            assert "Optimal here: " in move.text and analysis["best"][0] in move.text
+            assert "·" in current.text
+            regrets += 1
+    assert regrets >= 2
+    assert "The game ended" in state.text and "Total regret" in state.text
     next_button.click()  # past the end: stays at the end
     assert position.text == f"step {total} of {total}"
     browser.find_element(By.ID, "replay-first").click()
@@ -172,5 +187,56 @@ def test_replay_viewer_steps_through_a_game(browser, results):
     browser.find_element(By.CSS_SELECTOR, "#replay-book-box summary").click()
     assert "rules out" in browser.find_element(By.ID, "replay-book").text
     shot(browser, "report-replay.png")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def moves_table(browser):
+    return browser.execute_script(
+        """return Array.from(document.querySelectorAll('#moves tbody tr')).map(tr =>
+             Object.fromEntries(Array.from(tr.cells).map(td => [td.dataset.key,
+                 [td.dataset.value, td.childNodes[0].textContent,
+                  td.dataset.low === undefined ? null : [Number(td.dataset.low), Number(td.dataset.high)]]])));"""
+    )
+
+
+def test_moves_section_numbers_equal_score_moves_json(browser, results):
+    page, _, moves = results
+    open_page(browser, page)
+    analysed = [r for r in moves if r.get("mean_regret") is not None]
+    table = moves_table(browser)
+    assert len(table) == len(analysed) > 5
+    for cells, row in zip(table, analysed):
+        for key in ["model", "agent", "domain", "setting"]:
+            assert cells[key][0] == row[key]
+        assert int(cells["analysed_trials"][0]) == row["analysed_trials"]
+        for key in ["mean_regret", "optimal_move_rate", "mean_efficiency"]:
+            value, text, interval = cells[key]
+            assert json.loads(value) == row[key], (key, row)
+            assert float(text) == pytest.approx(row[key], abs=0.0005 + 1e-12), (key, text)
+            low, high = interval
+            assert low - 1e-12 <= row[key] <= high + 1e-12, (key, row)
+        assert int(cells["unproven_correct"][0]) <= int(cells["unproven_answers"][0]) <= int(cells["answers"][0])
+    golden = next(c for c in table if c["model"][0] == "golden" and c["domain"][0] != "all")
+    assert golden["mean_regret"][0] == "0.0" and golden["unproven_answers"][0] == "0"
+    # One regret-by-position chart per domain and setting, each with the
+    # optimal player's line and a marker per player and position.
+    charts = browser.find_elements(By.CSS_SELECTOR, "#moves-section figure svg")
+    assert len(charts) == 2
+    for chart in charts:
+        assert "optimal player (regret 0 on every move)" in chart.text
+        assert len(chart.find_elements(By.TAG_NAME, "circle")) > 10
+    header = browser.find_element(By.CSS_SELECTOR, '#moves th[data-key="mean_regret"]')
+    header.click()
+    values = [float(c["mean_regret"][0]) for c in moves_table(browser)]
+    assert values == sorted(values)
+    browser.execute_script("document.getElementById('moves-section').scrollIntoView()")
+    shot(browser, "report-moves.png")
+    browser.set_window_size(390, 844)
+    browser.execute_script("document.getElementById('moves-section').scrollIntoView()")
+    shot(browser, "report-moves-phone.png")
+    browser.execute_script("document.getElementById('replay').scrollIntoView()")
+    shot(browser, "report-replay-phone.png")
+    browser.set_window_size(1400, 1000)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors

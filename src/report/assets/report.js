@@ -71,10 +71,21 @@
       default: return "unusable reply (parse error)";
     }
   };
+  const fixed = (v) => (Math.round(v * 1000) / 1000).toFixed(3);
+  // What the move cost against the optimum (from kumo_gen::analysis).
+  const verdict = (a) => {
+    if (a.proven === false) return "unproven answer";
+    if (a.proven === true) return "proven answer";
+    if (a.optimal) return "optimal";
+    return `regret ${fixed(a.regret)}` + (a.repeated ? ", repeated" : a.redundant ? ", redundant" : "");
+  };
+  const bestText = (a) => a.best_is_answer
+    ? `answer ${a.best.join(", ")}`
+    : a.best.join(" or ");
 
   function fillTrials() {
     trial.innerHTML = "";
-    current().trials.forEach((t, i) => trial.add(new Option(`${i + 1}: ${t.success ? "solved" : "failed"}, ${t.steps.length} replies`, String(i))));
+    current().trials.forEach((t, i) => trial.add(new Option(`${i + 1}: ${t.success ? "solved" : "failed"}, ${t.steps.length} replies` + (t.regret === undefined ? "" : `, regret ${fixed(t.regret)}`), String(i))));
     const r = current();
     $("replay-book").textContent = data.books[r.book].text;
     position = 0;
@@ -101,6 +112,11 @@
     t.steps.forEach((step, i) => {
       const li = el("li", describe(step), i + 1 === position ? "current" : i + 1 > position ? "future" : "");
       li.dataset.step = String(i + 1);
+      if (step.analysis) {
+        const a = step.analysis;
+        const bad = a.proven === false || (a.proven === undefined || a.proven === null) && !a.optimal;
+        li.append(el("span", ` · ${verdict(a)}`, bad ? "regret-bad" : "regret-ok"));
+      }
       list.append(li);
     });
     const state = $("replay-state");
@@ -112,12 +128,28 @@
     } else {
       state.append(el("h3", "before the first reply"));
     }
-    state.append(el("p", `${candidates.length} candidate(s) left of ${r.truths.length}:`));
+    if (position > 0 && t.steps[position - 1].analysis) {
+      const a = t.steps[position - 1].analysis;
+      const move = el("p", undefined, "move-value");
+      move.id = "replay-move";
+      move.dataset.regret = JSON.stringify(a.regret);
+      move.textContent = `This move: ${verdict(a)} (Q ${fixed(a.q)} against V ${fixed(a.value)}: regret ${fixed(a.regret)} expected actions). ` +
+        `Optimal here: ${bestText(a)}.`;
+      state.append(move);
+    }
+    const next = position < total ? t.steps[position].analysis : null;
+    if (next) {
+      const p = el("p", `Optimal next: ${bestText(next)} (V ${fixed(next.value)} expected actions left).`);
+      p.id = "replay-optimal";
+      state.append(p);
+    }
+    state.append(el("p", `${candidates.length} candidate(s) left of ${r.truths.length}:`, "candidates-count"));
     const ul = el("ul", undefined, "candidates");
     for (const c of candidates) ul.append(el("li", c, r.valid.includes(c) ? "valid" : ""));
     state.append(ul);
     if (position === total && total > 0) {
-      state.append(el("p", t.success ? "The game ended solved." : "The game ended unsolved.", t.success ? "right" : "wrong"));
+      state.append(el("p", (t.success ? "The game ended solved." : "The game ended unsolved.") +
+        (t.regret === undefined ? "" : ` Total regret ${fixed(t.regret)}, efficiency ${fixed(t.efficiency)}.`), t.success ? "right" : "wrong"));
     }
   }
 
