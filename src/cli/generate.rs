@@ -257,8 +257,8 @@ impl From<SplitKeyArg> for crate::contamination::KeyKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SplitParts(pub Vec<split::Part>);
 
-fn parse_split(text: &str) -> Result<SplitParts, BadValue> {
-    split::parse_split(text).map(SplitParts).map_err(BadValue)
+fn parse_split(text: &str) -> Result<SplitParts, split::SplitError> {
+    split::parse_split(text).map(SplitParts)
 }
 
 /// `--seed` values.

@@ -33,39 +33,69 @@ pub struct Part {
     pub fraction: f64,
 }
 
+/// Why a `--split` value is refused; each says the fix.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SplitError {
+    /// An item without `=`.
+    #[error("`{0}` is not NAME=FRACTION (e.g. `train=0.9,test=0.1`)")]
+    NotNameFraction(String),
+    /// A part name with a character a folder name must not have.
+    #[error("part name `{0}`: use letters, digits, `-` and `_` (it names a directory)")]
+    BadName(String),
+    /// The same part named twice.
+    #[error("part `{0}` is named twice")]
+    NamedTwice(String),
+    /// A part named like one of kumo-gen's own folders (the reason, in
+    /// [`crate::dataset::reserved`]'s words).
+    #[error("part name {0}; name the part otherwise (a part is a folder of `--out`)")]
+    Reserved(String),
+    /// Two part names equal but for letter case (the message, in
+    /// [`crate::dataset::reserved`]'s words).
+    #[error("{0}; name the parts apart")]
+    CaseDuplicate(String),
+    /// A fraction that is no number in (0, 1]; the item.
+    #[error("`{0}`: the fraction must be a number in (0, 1]")]
+    BadFraction(String),
+    /// Fewer than two parts.
+    #[error("a split needs at least two parts, e.g. `train=0.9,test=0.1`")]
+    TooFewParts,
+    /// Fractions that do not sum to 1; their sum.
+    #[error("the fractions sum to {0}, not 1")]
+    SumNotOne(f64),
+}
+
+// `SumNotOne` holds a finite sum (each fraction is finite), so equality is
+// an equivalence on the values it holds.
+impl Eq for SplitError {}
+
 /// Reads `train=0.9,test=0.1`: names of letters, digits, `-` and `_`,
 /// distinct even in letter case and none of kumo-gen's own folder names
 /// ([`crate::dataset::reserved`]: a part is a folder of `--out`); fractions
 /// above 0 that sum to 1.
-pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
+pub fn parse_split(text: &str) -> Result<Vec<Part>, SplitError> {
     let mut parts: Vec<Part> = Vec::new();
     for item in text.split(',') {
         let (name, fraction) = item
             .split_once('=')
-            .ok_or_else(|| format!("`{item}` is not NAME=FRACTION (e.g. `train=0.9,test=0.1`)"))?;
+            .ok_or_else(|| SplitError::NotNameFraction(item.to_string()))?;
         let name = name.trim();
         if name.is_empty()
             || !name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
-            return Err(format!(
-                "part name `{name}`: use letters, digits, `-` and `_` (it names a directory)"
-            ));
+            return Err(SplitError::BadName(name.to_string()));
         }
         if parts.iter().any(|p| p.name == name) {
-            return Err(format!("part `{name}` is named twice"));
+            return Err(SplitError::NamedTwice(name.to_string()));
         }
         if let Some(why) = crate::dataset::reserved::reserved(name) {
-            return Err(format!(
-                "part name {why}; name the part otherwise (a part is a folder of `--out`)"
-            ));
+            return Err(SplitError::Reserved(why));
         }
         let names = parts.iter().map(|p| p.name.as_str());
         if let Some((earlier, _)) = crate::dataset::reserved::case_duplicate(names.chain([name])) {
-            return Err(format!(
-                "{}; name the parts apart",
-                crate::dataset::reserved::case_duplicate_message("part", earlier, name)
+            return Err(SplitError::CaseDuplicate(
+                crate::dataset::reserved::case_duplicate_message("part", earlier, name),
             ));
         }
         let fraction: f64 = fraction
@@ -73,18 +103,18 @@ pub fn parse_split(text: &str) -> Result<Vec<Part>, String> {
             .parse()
             .ok()
             .filter(|f: &f64| f.is_finite() && *f > 0.0 && *f <= 1.0)
-            .ok_or_else(|| format!("`{item}`: the fraction must be a number in (0, 1]"))?;
+            .ok_or_else(|| SplitError::BadFraction(item.to_string()))?;
         parts.push(Part {
             name: name.to_string(),
             fraction,
         });
     }
     if parts.len() < 2 {
-        return Err("a split needs at least two parts, e.g. `train=0.9,test=0.1`".into());
+        return Err(SplitError::TooFewParts);
     }
     let sum: f64 = parts.iter().map(|p| p.fraction).sum();
     if (sum - 1.0).abs() > 1e-9 {
-        return Err(format!("the fractions sum to {sum}, not 1"));
+        return Err(SplitError::SumNotOne(sum));
     }
     Ok(parts)
 }
@@ -141,7 +171,7 @@ pub enum LabelProblem {
     NoOf,
     /// The `NAME=FRACTION,...` list does not parse (`parse_split`'s words).
     #[error("{0}")]
-    Split(String),
+    Split(SplitError),
     #[error("`{0}` is not one of its parts")]
     NotAPart(String),
     #[error("it does not read back as written")]
