@@ -216,6 +216,7 @@ impl Error {
             Error::Synth(e) => Some(e.help.clone()),
             Error::Family(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),
+            Error::Seed(e) => e.help(),
             Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),
             _ => None,
         }

@@ -125,12 +125,15 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
     if job.secret_seed {
         // An interrupted run of this command is continued with its own
         // seed (`--force` always draws a new one).
-        let interrupted = (!job.force)
-            .then(|| {
-                runs.iter()
-                    .find_map(|run| secret::interrupted(&run.out, &job.domain.name, &params))
-            })
-            .flatten();
+        let mut interrupted = None;
+        if !job.force {
+            for run in &runs {
+                interrupted = secret::interrupted(&run.out, &job.domain.name, &params)?;
+                if interrupted.is_some() {
+                    break;
+                }
+            }
+        }
         params.seed = match interrupted {
             Some((path, record)) => {
                 progress.event(Event::SecretSeedContinued { seed_file: &path });

@@ -124,6 +124,13 @@ pub enum SeedError {
         "the dataset matches the seed, but the seed file recorded digest {recorded}, not {digest}"
     )]
     DigestDiffers { recorded: String, digest: String },
+    /// The seed file of an earlier `--seed random` run of the same setting
+    /// exists but cannot be read: drawing a new seed would overwrite the
+    /// only record of that run's seed.
+    #[error(
+        "the seed file of an earlier `--seed random` run cannot be read, so its seed can be neither continued nor kept: {0}"
+    )]
+    BrokenSeedFile(#[source] Box<SeedError>),
 }
 
 impl SeedError {
@@ -131,6 +138,16 @@ impl SeedError {
     /// operating system (exit 2).
     pub fn is_input(&self) -> bool {
         !matches!(self, SeedError::NoRandomSeed(_))
+    }
+
+    /// How to fix it, when there is advice.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            SeedError::BrokenSeedFile(_) => Some(
+                "restore the seed file from a copy to continue that run, or pass `--force` to draw a new seed and replace that run's dataset and seed file (its seed is then lost)".into(),
+            ),
+            _ => None,
+        }
     }
 }
 
@@ -201,27 +218,27 @@ pub struct SecretRun {
 /// `secret_seed` set): refuses an existing dataset unless `--force` (a
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
-pub fn begin(job: &Job) -> Result<SecretRun, OutputError> {
+pub fn begin(job: &Job) -> Result<SecretRun, crate::error::Error> {
     if job.target() != crate::pipeline::write::Target::Whole {
-        return Err(OutputError::Shards {
+        return Err(crate::error::Error::Output(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
             help: "generate unsharded, or shard with a fixed `--seed`".into(),
-        });
+        }));
     }
     let parameters = job.parameters();
     let dataset = dataset_path(job.out(), &job.domain().name, job.params);
     let path = seed_file_path(job.out(), &job.domain().name, &parameters);
+    // `--force` replaces the seed file unread; otherwise a seed file that
+    // exists must be readable, or writing ours would lose its seed.
     let continuing = !job.force()
-        && read_seed_file(&path)
-            .ok()
-            .is_some_and(|record| record.seed == job.params.seed);
+        && read_existing_seed_file(&path)?.is_some_and(|record| record.seed == job.params.seed);
     if dataset.exists() && !job.force() && !continuing {
-        return Err(OutputError::Exists {
+        return Err(crate::error::Error::Output(OutputError::Exists {
             path: dataset,
             reason: "`--seed random` makes a new dataset and never continues one".into(),
             help: "pass `--force` to replace it, or choose another `--out`".into(),
-        });
+        }));
     }
     // The budget the labels are searched under (the default one, unused,
     // without labels).
@@ -295,15 +312,33 @@ pub fn read_seed_file(path: &Path) -> Result<SeedFile, SeedError> {
 /// The seed file under `out` of an interrupted `--seed random` run of
 /// `domain_name` with `params`' setting: it exists and records no digest
 /// (the run stopped before its dataset and derived files were finished).
+/// A seed file that exists but cannot be read is an error
+/// ([`SeedError::BrokenSeedFile`]): a new seed would overwrite it.
 pub fn interrupted(
     out: &Path,
     domain_name: &str,
     params: &crate::synth::Params,
-) -> Option<(PathBuf, SeedFile)> {
+) -> Result<Option<(PathBuf, SeedFile)>, SeedError> {
     let setting = Setting::from(params);
     let path = domain_dir(&out.join(SECRET_DIR), domain_name).join(format!("{setting}.json"));
-    let record = read_seed_file(&path).ok()?;
-    record.digest.is_none().then_some((path, record))
+    let Some(record) = read_existing_seed_file(&path)? else {
+        return Ok(None);
+    };
+    Ok(record.digest.is_none().then_some((path, record)))
+}
+
+/// The seed file at `path`, `None` when there is none; one that exists
+/// but cannot be read is [`SeedError::BrokenSeedFile`].
+fn read_existing_seed_file(path: &Path) -> Result<Option<SeedFile>, SeedError> {
+    match read_seed_file(path) {
+        Ok(record) => Ok(Some(record)),
+        Err(SeedError::Unreadable { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(SeedError::BrokenSeedFile(Box::new(e))),
+    }
 }
 
 /// The warning every seed file carries.
