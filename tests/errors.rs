@@ -150,3 +150,87 @@ fn one_head(dir: &tempfile::TempDir, args: &[&str], code: i32) {
         ran.fail("expected one `error:` head, at the start of stderr");
     }
 }
+
+/// A bad `--split` value is a usage error (exit 2) that says what is wrong
+/// with the value and how to write it.
+#[test]
+fn a_bad_split_value_says_what_is_wrong() {
+    let dir = inputs();
+    let cases: &[(&str, &str)] = &[
+        (
+            "train",
+            "`train` is not NAME=FRACTION (e.g. `train=0.9,test=0.1`)",
+        ),
+        ("train=0.5,test=0.4", "the fractions sum to 0.9, not 1"),
+        ("train=1", "a split needs at least two parts"),
+        ("train=0.5,train=0.5", "part `train` is named twice"),
+        ("a/b=0.5,c=0.5", "part name `a/b`: use letters, digits"),
+        (
+            "train=x,test=0.5",
+            "`train=x`: the fraction must be a number in (0, 1]",
+        ),
+    ];
+    for (value, message) in cases {
+        let args = [
+            "generate", "--domain", "medical", "-n", "2", "--split", value, "--out", "o",
+        ];
+        one_head(&dir, &args, 2);
+        TestCommand::new()
+            .current_dir(dir.path())
+            .args(&args)
+            .expect_code(2)
+            .stderr_contains(message);
+    }
+    assert!(!dir.path().join("o").exists(), "nothing is written");
+}
+
+/// A seed file of an earlier `--seed random` run that cannot be read is an
+/// error naming the file and the fix (a new seed would overwrite it), and
+/// the file is kept as it was; `--force` replaces it.
+#[test]
+fn a_broken_seed_file_is_an_error_not_a_new_seed() {
+    let dir = inputs();
+    let args = [
+        "generate",
+        "--domain",
+        "medical",
+        "--truths",
+        "4",
+        "--actions",
+        "6",
+        "-n",
+        "3",
+        "--seed",
+        "random",
+        "--out",
+        "o",
+    ];
+    TestCommand::new()
+        .current_dir(dir.path())
+        .args(&args)
+        .expect_code(0);
+    let seed_file = dir
+        .path()
+        .join("o/SECRET-seeds/medical/truth_num=4+action_num=6+valid_truth_num=1.json");
+    assert!(seed_file.is_file(), "{} is written", seed_file.display());
+    // Damaged after the run stopped (a half-written copy, an editor).
+    std::fs::write(&seed_file, "{\"seed\": ").unwrap();
+    one_head(&dir, &args, 1);
+    TestCommand::new()
+        .current_dir(dir.path())
+        .args(&args)
+        .expect_code(1)
+        .stderr_contains(
+            "truth_num=4+action_num=6+valid_truth_num=1.json` is not a kumo-gen seed file",
+        )
+        .stderr_contains("restore the seed file from a copy")
+        .stderr_contains("--force");
+    assert_eq!(std::fs::read_to_string(&seed_file).unwrap(), "{\"seed\": ");
+    TestCommand::new()
+        .current_dir(dir.path())
+        .args(&[&args[..], &["--force"]].concat())
+        .expect_code(0);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seed_file).unwrap()).unwrap();
+    assert!(record["seed"].is_u64());
+}
