@@ -62,6 +62,10 @@ pub enum Error {
     /// a file that is not results (the user's), or the disk.
     #[error(transparent)]
     Results(#[from] ResultsError),
+    /// The server cannot listen or stopped badly; its kind decides the exit
+    /// code.
+    #[error(transparent)]
+    Serve(#[from] crate::serve::ServeError),
     /// A private seed file that cannot be read or does not prove its
     /// dataset (`verify`), or no random seed to draw.
     #[error(transparent)]
@@ -180,6 +184,7 @@ impl Error {
             Error::File(e) => e.is_input(),
             Error::Seed(e) => e.is_input(),
             Error::Results(e) => e.is_input(),
+            Error::Serve(e) => e.is_input(),
             Error::Split(e) => matches!(e, SplitError::Infeasible { .. }),
             // A file the user named that is not read by the rule of
             // `files::read` (a FIFO, a device, a line over the cap).
@@ -217,6 +222,7 @@ impl Error {
             Error::Family(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),
             Error::Seed(e) => e.help(),
+            Error::Serve(e) => e.help(),
             Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),
             _ => None,
         }

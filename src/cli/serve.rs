@@ -86,13 +86,6 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
                 String::new()
             }
         ));
-    })
-    .map_err(|e| match e.kind() {
-        std::io::ErrorKind::AddrInUse | std::io::ErrorKind::AddrNotAvailable => Error::input_with_help(
-            format!("cannot listen on {}:{}: {e}", args.bind, args.port),
-            "choose another --port (0 picks a free one) or --bind address",
-        ),
-        _ => Error::Io(e),
     })?;
     let mut report = format!(
         "stopped: {} episode{} recorded",

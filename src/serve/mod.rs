@@ -245,13 +245,50 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     diff == 0
 }
 
+/// Why the server cannot start or stopped badly.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The configured address cannot be listened on (exit 1 when the
+    /// address is taken or not this machine's: the user's choice; exit 2
+    /// otherwise).
+    #[error("cannot listen on {}:{}: {source}", bind.ip(), bind.port())]
+    Listen {
+        bind: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Running, serving or syncing the results failed (exit 2).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl ServeError {
+    /// Whether the user's request is the cause (an address in use or not
+    /// available here), not the system.
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            ServeError::Listen { source, .. } if matches!(
+                source.kind(),
+                std::io::ErrorKind::AddrInUse | std::io::ErrorKind::AddrNotAvailable
+            )
+        )
+    }
+
+    /// How to fix it, when there is advice.
+    pub fn help(&self) -> Option<String> {
+        self.is_input()
+            .then(|| "choose another --port (0 picks a free one) or --bind address".into())
+    }
+}
+
 /// Serves until SIGINT or SIGTERM. `ready` is told the bound address once
 /// the server listens (the CLI prints it).
 pub fn run(
     catalog: Catalog,
     config: Config,
     ready: impl FnOnce(SocketAddr, &Service),
-) -> std::io::Result<Summary> {
+) -> Result<Summary, ServeError> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if config.threads > 0 {
         builder.worker_threads(config.threads);

@@ -52,8 +52,11 @@ struct App {
 pub async fn serve(
     service: Arc<Service>,
     ready: impl FnOnce(SocketAddr, &Service),
-) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(service.config.bind).await?;
+) -> Result<(), super::ServeError> {
+    let bind = service.config.bind;
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .map_err(|source| super::ServeError::Listen { bind, source })?;
     ready(listener.local_addr()?, &service);
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = App {
