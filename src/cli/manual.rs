@@ -65,7 +65,7 @@ pub fn man(args: &ManArgs) -> Result<Report, Error> {
         let mut written = 0;
         for command in std::iter::once(root.clone()).chain(commands) {
             let (name, roff) = render(command)?;
-            write_whole(&dir.join(name), &roff)?;
+            crate::files::write_atomic(&dir.join(name), &roff)?;
             written += 1;
         }
         crate::stderr_line!("{written} man pages -> {}", dir.display());
@@ -92,16 +92,4 @@ pub fn man(args: &ManArgs) -> Result<Report, Error> {
 
 fn in_dir(path: &Path, e: std::io::Error) -> Error {
     Error::File(crate::files::FileError::io(path, e))
-}
-
-/// Writes `bytes` to `path` whole: a temporary file beside it, renamed.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&temp, bytes)
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            in_dir(path, e)
-        })
 }
