@@ -53,9 +53,15 @@ pub(super) fn derive(
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     let renderer = Renderer::new(&files.templates, files.render);
+    // The dataset was just written: a read failing here is the disk's
+    // (or the file was swapped), and would otherwise pick books by a
+    // count of 0.
     let lines = crate::files::read::read(dataset)
         .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64)
-        .unwrap_or(0);
+        .map_err(|source| crate::dataset::DatasetError::Io {
+            path: dataset.to_path_buf(),
+            source,
+        })?;
     let books = match files.books {
         Books::Files => true,
         Books::None => false,
