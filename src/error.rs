@@ -62,6 +62,9 @@ pub enum Error {
     /// a file that is not results (the user's), or the disk.
     #[error(transparent)]
     Results(#[from] ResultsError),
+    /// `-n` is more than the setting can give (checked before writing).
+    #[error("{0}; nothing was written")]
+    Capacity(#[source] crate::contamination::capacity::CapacityError),
     /// The server cannot listen or stopped badly; its kind decides the exit
     /// code.
     #[error(transparent)]
@@ -179,6 +182,7 @@ impl Error {
             | Error::Task(_)
             | Error::Mismatch(_)
             | Error::Located(_)
+            | Error::Capacity(_)
             | Error::Input { .. } => true,
             Error::Output(e) => e.is_input(),
             Error::File(e) => e.is_input(),
@@ -223,6 +227,9 @@ impl Error {
             Error::Recorded(e) => Some(e.help().to_string()),
             Error::Seed(e) => e.help(),
             Error::Serve(e) => e.help(),
+            Error::Capacity(_) => {
+                Some("lower `-n`, raise `--truths`/`--actions`, or exclude less".into())
+            }
             Error::Input { help, .. } | Error::Usage { help, .. } => help.clone(),
             _ => None,
         }

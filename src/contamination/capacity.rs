@@ -233,22 +233,24 @@ impl Capacity {
 
     /// `Err` (the refusal) when `n` is impossible; `Ok(Some(warning))` when
     /// it is close to the estimate.
-    pub fn check(&self, n: u64, what: &str) -> Result<Option<String>, String> {
+    pub fn check(&self, n: u64, what: &str) -> Result<Option<String>, CapacityError> {
         let kept = self.sample - self.excluded;
         if self.context.exhausted && self.context.distinct == 0 {
-            return Err(format!(
-                "`-n {n}` is more than {what} can give: none of the contexts its first {} draws hold (each drawn at least twice) is left{}",
-                self.sample,
-                self.left_out()
-            ));
+            return Err(CapacityError::NoContextLeft {
+                n,
+                what: what.to_string(),
+                sample: self.sample,
+                left_out: self.left_out(),
+            });
         }
         if self.exact.exhausted && n > self.exact.distinct {
-            return Err(format!(
-                "`-n {n}` is more than the {} distinct instances {what} can give: its first {} draws hold only those, each drawn at least twice{}",
-                self.exact.distinct,
-                self.sample,
-                self.left_out()
-            ));
+            return Err(CapacityError::TooFewInstances {
+                n,
+                distinct: self.exact.distinct,
+                what: what.to_string(),
+                sample: self.sample,
+                left_out: self.left_out(),
+            });
         }
         if kept == 0 && !self.exact.exhausted {
             return Ok(Some(format!(
@@ -264,6 +266,34 @@ impl Capacity {
             )
         }))
     }
+}
+
+/// Why `-n` is more than a setting can give. `what` names the setting;
+/// `left_out` says what the exclusions took (empty without them).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CapacityError {
+    /// Every context of the sample is excluded or another part's.
+    #[error(
+        "`-n {n}` is more than {what} can give: none of the contexts its first {sample} draws hold (each drawn at least twice) is left{left_out}"
+    )]
+    NoContextLeft {
+        n: u64,
+        what: String,
+        sample: u64,
+        left_out: String,
+    },
+    /// The sample drew every instance at least twice, and they are fewer
+    /// than `n`.
+    #[error(
+        "`-n {n}` is more than the {distinct} distinct instances {what} can give: its first {sample} draws hold only those, each drawn at least twice{left_out}"
+    )]
+    TooFewInstances {
+        n: u64,
+        distinct: u64,
+        what: String,
+        sample: u64,
+        left_out: String,
+    },
 }
 
 #[cfg(test)]
@@ -290,6 +320,7 @@ mod tests {
             capacity
                 .check(3, "it")
                 .unwrap_err()
+                .to_string()
                 .contains("the 2 distinct")
         );
 

@@ -375,10 +375,7 @@ fn check_capacity(
             estimate,
             warning: Some(warning),
         })),
-        Err(message) => Err(Error::input_with_help(
-            format!("{}; nothing was written", message),
-            "lower `-n`, raise `--truths`/`--actions`, or exclude less",
-        )),
+        Err(e) => Err(Error::Capacity(e)),
     }
 }
 
