@@ -271,11 +271,31 @@ pub fn sets_conflict(made: &[ExcludedSet], now: &[ExcludedSet]) -> Option<String
 
 /// Why an excluded set or an overlap input cannot be read (exit 1).
 #[derive(Debug, thiserror::Error)]
-#[error("`{}`{}: {message}", path.display(), line.map(|l| format!(" line {l}")).unwrap_or_default())]
+#[error("`{}`{}: {problem}", path.display(), line.map(|l| format!(" line {l}")).unwrap_or_default())]
 pub struct ReadError {
     pub path: PathBuf,
     pub line: Option<u64>,
-    pub message: String,
+    pub problem: ReadProblem,
+}
+
+/// What is wrong with an excluded set or an overlap input.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadProblem {
+    /// The file or directory cannot be read.
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+    #[error("a directory without instance files (*.jsonl)")]
+    NoInstanceFiles,
+    #[error("Parquet is not read here")]
+    Parquet,
+    /// A line is no instance of any supported format.
+    #[error(transparent)]
+    Line(#[from] recorded::LineError),
+    /// `overlap`: an SFT record where the first line was an instance.
+    #[error(
+        "an SFT record in a file whose first line is an instance: it has no exact key; compare with `--key context`"
+    )]
+    SftAmongInstances,
 }
 
 impl ReadError {

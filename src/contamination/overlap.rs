@@ -104,7 +104,7 @@ pub fn overlap(
             return Err(ReadError {
                 path: path.to_path_buf(),
                 line: Some(line),
-                message: "an SFT record in a file whose first line is an instance: it has no exact key; compare with `--key context`".into(),
+                problem: super::ReadProblem::SftAmongInstances,
             });
         }
         Ok(keys.get(key))

@@ -68,19 +68,51 @@ struct AnyLine<'a> {
     messages: Option<Vec<Message<'a>>>,
 }
 
+/// Why a line is no instance of any supported format.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error("not an instance line: {0}")]
+    NotInstance(#[source] serde_json::Error),
+    #[error("not one JSON value: {0}")]
+    NotOneValue(#[source] serde_json::Error),
+    /// A field every instance format has is missing.
+    #[error("no `{0}`: not a KUMO or kumo-gen instance line, a Hugging Face row or an SFT record")]
+    Missing(&'static str),
+    #[error(
+        "an SFT record without KUMO's round message (\"select an `action_name` from the list: [...]\")"
+    )]
+    NoRoundMessage,
+    /// The round message lacks one of its lists' markers.
+    #[error("the round message has no {0:?}")]
+    NoList(&'static str),
+    #[error("an SFT record without an assistant turn")]
+    NoAssistantTurn,
+    #[error("the last assistant turn has no `<ANSWER> ... </ANSWER>`")]
+    NoAnswer,
+    #[error(transparent)]
+    NotPythonList(#[from] PythonListError),
+}
+
+/// Why text is no Python list of string literals.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PythonListError {
+    #[error("expected a Python list of strings: no `[`")]
+    NoOpening,
+    #[error("expected a Python list of strings: no `,` between items")]
+    NoComma,
+    #[error("expected a Python list of strings: an item is not a string")]
+    NotAString,
+}
+
 /// Reads one line of any supported format.
-pub fn parse_line(line: &[u8]) -> Result<Recorded<'_>, String> {
+pub fn parse_line(line: &[u8]) -> Result<Recorded<'_>, LineError> {
     let mut de = serde_json::Deserializer::from_slice(line);
-    let any = AnyLine::deserialize(&mut de).map_err(|e| format!("not an instance line: {e}"))?;
-    de.end().map_err(|e| format!("not one JSON value: {e}"))?;
+    let any = AnyLine::deserialize(&mut de).map_err(LineError::NotInstance)?;
+    de.end().map_err(LineError::NotOneValue)?;
     if let Some(messages) = any.messages {
         return from_messages(&messages);
     }
-    let missing = |field: &str| {
-        format!(
-            "no `{field}`: not a KUMO or kumo-gen instance line, a Hugging Face row or an SFT record"
-        )
-    };
+    let missing = LineError::Missing;
     let truths = any.truths.ok_or_else(|| missing("truths"))?;
     let actions = any.actions.ok_or_else(|| missing("actions"))?;
     let observations = any.observations.ok_or_else(|| missing("observations"))?;
@@ -103,16 +135,16 @@ const TRUTHS_AT: &str = "`truth_name` from the list: ";
 /// Truths and actions from the first round message (KUMO's protocol, as
 /// `eval` and SFT records send it), the valid truth from the last
 /// assistant turn's `<ANSWER> ... </ANSWER>`.
-fn from_messages<'a>(messages: &[Message<'a>]) -> Result<Recorded<'a>, String> {
+fn from_messages<'a>(messages: &[Message<'a>]) -> Result<Recorded<'a>, LineError> {
     let round = messages
         .iter()
         .find(|m| m.role == "user" && m.content.contains(ACTIONS_AT))
-        .ok_or("an SFT record without KUMO's round message (\"select an `action_name` from the list: [...]\")")?;
-    let list_after = |marker: &str| -> Result<Vec<Cow<'a, str>>, String> {
+        .ok_or(LineError::NoRoundMessage)?;
+    let list_after = |marker: &'static str| -> Result<Vec<Cow<'a, str>>, LineError> {
         let at = round
             .content
             .find(marker)
-            .ok_or_else(|| format!("the round message has no {marker:?}"))?;
+            .ok_or(LineError::NoList(marker))?;
         let (items, _) = python_str_list(&round.content[at + marker.len()..])?;
         Ok(items.into_iter().map(Cow::Owned).collect())
     };
@@ -122,9 +154,8 @@ fn from_messages<'a>(messages: &[Message<'a>]) -> Result<Recorded<'a>, String> {
         .iter()
         .rev()
         .find(|m| m.role == "assistant")
-        .ok_or("an SFT record without an assistant turn")?;
-    let answer = answer_of(&last.content)
-        .ok_or("the last assistant turn has no `<ANSWER> ... </ANSWER>`")?;
+        .ok_or(LineError::NoAssistantTurn)?;
+    let answer = answer_of(&last.content).ok_or(LineError::NoAnswer)?;
     Ok(Recorded {
         truths,
         valid: vec![Cow::Owned(answer.to_string())],
@@ -143,9 +174,8 @@ fn answer_of(reply: &str) -> Option<&str> {
 
 /// A Python list of string literals (`['a', "b'c"]`, as Python's `repr`
 /// prints it) at the start of `text`; the strings and the rest of `text`.
-pub fn python_str_list(text: &str) -> Result<(Vec<String>, &str), String> {
-    let bad = |what: &str| format!("expected a Python list of strings: {what}");
-    let mut rest = text.strip_prefix('[').ok_or_else(|| bad("no `[`"))?;
+pub fn python_str_list(text: &str) -> Result<(Vec<String>, &str), PythonListError> {
+    let mut rest = text.strip_prefix('[').ok_or(PythonListError::NoOpening)?;
     let mut items = Vec::new();
     loop {
         rest = rest.trim_start();
@@ -155,10 +185,10 @@ pub fn python_str_list(text: &str) -> Result<(Vec<String>, &str), String> {
         if !items.is_empty() {
             rest = rest
                 .strip_prefix(',')
-                .ok_or_else(|| bad("no `,` between items"))?
+                .ok_or(PythonListError::NoComma)?
                 .trim_start();
         }
-        let (item, after) = python_str(rest).ok_or_else(|| bad("an item is not a string"))?;
+        let (item, after) = python_str(rest).ok_or(PythonListError::NotAString)?;
         items.push(item);
         rest = after;
     }
@@ -244,6 +274,7 @@ mod tests {
         assert!(
             parse_line(b"{\"truths\": [\"A\"]}")
                 .unwrap_err()
+                .to_string()
                 .contains("`actions`")
         );
         assert!(parse_line(b"[1, 2]").is_err());

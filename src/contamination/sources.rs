@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{LineKeys, ReadError, recorded, recorded_keys, relative};
+use super::{LineKeys, ReadError, ReadProblem, recorded, recorded_keys, relative};
 use crate::domain::Domain;
 
 /// One file of a path.
@@ -28,7 +28,7 @@ fn io_error(path: &Path, e: std::io::Error) -> ReadError {
     ReadError {
         path: path.to_path_buf(),
         line: None,
-        message: e.to_string(),
+        problem: ReadProblem::Io(e),
     }
 }
 
@@ -50,7 +50,7 @@ pub fn dataset_files(path: &Path) -> Result<Vec<SourceFile>, ReadError> {
         return Err(ReadError {
             path: path.to_path_buf(),
             line: None,
-            message: "a directory without instance files (*.jsonl)".into(),
+            problem: ReadProblem::NoInstanceFiles,
         });
     }
     Ok(files.into_iter().map(|path| SourceFile { path }).collect())
@@ -99,10 +99,10 @@ pub(super) fn first_keys(
         }
         return recorded::parse_line(&line)
             .map(|r| Some(recorded_keys(&r, domain)))
-            .map_err(|message| ReadError {
+            .map_err(|e| ReadError {
                 path: path.to_path_buf(),
                 line: Some(number),
-                message,
+                problem: e.into(),
             });
     }
 }
@@ -123,7 +123,7 @@ pub fn read_keys(
         return Err(ReadError {
             path: path.to_path_buf(),
             line: None,
-            message: "Parquet is not read here".into(),
+            problem: ReadProblem::Parquet,
         });
     }
     let mut reader = crate::files::read::lines(path).map_err(|e| io_error(path, e))?;
@@ -135,10 +135,10 @@ pub fn read_keys(
             .map(|(n, line)| {
                 recorded::parse_line(line)
                     .map(|r| recorded_keys(&r, domain))
-                    .map_err(|message| ReadError {
+                    .map_err(|e| ReadError {
                         path: path.to_path_buf(),
                         line: Some(*n),
-                        message,
+                        problem: e.into(),
                     })
             })
             .collect();
