@@ -332,8 +332,13 @@ pub fn interrupted(
 fn read_existing_seed_file(path: &Path) -> Result<Option<SeedFile>, SeedError> {
     match read_seed_file(path) {
         Ok(record) => Ok(Some(record)),
+        // No file there (or a file where a folder on its way should be,
+        // which the writer refuses in its own words).
         Err(SeedError::Unreadable { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound =>
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
         {
             Ok(None)
         }
