@@ -177,7 +177,7 @@ fn a_bad_split_value_says_what_is_wrong() {
         one_head(&dir, &args, 2);
         TestCommand::new()
             .current_dir(dir.path())
-            .args(&args)
+            .args(args)
             .expect_code(2)
             .stderr_contains(message);
     }
@@ -207,7 +207,7 @@ fn a_broken_seed_file_is_an_error_not_a_new_seed() {
     ];
     TestCommand::new()
         .current_dir(dir.path())
-        .args(&args)
+        .args(args)
         .expect_code(0);
     let seed_file = dir
         .path()
@@ -218,7 +218,7 @@ fn a_broken_seed_file_is_an_error_not_a_new_seed() {
     one_head(&dir, &args, 1);
     TestCommand::new()
         .current_dir(dir.path())
-        .args(&args)
+        .args(args)
         .expect_code(1)
         .stderr_contains(
             "truth_num=4+action_num=6+valid_truth_num=1.json` is not a kumo-gen seed file",
@@ -228,7 +228,7 @@ fn a_broken_seed_file_is_an_error_not_a_new_seed() {
     assert_eq!(std::fs::read_to_string(&seed_file).unwrap(), "{\"seed\": ");
     TestCommand::new()
         .current_dir(dir.path())
-        .args(&[&args[..], &["--force"]].concat())
+        .args([&args[..], &["--force"]].concat())
         .expect_code(0);
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&seed_file).unwrap()).unwrap();
