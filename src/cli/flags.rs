@@ -9,18 +9,40 @@ use std::path::PathBuf;
 use crate::render::{TemplateError, Templates};
 use crate::search::SearchBudget;
 
-/// A command-line value clap's own parsers cannot check: the message says
-/// what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadValue(pub String);
-
-impl std::fmt::Display for BadValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A command-line value clap's own parsers cannot check, by kind; the
+/// message says what was expected (a refused value is shown cut to 40
+/// characters where it may be long).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BadValue {
+    #[error("`{0}` is not a number of threads")]
+    NotThreads(String),
+    #[error("{0} threads is more than {MAX_THREADS}; use 0 for one per core")]
+    TooManyThreads(usize),
+    #[error("expected a number of {what} {range}, not `{shown}`")]
+    Count {
+        what: String,
+        range: String,
+        shown: String,
+    },
+    #[error("expected a positive number of seconds up to {MAX_TIMEOUT_SECS}, not `{0}`")]
+    Timeout(String),
+    #[error("expected a temperature from 0 to 2, not `{0}`")]
+    Temperature(String),
+    #[error("expected a finite number of at least 0, not `{0}`")]
+    Bound(String),
+    #[error(transparent)]
+    ApiBase(#[from] crate::eval::client::EndpointError),
+    #[error("`{shown}` is not a number of instances up to {max}")]
+    NotInstances { shown: String, max: u64 },
+    #[error("`-n 0` asks for no instances; ask for at least one, e.g. `-n 100`")]
+    NoInstances,
+    #[error(
+        "{n} instances is more than {max} (the dedup keys of every instance stay in memory, about 100 bytes each); split the job into several settings or seeds"
+    )]
+    TooManyInstances { n: u64, max: u64 },
+    #[error("expected a seed (0 to 2^64-1) or `random`, not `{0}`")]
+    Seed(String),
 }
-
-impl std::error::Error for BadValue {}
 
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
@@ -30,11 +52,9 @@ pub fn parse_threads(text: &str) -> Result<usize, BadValue> {
     let n: usize = text
         .trim()
         .parse()
-        .map_err(|_| BadValue(format!("`{text}` is not a number of threads")))?;
+        .map_err(|_| BadValue::NotThreads(text.to_string()))?;
     if n > MAX_THREADS {
-        return Err(BadValue(format!(
-            "{n} threads is more than {MAX_THREADS}; use 0 for one per core"
-        )));
+        return Err(BadValue::TooManyThreads(n));
     }
     Ok(n)
 }
@@ -133,10 +153,11 @@ pub fn parse_count(text: &str, what: &str, min: u64, max: u64) -> Result<u64, Ba
     };
     match text.trim().parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(BadValue(format!(
-            "expected a number of {what} {range}, not `{}`",
-            shown(text)
-        ))),
+        _ => Err(BadValue::Count {
+            what: what.to_string(),
+            range,
+            shown: shown(text),
+        }),
     }
 }
 
@@ -147,10 +168,7 @@ pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 pub fn parse_timeout(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_SECS => Ok(s),
-        _ => Err(BadValue(format!(
-            "expected a positive number of seconds up to {MAX_TIMEOUT_SECS}, not `{}`",
-            shown(text)
-        ))),
+        _ => Err(BadValue::Timeout(shown(text))),
     }
 }
 
@@ -159,10 +177,7 @@ pub fn parse_timeout(text: &str) -> Result<f64, BadValue> {
 pub fn parse_temperature(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(t) if t.is_finite() && (0.0..=2.0).contains(&t) => Ok(t),
-        _ => Err(BadValue(format!(
-            "expected a temperature from 0 to 2, not `{}`",
-            shown(text)
-        ))),
+        _ => Err(BadValue::Temperature(shown(text))),
     }
 }
 
@@ -170,10 +185,7 @@ pub fn parse_temperature(text: &str) -> Result<f64, BadValue> {
 pub fn parse_bound(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(BadValue(format!(
-            "expected a finite number of at least 0, not `{}`",
-            shown(text)
-        ))),
+        _ => Err(BadValue::Bound(shown(text))),
     }
 }
 
@@ -209,7 +221,7 @@ pub fn in_range(
 pub fn parse_api_base(text: &str) -> Result<String, BadValue> {
     crate::eval::client::parse_api_base(text)
         .map(|_| text.to_string())
-        .map_err(|e| BadValue(e.to_string()))
+        .map_err(BadValue::from)
 }
 
 /// Whether `a` and `b` name one existing file (through links too).

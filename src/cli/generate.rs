@@ -217,20 +217,18 @@ pub const MAX_INSTANCES: u64 = crate::pipeline::MAX_INSTANCES;
 /// `-n N`: a number of instances up to [`MAX_INSTANCES`].
 pub fn parse_instances(text: &str) -> Result<u64, BadValue> {
     let shown: String = text.chars().take(40).collect();
-    let n: u64 = text.trim().parse().map_err(|_| {
-        BadValue(format!(
-            "`{shown}` is not a number of instances up to {MAX_INSTANCES}"
-        ))
+    let n: u64 = text.trim().parse().map_err(|_| BadValue::NotInstances {
+        shown,
+        max: MAX_INSTANCES,
     })?;
     if n == 0 {
-        return Err(BadValue(
-            "`-n 0` asks for no instances; ask for at least one, e.g. `-n 100`".into(),
-        ));
+        return Err(BadValue::NoInstances);
     }
     if n > MAX_INSTANCES {
-        return Err(BadValue(format!(
-            "{n} instances is more than {MAX_INSTANCES} (the dedup keys of every instance stay in memory, about 100 bytes each); split the job into several settings or seeds"
-        )));
+        return Err(BadValue::TooManyInstances {
+            n,
+            max: MAX_INSTANCES,
+        });
     }
     Ok(n)
 }
@@ -288,11 +286,10 @@ pub fn parse_seed(text: &str) -> Result<SeedArg, BadValue> {
     if text.trim() == "random" {
         return Ok(SeedArg::Random);
     }
-    text.trim().parse().map(SeedArg::Fixed).map_err(|_| {
-        BadValue(format!(
-            "expected a seed (0 to 2^64-1) or `random`, not `{text}`"
-        ))
-    })
+    text.trim()
+        .parse()
+        .map(SeedArg::Fixed)
+        .map_err(|_| BadValue::Seed(text.to_string()))
 }
 
 /// Most shards `--shard K/N` accepts.
