@@ -53,19 +53,6 @@ fn mask(names: &[&str], of: &Value) -> u128 {
         .fold(0, |m, i| m | 1 << i)
 }
 
-/// `Q` of `a` at `(truths, actions)` on the reference's values.
-fn plain_q(reference: &mut Reference, truths: u128, actions: u128, a: usize) -> f64 {
-    let rules = reference.rules()[a].clone();
-    let total: u32 = rules.iter().map(|&x| (truths & !x).count_ones()).sum();
-    let mut sum = 0.0f64;
-    for x in rules {
-        let left = truths & !x;
-        let p = f64::from(left.count_ones()) / (f64::from(total) + 1e-9);
-        sum += reference.solve(left, actions & !(1 << a)).0 * p;
-    }
-    sum + 1.0
-}
-
 /// The number of `"key":` in a JSON line, parsed from its text by
 /// `str::parse` (correctly rounded; serde_json's default float parsing
 /// may be one ulp off, which a bit-for-bit check would blame on the row).
@@ -96,7 +83,7 @@ fn check_row(domain: &Domain, line: &InstanceLine, text: &str, row: &Value) {
     if let Some(action) = row["action"].as_str() {
         let i = actions.iter().position(|x| *x == action).unwrap();
         let want = if a >> i & 1 == 1 {
-            plain_q(&mut reference, t, a, i)
+            reference.q(t, a, i)
         } else {
             v + 1.0
         };

@@ -100,6 +100,21 @@ impl Reference {
         self.solve(all(self.truths), all(self.rules.len()))
     }
 
+    /// `Q(a)` at `(truths, actions)`: the expected steps if action `a` is
+    /// taken now and play is optimal after, written out as DESIGN.md
+    /// states the recursion's action sum, on this reference's values.
+    pub fn q(&mut self, truths: u128, actions: u128, a: usize) -> f64 {
+        let rules = self.rules[a].clone();
+        let total: u32 = rules.iter().map(|&x| (truths & !x).count_ones()).sum();
+        let mut sum = 0.0f64;
+        for x in rules {
+            let left = truths & !x;
+            let p = f64::from(left.count_ones()) / (f64::from(total) + 1e-9);
+            sum += self.solve(left, actions & !(1 << a)).0 * p;
+        }
+        sum + 1.0
+    }
+
     /// `(E(truths, actions), first optimal action in instance order)`.
     pub fn solve(&mut self, truths: u128, actions: u128) -> (f64, Option<usize>) {
         self.value(truths, actions)

@@ -16,20 +16,6 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::reference::Reference;
 
-/// `Q(a)` at `(truths, actions)` from the reference's values, written out
-/// as DESIGN.md states the recursion's action sum.
-fn plain_q(reference: &mut Reference, truths: u128, actions: u128, a: usize) -> f64 {
-    let rules = reference.rules()[a].clone();
-    let total: u32 = rules.iter().map(|&x| (truths & !x).count_ones()).sum();
-    let mut sum = 0.0f64;
-    for x in rules {
-        let left = truths & !x;
-        let p = f64::from(left.count_ones()) / (f64::from(total) + 1e-9);
-        sum += reference.solve(left, actions & !(1 << a)).0 * p;
-    }
-    sum + 1.0
-}
-
 /// Random walks from the root: `walks` of them, each of up to `depth`
 /// moves (an action left, then one of its states at random), every
 /// state on the way.
@@ -95,7 +81,7 @@ fn check_states(
         }
         let mut optimal = Vec::new();
         for &(a, q) in &got.q {
-            let want = plain_q(&mut reference, state.truths, state.actions, a);
+            let want = reference.q(state.truths, state.actions, a);
             if q.to_bits() != want.to_bits() {
                 return Err(format!("state {state:?} action {a}: Q {q} vs {want}"));
             }
