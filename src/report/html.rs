@@ -21,7 +21,7 @@ const CSS: &str = include_str!("assets/report.css");
 const SCRIPT: &str = include_str!("assets/report.js");
 
 /// A JSON value as `score --json` prints it.
-fn json<T: Serialize>(value: &T) -> String {
+pub(super) fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("values serialize")
 }
 
@@ -60,11 +60,14 @@ fn cell(key: &str, value: Option<f64>, digits: usize, interval: Option<Interval>
     )
 }
 
-fn count_cell(key: &str, value: usize) -> String {
+/// A count cell: the number in `data-value` and the text.
+pub(super) fn count_cell(key: &str, value: usize) -> String {
     format!(r#"<td class="num" data-key="{key}" data-value="{value}">{value}</td>"#)
 }
 
-fn text_cell(key: &str, value: &str, shown: &str) -> String {
+/// A text cell: `value` in `data-value` (what sorting uses), `shown` in
+/// the text, both escaped.
+pub(super) fn text_cell(key: &str, value: &str, shown: &str) -> String {
     format!(
         r#"<td data-key="{key}" data-value="{}">{}</td>"#,
         esc(value),

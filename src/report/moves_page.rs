@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::figures::{esc, short};
+use super::html::{count_cell, json, text_cell};
 use super::moves::{MoveRow, MoveSection, PositionChart};
 use crate::score::axis::Axis;
 use crate::score::interval::Interval;
@@ -15,10 +16,6 @@ use crate::score::interval::Interval;
 const PALETTE: [&str; 8] = [
     "#3366aa", "#d9782d", "#59a14f", "#b07aa1", "#e15759", "#76b7b2", "#9c755f", "#edc948",
 ];
-
-fn json(value: &impl serde::Serialize) -> String {
-    serde_json::to_string(value).expect("values serialize")
-}
 
 fn num(key: &str, value: f64, digits: usize, interval: Option<Interval>, help: &str) -> String {
     let (ends, shown) = interval.map_or((String::new(), String::new()), |i| {
@@ -42,18 +39,6 @@ fn num(key: &str, value: f64, digits: usize, interval: Option<Interval>, help: &
     format!(
         r#"<td class="num" data-key="{key}" data-value="{}"{ends}{title}>{value:.digits$}{shown}</td>"#,
         json(&value)
-    )
-}
-
-fn count(key: &str, value: usize) -> String {
-    format!(r#"<td class="num" data-key="{key}" data-value="{value}">{value}</td>"#)
-}
-
-fn text(key: &str, value: &str, shown: &str) -> String {
-    format!(
-        r#"<td data-key="{key}" data-value="{}">{}</td>"#,
-        esc(value),
-        esc(shown)
     )
 }
 
@@ -132,11 +117,11 @@ fn table(rows: &[MoveRow]) -> String {
         let _ = writeln!(
             s,
             "<tr{class}>{}{}{}{}{}{}{}{}{}{}{}{}{}{}</tr>",
-            text("model", &r.model, &r.model),
-            text("agent", &r.agent, &r.agent),
-            text("domain", &r.domain, &r.domain),
-            text("setting", &r.setting, &short(&r.setting)),
-            count("analysed_trials", r.analysed_trials),
+            text_cell("model", &r.model, &r.model),
+            text_cell("agent", &r.agent, &r.agent),
+            text_cell("domain", &r.domain, &r.domain),
+            text_cell("setting", &r.setting, &short(&r.setting)),
+            count_cell("analysed_trials", r.analysed_trials),
             num("mean_regret", r.mean_regret, 3, r.regret_interval, ""),
             num(
                 "optimal_move_rate",
@@ -145,12 +130,12 @@ fn table(rows: &[MoveRow]) -> String {
                 r.optimal_move_interval,
                 &pooled
             ),
-            count("moves", r.moves),
-            count("optimal_moves", r.optimal_moves),
-            count("redundant_moves", r.redundant_moves),
-            count("answers", r.answers),
-            count("unproven_answers", r.unproven_answers),
-            count("unproven_correct", r.unproven_correct),
+            count_cell("moves", r.moves),
+            count_cell("optimal_moves", r.optimal_moves),
+            count_cell("redundant_moves", r.redundant_moves),
+            count_cell("answers", r.answers),
+            count_cell("unproven_answers", r.unproven_answers),
+            count_cell("unproven_correct", r.unproven_correct),
             num(
                 "mean_efficiency",
                 r.mean_efficiency,
