@@ -37,6 +37,9 @@
 //! recursion ([`plain`]), which there costs less than all of the above; a
 //! game that needs more than `plain::PLAIN_NODES` nodes continues here,
 //! with the exact values found so far in the memo.
+//! Small nodes (two truths, at most `plain::SMALL_ACTIONS` actions) are
+//! computed exactly by the plain recursion wherever the search meets
+//! them, once, instead of being tested again and again.
 //!
 //! The reductions, each exact:
 //!
@@ -431,6 +434,11 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         if known.lo >= theta || known.hi < theta {
             return Ok(known);
         }
+        if plain::is_small(truths, actions)
+            && let Some((value, _)) = self.plain_small(truths, actions)?
+        {
+            return Ok(Bounds::point(value));
+        }
         self.count_expansion()?;
         let found = self.with_frame(depth, |s, frame| {
             s.test_in(truths, actions, theta, depth, frame)
@@ -483,6 +491,11 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let known = self.known(truths, actions, prior);
         if known.exact() && !ordered {
             return Ok((known.lo, None));
+        }
+        if plain::is_small(truths, actions)
+            && let Some(decided) = self.plain_small(truths, actions)?
+        {
+            return Ok(decided);
         }
         self.count_expansion()?;
         let (value, best) = self.with_frame(depth, |s, frame| {

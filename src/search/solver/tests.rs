@@ -243,3 +243,43 @@ fn plain_first_and_its_fallback_equal_the_plain_recursion() {
     }
     assert!(fell_back > 40, "the fallback ran {fell_back} times");
 }
+
+/// Small nodes (two truths, at most `plain::SMALL_ACTIONS` actions),
+/// which the interval search hands to the plain recursion wherever it
+/// meets them, get the plain recursion's value and first action, asked
+/// at the node itself and met inside a larger search.
+#[test]
+fn small_nodes_equal_the_plain_recursion() {
+    let mut memos = Memos::<u64>::default();
+    let mut small = 0;
+    for problem in problems(20, 8, 6) {
+        let all_t: u64 = (1 << problem.truth_count()) - 1;
+        let all_a: u64 = (1 << problem.action_count()) - 1;
+        let mut exact = std::collections::HashMap::new();
+        for pair in (0..=all_t).filter(|t: &u64| t.count() == 2) {
+            for actions in 0..=all_a {
+                let mut solver =
+                    Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+                solver.plain_left = 0;
+                let Some(canonical) = solver.reduce(pair, actions) else {
+                    continue;
+                };
+                if !plain::is_small(pair, canonical) {
+                    continue;
+                }
+                let (got, action) = solver.decide(pair, actions).unwrap();
+                let want = plain(&problem, pair, actions, &mut exact);
+                assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+                let want_action = plain_first_action(&problem, pair, canonical, &mut exact);
+                assert_eq!(action, want_action);
+                small += 1;
+            }
+        }
+        let mut solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
+        solver.plain_left = 0;
+        let got = solver.value(all_t, all_a).unwrap();
+        let want = plain(&problem, all_t, all_a, &mut exact);
+        assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+    }
+    assert!(small > 200, "only {small} small nodes checked");
+}
