@@ -6,7 +6,7 @@
 //! re-orders the candidates by upper bounds (memo and greedy rollouts).
 //! Only the order changes here, never a value or the tie rule.
 
-use super::bounds::{cover_layers, sum_bounds};
+use super::bounds::{cover_layers, layers_after, sum_bounds};
 use super::{Cand, Frame, Kid, Solver};
 use crate::search::SearchError;
 use crate::search::mask::Mask;
@@ -96,6 +96,13 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
 
     /// Fills `frame` with the node's candidate actions and their children,
     /// most promising first.
+    ///
+    /// One pass over the actions' states builds the children, their
+    /// signatures and the widest rule-out (`|T| - ` the fewest truths a
+    /// state keeps: a state's kept and ruled-out truths partition `T`);
+    /// a second pass gives each non-base child its floor (see
+    /// `child_floor`) from the cover layers after the action, computed
+    /// once per action rather than once per child.
     pub(super) fn expand(&self, truths: M, actions: M, frame: &mut Frame<M>) {
         frame.cands.clear();
         frame.kids.clear();
@@ -103,17 +110,23 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         let ge = cover_layers(actions.ones().map(|b| self.related[b]));
         let (once, twice) = (ge[0], ge[1]);
         let n = truths.count();
-        let mut widest = 0;
+        // The fewest truths a state of any action keeps. Every action
+        // counts, duplicates too: a private action of the same shape as an
+        // earlier one can rule out more truths in one state (`shape` counts
+        // only the sum over states), and it stays available below.
+        let mut fewest_kept = n;
         // Static bound of a child: at most one action fewer.
         let child_hi = f64::from(actions.count() - 1);
         for b in actions.ones() {
-            let covered_without = twice | (once & !self.related[b]);
+            let row = &self.states[b];
             let start = frame.kids.len();
             let mut sum_w: u32 = 0;
             let mut signature: u64 = 0;
-            for &x in &self.states[b] {
+            for &x in row {
                 let t = truths & !x;
-                sum_w += t.count();
+                let w = t.count();
+                sum_w += w;
+                fewest_kept = fewest_kept.min(w);
                 signature =
                     (signature.rotate_left(7) ^ t.digest()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                 frame.kids.push(Kid {
@@ -124,14 +137,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                     b: Bounds::ZERO,
                 });
             }
-            let states = self.states[b].len();
-            // Every action counts towards the widest rule-out, duplicates
-            // too: a private action of the same shape as an earlier one
-            // can rule out more truths in one state (`shape` counts only
-            // the sum over states), and it stays available below.
-            for &x in &self.states[b] {
-                widest = widest.max((truths & x).count());
-            }
+            let states = row.len();
             let shape = self.shape(b, truths, twice);
             // An earlier action (in instance order) with the same children
             // in the same state order is the same action on every subset of
@@ -150,6 +156,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 frame.kids.truncate(start);
                 continue;
             }
+            let covered_without = twice | (once & !self.related[b]);
             let denom = f64::from(sum_w) + 1e-9;
             let mut spread = 0.0f64;
             for kid in &mut frame.kids[start..] {
@@ -164,10 +171,10 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 }
                 spread += kid.p * f64::from(w);
             }
-            debug_assert!(sum_w < n * self.states[b].len() as u32);
+            debug_assert!(sum_w < n * states as u32);
             frame.cands.push(Cand {
                 action: b,
-                sum: sum_bounds(&frame.kids[start..]),
+                sum: Bounds::ZERO,
                 spread,
                 kids: start,
                 states,
@@ -176,18 +183,20 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 looked_up: false,
             });
         }
+        let widest = n - fewest_kept;
+        let high = self.reuse.as_ref().map_or(M::ZERO, |reuse| reuse.high());
         // Path bounds of the children (see `path_bound`), with the cover
         // counts after the action is used.
         for cand in &mut frame.cands {
-            let r = self.related[cand.action];
+            let after = layers_after(&ge, self.related[cand.action]);
             let left = actions & !M::bit(cand.action);
-            for kid in &mut frame.kids[cand.kids..cand.kids + cand.states] {
-                if kid.base {
-                    continue;
+            let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
+            for kid in kids.iter_mut() {
+                if !kid.base {
+                    kid.b.lo = self.floor_after(&after, high, kid.truths, left, widest);
                 }
-                kid.b.lo = self.child_floor(&ge, r, kid.truths, left, widest);
             }
-            cand.sum = sum_bounds(&frame.kids[cand.kids..cand.kids + cand.states]);
+            cand.sum = sum_bounds(kids);
         }
         frame.cands.sort_by(|x, y| {
             x.sum
