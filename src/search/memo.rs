@@ -166,6 +166,16 @@ impl<K: Key> Memo<K> {
         }
     }
 
+    /// Starts loading `key`'s home slot, so that a later [`Memo::get`]
+    /// of it finds it in cache: a load whose value nothing waits for, so
+    /// the processor overlaps it with the work up to that `get` (the
+    /// crate forbids `unsafe`, so no prefetch instruction). No effect on
+    /// any result.
+    #[inline]
+    pub fn prefetch(&self, key: K) {
+        std::hint::black_box(self.slots[self.home(key)].key);
+    }
+
     /// Stores or overwrites a node; returns whether the key is new.
     pub fn put(&mut self, key: K, bounds: Bounds) -> bool {
         debug_assert!(key != K::ZERO);

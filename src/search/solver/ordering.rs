@@ -68,23 +68,18 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         cand.looked_up = true;
         let child_actions = actions & !M::bit(cand.action);
         let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
-        // Keys first, probes after: the probes (cache misses, mostly) are
-        // then independent loads the processor can overlap.
+        // Keys first, each child's home slot prefetched, probes after:
+        // the probes (cache misses, mostly) then overlap. A non-base
+        // child (see `expand`) has at least two truths, each related to
+        // an action other than the one used, so `reduce` keeps it.
         for kid in kids.iter_mut() {
             if kid.base {
                 continue;
             }
-            match self.reduce(kid.truths, child_actions) {
-                Some(a) => {
-                    kid.actions = a;
-                    kid.b.hi = kid.b.hi.min(f64::from(a.count()));
-                }
-                None => {
-                    debug_assert!(false, "expand and reduce agree on base cases");
-                    kid.base = true;
-                    kid.b = Bounds::ZERO;
-                }
-            }
+            let a = self.reduce_non_base(kid.truths, child_actions);
+            kid.actions = a;
+            kid.b.hi = kid.b.hi.min(f64::from(a.count()));
+            self.memo.prefetch(self.key(kid.truths, a));
         }
         for kid in kids.iter_mut() {
             if !kid.base {
