@@ -11,7 +11,8 @@
 //! with `|T| <= 1` are base cases), so the zero key marks a free slot.
 //! Linear probing, power-of-two capacity, at most half full, a
 //! multiplicative hash. The table is never iterated, so its layout cannot
-//! leak into any output.
+//! leak into any output. [`Memo::prefetch`] starts loading a slot ahead
+//! of its probe (a plain load: the crate forbids `unsafe`).
 
 /// A packed node key.
 pub trait Key: Copy + Eq + Send + 'static {
