@@ -11,8 +11,7 @@
 //! with `|T| <= 1` are base cases), so the zero key marks a free slot.
 //! Linear probing, power-of-two capacity, at most half full, a
 //! multiplicative hash. The table is never iterated, so its layout cannot
-//! leak into any output. [`Memo::prefetch`] starts loading a slot ahead
-//! of its probe (a plain load: the crate forbids `unsafe`).
+//! leak into any output.
 
 /// A packed node key.
 pub trait Key: Copy + Eq + Send + 'static {
@@ -165,16 +164,6 @@ impl<K: Key> Memo<K> {
             }
             i = (i + 1) & mask;
         }
-    }
-
-    /// Starts loading `key`'s home slot, so that a later [`Memo::get`]
-    /// of it finds it in cache: a load whose value nothing waits for, so
-    /// the processor overlaps it with the work up to that `get` (the
-    /// crate forbids `unsafe`, so no prefetch instruction). No effect on
-    /// any result.
-    #[inline]
-    pub fn prefetch(&self, key: K) {
-        std::hint::black_box(self.slots[self.home(key)].key);
     }
 
     /// Stores or overwrites a node; returns whether the key is new.

@@ -10,13 +10,14 @@
 //! makes one pass over the actions' states (children, signatures, widest
 //! rule-out) and computes the cover layers after an action once per
 //! action; `look_up` takes a child's actions from its truths' action
-//! masks and touches every child's memo slot before probing any, so the
-//! cache misses overlap. Node expansions and every float are unchanged
+//! masks. Node expansions and every float are unchanged
 //! (car-identification 12 x 16, 100 instances: 1 757 771 expansions
-//! before and after), and the whole search runs 7-9 % fewer instructions
+//! before and after), and the search takes 5-9 % less CPU
 //! (BENCHMARKS.md, "Optimal search"). Tried and dropped: 32-byte memo
 //! slots (no gain), an index sort of the candidates (2.5 % more
-//! instructions, no faster).
+//! instructions, no faster), touching each child's memo slot before the
+//! probes (a plain load, as the crate forbids `unsafe` prefetches: 1-2 %
+//! slower).
 
 use super::bounds::{cover_layers, layers_after, sum_bounds};
 use super::{Cand, Frame, Kid, Solver};
@@ -80,8 +81,8 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         cand.looked_up = true;
         let child_actions = actions & !M::bit(cand.action);
         let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
-        // Keys first, each child's home slot prefetched, probes after:
-        // the probes (cache misses, mostly) then overlap. A non-base
+        // Keys first, probes after: the probes (cache misses, mostly) are
+        // then independent loads the processor can overlap. A non-base
         // child (see `expand`) has at least two truths, each related to
         // an action other than the one used, so `reduce` keeps it.
         for kid in kids.iter_mut() {
@@ -91,7 +92,6 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             let a = self.reduce_non_base(kid.truths, child_actions);
             kid.actions = a;
             kid.b.hi = kid.b.hi.min(f64::from(a.count()));
-            self.memo.prefetch(self.key(kid.truths, a));
         }
         for kid in kids.iter_mut() {
             if !kid.base {
