@@ -59,6 +59,26 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         }
     }
 
+    /// [`Self::child_floor`] from the layers after the action
+    /// ([`layers_after`]) and the reuse bound's high truths (`high`, empty
+    /// without a reuse bound), both computed once per action or node: the
+    /// same floats.
+    #[inline]
+    pub(super) fn floor_after(
+        &self,
+        after: &[M; LAYERS],
+        high: M,
+        truths: M,
+        actions: M,
+        widest: u32,
+    ) -> f64 {
+        let path = path_bound(cover_in(after, truths), truths.count(), widest);
+        match &self.reuse {
+            Some(reuse) => path.max(reuse.get(truths, actions, cover_in(after, truths & high))),
+            None => path,
+        }
+    }
+
     /// An upper bound of a non-base node's value (canonical `actions`):
     /// the value of the greedy policy that takes, at every node, the
     /// action with the lowest sum of its children's path bounds (base
@@ -176,6 +196,32 @@ pub(super) fn cover_after<M: Mask>(ge: &[M; LAYERS + 1], r: M, truths: M) -> u32
             !(truths & !more).is_zero()
         })
         .unwrap_or(LAYERS) as u32
+}
+
+/// `after[k]`, for `1 <= k < LAYERS`: the truths related to more than
+/// `k` of the actions of cover layers `ge` other than the one related to
+/// `r` (the sets [`cover_after`] scans; `after[0]` is unused). They shrink
+/// as `k` grows, as the layers do.
+#[inline]
+pub(super) fn layers_after<M: Mask>(ge: &[M; LAYERS + 1], r: M) -> [M; LAYERS] {
+    let mut after = [M::ZERO; LAYERS];
+    for k in 1..LAYERS {
+        after[k] = (ge[k] & !r) | (ge[k + 1] & r);
+    }
+    after
+}
+
+/// [`cover_after`] from [`layers_after`]: as the layers shrink, the `k`
+/// whose layer holds all of `truths` are `1..j`, and the first `k` that
+/// does not is `j + 1` (or [`LAYERS`]); so the cover is one more than the
+/// number of layers holding `truths`, counted without a branch.
+#[inline]
+pub(super) fn cover_in<M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
+    let mut cover = 1;
+    for layer in &after[1..] {
+        cover += u32::from((truths & !*layer).is_zero());
+    }
+    cover
 }
 
 /// A lower bound of the value of a non-base node from the shortest path

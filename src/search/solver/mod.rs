@@ -165,6 +165,8 @@ impl Goal {
 pub struct Solver<'m, M: Mask, K: Key> {
     states: Vec<Vec<M>>,
     related: Vec<M>,
+    /// Per instance truth, the actions related to it (`related` transposed).
+    actions_of: Vec<M>,
     /// Where the action bits start in a packed key.
     key_shift: u32,
     /// Most truths one state rules out.
@@ -201,6 +203,11 @@ pub struct Carry {
 /// searches only).
 const TRACK_AFTER: u64 = 20_000;
 
+/// Whether a state of `row` (exclusion masks) rules out truth `t`.
+fn related_to<M: Mask>(row: &[M], t: usize) -> bool {
+    row.iter().any(|x| x.contains(t))
+}
+
 /// Expansions after which a search builds the reuse bound (instances of
 /// at most `reuse::MAX_TRUTHS` truths).
 const DEEP_AFTER: u64 = 2_000;
@@ -228,6 +235,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .iter()
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
+        let actions_of = (0..problem.truth_count())
+            .map(|t| {
+                (0..problem.action_count())
+                    .filter(|&a| related_to(&states[a], t))
+                    .fold(M::ZERO, |acc, a| acc | M::bit(a))
+            })
+            .collect();
         let widest_rule_out = states
             .iter()
             .flatten()
@@ -238,6 +252,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             widest_rule_out,
             states,
             related,
+            actions_of,
             key_shift: problem.truth_count() as u32,
             memo,
             greedy,
@@ -344,6 +359,22 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             return None;
         }
         Some(kept)
+    }
+
+    /// [`Self::reduce`] of a node known not to be a base case: `|T| >= 2`
+    /// and every truth of `T` related to an action of `actions`. Then
+    /// `reduce` keeps exactly the actions related to a truth of `T`, the
+    /// union of the truths' `actions_of` within `actions`: one pass over
+    /// the (few) truths instead of one over the actions.
+    #[inline]
+    fn reduce_non_base(&self, truths: M, actions: M) -> M {
+        let mut related = M::ZERO;
+        for t in truths.ones() {
+            related |= self.actions_of[t];
+        }
+        let kept = actions & related;
+        debug_assert_eq!(Some(kept), self.reduce(truths, actions));
+        kept
     }
 
     #[inline]
