@@ -203,11 +203,6 @@ pub struct Carry {
 /// searches only).
 const TRACK_AFTER: u64 = 5_000;
 
-/// Whether a state of `row` (exclusion masks) rules out truth `t`.
-fn related_to<M: Mask>(row: &[M], t: usize) -> bool {
-    row.iter().any(|x| x.contains(t))
-}
-
 /// Expansions after which a search builds the reuse bound (instances of
 /// at most `reuse::MAX_TRUTHS` truths).
 const DEEP_AFTER: u64 = 500;
@@ -246,17 +241,18 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let states: Vec<Vec<M>> = (0..problem.action_count())
             .map(|a| problem.states(a).iter().map(|&x| M::from_u128(x)).collect())
             .collect();
-        let related = states
+        let related: Vec<M> = states
             .iter()
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
         let actions_of = (0..problem.truth_count())
             .map(|t| {
-                (0..problem.action_count())
-                    .filter(|&a| related_to(&states[a], t))
+                (0..related.len())
+                    .filter(|&a| related[a].contains(t))
                     .fold(M::ZERO, |acc, a| acc | M::bit(a))
             })
             .collect();
+        let (reuse_after, track_after) = reuse_schedule(problem.action_count());
         let widest_rule_out = states
             .iter()
             .flatten()
@@ -276,8 +272,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             started: Instant::now(),
             expansions: 0,
             reuse: None,
-            reuse_after: reuse_schedule(problem.action_count()).0,
-            track_after: reuse_schedule(problem.action_count()).1,
+            reuse_after,
+            track_after,
             plain_left: plain::plain_nodes(problem.action_count()),
         }
     }
