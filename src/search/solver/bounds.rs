@@ -60,21 +60,24 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     }
 
     /// [`Self::child_floor`] from the layers after the action
-    /// ([`layers_after`]) and the reuse bound's high truths (`high`, empty
-    /// without a reuse bound), both computed once per action or node: the
+    /// ([`layers_after`]), the reuse bound's high truths (`high`, empty
+    /// without a reuse bound) and the tracked actions left (`unused`, see
+    /// `ReuseBound::unused`), all computed once per action or node: the
     /// same floats.
     #[inline]
     pub(super) fn floor_after(
         &self,
         after: &[M; LAYERS],
         high: M,
+        unused: u32,
         truths: M,
-        actions: M,
         widest: u32,
     ) -> f64 {
         let path = path_bound(cover_in(after, truths), truths.count(), widest);
         match &self.reuse {
-            Some(reuse) => path.max(reuse.get(truths, actions, cover_in(after, truths & high))),
+            Some(reuse) => {
+                path.max(reuse.get_unused(truths, unused, cover_in(after, truths & high)))
+            }
             None => path,
         }
     }

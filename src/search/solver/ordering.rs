@@ -197,10 +197,11 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         for cand in &mut frame.cands {
             let after = layers_after(&ge, self.related[cand.action]);
             let left = actions & !M::bit(cand.action);
+            let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
             let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
             for kid in kids.iter_mut() {
                 if !kid.base {
-                    kid.b.lo = self.floor_after(&after, high, kid.truths, left, widest);
+                    kid.b.lo = self.floor_after(&after, high, unused, kid.truths, widest);
                 }
             }
             cand.sum = sum_bounds(kids);

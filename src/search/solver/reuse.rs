@@ -233,14 +233,32 @@ impl ReuseBound {
     /// self.high()`.
     #[inline]
     pub(super) fn get<M: Mask>(&self, truths: M, actions: M, cover: u32) -> f64 {
+        self.get_unused(truths, self.unused(actions), cover)
+    }
+
+    /// `U` of `actions` in the game asked now: the tracked actions of
+    /// `actions` (a set shared by every child of one action, so `expand`
+    /// takes it once per action). Valid until tracking starts
+    /// ([`ReuseBound::start_tracking`]), which no expansion does midway.
+    #[inline]
+    pub(super) fn unused<M: Mask>(&self, actions: M) -> u32 {
+        if self.tracking.get() {
+            self.tracked.unused(actions.to_u128())
+        } else {
+            self.single.unused(actions.to_u128())
+        }
+    }
+
+    /// [`ReuseBound::get`] with `U` already taken ([`ReuseBound::unused`]).
+    #[inline]
+    pub(super) fn get_unused<M: Mask>(&self, truths: M, unused: u32, cover: u32) -> f64 {
         let t = truths.to_u128() as u32;
         let (game, table) = if self.tracking.get() {
             (&self.tracked, &self.tracked_table)
         } else {
             (&self.single, &self.single_table)
         };
-        let u = game.unused(actions.to_u128());
-        game.level(&mut table.borrow_mut(), t, u, game.count(t, cover))
+        game.level(&mut table.borrow_mut(), t, unused, game.count(t, cover))
     }
 }
 
