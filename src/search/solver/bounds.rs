@@ -37,33 +37,13 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         }
     }
 
-    /// The best lower bound of a non-base child `truths` of action `r`'s
-    /// use at a node of cover layers `ge`, with `actions` left: its path
-    /// bound (see `path_bound`) or the reuse bound.
-    #[inline]
-    pub(super) fn child_floor(
-        &self,
-        ge: &[M; LAYERS + 1],
-        r: M,
-        truths: M,
-        actions: M,
-        widest: u32,
-    ) -> f64 {
-        let path = path_bound(cover_after(ge, r, truths), truths.count(), widest);
-        match &self.reuse {
-            Some(reuse) => {
-                let cover = cover_after(ge, r, truths & reuse.high());
-                path.max(reuse.get(truths, actions, cover))
-            }
-            None => path,
-        }
-    }
-
-    /// [`Self::child_floor`] from the layers after the action
-    /// ([`layers_after`]), the reuse bound's high truths (`high`, empty
-    /// without a reuse bound) and the tracked actions left (`unused`, see
-    /// `ReuseBound::unused`), all computed once per action or node: the
-    /// same floats.
+    /// The best lower bound of a non-base child `truths` of an action's
+    /// use: its path bound (see `path_bound`) or the reuse bound. It takes
+    /// the cover layers after the action ([`layers_after`]), the reuse
+    /// bound's high truths (`high`, empty without a reuse bound) and the
+    /// tracked actions left (`unused`, see `ReuseBound::unused`), each the
+    /// same for every child of one action, so callers compute them once
+    /// per action or node.
     #[inline]
     pub(super) fn floor_after(
         &self,
@@ -102,9 +82,13 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         let (once, twice) = (ge[0], ge[1]);
         // (action, ΣW, bound of its sum, spread) of the greedy choice.
         let mut best = (usize::MAX, 0u32, f64::INFINITY, f64::INFINITY);
+        let high = self.reuse.as_ref().map_or(M::ZERO, |reuse| reuse.high());
         for b in actions.ones() {
             let r = self.related[b];
             let covered_without = twice | (once & !r);
+            let after = layers_after(&ge, r);
+            let left = actions & !M::bit(b);
+            let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
             let sum_w: u32 = self.states[b].iter().map(|&x| (truths & !x).count()).sum();
             let denom = f64::from(sum_w) + 1e-9;
             let (mut lo, mut spread) = (0.0f64, 0.0f64);
@@ -116,7 +100,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
                 }
-                lo += p * self.child_floor(&ge, r, t, actions & !M::bit(b), self.widest_rule_out);
+                lo += p * self.floor_after(&after, high, unused, t, self.widest_rule_out);
             }
             if lo < best.2 || (lo == best.2 && spread < best.3) {
                 best = (b, sum_w, lo, spread);
@@ -189,22 +173,10 @@ pub(super) fn cover_layers<M: Mask>(related: impl Iterator<Item = M>) -> [M; LAY
     ge
 }
 
-/// The fewest actions relating to one truth of `truths` once the action
-/// related to `r` is used, from the cover layers `ge` of a node's actions
-/// (capped at [`LAYERS`]).
-pub(super) fn cover_after<M: Mask>(ge: &[M; LAYERS + 1], r: M, truths: M) -> u32 {
-    (1..LAYERS)
-        .find(|&k| {
-            let more = (ge[k] & !r) | (ge[k + 1] & r);
-            !(truths & !more).is_zero()
-        })
-        .unwrap_or(LAYERS) as u32
-}
-
 /// `after[k]`, for `1 <= k < LAYERS`: the truths related to more than
 /// `k` of the actions of cover layers `ge` other than the one related to
-/// `r` (the sets [`cover_after`] scans; `after[0]` is unused). They shrink
-/// as `k` grows, as the layers do.
+/// `r` (`after[0]` is unused). They shrink as `k` grows, as the layers
+/// do.
 #[inline]
 pub(super) fn layers_after<M: Mask>(ge: &[M; LAYERS + 1], r: M) -> [M; LAYERS] {
     let mut after = [M::ZERO; LAYERS];
@@ -214,10 +186,13 @@ pub(super) fn layers_after<M: Mask>(ge: &[M; LAYERS + 1], r: M) -> [M; LAYERS] {
     after
 }
 
-/// [`cover_after`] from [`layers_after`]: as the layers shrink, the `k`
-/// whose layer holds all of `truths` are `1..j`, and the first `k` that
-/// does not is `j + 1` (or [`LAYERS`]); so the cover is one more than the
-/// number of layers holding `truths`, counted without a branch.
+/// The fewest actions relating to one truth of `truths` once the action
+/// is used (capped at [`LAYERS`]), from the layers after it
+/// ([`layers_after`]): the first `k` whose layer misses a truth of
+/// `truths`. As the layers shrink, the `k` whose layer holds all of
+/// `truths` are `1..j`, and the first that does not is `j + 1` (or
+/// [`LAYERS`]); so the cover is one more than the number of layers
+/// holding `truths`, counted without a branch.
 #[inline]
 pub(super) fn cover_in<M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
     let mut cover = 1;

@@ -108,7 +108,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// signatures and the widest rule-out (`|T| - ` the fewest truths a
     /// state keeps: a state's kept and ruled-out truths partition `T`);
     /// a second pass gives each non-base child its floor (see
-    /// `child_floor`) from the cover layers after the action, computed
+    /// `floor_after`) from the cover layers after the action, computed
     /// once per action rather than once per child.
     pub(super) fn expand(&self, truths: M, actions: M, frame: &mut Frame<M>) {
         frame.cands.clear();
