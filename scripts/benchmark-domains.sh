@@ -25,22 +25,12 @@ bin="${KUMO_GEN:-target/release/kumo-gen}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-if [[ -n "${DOMAINS:-}" ]]; then
-    IFS=',' read -r -a domains <<<"$DOMAINS"
-else
-    mapfile -t domains < <(ls domains | sed -n "s/\.yaml$//p")
-fi
+source "$(dirname "$0")/domain-runs.sh"
+sweep_domains
 
-# Wall seconds, CPU seconds and peak RSS (kB) of one run: "WALL CPU KB",
-# or "- - -" when the run fails (the setting does not fit the domain).
+# Wall seconds, CPU seconds and peak RSS (kB) of one run (see timed_run).
 timed() {
-    local log="$out/time.log"
-    if /usr/bin/time -f '%e %U %S %M' -o "$log" "$bin" "$@" --out "$out/data" --force \
-        --no-sft --books none >/dev/null 2>"$out/stderr"; then
-        awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$log"
-    else
-        echo "- - -"
-    fi
+    timed_run "$out" "$bin" "$@" --out "$out/data" --force
 }
 
 echo "| domain | -n 1 CPU s | -n 1 wall s | -n $n CPU s | -n $n wall s | 5 000 CPU s (projected) | peak RSS MB |"

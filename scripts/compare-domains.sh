@@ -21,23 +21,14 @@ n="${3:-1000}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-if [[ -n "${DOMAINS:-}" ]]; then
-    IFS=',' read -r -a domains <<<"$DOMAINS"
-else
-    mapfile -t domains < <(ls domains | sed -n "s/\.yaml$//p")
-fi
+source "$(dirname "$0")/domain-runs.sh"
+sweep_domains
 
-# "WALL CPU" of one run into directory $2, or "- -" when the run fails
-# (the setting does not fit the domain).
+# "WALL CPU" of one run of binary $1 into directory $2 on domain $3, or
+# "- -" when the run fails (see timed_run).
 timed() {
-    local bin="$1" dir="$2" d="$3"
-    if /usr/bin/time -f '%e %U %S' -o "$out/time.log" "$bin" --domain "$d" --truths 12 \
-        --actions 16 -n "$n" --no-sft --books none --out "$dir" --force \
-        >/dev/null 2>"$out/stderr"; then
-        awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out/time.log"
-    else
-        echo "- -"
-    fi
+    timed_run "$out" "$1" --domain "$3" --truths 12 --actions 16 -n "$n" --out "$2" --force |
+        cut -d' ' -f1-2
 }
 
 echo "| domain | base wall s | base CPU s | new wall s | new CPU s | CPU new / base | outputs |"
