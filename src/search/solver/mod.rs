@@ -80,7 +80,7 @@ mod reuse;
 #[cfg(test)]
 mod tests;
 
-use bounds::node_bounds;
+use bounds::{PathSizes, node_bounds};
 use reuse::ReuseBound;
 
 use super::mask::{Mask, UnionTable};
@@ -172,6 +172,8 @@ pub struct Solver<'m, M: Mask, K: Key> {
     key_shift: u32,
     /// Most truths one state rules out.
     widest_rule_out: u32,
+    /// The path bound's sizes (see `path_bound`), a table.
+    path_sizes: PathSizes,
     memo: &'m mut Memo<K>,
     /// Greedy rollout values (see `greedy_hi`), a cache.
     greedy: &'m mut Memo<K>,
@@ -263,6 +265,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .unwrap_or(0);
         Solver {
             widest_rule_out,
+            path_sizes: PathSizes::new(problem.truth_count()),
             states,
             related,
             actions_of,
