@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn union_table_matches_the_loop() {
         let masks: Vec<u64> = (0..13u64)
-            .map(|i| (i * 0x9e37_79b9_7f4a_7c15).rotate_left(i as u32) & 0xffff)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(i as u32) & 0xffff)
             .collect();
         let table = UnionTable::new(&masks);
         for set in 0..(1u64 << 13) {
