@@ -382,9 +382,10 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// `reduce` keeps exactly the actions related to a truth of `T`, the
     /// union of the truths' related actions within `actions`, read from
     /// the `actions_of` table in one load per four instance truths
-    /// instead of a loop over the truths ([`UnionTable`];
-    /// car-identification 12 x 16, 30 instances, cachegrind: `look_up`
-    /// 693 M -> 658 M instructions).
+    /// instead of a loop over the truths ([`UnionTable`]). Cachegrind,
+    /// `look_up`: car-identification 12 x 16 (30 instances) 693 M -> 658 M
+    /// instructions; os-kernel (60) 203 M -> 225 M instructions but
+    /// 4.30 M -> 3.60 M mispredicted branches (the loop's exit).
     #[inline]
     fn reduce_non_base(&self, truths: M, actions: M) -> M {
         let kept = actions & self.actions_of.union(truths);
