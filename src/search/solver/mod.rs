@@ -80,10 +80,10 @@ mod reuse;
 #[cfg(test)]
 mod tests;
 
-use bounds::node_bounds;
+use bounds::{PathSizes, node_bounds};
 use reuse::ReuseBound;
 
-use super::mask::Mask;
+use super::mask::{Mask, UnionTable};
 use super::memo::{Bounds, Key, Memo, Memos};
 use super::problem::Problem;
 use super::{SearchBudget, SearchError};
@@ -165,12 +165,15 @@ impl Goal {
 pub struct Solver<'m, M: Mask, K: Key> {
     states: Vec<Vec<M>>,
     related: Vec<M>,
-    /// Per instance truth, the actions related to it (`related` transposed).
-    actions_of: Vec<M>,
+    /// The union of the actions related to any of a set of truths
+    /// (`related` transposed, as a [`UnionTable`]).
+    actions_of: UnionTable<M>,
     /// Where the action bits start in a packed key.
     key_shift: u32,
     /// Most truths one state rules out.
     widest_rule_out: u32,
+    /// The path bound's sizes (see `path_bound`), a table.
+    path_sizes: PathSizes,
     memo: &'m mut Memo<K>,
     /// Greedy rollout values (see `greedy_hi`), a cache.
     greedy: &'m mut Memo<K>,
@@ -245,13 +248,14 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .iter()
             .map(|row| row.iter().fold(M::ZERO, |acc, &x| acc | x))
             .collect();
-        let actions_of = (0..problem.truth_count())
+        let actions_of: Vec<M> = (0..problem.truth_count())
             .map(|t| {
                 (0..related.len())
                     .filter(|&a| related[a].contains(t))
                     .fold(M::ZERO, |acc, a| acc | M::bit(a))
             })
             .collect();
+        let actions_of = UnionTable::new(&actions_of);
         let (reuse_after, track_after) = reuse_schedule(problem.action_count());
         let widest_rule_out = states
             .iter()
@@ -261,6 +265,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .unwrap_or(0);
         Solver {
             widest_rule_out,
+            path_sizes: PathSizes::new(problem.truth_count()),
             states,
             related,
             actions_of,
@@ -375,15 +380,15 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// [`Self::reduce`] of a node known not to be a base case: `|T| >= 2`
     /// and every truth of `T` related to an action of `actions`. Then
     /// `reduce` keeps exactly the actions related to a truth of `T`, the
-    /// union of the truths' `actions_of` within `actions`: one pass over
-    /// the (few) truths instead of one over the actions.
+    /// union of the truths' related actions within `actions`, read from
+    /// the `actions_of` table in one load per four instance truths
+    /// instead of a loop over the truths ([`UnionTable`]). Cachegrind,
+    /// `look_up`: car-identification 12 x 16 (30 instances) 693 M -> 658 M
+    /// instructions; os-kernel (60) 203 M -> 225 M instructions but
+    /// 4.30 M -> 3.60 M mispredicted branches (the loop's exit).
     #[inline]
     fn reduce_non_base(&self, truths: M, actions: M) -> M {
-        let mut related = M::ZERO;
-        for t in truths.ones() {
-            related |= self.actions_of[t];
-        }
-        let kept = actions & related;
+        let kept = actions & self.actions_of.union(truths);
         debug_assert_eq!(Some(kept), self.reduce(truths, actions));
         kept
     }

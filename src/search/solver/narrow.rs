@@ -4,9 +4,18 @@
 //! `action_exact` bisects until the sum is exact; `narrow_to_best`
 //! narrows the candidates of a node computed exactly together until the
 //! one with the lowest lower bound is exact (the minimum).
+//!
+//! Cost: `action_test` starts from the candidate's sum as it stands
+//! (kept equal to the float sum of its children's bounds wherever they
+//! change) and, while undecided, makes one pass over the children per
+//! child test (`scan`: the last answer met in, the sum, the next child)
+//! where it made three. The same children are asked the same tests in
+//! the same order, so node expansions and every float are unchanged
+//! (car-identification 12 x 16, 30 instances, cachegrind: 685 M -> 605 M
+//! instructions in `action_test`).
 
 use super::bounds::sum_bounds;
-use super::{Cand, Frame, Goal, NEAR, Solver};
+use super::{Cand, Frame, Goal, Kid, NEAR, Solver};
 use crate::search::SearchError;
 use crate::search::mask::Mask;
 use crate::search::memo::{Bounds, Key};
@@ -79,38 +88,34 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         self.look_up(frame, ci, actions);
         let Cand { kids, states, .. } = frame.cands[ci];
         let kids = kids..kids + states;
+        // Most calls are decided by the children's bounds as they are: the
+        // candidate's sum is theirs (`look_up`, every pass below, `expand`
+        // and `order_by_upper_bounds` set it whenever they change a child).
+        let sum = frame.cands[ci].sum;
+        debug_assert_eq!(sum, sum_bounds(&frame.kids[kids.clone()]));
+        if goal.met(sum.lo) || !goal.met(sum.hi) {
+            return Ok(sum);
+        }
         // Children (by offset) already asked in this call.
         let mut asked = 0u64;
+        // The truths of the child asked last and its answer.
+        let mut answer: Option<(M, Bounds)> = None;
         loop {
-            let sum = sum_bounds(&frame.kids[kids.clone()]);
+            let (sum, choice) = scan(&mut frame.kids[kids.clone()], asked, answer);
+            debug_assert_eq!(sum, sum_bounds(&frame.kids[kids.clone()]));
             frame.cands[ci].sum = sum;
             if goal.met(sum.lo) || !goal.met(sum.hi) {
                 return Ok(sum);
             }
-            // Each undecided child is asked once for its share of the
-            // deficit (all of them passing closes it), widest weighted
-            // interval first; after that the widest is asked for the whole
-            // deficit, or for its share of it when it cannot close it alone.
             let t = goal.target();
             let deficit = (t - sum.lo).max(0.0);
             let excess = (sum.hi - t).max(0.0);
-            let mut pick = None;
-            let mut widest = -1.0f64;
-            let mut open = 0.0f64;
-            let mut fresh = false;
-            for (i, kid) in frame.kids[kids.clone()].iter().enumerate() {
-                if kid.base || kid.b.lo >= kid.b.hi {
-                    continue;
-                }
-                open += kid.p;
-                let new = i < 64 && asked & (1u64 << i) == 0;
-                let w = kid.p * (kid.b.hi - kid.b.lo);
-                if (new && !fresh) || (new == fresh && w > widest) {
-                    widest = w;
-                    pick = Some(i);
-                    fresh = new;
-                }
-            }
+            let Choice {
+                pick,
+                widest,
+                open,
+                fresh,
+            } = choice;
             let Some(i) = pick else {
                 debug_assert!(false, "an undecided sum has an inexact child");
                 return Ok(sum);
@@ -137,11 +142,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             } else {
                 self.test(kid.truths, kid.actions, kid.b, theta, depth + 1)?
             };
-            for other in &mut frame.kids[kids.clone()] {
-                if !other.base && other.truths == kid.truths {
-                    other.b = other.b.meet(b);
-                }
-            }
+            answer = Some((kid.truths, b));
         }
     }
 
@@ -157,8 +158,9 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         self.look_up(frame, ci, actions);
         let Cand { kids, states, .. } = frame.cands[ci];
         loop {
-            let sum = sum_bounds(&frame.kids[kids..kids + states]);
-            frame.cands[ci].sum = sum;
+            // The sum of the children's bounds (see `action_test`).
+            let sum = frame.cands[ci].sum;
+            debug_assert_eq!(sum, sum_bounds(&frame.kids[kids..kids + states]));
             if sum.exact() {
                 return Ok(sum.lo);
             }
@@ -169,6 +171,64 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             self.action_test(frame, ci, actions, goal, depth)?;
         }
     }
+}
+
+/// The child an undecided `action_test` asks next, and what aims its test.
+struct Choice {
+    /// Offset of the child, `None` if every child is exact.
+    pick: Option<usize>,
+    /// Its weighted interval `P * (hi - lo)`.
+    widest: f64,
+    /// The total weight of the undecided children.
+    open: f64,
+    /// The child has not been asked in this call yet.
+    fresh: bool,
+}
+
+/// One pass over an action's children (`kids`) for `action_test`: meets
+/// the last `answer` (a child's truths and its new bounds) into every
+/// child of those truths (an action's states can leave one child twice),
+/// sums the bounds (the float sum of [`sum_bounds`], in state order) and
+/// chooses the child to ask next. Each undecided child is asked once for
+/// its share of the deficit (all of them passing closes it), widest
+/// weighted interval first (`asked`: the offsets asked already); after
+/// that the widest is asked for the whole deficit, or for its share of it
+/// when it cannot close it alone. The choice does not depend on the
+/// deficit, so it is made in the pass that sums: one pass per child test
+/// where there were three (sum, choice, answer).
+#[inline]
+fn scan<M: Mask>(kids: &mut [Kid<M>], asked: u64, answer: Option<(M, Bounds)>) -> (Bounds, Choice) {
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    let mut choice = Choice {
+        pick: None,
+        widest: -1.0,
+        open: 0.0,
+        fresh: false,
+    };
+    for (i, kid) in kids.iter_mut().enumerate() {
+        if kid.base {
+            continue;
+        }
+        if let Some((truths, b)) = answer
+            && kid.truths == truths
+        {
+            kid.b = kid.b.meet(b);
+        }
+        lo += kid.b.lo * kid.p;
+        hi += kid.b.hi * kid.p;
+        if kid.b.lo >= kid.b.hi {
+            continue;
+        }
+        choice.open += kid.p;
+        let new = i < 64 && asked & (1u64 << i) == 0;
+        let w = kid.p * (kid.b.hi - kid.b.lo);
+        if (new && !choice.fresh) || (new == choice.fresh && w > choice.widest) {
+            choice.widest = w;
+            choice.pick = Some(i);
+            choice.fresh = new;
+        }
+    }
+    (Bounds { lo, hi }, choice)
 }
 
 /// A float in `(lo, hi]` near the middle (in value while the interval is
