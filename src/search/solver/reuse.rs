@@ -86,7 +86,7 @@
 use std::cell::{Cell, RefCell};
 
 use crate::search::mask::Mask;
-use crate::search::memo::{Bounds, Key, Memo};
+use crate::search::memo::{Bounds, Memo};
 
 /// Widest instance the bound is built for, in truths (a truth set is a
 /// `u32` here).
@@ -143,14 +143,16 @@ impl Table {
 }
 
 /// One instance action as a relaxed game sees it.
+#[derive(Clone, Copy)]
 struct Row {
     /// The truths it relates to.
     related: u32,
-    /// Its bit in `U`, if tracked.
-    tracked: Option<u32>,
-    /// The truths each state keeps (the complement of its rule-out), in
-    /// state order.
-    keeps: Vec<u32>,
+    /// Its bit in `U` if tracked, else 0.
+    bit: u32,
+    /// Its states' kept truths (the complements of their rule-outs), in
+    /// state order: `Relaxed::keeps[start..end]`.
+    start: u32,
+    end: u32,
 }
 
 /// The relaxed game of one set of tracked actions.
@@ -164,6 +166,8 @@ struct Relaxed {
     /// `dead[U]`: the tracked truths no action of `U` relates to.
     dead: Vec<u32>,
     rows: Vec<Row>,
+    /// Every row's kept truths, one after the other.
+    keeps: Vec<u32>,
 }
 
 /// The bound `R` of one instance, computed on demand: the game without
@@ -285,22 +289,25 @@ impl Relaxed {
                     .fold(0u32, |acc, &(truth, _)| acc | truth)
             })
             .collect();
-        let rows = states
-            .iter()
-            .zip(related)
-            .enumerate()
-            .map(|(a, (row, &related))| Row {
+        let mut keeps = Vec::new();
+        let mut rows = Vec::with_capacity(states.len());
+        for (a, (row, &related)) in states.iter().zip(related).enumerate() {
+            let start = keeps.len() as u32;
+            keeps.extend(row.iter().map(|&x| !x));
+            rows.push(Row {
                 related,
-                tracked: bit_of(a),
-                keeps: row.iter().map(|&x| !x).collect(),
-            })
-            .collect();
+                bit: bit_of(a).map_or(0, |k| 1 << k),
+                start,
+                end: keeps.len() as u32,
+            });
+        }
         Relaxed {
             truths: truths as u32,
             tracked,
             high,
             dead,
             rows,
+            keeps,
         }
     }
 
@@ -322,33 +329,38 @@ impl Relaxed {
         }
     }
 
-    /// `R(t, u, c)` for `c <= LEVELS`, from `table` or computed into it.
+    /// `R(t, u, c)` for `c <= LEVELS`, from `table` or, the first time,
+    /// computed into it ([`Relaxed::fill`]). Inlined into its callers,
+    /// the fill's loop included: almost all calls are table hits.
+    #[inline(always)]
     fn level(&self, table: &mut Table, t: u32, u: u32, c: u32) -> f64 {
         if t.count_ones() <= 1 || (c == 0 && t & self.high != 0) || t & self.dead[u as usize] != 0 {
             return 0.0;
         }
-        let key = u64::pack(
-            u128::from(t),
-            u128::from(c) << self.tracked.len() | u128::from(u),
-            self.truths,
-        );
-        if let Some(known) = table.get(key) {
-            return known;
+        let key = u64::from(t) | (u64::from(c) << self.tracked.len() | u64::from(u)) << self.truths;
+        match table.get(key) {
+            Some(known) => known,
+            None => self.fill(table, key, t, u, c),
         }
+    }
+
+    /// Computes `R(t, u, c)` (not a base case, not in `table`) by its
+    /// recursion and stores it at `key`. A row's sum is cut once it
+    /// reaches the best so far (the terms are non-negative, so the rest
+    /// only raises it, and the minimum is the same).
+    #[inline(never)]
+    fn fill(&self, table: &mut Table, key: u64, t: u32, u: u32, c: u32) -> f64 {
         let mut best = f64::INFINITY;
         for row in &self.rows {
-            if row.related & t == 0 {
+            if row.related & t == 0 || row.bit & u != row.bit {
                 continue;
             }
-            let child_u = match row.tracked {
-                Some(k) if u >> k & 1 == 0 => continue,
-                Some(k) => u & !(1 << k),
-                None => u,
-            };
-            let total: u32 = row.keeps.iter().map(|k| (t & k).count_ones()).sum();
+            let child_u = u & !row.bit;
+            let keeps = &self.keeps[row.start as usize..row.end as usize];
+            let total: u32 = keeps.iter().map(|k| (t & k).count_ones()).sum();
             let denom = f64::from(total) + 1e-9;
             let mut sum = 0.0f64;
-            for k in &row.keeps {
+            for k in keeps {
                 let child = t & k;
                 let w = child.count_ones();
                 if w <= 1 {
