@@ -103,6 +103,10 @@ pub(super) const MAX_TRACKED: usize = 6;
 /// actions are tracked first.
 const LOW_COVER: usize = 4;
 
+/// A row is skipped when `ΣW(non-base) / ΣW * FLOOR_SHRINK` reaches the
+/// best sum so far (see [`Relaxed::fill`]).
+const FLOOR_SHRINK: f64 = 1.0 - 1e-12;
+
 /// The computed entries of one relaxed game, keyed by `(T, U, c)`: a
 /// dense array where the key space is small (zeroed memory; every entry is
 /// at least `1.0`, so `0.0` marks one not computed), else a hash table.
@@ -348,6 +352,17 @@ impl Relaxed {
     /// recursion and stores it at `key`. A row's sum is cut once it
     /// reaches the best so far (the terms are non-negative, so the rest
     /// only raises it, and the minimum is the same).
+    ///
+    /// A row is skipped without a lookup when its floor reaches the best:
+    /// every non-base child is worth at least `1.0`, so by monotonicity
+    /// the row's float sum is at least the float sum `F` of its non-base
+    /// children's `P(s)`; each `P(s)` and each addition of non-negative
+    /// floats loses at most a factor `1 - 2^-53`, so
+    /// `F >= D / ΣW' * (1 - 2^-53)^n` for `D` their weight, `ΣW'` the
+    /// float denominator and `n` the states; the test's two roundings
+    /// gain at most `(1 + 2^-53)^2`, and the factor `1 - 1e-12` covers
+    /// both for any `n` below `10^3`. So the floor is at most the sum, and
+    /// a row whose floor reaches the best cannot lower it.
     #[inline(never)]
     fn fill(&self, table: &mut Table, key: u64, t: u32, u: u32, c: u32) -> f64 {
         let mut best = f64::INFINITY;
@@ -357,8 +372,22 @@ impl Relaxed {
             }
             let child_u = u & !row.bit;
             let keeps = &self.keeps[row.start as usize..row.end as usize];
-            let total: u32 = keeps.iter().map(|k| (t & k).count_ones()).sum();
+            // `ΣW`, and the part of it in children that are not base cases
+            // here (each worth at least 1.0).
+            let (mut total, mut deep) = (0u32, 0u32);
+            for k in keeps {
+                let child = t & k;
+                let w = child.count_ones();
+                total += w;
+                let base = w <= 1
+                    || (c == 1 && child & self.high != 0)
+                    || child & self.dead[child_u as usize] != 0;
+                deep += if base { 0 } else { w };
+            }
             let denom = f64::from(total) + 1e-9;
+            if f64::from(deep) / denom * FLOOR_SHRINK >= best {
+                continue;
+            }
             let mut sum = 0.0f64;
             for k in keeps {
                 let child = t & k;
