@@ -81,7 +81,20 @@
 //! table (the single-count game of 12 truths: 360 KB); a larger one a
 //! hash table: a search asks for tens of thousands of its entries where
 //! a dense table of 12 truths and 6 tracked actions was 20 MB, zeroed for
-//! every instance.
+//! every instance. (A dense table per touched `(U, c)` plane, 4 096
+//! entries of 12 truths, does not pay either: a car-identification
+//! instance touches 564 of the 704 planes on average, 17.5 entries each.)
+//!
+//! Cost: almost every call is a table hit (car-identification, 200
+//! instances: 92 M calls, 1.9 M fills), half of them from fills. The
+//! lookup is inlined into the fill's loop (no call per hit), the rows'
+//! kept truths are one flat array, and a row whose floor already reaches
+//! the best sum is skipped without a lookup (see [`Relaxed::fill`]): 6-12
+//! % fewer instructions (whole `domain_sweep` process; BENCHMARKS.md,
+//! "Optimal search").
+//! Tried and dropped: trying the parent's best row first in a fill (the
+//! minimum is order-free): 4.6 % fewer recursive lookups but 7 % more
+//! instructions; rows are cut after about 1.5 lookups each already.
 
 use std::cell::{Cell, RefCell};
 
@@ -471,4 +484,100 @@ fn expected_rule_out(all: u32, rule_outs: impl Iterator<Item = u32> + Clone) -> 
     rule_outs
         .map(|x| f64::from((all & !x).count_ones()) / denom * f64::from((all & x).count_ones()))
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// `R` straight from its definition (module doc): every offered row
+    /// summed in full, no cut, no floor.
+    fn defined(
+        game: &Relaxed,
+        t: u32,
+        u: u32,
+        c: u32,
+        memo: &mut HashMap<(u32, u32, u32), f64>,
+    ) -> f64 {
+        if t.count_ones() <= 1 || (c == 0 && t & game.high != 0) || t & game.dead[u as usize] != 0 {
+            return 0.0;
+        }
+        if let Some(&v) = memo.get(&(t, u, c)) {
+            return v;
+        }
+        let mut best = f64::INFINITY;
+        for row in &game.rows {
+            if row.related & t == 0 || row.bit & u != row.bit {
+                continue;
+            }
+            let keeps = &game.keeps[row.start as usize..row.end as usize];
+            let total: u32 = keeps.iter().map(|k| (t & k).count_ones()).sum();
+            let denom = f64::from(total) + 1e-9;
+            let mut sum = 0.0f64;
+            for k in keeps {
+                let child = t & k;
+                let child_c = if child & game.high == 0 {
+                    LEVELS
+                } else {
+                    c - 1
+                };
+                let w = f64::from(child.count_ones());
+                sum += defined(game, child, u & !row.bit, child_c, memo) * (w / denom);
+            }
+            best = best.min(sum);
+        }
+        memo.insert((t, u, c), best + 1.0);
+        best + 1.0
+    }
+
+    /// The table's `R` (cut sums, skipped rows, entries filled in any
+    /// order) equals the definition bit for bit at every `(T, U, c)` of
+    /// random games, tracked (a hashed table) and not (a dense one).
+    #[test]
+    fn filled_values_equal_the_definition() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let truths = 9;
+        let (mut checked, mut deep) = (0, 0);
+        for _ in 0..8 {
+            let states: Vec<Vec<u32>> = (0..10)
+                .map(|_| {
+                    (0..2 + next() % 3)
+                        .map(|_| (next() & next() & 0x1ff) as u32)
+                        .collect()
+                })
+                .collect();
+            let related: Vec<u32> = states
+                .iter()
+                .map(|r| r.iter().fold(0, |a, &x| a | x))
+                .collect();
+            let (chosen, _) = choose_tracked(truths, &states, &related);
+            for tracked in [Vec::new(), chosen] {
+                let game = Relaxed::new(truths, &states, &related, tracked);
+                let mut table = Table::new(truths as u32 + game.tracked.len() as u32);
+                let mut memo = HashMap::new();
+                for t in 0..1u32 << truths {
+                    for u in 0..1u32 << game.tracked.len() {
+                        for c in 0..=LEVELS {
+                            let c = if t & game.high == 0 { LEVELS } else { c };
+                            let got = game.level(&mut table, t, u, c);
+                            assert_eq!(got.to_bits(), defined(&game, t, u, c, &mut memo).to_bits());
+                            checked += 1;
+                            deep += usize::from(got >= 3.0);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 100_000 && deep > 1_000,
+            "{checked} checked, {deep} deep"
+        );
+    }
 }
