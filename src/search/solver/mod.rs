@@ -76,11 +76,13 @@ mod bounds;
 mod narrow;
 mod ordering;
 mod plain;
+mod recall;
 mod reuse;
 #[cfg(test)]
 mod tests;
 
 use bounds::node_bounds;
+use recall::Recall;
 use reuse::ReuseBound;
 
 use super::mask::Mask;
@@ -186,6 +188,11 @@ pub struct Solver<'m, M: Mask, K: Key> {
     track_after: u64,
     /// Nodes the plain recursion may still compute (see [`plain`]).
     plain_left: u64,
+    /// Recent expansions, to skip listing a node tested again ([`recall`]).
+    recall: Recall<M, K>,
+    /// Bumped whenever the children's floors change source (the reuse
+    /// bound built, or tracking started): older expansions are not reused.
+    floors_epoch: u32,
 }
 
 /// What one solver hands to the next on the same problem and memos
@@ -275,6 +282,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             reuse_after,
             track_after,
             plain_left: plain::plain_nodes(problem.action_count()),
+            recall: Recall::default(),
+            floors_epoch: 0,
         }
     }
 
@@ -429,11 +438,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 reuse.start_tracking();
             }
             self.reuse = Some(reuse);
+            self.floors_epoch += 1;
         }
         if self.expansions == self.track_after
             && let Some(reuse) = &self.reuse
         {
             reuse.start_tracking();
+            self.floors_epoch += 1;
         }
         if self.expansions > self.budget.max_nodes {
             return Err(self.exceeded());
