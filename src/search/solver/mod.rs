@@ -40,6 +40,9 @@
 //! Small nodes (two truths, at most `plain::SMALL_ACTIONS` actions) are
 //! computed exactly by the plain recursion wherever the search meets
 //! them, once, instead of being tested again and again.
+//! A node tested again (at another threshold) takes its candidates and
+//! children from the expansion cache ([`recall`]) when it is kept: the
+//! same listing, float for float, without recomputing it.
 //!
 //! The reductions, each exact:
 //!
