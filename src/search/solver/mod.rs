@@ -40,6 +40,9 @@
 //! Small nodes (two truths, at most `plain::SMALL_ACTIONS` actions) are
 //! computed exactly by the plain recursion wherever the search meets
 //! them, once, instead of being tested again and again.
+//! A node tested again (at another threshold) takes its candidates and
+//! children from the expansion cache ([`recall`]) when it is kept: the
+//! same listing, float for float, without recomputing it.
 //!
 //! The reductions, each exact:
 //!
@@ -76,11 +79,13 @@ mod bounds;
 mod narrow;
 mod ordering;
 mod plain;
+mod recall;
 mod reuse;
 #[cfg(test)]
 mod tests;
 
 use bounds::{PathSizes, node_bounds};
+use recall::Recall;
 use reuse::ReuseBound;
 
 use super::mask::{Mask, UnionTable};
@@ -189,6 +194,11 @@ pub struct Solver<'m, M: Mask, K: Key> {
     track_after: u64,
     /// Nodes the plain recursion may still compute (see [`plain`]).
     plain_left: u64,
+    /// Recent expansions, to skip listing a node tested again ([`recall`]).
+    recall: Recall<M, K>,
+    /// Bumped whenever the children's floors change source (the reuse
+    /// bound built, or tracking started): older expansions are not reused.
+    floors_epoch: u32,
 }
 
 /// What one solver hands to the next on the same problem and memos
@@ -280,6 +290,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             reuse_after,
             track_after,
             plain_left: plain::plain_nodes(problem.action_count()),
+            recall: Recall::default(),
+            floors_epoch: 0,
         }
     }
 
@@ -434,11 +446,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 reuse.start_tracking();
             }
             self.reuse = Some(reuse);
+            self.floors_epoch += 1;
         }
         if self.expansions == self.track_after
             && let Some(reuse) = &self.reuse
         {
             reuse.start_tracking();
+            self.floors_epoch += 1;
         }
         if self.expansions > self.budget.max_nodes {
             return Err(self.exceeded());

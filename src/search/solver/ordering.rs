@@ -4,7 +4,9 @@
 //! first by lower bound; `look_up` fetches the children's canonical keys
 //! and memo bounds; at a node computed exactly, `order_by_upper_bounds`
 //! re-orders the candidates by upper bounds (memo and greedy rollouts).
-//! Only the order changes here, never a value or the tie rule.
+//! Only the order changes here, never a value or the tie rule. A node
+//! expanded again (a re-test at another threshold) takes its listing
+//! from the expansion cache ([`super::recall`]) when still kept.
 //!
 //! Cost (an expansion is about half of a deep game's CPU): `expand`
 //! makes one pass over the actions' states (children, signatures, widest
@@ -20,6 +22,7 @@
 //! slower).
 
 use super::bounds::{cover_layers, layers_after, sum_bounds};
+use super::recall::RECALL_AFTER;
 use super::{Cand, Frame, Kid, Solver};
 use crate::search::SearchError;
 use crate::search::mask::Mask;
@@ -102,7 +105,23 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     }
 
     /// Fills `frame` with the node's candidate actions and their children,
-    /// most promising first.
+    /// most promising first: from the expansion cache when it keeps the
+    /// node, else listed afresh (`list`) and kept.
+    pub(super) fn expand(&mut self, truths: M, actions: M, frame: &mut Frame<M>) {
+        if self.expansions < RECALL_AFTER {
+            self.list(truths, actions, frame);
+            return;
+        }
+        let key = self.key(truths, actions);
+        let child_hi = f64::from(actions.count() - 1);
+        if self.recall.fetch(key, self.floors_epoch, child_hi, frame) {
+            return;
+        }
+        self.list(truths, actions, frame);
+        self.recall.store(key, self.floors_epoch, frame);
+    }
+
+    /// `expand` without the cache.
     ///
     /// One pass over the actions' states builds the children, their
     /// signatures and the widest rule-out (`|T| - ` the fewest truths a
@@ -110,7 +129,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// a second pass gives each non-base child its floor (see
     /// `floor_after`) from the cover layers after the action, computed
     /// once per action rather than once per child.
-    pub(super) fn expand(&self, truths: M, actions: M, frame: &mut Frame<M>) {
+    fn list(&self, truths: M, actions: M, frame: &mut Frame<M>) {
         frame.cands.clear();
         frame.kids.clear();
         // `ge[k]`: truths covered by more than `k` actions.
