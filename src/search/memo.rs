@@ -206,10 +206,15 @@ impl<K: Key> Memo<K> {
 }
 
 /// The tables of one search: the proven bounds ([`Memo`] above) and a
-/// cache of greedy rollout values (upper bounds, see the solver).
+/// cache of greedy rollout values (upper bounds, see the solver), and the
+/// storage of the solver's expansion cache, kept here so that the next
+/// search on this thread reuses it instead of allocating it again (its
+/// type depends on the solver's mask width, so it is held as `Any`; a
+/// solver of another width replaces it).
 pub struct Memos<K> {
     pub proven: Memo<K>,
     pub greedy: Memo<K>,
+    pub recall: Box<dyn std::any::Any + Send>,
 }
 
 impl<K: Key> Default for Memos<K> {
@@ -217,6 +222,7 @@ impl<K: Key> Default for Memos<K> {
         Memos {
             proven: Memo::new(),
             greedy: Memo::new(),
+            recall: Box::new(()),
         }
     }
 }

@@ -194,11 +194,14 @@ pub struct Solver<'m, M: Mask, K: Key> {
     track_after: u64,
     /// Nodes the plain recursion may still compute (see [`plain`]).
     plain_left: u64,
-    /// Recent expansions, to skip listing a node tested again ([`recall`]).
-    recall: Recall<M, K>,
-    /// Bumped whenever the children's floors change source (the reuse
-    /// bound built, or tracking started): older expansions are not reused.
-    floors_epoch: u32,
+    /// Recent expansions, to skip listing a node tested again ([`recall`]);
+    /// kept in the memos, so reused by the thread's next search.
+    recall: &'m mut Recall<M, K>,
+    /// The expansion cache's epoch of this solver's floors: a fresh one
+    /// for every solver and whenever the floors change source (the reuse
+    /// bound built, or tracking started), so expansions of another search
+    /// or of older floors are not reused.
+    floors_epoch: u64,
 }
 
 /// What one solver hands to the next on the same problem and memos
@@ -250,7 +253,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         let Memos {
             proven: memo,
             greedy,
+            recall,
         } = memos;
+        let recall = Recall::kept_in(recall);
         let states: Vec<Vec<M>> = (0..problem.action_count())
             .map(|a| problem.states(a).iter().map(|&x| M::from_u128(x)).collect())
             .collect();
@@ -290,8 +295,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             reuse_after,
             track_after,
             plain_left: plain::plain_nodes(problem.action_count()),
-            recall: Recall::default(),
-            floors_epoch: 0,
+            floors_epoch: recall.next_epoch(),
+            recall,
         }
     }
 
@@ -446,13 +451,13 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
                 reuse.start_tracking();
             }
             self.reuse = Some(reuse);
-            self.floors_epoch += 1;
+            self.floors_epoch = self.recall.next_epoch();
         }
         if self.expansions == self.track_after
             && let Some(reuse) = &self.reuse
         {
             reuse.start_tracking();
-            self.floors_epoch += 1;
+            self.floors_epoch = self.recall.next_epoch();
         }
         if self.expansions > self.budget.max_nodes {
             return Err(self.exceeded());

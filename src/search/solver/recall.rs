@@ -5,7 +5,8 @@
 //!
 //! Exact: `expand` is a function of the node `(T, A)`, the problem, and
 //! the floors' source, which changes only when the reuse bound is built
-//! or starts tracking (the *epoch*, bumped by `count_expansion`); the
+//! or starts tracking (the *epoch*: a fresh one for every search, and
+//! again whenever `count_expansion` changes the floors' source); the
 //! reuse bound's values are a function of the problem alone. An entry is
 //! used only for the same key and epoch, so the frame it restores is the
 //! one `expand` would build, float for float, and every later step (the
@@ -15,7 +16,9 @@
 //! Layout: candidates and children are copied into two rings (written in
 //! order, wrapping), and a direct-mapped index from the node key to the
 //! ring positions; an entry whose ring span was written over since is
-//! recognised by its position and dropped. The cache starts only after
+//! recognised by its position and dropped. The rings live in the
+//! thread's memos and serve its next search too (entries of an earlier
+//! search fail the epoch check). The cache starts only after
 //! `RECALL_AFTER` expansions (small searches re-test few nodes and would
 //! pay for the allocation). Entries are compact (32 bytes a candidate,
 //! 24 a child with 64-bit masks: the frame's 72 and 48 bytes copied
@@ -27,6 +30,8 @@
 //! car-identification 200 about 45 % of expansions are served from the
 //! cache (1.06 M of 2.3 M); 4x the capacity served 55 % but was no
 //! faster.
+
+use std::any::Any;
 
 use super::{Cand, Frame, Kid};
 use crate::search::mask::Mask;
@@ -65,7 +70,7 @@ const KID_RING: usize = 1 << 17;
 #[derive(Clone, Copy)]
 struct Entry<K> {
     key: K,
-    epoch: u32,
+    epoch: u64,
     cands: u32,
     kids: u32,
     cand_at: u64,
@@ -81,6 +86,8 @@ pub(super) struct Recall<M, K> {
     /// slot).
     cand_head: u64,
     kid_head: u64,
+    /// The last epoch handed out ([`Recall::next_epoch`]).
+    epochs: u64,
 }
 
 impl<M: Mask, K: Key> Default for Recall<M, K> {
@@ -91,11 +98,36 @@ impl<M: Mask, K: Key> Default for Recall<M, K> {
             kids: Vec::new(),
             cand_head: 0,
             kid_head: 0,
+            epochs: 0,
         }
     }
 }
 
 impl<M: Mask, K: Key> Recall<M, K> {
+    /// The cache kept in `slot` (a [`crate::search::memo::Memos`]'s), or
+    /// a new one there if it holds none of this width: the next search
+    /// of the thread reuses the rings instead of allocating and growing
+    /// them again (measured: page faults, reallocation and `malloc` were
+    /// several per cent of a mid domain's CPU with a cache per search).
+    pub(super) fn kept_in(slot: &mut Box<dyn Any + Send>) -> &mut Self {
+        if !slot.is::<Self>() {
+            *slot = Box::new(Self::default());
+        }
+        match slot.downcast_mut::<Self>() {
+            Some(recall) => recall,
+            None => unreachable!("the slot was just given a cache of this type"),
+        }
+    }
+
+    /// An epoch no entry kept so far has: a search takes one when it
+    /// starts and whenever its floors change source, so it never restores
+    /// an expansion of another search (another problem, whose node keys
+    /// mean other sets) or of older floors. A `u64` never wraps.
+    pub(super) fn next_epoch(&mut self) -> u64 {
+        self.epochs += 1;
+        self.epochs
+    }
+
     #[inline]
     fn slot(key: K) -> usize {
         const MIX: u64 = 0xf135_7aea_2e62_a9c5;
@@ -106,7 +138,7 @@ impl<M: Mask, K: Key> Recall<M, K> {
     /// Restores the frame `expand` built for `key` in `epoch` (a node of
     /// `child_hi + 1` actions), if kept.
     #[inline]
-    pub(super) fn fetch(&self, key: K, epoch: u32, child_hi: f64, frame: &mut Frame<M>) -> bool {
+    pub(super) fn fetch(&self, key: K, epoch: u64, child_hi: f64, frame: &mut Frame<M>) -> bool {
         let Some(entry) = self.index.get(Self::slot(key)) else {
             return false;
         };
@@ -158,7 +190,7 @@ impl<M: Mask, K: Key> Recall<M, K> {
     }
 
     /// Keeps the frame `expand` just built for `key` in `epoch`.
-    pub(super) fn store(&mut self, key: K, epoch: u32, frame: &Frame<M>) {
+    pub(super) fn store(&mut self, key: K, epoch: u64, frame: &Frame<M>) {
         if frame.cands.len() > CAND_RING / 4 || frame.kids.len() > KID_RING / 4 {
             return;
         }
