@@ -216,8 +216,15 @@ pub struct Carry {
 
 /// Expansions after which a search that has not started tracking
 /// actions in its reuse bound does (see [`reuse`]: tracking pays on large
-/// searches only).
-const TRACK_AFTER: u64 = 5_000;
+/// searches only). Session 14 lowered it to 5 000; once re-tests became
+/// cheap (the expansion cache, [`recall`]) the tracked table's fills were
+/// half of fantasy 12x16's CPU, and 20 000 again measured, whole process
+/// `-n 1000`, three paired runs each against 5 000 (load 2-3): fantasy
+/// 0.73, car-identification 0.96, chemical-compounds 0.93, music 1.03,
+/// martial-arts 1.03, os-kernel 1.05 (the last three within the noise of
+/// paired runs here); 80 000 against 20 000: fantasy 1.03,
+/// car-identification 0.92 (spread 0.77-1.27).
+const TRACK_AFTER: u64 = 20_000;
 
 /// Expansions after which a search builds the reuse bound (instances of
 /// at most `reuse::MAX_TRUTHS` truths).
@@ -229,7 +236,8 @@ const DEEP_AFTER: u64 = 500;
 /// after its `plain::PLAIN_NODES` nodes (they never ask the bound, and a
 /// game the plain recursion finishes would build it for nothing) and
 /// 20 000 expansions (with 11 actions or fewer, six tracked actions are
-/// most of the game: tracking after 5 000 made mineral 12x8 2.3x slower).
+/// most of the game: tracking after 5 000 made mineral 12x8 2.3x slower;
+/// the same 20 000 as `TRACK_AFTER` now).
 fn reuse_schedule(actions: usize) -> (u64, u64) {
     if plain::plain_nodes(actions) > 0 {
         (plain::PLAIN_NODES, 20_000)

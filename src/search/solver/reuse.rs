@@ -72,7 +72,10 @@
 //! (car-identification 1.76 M -> 1.58 M, chemical-compounds 468 k -> 330
 //! k, fantasy 672 k -> 441 k, gemstone 286 k -> 125 k) and their CPU
 //! time by 7-12 % in all; building it after 250 or 100 expansions saved a
-//! few more nodes and cost more time.
+//! few more nodes and cost more time. Tracking after 5 000 was undone
+//! (back to 20 000, building after 500 kept) once re-tests became cheap:
+//! the tracked fills then cost more than the expansions they saved
+//! (`TRACK_AFTER` in the parent module has the figures).
 //!
 //! The tables are filled lazily: `R(T, U, c)` is computed (by the
 //! recursion above, memoised) the first time the search asks for it, once
