@@ -219,7 +219,12 @@ pub(super) fn cover_in<M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
 /// rounding), so by induction `E >= 1 + (steps - 1) * (1 - 1e-6)`, with
 /// ample margin for up to a few hundred steps.
 pub(super) fn path_bound(cover: u32, truths: u32, widest: u32) -> f64 {
-    let size = (truths - 1).div_ceil(widest.max(1));
+    bound_of_steps(cover, (truths - 1).div_ceil(widest.max(1)))
+}
+
+/// [`path_bound`] from its `cover` and `size = ceil((|T| - 1) / widest)`.
+#[inline]
+fn bound_of_steps(cover: u32, size: u32) -> f64 {
     let steps = cover.min(size).max(1);
     1.0 + f64::from(steps - 1) * (1.0 - 1e-6)
 }
@@ -254,8 +259,7 @@ impl PathSizes {
     #[inline]
     pub(super) fn bound(&self, cover: u32, truths: u32, widest: u32) -> f64 {
         let size = u32::from(self.sizes[widest as usize * self.stride + truths as usize - 1]);
-        let steps = cover.min(size).max(1);
-        let bound = 1.0 + f64::from(steps - 1) * (1.0 - 1e-6);
+        let bound = bound_of_steps(cover, size);
         debug_assert_eq!(bound.to_bits(), path_bound(cover, truths, widest).to_bits());
         bound
     }
