@@ -13,6 +13,8 @@
 //! multiplicative hash. The table is never iterated, so its layout cannot
 //! leak into any output.
 
+use super::solver::ReuseTables;
+
 /// A packed node key.
 pub trait Key: Copy + Eq + Send + 'static {
     /// The free-slot marker; no node packs to it.
@@ -210,11 +212,13 @@ impl<K: Key> Memo<K> {
 /// storage of the solver's expansion cache, kept here so that the next
 /// search on this thread reuses it instead of allocating it again (its
 /// type depends on the solver's mask width, so it is held as `Any`; a
-/// solver of another width replaces it).
+/// solver of another width replaces it); and the reuse bound's table
+/// buffers, all zero between searches (see the solver's `reuse_table`).
 pub struct Memos<K> {
     pub proven: Memo<K>,
     pub greedy: Memo<K>,
     pub recall: Box<dyn std::any::Any + Send>,
+    pub reuse_tables: ReuseTables,
 }
 
 impl<K: Key> Default for Memos<K> {
@@ -223,6 +227,7 @@ impl<K: Key> Default for Memos<K> {
             proven: Memo::new(),
             greedy: Memo::new(),
             recall: Box::new(()),
+            reuse_tables: ReuseTables::default(),
         }
     }
 }

@@ -81,12 +81,14 @@ mod ordering;
 mod plain;
 mod recall;
 mod reuse;
+mod reuse_table;
 #[cfg(test)]
 mod tests;
 
 use bounds::{PathSizes, node_bounds};
 use recall::Recall;
 use reuse::ReuseBound;
+pub use reuse_table::ReuseTables;
 
 use super::mask::{Mask, UnionTable};
 use super::memo::{Bounds, Key, Memo, Memos};
@@ -194,6 +196,10 @@ pub struct Solver<'m, M: Mask, K: Key> {
     track_after: u64,
     /// Nodes the plain recursion may still compute (see [`plain`]).
     plain_left: u64,
+    /// The thread's buffers for the reuse bound's tables: taken when the
+    /// bound is built, given back when the solver is dropped
+    /// ([`reuse_table`]).
+    reuse_tables: &'m mut ReuseTables,
     /// Recent expansions, to skip listing a node tested again ([`recall`]);
     /// kept in the memos, so reused by the thread's next search.
     recall: &'m mut Recall<M, K>,
@@ -246,6 +252,16 @@ fn reuse_schedule(actions: usize) -> (u64, u64) {
     }
 }
 
+/// A solver's reuse bound, unless carried on ([`Solver::carry`]), hands
+/// its tables' buffers back to the memos for the thread's next search.
+impl<M: Mask, K: Key> Drop for Solver<'_, M, K> {
+    fn drop(&mut self) {
+        if let Some(reuse) = self.reuse.take() {
+            reuse.give_back(self.reuse_tables);
+        }
+    }
+}
+
 impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     pub fn new(problem: &Problem, memos: &'m mut Memos<K>, budget: SearchBudget) -> Self {
         memos.proven.clear();
@@ -262,6 +278,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             proven: memo,
             greedy,
             recall,
+            reuse_tables,
         } = memos;
         let recall = Recall::kept_in(recall);
         let states: Vec<Vec<M>> = (0..problem.action_count())
@@ -305,6 +322,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             plain_left: plain::plain_nodes(problem.action_count()),
             floors_epoch: recall.next_epoch(),
             recall,
+            reuse_tables,
         }
     }
 
@@ -330,10 +348,10 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     }
 
     /// What the next solver on these memos may resume from.
-    pub fn carry(self) -> Carry {
+    pub fn carry(mut self) -> Carry {
         Carry {
             started: true,
-            reuse: self.reuse,
+            reuse: self.reuse.take(),
             expansions: self.expansions,
             plain_left: self.plain_left,
         }
@@ -454,7 +472,12 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     fn count_expansion(&mut self) -> Result<(), SearchError> {
         self.expansions += 1;
         if self.expansions == self.reuse_after && self.key_shift as usize <= reuse::MAX_TRUTHS {
-            let reuse = ReuseBound::new(self.key_shift as usize, &self.states, &self.related);
+            let reuse = ReuseBound::new(
+                self.key_shift as usize,
+                &self.states,
+                &self.related,
+                std::mem::take(self.reuse_tables),
+            );
             if reuse.low_cover {
                 reuse.start_tracking();
             }

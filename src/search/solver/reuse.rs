@@ -87,6 +87,8 @@
 //! every instance. (A dense table per touched `(U, c)` plane, 4 096
 //! entries of 12 truths, does not pay either: a car-identification
 //! instance touches 564 of the 704 planes on average, 17.5 entries each.)
+//! Both live in [`super::reuse_table`], on buffers the thread keeps from
+//! one instance to the next.
 //!
 //! Cost: almost every call is a table hit (car-identification, 200
 //! instances: 92 M calls, 1.9 M fills), half of them from fills. The
@@ -101,8 +103,8 @@
 
 use std::cell::{Cell, RefCell};
 
+use super::reuse_table::{ReuseTables, Table};
 use crate::search::mask::Mask;
-use crate::search::memo::{Bounds, Memo};
 
 /// Widest instance the bound is built for, in truths (a truth set is a
 /// `u32` here).
@@ -122,45 +124,6 @@ const LOW_COVER: usize = 4;
 /// A row is skipped when `ΣW(non-base) / ΣW * FLOOR_SHRINK` reaches the
 /// best sum so far (see [`Relaxed::fill`]).
 const FLOOR_SHRINK: f64 = 1.0 - 1e-12;
-
-/// The computed entries of one relaxed game, keyed by `(T, U, c)`: a
-/// dense array where the key space is small (zeroed memory; every entry is
-/// at least `1.0`, so `0.0` marks one not computed), else a hash table.
-enum Table {
-    Dense(Vec<f64>),
-    Hashed(Memo<u64>),
-}
-
-/// Most key bits (truths and tracked actions) of a dense table.
-const DENSE_BITS: u32 = 14;
-
-impl Table {
-    fn new(key_bits: u32) -> Self {
-        if key_bits <= DENSE_BITS {
-            Table::Dense(vec![0.0; ((LEVELS as usize) + 1) << key_bits])
-        } else {
-            Table::Hashed(Memo::new())
-        }
-    }
-
-    #[inline]
-    fn get(&self, key: u64) -> Option<f64> {
-        match self {
-            Table::Dense(cells) => Some(cells[key as usize]).filter(|&v| v != 0.0),
-            Table::Hashed(memo) => memo.get(key).map(|b| b.lo),
-        }
-    }
-
-    #[inline]
-    fn put(&mut self, key: u64, value: f64) {
-        match self {
-            Table::Dense(cells) => cells[key as usize] = value,
-            Table::Hashed(memo) => {
-                memo.put(key, Bounds::point(value));
-            }
-        }
-    }
-}
 
 /// One instance action as a relaxed game sees it.
 #[derive(Clone, Copy)]
@@ -199,6 +162,9 @@ pub(super) struct ReuseBound {
     single_table: RefCell<Table>,
     tracked: Relaxed,
     tracked_table: RefCell<Table>,
+    /// The buffers not in use yet (the tracked table's, until tracking
+    /// starts), see [`super::reuse_table`].
+    spare: RefCell<ReuseTables>,
     /// The tracked game is asked.
     tracking: Cell<bool>,
     /// The tracked actions include those of a low-cover truth (see
@@ -209,8 +175,13 @@ pub(super) struct ReuseBound {
 impl ReuseBound {
     /// The (empty) bound of an instance of `truths` truths whose action `a`
     /// has the rule-out masks `states[a]` (state order) and relates to
-    /// `related[a]`.
-    pub(super) fn new<M: Mask>(truths: usize, states: &[Vec<M>], related: &[M]) -> Self {
+    /// `related[a]`, its tables on the buffers of `tables` (all zero).
+    pub(super) fn new<M: Mask>(
+        truths: usize,
+        states: &[Vec<M>],
+        related: &[M],
+        mut tables: ReuseTables,
+    ) -> Self {
         debug_assert!(truths <= MAX_TRUTHS);
         let mask = |m: M| m.to_u128() as u32;
         let states: Vec<Vec<u32>> = states
@@ -221,9 +192,10 @@ impl ReuseBound {
         let (tracked, low_cover) = choose_tracked(truths, &states, &related);
         ReuseBound {
             single: Relaxed::new(truths, &states, &related, Vec::new()),
-            single_table: RefCell::new(Table::new(truths as u32)),
+            single_table: RefCell::new(Table::new(truths as u32, LEVELS, &mut tables)),
             // Made when tracking starts: most searches never track.
-            tracked_table: RefCell::new(Table::Dense(Vec::new())),
+            tracked_table: RefCell::new(Table::empty()),
+            spare: RefCell::new(tables),
             tracked: Relaxed::new(truths, &states, &related, tracked),
             tracking: Cell::new(false),
             low_cover,
@@ -236,8 +208,17 @@ impl ReuseBound {
             return;
         }
         let key_bits = self.tracked.truths + self.tracked.tracked.len() as u32;
-        *self.tracked_table.borrow_mut() = Table::new(key_bits);
+        *self.tracked_table.borrow_mut() =
+            Table::new(key_bits, LEVELS, &mut self.spare.borrow_mut());
         self.tracking.set(true);
+    }
+
+    /// Its tables' buffers, reset, handed to `kept` (see
+    /// [`super::reuse_table`]).
+    pub(super) fn give_back(self, kept: &mut ReuseTables) {
+        kept.keep_all(self.spare.into_inner());
+        kept.keep(self.single_table.into_inner());
+        kept.keep(self.tracked_table.into_inner());
     }
 
     /// The truths whose cover `get` takes (the high truths of the game
@@ -563,7 +544,8 @@ mod tests {
             let (chosen, _) = choose_tracked(truths, &states, &related);
             for tracked in [Vec::new(), chosen] {
                 let game = Relaxed::new(truths, &states, &related, tracked);
-                let mut table = Table::new(truths as u32 + game.tracked.len() as u32);
+                let key_bits = truths as u32 + game.tracked.len() as u32;
+                let mut table = Table::new(key_bits, LEVELS, &mut ReuseTables::default());
                 let mut memo = HashMap::new();
                 for t in 0..1u32 << truths {
                     for u in 0..1u32 << game.tracked.len() {

@@ -88,7 +88,12 @@ fn reuse_bound_is_below_every_value() {
     for problem in problems(30, 9, 7) {
         let mut untracked = std::collections::HashMap::new();
         let solver = Solver::<u64, u64>::new(&problem, &mut memos, SearchBudget::UNLIMITED);
-        let reuse = ReuseBound::new(problem.truth_count(), &solver.states, &solver.related);
+        let reuse = ReuseBound::new(
+            problem.truth_count(),
+            &solver.states,
+            &solver.related,
+            Default::default(),
+        );
         for tracking in [false, true] {
             if tracking {
                 reuse.start_tracking();
