@@ -22,10 +22,11 @@
 //!    per domain, which range states can be observed at all).
 //! 4. [`dedup`]: canonical keys, resolved in index order.
 //!
-//! Beside them: `params` (the setting, defaults, counters) and `checks`
+//! Beside them: `params` (the setting, defaults, counters), `checks`
 //! (the request checked up front, the infeasibility error naming the
 //! parameter to change, and [`Instance::check`] of the three KUMO
-//! constraints).
+//! constraints) and [`first_draws`] (the capacity estimate's first draws,
+//! kept so the run copies them instead of drawing them again).
 //!
 //! Determinism: instance `i` draws only from its own `ChaCha8Rng`, seeded
 //! with `seed_from_u64` of a stable FNV-1a hash of (seed, domain name,
