@@ -19,8 +19,10 @@
 //! stream exactly as it would the drawn one, and the counters (`sat_calls`,
 //! `resamples`, ...) are the draw's own.
 //!
-//! Measured (whole process, `-n 1000 --no-labels`, 12x16): the sample is
-//! about a third of the synthesis; see BENCHMARKS.md.
+//! Measured (whole process, 12x16, `-n 1000 --no-labels`): the 512
+//! draws were a third of the synthesis; rules3 with `--threads 1` went
+//! from 5.11 to 3.46 G instructions, the 85 shipped domains from 24.2 to
+//! about 16 s of CPU (BENCHMARKS.md, "Optimal search").
 
 use std::sync::Arc;
 
