@@ -4,8 +4,8 @@
 //! The sample is the first draw of the dataset's streams `0..m` (the same
 //! draws a run makes first: the pipeline keeps them and hands them to the
 //! run, [`crate::synth::FirstDraws`], so they are drawn once and the
-//! estimate changes no output). Draws an `--exclude` set takes are dropped first, so the
-//! estimate is of what is still available. Over the remaining draws, with
+//! estimate changes no output). Draws an `--exclude` set takes are
+//! dropped first, so the estimate is of what is still available. Over the remaining draws, with
 //! `D` distinct keys of which `f1` were drawn once and `f2` twice, the
 //! estimate is Chao1's bias-corrected richness `D + f1 (f1 - 1) / (2 (f2 +
 //! 1))`: a lower-bound estimator suited to unequal draw probabilities,
