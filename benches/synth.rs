@@ -90,6 +90,7 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
             main: &job,
             params: &job.params,
             run: &run,
+            first_draws: None,
             progress: &kumo_gen::progress::Quiet,
         };
         pool(threads).install(|| write::generate(&writer).expect("written").instances)

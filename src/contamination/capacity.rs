@@ -2,9 +2,10 @@
 //! before a run from a sample of its own first draws.
 //!
 //! The sample is the first draw of the dataset's streams `0..m` (the same
-//! draws a run makes first, so the estimate costs `m` draws and changes no
-//! output). Draws an `--exclude` set takes are dropped first, so the
-//! estimate is of what is still available. Over the remaining draws, with
+//! draws a run makes first: the pipeline keeps them and hands them to the
+//! run, [`crate::synth::FirstDraws`], so they are drawn once and the
+//! estimate changes no output). Draws an `--exclude` set takes are
+//! dropped first, so the estimate is of what is still available. Over the remaining draws, with
 //! `D` distinct keys of which `f1` were drawn once and `f2` twice, the
 //! estimate is Chao1's bias-corrected richness `D + f1 (f1 - 1) / (2 (f2 +
 //! 1))`: a lower-bound estimator suited to unequal draw probabilities,
@@ -33,7 +34,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Exclusion, KeyKind, instance_keys};
-use crate::synth::{SynthError, Synthesizer};
+use crate::domain::Domain;
+use crate::synth::{Candidate, SynthError, Synthesizer};
 
 /// Draws sampled by default.
 pub const SAMPLE: u64 = 512;
@@ -116,6 +118,18 @@ pub fn estimate(
 ) -> Result<Capacity, SynthError> {
     let indices: Vec<u64> = (0..sample).collect();
     let candidates = synth.candidates(&indices)?;
+    Ok(of_draws(synth.domain(), exclusion, &candidates))
+}
+
+/// The capacity `candidates` (the first draws of streams `0..len` of a
+/// setting of `domain`, drawn once and kept for the run:
+/// [`crate::synth::FirstDraws`]) show.
+pub fn of_draws(
+    domain: &Domain,
+    exclusion: Option<&Exclusion>,
+    candidates: &[Candidate],
+) -> Capacity {
+    let sample = candidates.len() as u64;
     // The part's draws, and (for a `--split` part) the draws of every
     // part: a space the whole sample exhausts is counted for each part too,
     // even one that none of the sample's draws fell into.
@@ -126,7 +140,7 @@ pub fn estimate(
     let mut held_exact: HashSet<u128> = HashSet::new();
     let mut held_context: HashSet<u128> = HashSet::new();
     let (mut excluded, mut other_parts, mut whole_kept) = (0, 0, 0);
-    for candidate in &candidates {
+    for candidate in candidates {
         let in_sets = exclusion.is_some_and(|e| e.in_sets(&candidate.key));
         let outside = exclusion.is_some_and(|e| e.outside_part(&candidate.key));
         if in_sets || outside {
@@ -136,7 +150,7 @@ pub fn estimate(
         if in_sets {
             continue;
         }
-        let keys = instance_keys(synth.domain(), &candidate.key);
+        let keys = instance_keys(domain, &candidate.key);
         let exact_key = keys.get(KeyKind::Exact);
         whole_kept += 1;
         *whole_exact.entry(exact_key).or_default() += 1;
@@ -162,13 +176,13 @@ pub fn estimate(
     };
     let exact = counted_in_part(Estimate::of(&exact, kept), &whole_exact, &held_exact);
     let context = counted_in_part(Estimate::of(&context, kept), &whole_context, &held_context);
-    Ok(Capacity {
+    Capacity {
         sample,
         excluded,
         other_parts,
         exact,
         context,
-    })
+    }
 }
 
 impl Capacity {

@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::pipeline::write::{self, Summary, Target};
 use crate::progress::{Event, Forecast, Progress, Stage, Written, WrittenFile};
 use crate::search::SearchBudget;
-use crate::synth::Params;
+use crate::synth::{FirstDraws, Params};
 
 /// One run of the main job.
 pub struct GenerateJob {
@@ -144,9 +144,18 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
     }
     // Every dataset's capacity is checked before any is written: a part
     // or level too small for its share is refused with nothing written.
+    // The sample's draws are drawn once for all of them (every dataset of
+    // the job draws from the same streams) and handed to the writers.
+    let mut first_draws = None;
     let mut checked = Vec::with_capacity(runs.len());
     for run in runs {
-        let capacity = check_capacity(&job.domain, &params, run.exclude.as_deref(), run.n)?;
+        let capacity = check_capacity(
+            &job.domain,
+            &params,
+            run.exclude.as_deref(),
+            run.n,
+            &mut first_draws,
+        )?;
         checked.push((run, capacity));
     }
     let mut summaries = Vec::new();
@@ -157,7 +166,7 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
         if run.out != job.out {
             crate::files::create_dir_below(&job.out, &run.out)?;
         }
-        let mut summary = write_dataset(job, &params, run, progress)?;
+        let mut summary = write_dataset(job, &params, run, first_draws.clone(), progress)?;
         summary.lock = None;
         summaries.push(summary);
     }
@@ -271,10 +280,11 @@ fn check_sft_parts(parts: &[Part], sft_parts: Option<&[String]>) -> Result<(), E
 
 /// One dataset: the capacity check, the seed file of a secret seed, the
 /// instances, the summary line, then books, SFT and HF.
-fn write_dataset(
-    job: &GenerateJob,
+fn write_dataset<'a>(
+    job: &'a GenerateJob,
     params: &Params,
     run: DatasetRun,
+    first_draws: Option<Arc<FirstDraws<'a>>>,
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     let domain = &job.domain;
@@ -295,6 +305,7 @@ fn write_dataset(
         main: job,
         params,
         run: &run,
+        first_draws,
         progress,
     };
     let mut secret_run = None;
@@ -340,11 +351,16 @@ fn write_dataset(
 /// for a small `n`) and a warning when `n` comes close, to report; the
 /// error when `n` is impossible. A setting whose draws fail is
 /// left to the run, which names the cause.
-fn check_capacity(
-    domain: &Domain,
+///
+/// `first_draws` holds the draws an earlier dataset of the job sampled;
+/// they are extended when this one samples more, and handed to the
+/// writers so the run copies them instead of drawing them again.
+fn check_capacity<'d>(
+    domain: &'d Domain,
     params: &Params,
     exclusion: Option<&Exclusion>,
     n: u64,
+    first_draws: &mut Option<Arc<FirstDraws<'d>>>,
 ) -> Result<Option<CapacityFound>, Error> {
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
         return Ok(None);
@@ -358,9 +374,17 @@ fn check_capacity(
         Some(_) => capacity::SAMPLE,
         None => capacity::SAMPLE.min(n.saturating_mul(8).max(64)),
     };
-    let Ok(found) = capacity::estimate(&synth, exclusion, sample) else {
+    if first_draws.as_ref().is_none_or(|d| d.len() < sample) {
+        let synth = synth.reusing(first_draws.clone());
+        let Ok(drawn) = FirstDraws::draw(&synth, sample) else {
+            return Ok(None);
+        };
+        *first_draws = Some(Arc::new(drawn));
+    }
+    let Some(draws) = first_draws.as_deref() else {
         return Ok(None);
     };
+    let found = capacity::of_draws(domain, exclusion, draws.first(sample));
     let estimate = found.describe();
     let what = format!(
         "domain `{}` with {} truths and {} actions",

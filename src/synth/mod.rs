@@ -22,10 +22,11 @@
 //!    per domain, which range states can be observed at all).
 //! 4. [`dedup`]: canonical keys, resolved in index order.
 //!
-//! Beside them: `params` (the setting, defaults, counters) and `checks`
+//! Beside them: `params` (the setting, defaults, counters), `checks`
 //! (the request checked up front, the infeasibility error naming the
 //! parameter to change, and [`Instance::check`] of the three KUMO
-//! constraints).
+//! constraints) and [`first_draws`] (the capacity estimate's first draws,
+//! kept so the run copies them instead of drawing them again).
 //!
 //! Determinism: instance `i` draws only from its own `ChaCha8Rng`, seeded
 //! with `seed_from_u64` of a stable FNV-1a hash of (seed, domain name,
@@ -47,6 +48,7 @@ pub mod assemble;
 mod checks;
 pub mod cnf;
 pub mod dedup;
+pub mod first_draws;
 pub mod fixture;
 pub mod index;
 mod params;
@@ -61,6 +63,7 @@ use rayon::prelude::*;
 pub use checks::{ErrorKind, SynthError};
 use checks::{check_params, distinct_bound, infeasible};
 pub use dedup::{Dedup, Key, Taken};
+pub use first_draws::FirstDraws;
 pub use params::{
     DEFAULT_DECIMALS, DEFAULT_SEED, MAX_DUPLICATE_RETRIES, MAX_SAMPLES, Params, Stats,
 };
@@ -108,6 +111,9 @@ pub struct Synthesizer<'d> {
     params: Params,
     tables: sample::Tables,
     base_seed: u64,
+    /// First draws made already (the capacity estimate's), copied instead
+    /// of drawn again ([`first_draws`]).
+    first_draws: Option<std::sync::Arc<FirstDraws<'d>>>,
 }
 
 impl<'d> Synthesizer<'d> {
@@ -123,6 +129,7 @@ impl<'d> Synthesizer<'d> {
             params,
             tables,
             base_seed,
+            first_draws: None,
         })
     }
 
@@ -167,6 +174,9 @@ impl<'d> Synthesizer<'d> {
 
     /// The first draw of instance `index` (attempt 0 of its stream).
     pub fn candidate(&self, index: u64) -> Result<Candidate, SynthError> {
+        if let Some(held) = self.held_draw(index) {
+            return Ok(held);
+        }
         let mut rng = instance_rng(self.base_seed, index);
         let mut stats = Stats::default();
         let instance = self.draw(index, &mut rng, &mut stats)?;

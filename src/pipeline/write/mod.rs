@@ -83,7 +83,7 @@ use crate::domain::Domain;
 use crate::pipeline::generate::{DatasetRun, GenerateJob};
 use crate::progress::Progress;
 use crate::search::SearchBudget;
-use crate::synth::{Dedup, Instance, Params, Stats, SynthError, Synthesizer};
+use crate::synth::{Dedup, FirstDraws, Instance, Params, Stats, SynthError, Synthesizer};
 use manifest::{DatasetEntry, Parameters, Status, Timings};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -100,6 +100,9 @@ pub struct Job<'a> {
     /// random` run's drawn seed in place of `params.seed`).
     pub params: &'a Params,
     pub run: &'a DatasetRun,
+    /// The first draws the capacity estimate made, copied by the run
+    /// instead of drawn again (draws of another setting are not used).
+    pub first_draws: Option<Arc<FirstDraws<'a>>>,
     /// Told the lines done of the stage the caller started.
     pub progress: &'a dyn Progress,
 }
@@ -408,7 +411,8 @@ pub fn dataset_path(out: &Path, domain_name: &str, params: &Params) -> PathBuf {
 
 /// Runs `job`: the dataset, or one shard of it.
 pub fn generate(job: &Job) -> Result<Summary, OutputError> {
-    let synth = Synthesizer::new(job.domain(), job.params.clone())?;
+    let synth =
+        Synthesizer::new(job.domain(), job.params.clone())?.reusing(job.first_draws.clone());
     synth.check_count(job.n())?;
     let reference = job.reference()?;
     let banded = match (job.band(), job.labels()) {
