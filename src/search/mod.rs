@@ -29,6 +29,7 @@
 mod mask;
 mod memo;
 pub mod problem;
+mod shares;
 pub mod solver;
 pub mod values;
 

@@ -29,6 +29,7 @@
 
 use super::mask::Mask;
 use super::memo::{Key, Memos};
+use super::shares::Shares;
 use super::solver::{Carry, Solver};
 use super::{Problem, SearchBudget, SearchError};
 
@@ -289,11 +290,11 @@ fn q_with<Mk: Mask, K: Key>(
     let rest = Mk::from_u128(state.actions) & !Mk::bit(action);
     let states: Vec<Mk> = solver.action_states(action).to_vec();
     let total: u32 = states.iter().map(|&x| (truths & !x).count()).sum();
-    let denom = f64::from(total) + 1e-9;
+    let shares = Shares::of(total);
     let mut sum = 0.0f64;
     for x in states {
         let left = truths & !x;
-        let p = f64::from(left.count()) / denom;
+        let p = shares.share(left.count());
         sum += solver.value(left, rest)? * p;
     }
     Ok(sum + 1.0)

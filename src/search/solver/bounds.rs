@@ -15,6 +15,7 @@ use super::{Cand, Kid, Solver};
 use crate::search::SearchError;
 use crate::search::mask::Mask;
 use crate::search::memo::{Bounds, Key};
+use crate::search::shares::Shares;
 
 impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// Static bounds of a non-base node: its path bound and its action
@@ -97,12 +98,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             let left = actions & !M::bit(b);
             let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
             let sum_w: u32 = self.states[b].iter().map(|&x| (truths & !x).count()).sum();
-            let denom = f64::from(sum_w) + 1e-9;
+            let shares = Shares::of(sum_w);
             let (mut lo, mut spread) = (0.0f64, 0.0f64);
             for &x in &self.states[b] {
                 let t = truths & !x;
                 let w = t.count();
-                let p = f64::from(w) / denom;
+                let p = shares.share(w);
                 spread += p * f64::from(w);
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
@@ -115,7 +116,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         }
         let (b, sum_w, _, _) = best;
         let child_actions = actions & !M::bit(b);
-        let denom = f64::from(sum_w) + 1e-9;
+        let shares = Shares::of(sum_w);
         let mut sum = 0.0f64;
         for s in 0..self.states[b].len() {
             let t = truths & !self.states[b][s];
@@ -135,7 +136,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             } else {
                 known.hi.min(self.greedy_hi(t, a)?)
             };
-            sum += v * (f64::from(t.count()) / denom);
+            sum += v * shares.share(t.count());
         }
         let rollout = (sum + 1.0).min(f64::from(actions.count()));
         if self.memo_entries() >= self.budget.max_memo_entries {

@@ -28,6 +28,7 @@ use super::{Cand, Frame, Kid, Solver};
 use crate::search::SearchError;
 use crate::search::mask::Mask;
 use crate::search::memo::{Bounds, Key};
+use crate::search::shares::Shares;
 
 impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// Orders the candidates of a node computed exactly by upper bounds of
@@ -184,11 +185,11 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 continue;
             }
             let covered_without = twice | (once & !self.related[b]);
-            let denom = f64::from(sum_w) + 1e-9;
+            let shares = Shares::of(sum_w);
             let mut spread = 0.0f64;
             for kid in &mut frame.kids[start..] {
                 let w = kid.truths.count();
-                kid.p = f64::from(w) / denom;
+                kid.p = shares.share(w);
                 kid.base = w <= 1 || !(kid.truths & !covered_without).is_zero();
                 if !kid.base {
                     kid.b = Bounds {

@@ -49,6 +49,7 @@ use super::Solver;
 use crate::search::SearchError;
 use crate::search::mask::Mask;
 use crate::search::memo::{Bounds, Key};
+use crate::search::shares::Shares;
 
 /// Most nodes the plain recursion computes in one search before it gives
 /// way to the interval search.
@@ -139,7 +140,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             let child_actions = actions & !M::bit(b);
             let states = self.states[b].len();
             let total: u32 = self.states[b].iter().map(|&x| (truths & !x).count()).sum();
-            let denom = f64::from(total) + 1e-9;
+            let shares = Shares::of(total);
             let mut sum = 0.0f64;
             for s in 0..states {
                 let t = truths & !self.states[b][s];
@@ -153,7 +154,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 let Some(v) = self.plain_value(t, a)? else {
                     return Ok(None);
                 };
-                sum += v * (f64::from(w) / denom);
+                sum += v * shares.share(w);
                 if sum >= best {
                     break;
                 }

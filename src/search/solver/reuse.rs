@@ -105,6 +105,7 @@ use std::cell::{Cell, RefCell};
 
 use super::reuse_table::{ReuseTables, Table};
 use crate::search::mask::Mask;
+use crate::search::shares::Shares;
 
 /// Widest instance the bound is built for, in truths (a truth set is a
 /// `u32` here).
@@ -381,8 +382,10 @@ impl Relaxed {
                     || child & self.dead[child_u as usize] != 0;
                 deep += if base { 0 } else { w };
             }
-            let denom = f64::from(total) + 1e-9;
-            if f64::from(deep) / denom * FLOOR_SHRINK >= best {
+            // `D / (ΣW + 1e-9)` and each `P(s)` from the table of those
+            // quotients (`crate::search::shares`): the same floats.
+            let shares = Shares::of(total);
+            if shares.share(deep) * FLOOR_SHRINK >= best {
                 continue;
             }
             let mut sum = 0.0f64;
@@ -397,7 +400,7 @@ impl Relaxed {
                 } else {
                     c - 1
                 };
-                sum += self.level(table, child, child_u, child_c) * (f64::from(w) / denom);
+                sum += self.level(table, child, child_u, child_c) * shares.share(w);
                 if sum >= best {
                     break;
                 }
