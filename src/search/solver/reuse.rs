@@ -256,7 +256,8 @@ impl ReuseBound {
     }
 
     /// [`ReuseBound::get`] with `U` already taken ([`ReuseBound::unused`]).
-    #[inline]
+    /// Always inlined into `floor_after` (see there).
+    #[inline(always)]
     pub(super) fn get_unused<M: Mask>(&self, truths: M, unused: u32, cover: u32) -> f64 {
         let t = truths.to_u128() as u32;
         let (game, table) = if self.tracking.get() {
