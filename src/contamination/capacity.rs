@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{Exclusion, KeyKind, instance_keys};
 use crate::domain::Domain;
-use crate::synth::{Candidate, SynthError, Synthesizer};
+use crate::synth::{Candidate, FirstDraws, SynthError, Synthesizer};
 
 /// Draws sampled by default.
 pub const SAMPLE: u64 = 512;
@@ -110,15 +110,15 @@ pub struct Capacity {
     pub context: Estimate,
 }
 
-/// Samples the first draws of streams `0..sample` of `synth`.
+/// Samples the first draws of streams `0..sample` of `synth` (drawn as
+/// the pipeline draws the ones it keeps, [`FirstDraws::draw`]).
 pub fn estimate(
     synth: &Synthesizer,
     exclusion: Option<&Exclusion>,
     sample: u64,
 ) -> Result<Capacity, SynthError> {
-    let indices: Vec<u64> = (0..sample).collect();
-    let candidates = synth.candidates(&indices)?;
-    Ok(of_draws(synth.domain(), exclusion, &candidates))
+    let draws = FirstDraws::draw(synth, sample)?;
+    Ok(of_draws(synth.domain(), exclusion, draws.first(sample)))
 }
 
 /// The capacity `candidates` (the first draws of streams `0..len` of a
