@@ -85,7 +85,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// Each node's rollout is computed once (the `greedy` table) and counts
     /// as one expansion.
     pub(super) fn greedy_hi(&mut self, truths: M, actions: M) -> Result<f64, SearchError> {
-        let key = self.key(truths, actions);
+        let key = self.memo_key(truths, actions);
         if let Some(b) = self.greedy.get(key) {
             return Ok(b.hi);
         }

@@ -59,6 +59,15 @@
 //!   same children at `(T, A)` agree on every subset of `T`; swapping them
 //!   maps the subtrees onto each other, so their sums are bit-identical.
 //!   Only the first in instance order is tried (it would win the tie).
+//! * **Twin actions in memo keys.** The same holds across nodes: the
+//!   value of `(T, A)` depends only on how many actions of `A` leave each
+//!   sequence of children on `T`, so the memo keys a node by its truths
+//!   and, of each kind of such twins, the first ones in instance order
+//!   ([`twins`]): nodes of one value share one entry. Only the memo's
+//!   keys change; listings, argmins and the tie rule stay the node's own.
+//!   First 60 car-identification 12 x 16 instances (`domain_sweep`, one
+//!   thread, cachegrind): 9.06 G -> 7.46 G instructions, 20 % fewer
+//!   expansions.
 //! * **Order-free minimum.** A node's value is a minimum over the sums of
 //!   its actions, which does not depend on the order the actions are
 //!   tried in. Actions are tried most promising first: in a test, lowest
@@ -84,11 +93,13 @@ mod reuse;
 mod reuse_table;
 #[cfg(test)]
 mod tests;
+mod twins;
 
 use bounds::{PathSizes, node_bounds};
 use recall::Recall;
 use reuse::ReuseBound;
 pub use reuse_table::ReuseTables;
+use twins::Twins;
 
 use super::mask::{Mask, UnionTable};
 use super::memo::{Bounds, Key, Memo, Memos};
@@ -175,6 +186,8 @@ pub struct Solver<'m, M: Mask, K: Key> {
     /// The union of the actions related to any of a set of truths
     /// (`related` transposed, as a [`UnionTable`]).
     actions_of: UnionTable<M>,
+    /// Twin actions of the truth sets asked, to key the memo ([`twins`]).
+    twins: Twins<M>,
     /// Where the action bits start in a packed key.
     key_shift: u32,
     /// Most truths one state rules out.
@@ -306,6 +319,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         Solver {
             widest_rule_out,
             path_sizes: PathSizes::new(problem.truth_count()),
+            twins: Twins::new(problem.truth_count()),
             states,
             related,
             actions_of,
@@ -441,18 +455,29 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         K::pack(truths.to_u128(), actions.to_u128(), self.key_shift)
     }
 
+    /// The memo's key of a non-base node (canonical `actions`): its key
+    /// up to twin actions ([`twins`]), shared by every node of the same
+    /// value that way.
+    #[inline]
+    fn memo_key(&self, truths: M, actions: M) -> K {
+        let actions = self
+            .twins
+            .canonical(truths, actions, &self.states, &self.related);
+        self.key(truths, actions)
+    }
+
     /// What is known of a non-base node (canonical `actions`): the memo's
     /// bounds, or the static ones.
     #[inline]
     fn known(&self, truths: M, actions: M, prior: Bounds) -> Bounds {
-        match self.memo.get(self.key(truths, actions)) {
+        match self.memo.get(self.memo_key(truths, actions)) {
             Some(b) => b.meet(prior),
             None => prior,
         }
     }
 
     fn store(&mut self, truths: M, actions: M, bounds: Bounds) -> Result<(), SearchError> {
-        let key = self.key(truths, actions);
+        let key = self.memo_key(truths, actions);
         if self.memo_entries() >= self.budget.max_memo_entries && self.memo.get(key).is_none() {
             return Err(self.exceeded());
         }

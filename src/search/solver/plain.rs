@@ -119,7 +119,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// `E` of a non-base node (canonical `actions`): the memo's exact value,
     /// or the plain recursion's; `None` once `plain_left` is spent.
     fn plain_value(&mut self, truths: M, actions: M) -> Result<Option<f64>, SearchError> {
-        if let Some(b) = self.memo.get(self.key(truths, actions))
+        if let Some(b) = self.memo.get(self.memo_key(truths, actions))
             && b.exact()
         {
             return Ok(Some(b.lo));
