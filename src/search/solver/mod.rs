@@ -458,7 +458,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// The memo's key of a non-base node (canonical `actions`): its key
     /// up to twin actions ([`twins`]), shared by every node of the same
     /// value that way.
-    #[inline]
+    #[inline(always)]
     fn memo_key(&self, truths: M, actions: M) -> K {
         let actions = self
             .twins
