@@ -468,7 +468,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
 
     /// What is known of a non-base node (canonical `actions`): the memo's
     /// bounds, or the static ones.
-    #[inline]
+    #[inline(always)]
     fn known(&self, truths: M, actions: M, prior: Bounds) -> Bounds {
         match self.memo.get(self.memo_key(truths, actions)) {
             Some(b) => b.meet(prior),
