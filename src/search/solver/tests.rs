@@ -2,7 +2,8 @@
 //! rollouts are upper bounds, the reuse bound is a lower bound, a search
 //! using it from its first expansion gets the same values, and so does a
 //! search that starts with the plain recursion and gives way to the
-//! interval search at any point.
+//! interval search at any point, and a memo keyed up to twin actions
+//! gets every node's value and first action.
 
 use super::*;
 
@@ -287,4 +288,77 @@ fn small_nodes_equal_the_plain_recursion() {
         assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
     }
     assert!(small > 200, "only {small} small nodes checked");
+}
+
+/// Games whose actions come in twins: each of four random actions has a
+/// copy, and a variant that also rules out the last truth in its first
+/// state (a twin at every node without that truth).
+fn twin_problems(count: usize, truths: usize) -> Vec<Problem> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..count)
+        .map(|_| {
+            let mut rules: Vec<Vec<Vec<usize>>> = Vec::new();
+            for _ in 0..4 {
+                let states = 2 + (next() % 2) as usize;
+                let action: Vec<Vec<usize>> = (0..states)
+                    .map(|_| (0..truths - 1).filter(|_| next() % 3 == 0).collect())
+                    .collect();
+                let mut variant = action.clone();
+                variant[0].push(truths - 1);
+                rules.extend([action.clone(), action, variant]);
+            }
+            // The last truth needs a related action in the full game.
+            rules.push(vec![vec![truths - 1], vec![0]]);
+            Problem::from_rule_outs(truths, &rules).unwrap()
+        })
+        .collect()
+}
+
+/// The memo keyed up to twin actions (`twins`), kept from one node to
+/// the next so that twins' entries are shared, gives every node the plain
+/// recursion's value and first optimal action in instance order.
+#[test]
+fn twin_keyed_memo_equals_the_plain_recursion() {
+    let (mut checked, mut shared) = (0, 0);
+    for problem in twin_problems(6, 7) {
+        let mut memos = Memos::<u64>::default();
+        let all_t: u64 = (1 << problem.truth_count()) - 1;
+        let all_a: u64 = (1 << problem.action_count()) - 1;
+        let mut exact = std::collections::HashMap::new();
+        drop(Solver::<u64, u64>::new(
+            &problem,
+            &mut memos,
+            SearchBudget::UNLIMITED,
+        ));
+        for truths in [all_t, all_t >> 1, all_t & !2] {
+            for actions in (1..=all_a).step_by(13) {
+                let mut solver =
+                    Solver::<u64, u64>::keeping(&problem, &mut memos, SearchBudget::UNLIMITED);
+                let Some(canonical) = solver.reduce(truths, actions) else {
+                    continue;
+                };
+                let keyed =
+                    solver
+                        .twins
+                        .canonical(truths, canonical, &solver.states, &solver.related);
+                shared += usize::from(keyed != canonical);
+                let (got, action) = solver.decide(truths, actions).unwrap();
+                let want = plain(&problem, truths, actions, &mut exact);
+                assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+                let want_action = plain_first_action(&problem, truths, canonical, &mut exact);
+                assert_eq!(action, want_action);
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked > 500 && shared > 200,
+        "{checked} nodes, {shared} keyed up to twins"
+    );
 }
