@@ -319,7 +319,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         Solver {
             widest_rule_out,
             path_sizes: PathSizes::new(problem.truth_count()),
-            twins: Twins::new(problem.truth_count()),
+            twins: Twins::new(),
             states,
             related,
             actions_of,
@@ -357,6 +357,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             solver.reuse = carry.reuse;
             solver.plain_left = carry.plain_left;
             solver.budget.max_nodes = budget.max_nodes.saturating_add(carry.expansions);
+            if solver.expansions >= solver.reuse_after {
+                solver.twins.start(solver.key_shift as usize);
+            }
         }
         solver
     }
@@ -496,6 +499,9 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// Counts one node expansion against the budgets.
     fn count_expansion(&mut self) -> Result<(), SearchError> {
         self.expansions += 1;
+        if self.expansions == self.reuse_after {
+            self.twins.start(self.key_shift as usize);
+        }
         if self.expansions == self.reuse_after && self.key_shift as usize <= reuse::MAX_TRUTHS {
             let reuse = ReuseBound::new(
                 self.key_shift as usize,

@@ -340,6 +340,7 @@ fn twin_keyed_memo_equals_the_plain_recursion() {
             for actions in (1..=all_a).step_by(13) {
                 let mut solver =
                     Solver::<u64, u64>::keeping(&problem, &mut memos, SearchBudget::UNLIMITED);
+                solver.twins.start(problem.truth_count());
                 let Some(canonical) = solver.reduce(truths, actions) else {
                     continue;
                 };
