@@ -7,25 +7,33 @@
 
 use super::*;
 
-/// Small pseudo-random problems: `truths` truths, `actions` actions of
-/// 2-3 states, each state ruling out a random subset.
-fn problems(count: usize, truths: usize, actions: usize) -> Vec<Problem> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
+/// A xorshift stream from `seed`.
+fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         x
-    };
+    }
+}
+
+/// One random action of 2-3 states, each ruling out a random subset of
+/// truths `0..truths`.
+fn random_action(next: &mut impl FnMut() -> u64, truths: usize) -> Vec<Vec<usize>> {
+    let states = 2 + (next() % 2) as usize;
+    (0..states)
+        .map(|_| (0..truths).filter(|_| next() % 3 == 0).collect())
+        .collect()
+}
+
+/// Small pseudo-random problems: `truths` truths, `actions` actions of
+/// 2-3 states, each state ruling out a random subset.
+fn problems(count: usize, truths: usize, actions: usize) -> Vec<Problem> {
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     (0..count)
         .map(|_| {
             let rules: Vec<Vec<Vec<usize>>> = (0..actions)
-                .map(|_| {
-                    let states = 2 + (next() % 2) as usize;
-                    (0..states)
-                        .map(|_| (0..truths).filter(|_| next() % 3 == 0).collect())
-                        .collect()
-                })
+                .map(|_| random_action(&mut next, truths))
                 .collect();
             Problem::from_rule_outs(truths, &rules).unwrap()
         })
@@ -294,21 +302,12 @@ fn small_nodes_equal_the_plain_recursion() {
 /// copy, and a variant that also rules out the last truth in its first
 /// state (a twin at every node without that truth).
 fn twin_problems(count: usize, truths: usize) -> Vec<Problem> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     (0..count)
         .map(|_| {
             let mut rules: Vec<Vec<Vec<usize>>> = Vec::new();
             for _ in 0..4 {
-                let states = 2 + (next() % 2) as usize;
-                let action: Vec<Vec<usize>> = (0..states)
-                    .map(|_| (0..truths - 1).filter(|_| next() % 3 == 0).collect())
-                    .collect();
+                let action = random_action(&mut next, truths - 1);
                 let mut variant = action.clone();
                 variant[0].push(truths - 1);
                 rules.extend([action.clone(), action, variant]);
