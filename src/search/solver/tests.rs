@@ -22,7 +22,7 @@ fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
 fn random_action(next: &mut impl FnMut() -> u64, truths: usize) -> Vec<Vec<usize>> {
     let states = 2 + (next() % 2) as usize;
     (0..states)
-        .map(|_| (0..truths).filter(|_| next() % 3 == 0).collect())
+        .map(|_| (0..truths).filter(|_| next().is_multiple_of(3)).collect())
         .collect()
 }
 
