@@ -23,7 +23,9 @@
 //! are again related by `φ`: equal values, so every float operation is
 //! the same and the minimum too. Only values are shared: a node's own
 //! listing, its argmin and its tie rule still come from its own actions
-//! (the expansion cache keys the real node).
+//! (the expansion cache keys the real node). The greedy rollouts' table
+//! is keyed the same way: a rollout of one twin node is an upper bound of
+//! the value they share.
 //!
 //! The twins of a truth set are found the first time a key of it is
 //! asked, and kept for the search (instances of at most [`MAX_TRUTHS`]
