@@ -473,14 +473,27 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     /// bounds, or the static ones.
     #[inline(always)]
     fn known(&self, truths: M, actions: M, prior: Bounds) -> Bounds {
-        match self.memo.get(self.memo_key(truths, actions)) {
+        self.known_at(self.memo_key(truths, actions), prior)
+    }
+
+    /// [`Self::known`] of the node whose memo key is `key`.
+    #[inline(always)]
+    fn known_at(&self, key: K, prior: Bounds) -> Bounds {
+        match self.memo.get(key) {
             Some(b) => b.meet(prior),
             None => prior,
         }
     }
 
     fn store(&mut self, truths: M, actions: M, bounds: Bounds) -> Result<(), SearchError> {
-        let key = self.memo_key(truths, actions);
+        self.store_at(self.memo_key(truths, actions), bounds)
+    }
+
+    /// [`Self::store`] at the node's memo key `key`, taken by the caller
+    /// when it asked [`Self::known_at`] (a key taken before the search
+    /// starts looking for twins is the node's plain key, under which its
+    /// bounds are facts about it too: see [`twins`]).
+    fn store_at(&mut self, key: K, bounds: Bounds) -> Result<(), SearchError> {
         if self.memo_entries() >= self.budget.max_memo_entries && self.memo.get(key).is_none() {
             return Err(self.exceeded());
         }
@@ -558,7 +571,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         theta: f64,
         depth: usize,
     ) -> Result<Bounds, SearchError> {
-        let known = self.known(truths, actions, prior);
+        let key = self.memo_key(truths, actions);
+        let known = self.known_at(key, prior);
         if known.lo >= theta || known.hi < theta {
             return Ok(known);
         }
@@ -573,7 +587,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         })?;
         let bounds = known.meet(found);
         debug_assert!(bounds.lo <= bounds.hi);
-        self.store(truths, actions, bounds)?;
+        self.store_at(key, bounds)?;
         Ok(bounds)
     }
 
@@ -616,7 +630,8 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         depth: usize,
         ordered: bool,
     ) -> Result<(f64, Option<usize>), SearchError> {
-        let known = self.known(truths, actions, prior);
+        let key = self.memo_key(truths, actions);
+        let known = self.known_at(key, prior);
         if known.exact() && !ordered {
             return Ok((known.lo, None));
         }
@@ -630,7 +645,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             s.exact_in(truths, actions, depth, ordered, frame)
         })?;
         debug_assert!(known.lo <= value && value <= known.hi);
-        self.store(truths, actions, Bounds::point(value))?;
+        self.store_at(key, Bounds::point(value))?;
         Ok((value, best))
     }
 
