@@ -50,8 +50,15 @@
 //! unchanged), the sum abandoned once `sum >= best` (the remaining terms
 //! are non-negative and rounding is monotone, so it can only end `>=
 //! best`), `best` replaced only by a strictly lower sum, so the argmin is
-//! the first optimal action in instance order. Dropping actions related to
-//! no truth from the key is exact (parent module).
+//! the first optimal action in instance order; once `best` is `0.0` the
+//! later actions are not tried (no sum is below `0.0`, and a tie would not
+//! replace it). Dropping actions related to no truth from the key is exact
+//! (parent module). That stop, `domain_sweep`, cachegrind: theatrical 300
+//! 1.402 G -> 1.390 G instructions, language 300 2.889 G -> 2.864 G, music
+//! 200 6.548 G -> 6.507 G, car-identification 60 6.887 G -> 6.879 G.
+//! (Looking first for an action whose children are all base cases, to
+//! skip the earlier actions' subtrees, cost more on the deep domains:
+//! music 6.611 G, car-identification 6.915 G.)
 
 use super::Solver;
 use crate::search::SearchError;
@@ -170,6 +177,9 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             if sum < best {
                 best = sum;
                 best_action = Some(b);
+                if best == 0.0 {
+                    break;
+                }
             }
         }
         Ok(Some((best, best_action)))
