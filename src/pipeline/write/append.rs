@@ -16,7 +16,17 @@ use crate::search::optimal_for_instance;
 
 /// Instances drawn and admitted per step. Their lines are labelled in
 /// parallel and written as soon as each prefix is complete.
-pub(super) const CHUNK: u64 = 4096;
+///
+/// A step ends when its last label does, and a label can take seconds
+/// (car-identification 12x16 has instances of 3.5 s), so at every step's
+/// end one core may wait for the other. 8 192 (was 4 096) makes the main
+/// job (`-n 5000`) one step and halves the steps of larger runs:
+/// car-identification `-n 5000` had one core idle for 3.5 s at the old
+/// step's end, and the six slowest domains at `-n 5000`, each run with
+/// both sizes one after the other, idled 11.5 s against 6.1 s of their
+/// wall time (wall minus half the CPU; BENCHMARKS.md, "Session 18's
+/// changes side by side"). The lines do not depend on the steps.
+pub(super) const CHUNK: u64 = 8192;
 
 /// Indices drawn in the next step after `done` lines of this run. A band
 /// draws and labels a chunk whole before its first line can be written
