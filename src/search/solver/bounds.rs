@@ -8,8 +8,12 @@
 //!
 //! The path bound of a child is computed once per child of every
 //! expansion; its `ceil((|T| - 1) / widest)` is read from a table
-//! ([`PathSizes`]) instead of an integer division: the same integers, so
-//! the same floats.
+//! ([`PathSizes`]) instead of an integer division, and the bound of its
+//! step count from a second one (`STEP_BOUNDS`, filled at compile time by
+//! the same float operations): the same integers, so the same floats
+//! (checked bit for bit by a unit test). The step table, `domain_sweep`,
+//! cachegrind: 0.2 % fewer instructions on car-identification, music,
+//! language and theatrical.
 
 use super::{Cand, Kid, Solver};
 use crate::search::SearchError;
@@ -243,6 +247,19 @@ fn bound_of_steps(cover: u32, size: u32) -> f64 {
     1.0 + f64::from(steps - 1) * (1.0 - 1e-6)
 }
 
+/// [`bound_of_steps`] of every step count a cover of at most [`LAYERS`]
+/// allows, a table: the same float operations, done at compile time (a
+/// per-child conversion, multiplication and addition fewer).
+const STEP_BOUNDS: [f64; LAYERS + 1] = {
+    let mut bounds = [0.0; LAYERS + 1];
+    let mut steps = 1;
+    while steps <= LAYERS {
+        bounds[steps] = 1.0 + (steps - 1) as f64 * (1.0 - 1e-6);
+        steps += 1;
+    }
+    bounds
+};
+
 /// `ceil(reach / max(widest, 1))`, the `size` term of [`path_bound`], for
 /// every `reach < truths` and `widest <= truths` of an instance of
 /// `truths` truths, read from a table: `floor_after` needs it once per
@@ -273,7 +290,8 @@ impl PathSizes {
     #[inline]
     pub(super) fn bound(&self, cover: u32, truths: u32, widest: u32) -> f64 {
         let size = u32::from(self.sizes[widest as usize * self.stride + truths as usize - 1]);
-        let bound = bound_of_steps(cover, size);
+        debug_assert!(cover as usize <= LAYERS);
+        let bound = STEP_BOUNDS[cover.min(size).max(1) as usize];
         debug_assert_eq!(bound.to_bits(), path_bound(cover, truths, widest).to_bits());
         bound
     }

@@ -362,3 +362,30 @@ fn twin_keyed_memo_equals_the_plain_recursion() {
         "{checked} nodes, {shared} keyed up to twins"
     );
 }
+
+/// The path bound read from its tables (`PathSizes` and the step
+/// bounds) is the float `path_bound` computes, bit for bit, for every
+/// cover, truth count and widest rule-out of instances of up to 16
+/// truths.
+#[test]
+fn tabled_path_bounds_equal_the_formula() {
+    use super::bounds::{LAYERS, path_bound};
+    let mut checked = 0;
+    for truths in 2..=16usize {
+        let sizes = PathSizes::new(truths);
+        for widest in 0..=truths as u32 {
+            for count in 1..=truths as u32 {
+                for cover in 1..=LAYERS as u32 {
+                    let tabled = sizes.bound(cover, count, widest);
+                    assert_eq!(
+                        tabled.to_bits(),
+                        path_bound(cover, count, widest).to_bits(),
+                        "cover {cover}, {count} of {truths} truths, widest {widest}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
