@@ -243,18 +243,22 @@ pub(super) fn path_bound(cover: u32, truths: u32, widest: u32) -> f64 {
 /// [`path_bound`] from its `cover` and `size = ceil((|T| - 1) / widest)`.
 #[inline]
 fn bound_of_steps(cover: u32, size: u32) -> f64 {
-    let steps = cover.min(size).max(1);
-    1.0 + f64::from(steps - 1) * (1.0 - 1e-6)
+    step_bound(cover.min(size).max(1) as usize)
 }
 
-/// [`bound_of_steps`] of every step count a cover of at most [`LAYERS`]
+/// `1 + (steps - 1) * (1 - 1e-6)`, the bound of `steps >= 1` steps.
+const fn step_bound(steps: usize) -> f64 {
+    1.0 + (steps - 1) as f64 * (1.0 - 1e-6)
+}
+
+/// [`step_bound`] of every step count a cover of at most [`LAYERS`]
 /// allows, a table: the same float operations, done at compile time (a
 /// per-child conversion, multiplication and addition fewer).
 const STEP_BOUNDS: [f64; LAYERS + 1] = {
     let mut bounds = [0.0; LAYERS + 1];
     let mut steps = 1;
     while steps <= LAYERS {
-        bounds[steps] = 1.0 + (steps - 1) as f64 * (1.0 - 1e-6);
+        bounds[steps] = step_bound(steps);
         steps += 1;
     }
     bounds
