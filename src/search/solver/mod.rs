@@ -514,19 +514,19 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
         self.expansions += 1;
         if self.expansions == self.reuse_after {
             self.twins.start(self.key_shift as usize);
-        }
-        if self.expansions == self.reuse_after && self.key_shift as usize <= reuse::MAX_TRUTHS {
-            let reuse = ReuseBound::new(
-                self.key_shift as usize,
-                &self.states,
-                &self.related,
-                std::mem::take(self.reuse_tables),
-            );
-            if reuse.low_cover {
-                reuse.start_tracking();
+            if self.key_shift as usize <= reuse::MAX_TRUTHS {
+                let reuse = ReuseBound::new(
+                    self.key_shift as usize,
+                    &self.states,
+                    &self.related,
+                    std::mem::take(self.reuse_tables),
+                );
+                if reuse.low_cover {
+                    reuse.start_tracking();
+                }
+                self.reuse = Some(reuse);
+                self.floors_epoch = self.recall.next_epoch();
             }
-            self.reuse = Some(reuse);
-            self.floors_epoch = self.recall.next_epoch();
         }
         if self.expansions == self.track_after
             && let Some(reuse) = &self.reuse
