@@ -156,8 +156,14 @@ impl Cnf {
 
     /// Solves under `assumptions`; the model as one value per variable, or
     /// `None` when UNSAT.
+    ///
+    /// The solver is the vendored varisat (vendor/varisat/README.kumo-gen.md):
+    /// room for every variable is reserved before they are added, and the
+    /// per-literal lists come from the lists of this thread's earlier
+    /// solvers. Both change memory use only, never the model.
     pub fn solve(&self, assumptions: &[Lit]) -> Option<Vec<bool>> {
         let mut solver = Solver::new();
+        solver.reserve_vars(self.vars);
         for _ in 0..self.vars {
             solver.new_var();
         }
@@ -469,6 +475,49 @@ mod tests {
                 None => proptest::prop_assert!(!brute),
             }
         }
+    }
+
+    /// The vendored solver hands a dropped solver's per-literal lists to
+    /// the next one on the same thread (vendor/varisat/README.kumo-gen.md).
+    /// A solver built after many others must find the model a solver on a
+    /// fresh thread (no recycled lists) finds, formula by formula.
+    #[test]
+    fn recycled_solver_lists_change_no_model() {
+        use rand::SeedableRng;
+        let mut rng = ChaCha8Rng::seed_from_u64(19);
+        let formulas: Vec<Cnf> = (0..300)
+            .map(|_| {
+                let mut cnf = Cnf::new();
+                let n = 2 + below(&mut rng, 60);
+                let xs = lits(&mut cnf, n);
+                for group in xs.chunks(1 + below(&mut rng, 6)) {
+                    cnf.at_most_one(group);
+                }
+                for _ in 0..below(&mut rng, 2 * n) {
+                    let clause: Vec<Lit> = (0..1 + below(&mut rng, 4))
+                        .map(|_| {
+                            let x = xs[below(&mut rng, n)];
+                            if rng.random::<bool>() { x } else { !x }
+                        })
+                        .collect();
+                    cnf.add_clause(&clause);
+                }
+                cnf.at_most(&xs, below(&mut rng, n + 1));
+                cnf
+            })
+            .collect();
+        let fresh: Vec<Option<Vec<bool>>> = formulas
+            .iter()
+            .map(|cnf| {
+                let cnf = cnf.clone();
+                std::thread::spawn(move || cnf.solve(&[]))
+                    .join()
+                    .expect("solver thread")
+            })
+            .collect();
+        let warm: Vec<Option<Vec<bool>>> = formulas.iter().map(|cnf| cnf.solve(&[])).collect();
+        assert!(fresh.iter().any(Option::is_some) && fresh.iter().any(Option::is_none));
+        assert_eq!(warm, fresh);
     }
 
     #[test]

@@ -41,6 +41,11 @@ impl AnalyzeConflict {
         self.var_flags.resize(count, false);
     }
 
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.var_flags.reserve(count);
+    }
+
     /// The learned clause.
     pub fn clause(&self) -> &[Lit] {
         &self.clause

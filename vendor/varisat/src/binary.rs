@@ -10,6 +10,13 @@ use crate::{
     proof,
 };
 
+thread_local! {
+    static FREE_IMPLIED: std::cell::RefCell<Vec<Vec<Lit>>> = Default::default();
+}
+
+/// Emptied lists of dropped solvers (kumo-gen's patch, see `recycle`).
+static POOL: crate::recycle::Pool<Lit> = crate::recycle::Pool::new(&FREE_IMPLIED);
+
 /// Binary clauses.
 #[derive(Default)]
 pub struct BinaryClauses {
@@ -17,10 +24,21 @@ pub struct BinaryClauses {
     count: usize,
 }
 
+impl Drop for BinaryClauses {
+    fn drop(&mut self) {
+        POOL.recycle(&mut self.by_lit);
+    }
+}
+
 impl BinaryClauses {
     /// Update structures for a new variable count.
     pub fn set_var_count(&mut self, count: usize) {
-        self.by_lit.resize(count * 2, vec![]);
+        POOL.grow(&mut self.by_lit, count * 2);
+    }
+
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.by_lit.reserve(count * 2);
     }
 
     /// Add a binary clause.

@@ -119,6 +119,19 @@ pub fn set_var_count(
     ctx.part_mut(WatchlistsP).set_var_count(count);
 }
 
+/// Room for `count` variables in every per-variable structure, so that
+/// adding them grows none (kumo-gen's patch; capacity only, no behaviour).
+pub fn reserve_var_count(ctx: &mut Context, count: usize) {
+    ctx.analyze_conflict.reserve_var_count(count);
+    ctx.assignment.reserve_var_count(count);
+    ctx.binary_clauses.reserve_var_count(count);
+    ctx.impl_graph.reserve_var_count(count);
+    ctx.tmp_flags.reserve_var_count(count);
+    ctx.vsids.reserve_var_count(count);
+    ctx.watchlists.reserve_var_count(count);
+    ctx.variables.reserve_var_count(count);
+}
+
 /// The solver configuration has changed.
 pub fn config_changed(
     mut ctx: partial!(Context, mut VsidsP, mut ClauseActivityP, SolverConfigP),

@@ -23,6 +23,7 @@ mod load;
 mod model;
 mod proof;
 mod prop;
+mod recycle;
 mod schedule;
 mod state;
 mod tmp;

@@ -63,6 +63,13 @@ impl<'a> Solver<'a> {
         Solver::default()
     }
 
+    /// Makes room for `count` variables in every per-variable structure,
+    /// so that adding them allocates nothing more (kumo-gen's patch: it
+    /// changes capacity only, never what the solver does).
+    pub fn reserve_vars(&mut self, count: usize) {
+        crate::context::reserve_var_count(&mut self.ctx, count);
+    }
+
     /// Change the solver configuration.
     pub fn config(&mut self, config_update: &SolverConfigUpdate) -> Result<(), Error> {
         config_update.apply(&mut self.ctx.solver_config)?;

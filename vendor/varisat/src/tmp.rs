@@ -32,4 +32,9 @@ impl TmpFlags {
     pub fn set_var_count(&mut self, count: usize) {
         self.flags.resize(count * 2, false);
     }
+
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.flags.reserve(count * 2);
+    }
 }

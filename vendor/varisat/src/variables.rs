@@ -166,6 +166,13 @@ impl Variables {
         &mut self.var_data[global.index()]
     }
 
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.global_from_user.reserve_var_count(count);
+        self.solver_from_global.reserve_var_count(count);
+        self.var_data.reserve(count);
+    }
+
     /// Mutable reference to the var data for a solver variable.
     pub fn var_data_solver_mut(&mut self, solver: Var) -> &mut VarData {
         let global = self

@@ -57,6 +57,13 @@ impl Vsids {
         self.position.resize(count, None);
     }
 
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.activity.reserve(count);
+        self.position.reserve(count);
+        self.heap.reserve(count);
+    }
+
     /// Rescale activities if any value exceeds this value.
     fn rescale_limit() -> f32 {
         std::f32::MAX / 16.0

@@ -29,6 +29,12 @@ impl Assignment {
         self.last_value.resize(count, false);
     }
 
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.assignment.reserve(count);
+        self.last_value.reserve(count);
+    }
+
     /// Current partial assignment as slice.
     pub fn assignment(&self) -> &[Option<bool>] {
         &self.assignment

@@ -96,6 +96,11 @@ impl ImplGraph {
         );
     }
 
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.nodes.reserve(count);
+    }
+
     /// Get the reason for an assigned variable.
     ///
     /// Returns stale data if the variable isn't assigned.

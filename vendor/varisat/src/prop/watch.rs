@@ -58,6 +58,19 @@ pub struct Watchlists {
     enabled: bool,
 }
 
+thread_local! {
+    static FREE_WATCHES: std::cell::RefCell<Vec<Vec<Watch>>> = Default::default();
+}
+
+/// Emptied watchlists of dropped solvers (kumo-gen's patch, see `recycle`).
+static POOL: crate::recycle::Pool<Watch> = crate::recycle::Pool::new(&FREE_WATCHES);
+
+impl Drop for Watchlists {
+    fn drop(&mut self) {
+        POOL.recycle(&mut self.watches);
+    }
+}
+
 impl Default for Watchlists {
     fn default() -> Watchlists {
         Watchlists {
@@ -70,7 +83,12 @@ impl Default for Watchlists {
 impl Watchlists {
     /// Update structures for a new variable count.
     pub fn set_var_count(&mut self, count: usize) {
-        self.watches.resize(count * 2, vec![]);
+        POOL.grow(&mut self.watches, count * 2);
+    }
+
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.watches.reserve(count * 2);
     }
 
     /// Start watching a clause.

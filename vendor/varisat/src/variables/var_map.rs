@@ -34,6 +34,11 @@ impl VarMap {
         self.mapping[from.index()] = into.index() as LitIdx;
     }
 
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.mapping.reserve(count);
+    }
+
     /// Remove a mapping.
     ///
     /// Does nothing if `from` is not mapped.
@@ -68,6 +73,12 @@ impl VarBiMap {
     /// Access the backward mapping.
     pub fn bwd(&self) -> &VarMap {
         &self.bwd
+    }
+
+    /// Room for `count` variables without growing (kumo-gen's patch).
+    pub fn reserve_var_count(&mut self, count: usize) {
+        self.fwd.reserve_var_count(count);
+        self.bwd.reserve_var_count(count);
     }
 
     /// Mutate the mapping in forward direction.
