@@ -158,15 +158,22 @@ impl Cnf {
     /// `None` when UNSAT.
     ///
     /// The solver is the vendored varisat (vendor/varisat/README.kumo-gen.md):
-    /// room for every variable is reserved before they are added, and the
-    /// per-literal lists come from the lists of this thread's earlier
-    /// solvers. Both change memory use only, never the model.
+    /// room for every variable is reserved before they are added, they are
+    /// added at once, and the per-literal lists come from the lists of
+    /// this thread's earlier solvers. None of it changes the model.
     pub fn solve(&self, assumptions: &[Lit]) -> Option<Vec<bool>> {
+        self.solve_adding_vars(assumptions, |solver, count| solver.add_vars(count))
+    }
+
+    /// [`Cnf::solve`] with the variables added by `add_vars`.
+    fn solve_adding_vars(
+        &self,
+        assumptions: &[Lit],
+        add_vars: impl FnOnce(&mut Solver, usize),
+    ) -> Option<Vec<bool>> {
         let mut solver = Solver::new();
         solver.reserve_vars(self.vars);
-        for _ in 0..self.vars {
-            solver.new_var();
-        }
+        add_vars(&mut solver, self.vars);
         for clause in self.clauses() {
             solver.add_clause(clause);
         }
@@ -478,11 +485,13 @@ mod tests {
     }
 
     /// The vendored solver hands a dropped solver's per-literal lists to
-    /// the next one on the same thread (vendor/varisat/README.kumo-gen.md).
-    /// A solver built after many others must find the model a solver on a
-    /// fresh thread (no recycled lists) finds, formula by formula.
+    /// the next one on the same thread and adds a formula's variables at
+    /// once (vendor/varisat/README.kumo-gen.md). A solver built after many
+    /// others must find the model a solver on a fresh thread (no recycled
+    /// lists) finds, and one given its variables one at a time, formula by
+    /// formula.
     #[test]
-    fn recycled_solver_lists_change_no_model() {
+    fn recycled_lists_and_bulk_variables_change_no_model() {
         use rand::SeedableRng;
         let mut rng = ChaCha8Rng::seed_from_u64(19);
         let formulas: Vec<Cnf> = (0..300)
@@ -518,6 +527,18 @@ mod tests {
         let warm: Vec<Option<Vec<bool>>> = formulas.iter().map(|cnf| cnf.solve(&[])).collect();
         assert!(fresh.iter().any(Option::is_some) && fresh.iter().any(Option::is_none));
         assert_eq!(warm, fresh);
+        // The variables added at once, as upstream's one `new_var` at a time.
+        let one_by_one: Vec<Option<Vec<bool>>> = formulas
+            .iter()
+            .map(|cnf| {
+                cnf.solve_adding_vars(&[], |solver, count| {
+                    for _ in 0..count {
+                        solver.new_var();
+                    }
+                })
+            })
+            .collect();
+        assert_eq!(warm, one_by_one);
     }
 
     #[test]

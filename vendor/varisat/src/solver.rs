@@ -70,6 +70,17 @@ impl<'a> Solver<'a> {
         crate::context::reserve_var_count(&mut self.ctx, count);
     }
 
+    /// Adds `count` new variables, as `count` calls of `new_var` would
+    /// (kumo-gen's patch: at once where that is provably the same state).
+    pub fn add_vars(&mut self, count: usize) {
+        if count == 0 {
+            return;
+        }
+        self.ctx.solver_state.formula_is_empty = false;
+        let mut ctx = self.ctx.into_partial_ref_mut();
+        variables::new_user_vars(ctx.borrow(), count);
+    }
+
     /// Change the solver configuration.
     pub fn config(&mut self, config_update: &SolverConfigUpdate) -> Result<(), Error> {
         config_update.apply(&mut self.ctx.solver_config)?;

@@ -368,6 +368,39 @@ pub fn new_user_var<'a>(
     user_var
 }
 
+/// Allocates `count` new user variables, in the state `count` calls of
+/// [`new_user_var`] leave (kumo-gen's patch).
+///
+/// In a solver whose user, global and data watermarks are equal, with no
+/// hidden or recycled variables and no proof, each such call takes the
+/// user variable at the watermark, maps it to the same global variable,
+/// gives it the default data of a user variable and adds a proof step
+/// that nothing records. Here that is done for all of them at once; in
+/// any other state, one call at a time.
+pub fn new_user_vars<'a>(
+    mut ctx: partial!(Context<'a>, mut ProofP<'a>, mut SolverStateP, mut VariablesP),
+    count: usize,
+) {
+    let proof_active = ctx.part(ProofP).is_active();
+    let variables = ctx.part_mut(VariablesP);
+    let start = variables.user_watermark();
+    if !proof_active
+        && variables.user_freelist.is_empty()
+        && variables.global_freelist.is_empty()
+        && variables.global_watermark() == start
+        && variables.user_from_global().watermark() == start
+    {
+        variables
+            .var_data
+            .resize(start + count, VarData::user_default());
+        variables.global_from_user.extend_identity(start + count);
+        return;
+    }
+    for _ in 0..count {
+        new_user_var(ctx.borrow());
+    }
+}
+
 /// Maps a slice of user lits to solver lits using [`solver_from_user`].
 pub fn solver_from_user_lits<'a>(
     mut ctx: partial!(

@@ -81,6 +81,16 @@ impl VarBiMap {
         self.bwd.reserve_var_count(count);
     }
 
+    /// Maps every variable from the watermark (both directions at `start`)
+    /// up to `end` to itself (kumo-gen's patch).
+    pub fn extend_identity(&mut self, end: usize) {
+        debug_assert_eq!(self.fwd.mapping.len(), self.bwd.mapping.len());
+        for map in [&mut self.fwd, &mut self.bwd] {
+            let start = map.mapping.len();
+            map.mapping.extend((start..end).map(|index| index as LitIdx));
+        }
+    }
+
     /// Mutate the mapping in forward direction.
     pub fn fwd_mut(&mut self) -> VarBiMapMut {
         VarBiMapMut {
