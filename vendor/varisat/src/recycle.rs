@@ -3,13 +3,19 @@
 //! A solver keeps one list of binary implications and one watchlist per
 //! literal. A program that builds many small solvers one after another
 //! allocates and frees those lists for every solver. Here a dropped
-//! solver's lists go, emptied, to a bounded per-thread pool, and a new
+//! solver's lists go, emptied, to a bounded per-thread pool (at most
+//! `POOL_LIMIT` lists of at most `MAX_KEPT_CAPACITY` elements), and a new
 //! solver takes its lists from there. A list from the pool is empty like a
 //! new one; only its capacity differs, so the solver behaves the same.
 use std::cell::RefCell;
 
-/// Most lists kept per pool and thread.
-const POOL_LIMIT: usize = 1 << 14;
+/// Most lists kept per pool and thread (two per variable: enough for
+/// formulas of 2 048 variables).
+const POOL_LIMIT: usize = 1 << 12;
+
+/// Lists that grew beyond this many elements are freed, not kept, so a
+/// pool holds at most `POOL_LIMIT * MAX_KEPT_CAPACITY` elements.
+const MAX_KEPT_CAPACITY: usize = 64;
 
 /// A per-thread pool of empty lists of one element type.
 pub struct Pool<T: 'static> {
@@ -51,8 +57,10 @@ impl<T> Pool<T> {
                 if free.len() >= POOL_LIMIT {
                     break;
                 }
-                list.clear();
-                free.push(list);
+                if list.capacity() <= MAX_KEPT_CAPACITY {
+                    list.clear();
+                    free.push(list);
+                }
             }
         });
     }
