@@ -243,7 +243,13 @@ pub(super) fn path_bound(cover: u32, truths: u32, widest: u32) -> f64 {
 /// [`path_bound`] from its `cover` and `size = ceil((|T| - 1) / widest)`.
 #[inline]
 fn bound_of_steps(cover: u32, size: u32) -> f64 {
-    step_bound(cover.min(size).max(1) as usize)
+    step_bound(step_count(cover, size))
+}
+
+/// The step count of a path bound: the cover, at most `size`, at least 1.
+#[inline(always)]
+fn step_count(cover: u32, size: u32) -> usize {
+    cover.min(size).max(1) as usize
 }
 
 /// `1 + (steps - 1) * (1 - 1e-6)`, the bound of `steps >= 1` steps.
@@ -295,7 +301,7 @@ impl PathSizes {
     pub(super) fn bound(&self, cover: u32, truths: u32, widest: u32) -> f64 {
         let size = u32::from(self.sizes[widest as usize * self.stride + truths as usize - 1]);
         debug_assert!(cover as usize <= LAYERS);
-        let bound = STEP_BOUNDS[cover.min(size).max(1) as usize];
+        let bound = STEP_BOUNDS[step_count(cover, size)];
         debug_assert_eq!(bound.to_bits(), path_bound(cover, truths, widest).to_bits());
         bound
     }
