@@ -1,6 +1,7 @@
 //! Narrowing an action's sum: `action_test` raises its lower bound or
 //! lowers its upper bound past a goal by asking its children null-window
-//! tests (each undecided child first for its share of the deficit);
+//! tests (each undecided child first for its share of the deficit, the
+//! same fraction of every child's interval);
 //! `action_exact` bisects until the sum is exact; `narrow_to_best`
 //! narrows the candidates of a node computed exactly together until the
 //! one with the lowest lower bound is exact (the minimum).
@@ -26,13 +27,19 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// then at most every other candidate's, so it is the minimum (up to
     /// ties, which the caller's tie rule settles). Each step bisects the
     /// candidate with the lowest lower bound (the lowest upper bound on
-    /// ties), testing no higher than the lowest upper bound of the others:
-    /// a candidate that is not optimal is only narrowed until it falls
-    /// behind, never computed exactly. (Computing the candidate with the
-    /// best upper bound exactly first cost 7.09 M of the 7.10 M nodes of
-    /// motif-analysis 28 x 36 seed 0, and it was not optimal: the optimal
-    /// action, whose upper bound was 0.04 % higher, took 3 k nodes.) With
-    /// one candidate this is `action_exact`.
+    /// ties), in the part of its interval below the lowest upper bound of
+    /// the others (above it the candidate is behind one of them whatever
+    /// its sum): a candidate that is not optimal is only narrowed until it
+    /// falls behind, never computed exactly. (Until session 20 the step
+    /// tested at the middle of the whole interval, or at the others'
+    /// upper bound when that was lower; bisecting the part below it:
+    /// node expansions of the first 100 instances, `domain_sweep`,
+    /// car-identification 12 x 16 -2.2 %, os-kernel -5.3 %, all shipped
+    /// domains -0.7 %; BENCHMARKS.md, "Session 20".) Computing the
+    /// candidate with the best upper bound exactly first cost 7.09 M of
+    /// the 7.10 M nodes of motif-analysis 28 x 36 seed 0, and it was not
+    /// optimal: the optimal action, whose upper bound was 0.04 % higher,
+    /// took 3 k nodes. With one candidate this is `action_exact`.
     pub(super) fn narrow_to_best(
         &mut self,
         frame: &mut Frame<M>,
@@ -61,14 +68,13 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 .filter(|&(ci, _)| ci != pick)
                 .map(|(_, c)| c.sum.hi)
                 .fold(f64::INFINITY, f64::min);
-            let mid = split(sum.lo, sum.hi);
-            let at = if others_hi > sum.lo {
-                mid.min(others_hi)
+            let top = if others_hi > sum.lo {
+                sum.hi.min(others_hi)
             } else {
-                mid
+                sum.hi
             };
             let goal = Goal {
-                at,
+                at: split(sum.lo, top),
                 plus_one: false,
             };
             self.action_test(frame, pick, actions, goal, depth)?;
@@ -113,7 +119,6 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             let Choice {
                 pick,
                 widest,
-                open,
                 fresh,
             } = choice;
             let Some(i) = pick else {
@@ -125,9 +130,10 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             }
             let j = kids.start + i;
             let kid = frame.kids[j];
-            let mut theta = if fresh {
-                kid.b.lo + deficit / open
-            } else if widest >= deficit {
+            // `deficit + excess` is the sum's interval: a child raised by
+            // this fraction of its own interval carries its share, and
+            // every undecided child raised so closes the deficit.
+            let mut theta = if !fresh && widest >= deficit {
                 kid.b.lo + deficit / kid.p
             } else {
                 kid.b.lo + (kid.b.hi - kid.b.lo) * (deficit / (deficit + excess))
@@ -179,8 +185,6 @@ struct Choice {
     pick: Option<usize>,
     /// Its weighted interval `P * (hi - lo)`.
     widest: f64,
-    /// The total weight of the undecided children.
-    open: f64,
     /// The child has not been asked in this call yet.
     fresh: bool,
 }
@@ -190,10 +194,18 @@ struct Choice {
 /// child of those truths (an action's states can leave one child twice),
 /// sums the bounds (the float sum of [`sum_bounds`], in state order) and
 /// chooses the child to ask next. Each undecided child is asked once for
-/// its share of the deficit (all of them passing closes it), widest
-/// weighted interval first (`asked`: the offsets asked already); after
-/// that the widest is asked for the whole deficit, or for its share of it
-/// when it cannot close it alone. The choice does not depend on the
+/// its share of the deficit, widest weighted interval first (`asked`: the
+/// offsets asked already); after that the widest is asked for the whole
+/// deficit, or for its share of it when it cannot close it alone. A
+/// child's share is the fraction `deficit / (hi - lo)` of the sum's
+/// interval applied to its own interval, so all of them passing closes
+/// the deficit and none is asked past its upper bound. (Until session 20
+/// every child was first asked for the same amount, `deficit / ΣP` of
+/// the undecided children, so a child of a narrow interval could be
+/// asked past its upper bound, which computes it exactly. The fraction:
+/// node expansions of the first 100 instances, `domain_sweep`,
+/// car-identification 12 x 16 -12.7 %, all shipped domains -2.5 %;
+/// BENCHMARKS.md, "Session 20".) The choice does not depend on the
 /// deficit, so it is made in the pass that sums: one pass per child test
 /// where there were three (sum, choice, answer).
 #[inline]
@@ -202,7 +214,6 @@ fn scan<M: Mask>(kids: &mut [Kid<M>], asked: u64, answer: Option<(M, Bounds)>) -
     let mut choice = Choice {
         pick: None,
         widest: -1.0,
-        open: 0.0,
         fresh: false,
     };
     for (i, kid) in kids.iter_mut().enumerate() {
@@ -219,7 +230,6 @@ fn scan<M: Mask>(kids: &mut [Kid<M>], asked: u64, answer: Option<(M, Bounds)>) -
         if kid.b.lo >= kid.b.hi {
             continue;
         }
-        choice.open += kid.p;
         let new = i < 64 && asked & (1u64 << i) == 0;
         let w = kid.p * (kid.b.hi - kid.b.lo);
         if (new && !choice.fresh) || (new == choice.fresh && w > choice.widest) {
