@@ -6,9 +6,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-use rayon::prelude::*;
 
 use super::{Job, Made, OutputError, record};
 use crate::difficulty::Reference;
@@ -116,21 +115,41 @@ pub(super) fn write_in_order(
             }
             Ok(())
         });
-        instances
-            .par_iter()
-            .enumerate()
-            .with_min_len(1)
-            .for_each_with(tx, |tx, (k, (instance, labelled))| {
-                let optimal = match labelled {
-                    Some(labelled) => Some(labelled.clone()),
-                    None => labels.map(|budget| optimal_for_instance(domain, instance, budget)),
-                };
-                let mut line = record::render(domain, instance, optimal.as_ref(), reference);
-                line.push(b'\n');
-                // A closed receiver means writing failed; the writer's
-                // error is returned below.
-                let _ = tx.send((k, line));
-            });
+        // Each worker takes the next line not yet taken, so lines finish
+        // about in index order and the writer streams them (a parallel
+        // iterator splits the chunk in halves, and the second half's
+        // lines waited for the whole first half: the written count, and
+        // the progress and forecast read from it, ran at one worker's
+        // rate until the first half was done).
+        let next = AtomicUsize::new(0);
+        rayon::scope(|workers| {
+            for _ in 0..rayon::current_num_threads().clamp(1, count.max(1)) {
+                let (tx, next) = (tx.clone(), &next);
+                workers.spawn(move |_| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((instance, labelled)) = instances.get(k) else {
+                            break;
+                        };
+                        let optimal = match labelled {
+                            Some(labelled) => Some(labelled.clone()),
+                            None => {
+                                labels.map(|budget| optimal_for_instance(domain, instance, budget))
+                            }
+                        };
+                        let mut line =
+                            record::render(domain, instance, optimal.as_ref(), reference);
+                        line.push(b'\n');
+                        // A closed receiver means writing failed; the
+                        // writer's error is returned below.
+                        if tx.send((k, line)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        drop(tx);
         writer.join().unwrap_or_else(|_| {
             Err(OutputError::Io {
                 path: PathBuf::from("<writer>"),
