@@ -47,13 +47,13 @@ pub const MAX_INSTANCES: u64 = 100_000_000;
 
 use rayon::prelude::*;
 
-use crate::dataset::record::{Labelled, render};
+use crate::dataset::record::Labelled;
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
 use crate::game::{self, Judge};
 use crate::game::{Task, protocol, render_book};
 use crate::render::{Renderer, TaskError};
-use crate::search::{SearchBudget, optimal_for_instance};
+use crate::search::SearchBudget;
 use crate::synth::{Dedup, ErrorKind, Instance, Params, Stats, SynthError, Synthesizer};
 
 /// Instances `0..n` of a setting as the lines of its dataset file, with
@@ -152,12 +152,8 @@ pub fn generate_range_lines(
     Ok(made
         .par_iter()
         .with_min_len(1)
-        .map(|(instance, labelled)| {
-            let optimal = match labelled {
-                Some(labelled) => Some(labelled.clone()),
-                None => labels.map(|budget| optimal_for_instance(domain, instance, budget)),
-            };
-            let line = render(domain, instance, optimal.as_ref(), reference.as_deref());
+        .map(|made| {
+            let line = write::made_line(domain, labels, reference.as_deref(), made);
             // serde_json writes UTF-8.
             String::from_utf8_lossy(&line).into_owned()
         })

@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use super::{Job, Made, OutputError, record};
+use super::{Job, Made, OutputError, made_line};
 use crate::difficulty::Reference;
-use crate::search::optimal_for_instance;
 
 /// Instances drawn and admitted per step. Their lines are labelled in
 /// parallel and written as soon as each prefix is complete.
@@ -123,22 +122,15 @@ pub(super) fn write_in_order(
         // rate until the first half was done).
         let next = AtomicUsize::new(0);
         rayon::scope(|workers| {
-            for _ in 0..rayon::current_num_threads().clamp(1, count.max(1)) {
+            for _ in 0..rayon::current_num_threads().min(count) {
                 let (tx, next) = (tx.clone(), &next);
                 workers.spawn(move |_| {
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((instance, labelled)) = instances.get(k) else {
+                        let Some(made) = instances.get(k) else {
                             break;
                         };
-                        let optimal = match labelled {
-                            Some(labelled) => Some(labelled.clone()),
-                            None => {
-                                labels.map(|budget| optimal_for_instance(domain, instance, budget))
-                            }
-                        };
-                        let mut line =
-                            record::render(domain, instance, optimal.as_ref(), reference);
+                        let mut line = made_line(domain, labels, reference, made);
                         line.push(b'\n');
                         // A closed receiver means writing failed; the
                         // writer's error is returned below.

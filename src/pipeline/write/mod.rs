@@ -199,6 +199,23 @@ fn band_needs_labels() -> SynthError {
 /// A line's instance and, when a band already searched it, its label.
 pub(crate) type Made = (Instance, Option<record::Labelled>);
 
+/// The line of `made` (without the trailing newline): its band's label,
+/// else one searched now under `labels` (none with labels off), rendered
+/// by [`record::render`]. The dataset writer and the per-index API both
+/// make lines here, so line `i` is the same bytes from either.
+pub(crate) fn made_line(
+    domain: &Domain,
+    labels: Option<SearchBudget>,
+    reference: Option<&Reference>,
+    (instance, labelled): &Made,
+) -> Vec<u8> {
+    let optimal = match labelled {
+        Some(labelled) => Some(labelled.clone()),
+        None => labels.map(|budget| crate::search::optimal_for_instance(domain, instance, budget)),
+    };
+    record::render(domain, instance, optimal.as_ref(), reference)
+}
+
 /// The draws of `range` for a writer: banded (labelled on the way) or
 /// plain.
 fn make_range(
