@@ -46,7 +46,7 @@ pub fn load_or_compute(domain: &Domain, params: &Params) -> Result<Reference, Sy
         return Ok(found);
     }
     let id = identity(&[
-        b"kumo-gen/reference-sample/v1",
+        b"kumo-gen/reference-sample/v2",
         env!("CARGO_PKG_VERSION").as_bytes(),
         head.as_bytes(),
     ]);
