@@ -78,6 +78,7 @@ pub mod propose;
 pub mod python_repr;
 pub mod render;
 pub mod report;
+pub mod results;
 pub mod score;
 pub mod search;
 pub mod serve;

@@ -183,7 +183,7 @@ pub(crate) fn eval_cmd(base: &str, out: &Path, extra: &[&str]) -> TestCommand {
 }
 
 pub(crate) fn result_file(out: &Path) -> PathBuf {
-    out.join(kumo_gen::eval::path_component("org/scripted"))
+    out.join(kumo_gen::results::path_component("org/scripted"))
         .join("VanillaAgent/tiny")
         .join(SETTING)
         .join("eval_times=2.jsonl")

@@ -218,9 +218,9 @@ pub struct SecretRun {
 /// `secret_seed` set): refuses an existing dataset unless `--force` (a
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
-pub fn begin(job: &Job) -> Result<SecretRun, crate::error::Error> {
-    if job.target() != crate::pipeline::write::Target::Whole {
-        return Err(crate::error::Error::Output(OutputError::Shards {
+pub fn begin(job: &Job) -> Result<SecretRun, super::error::JobError> {
+    if job.target() != crate::pipeline::job::Target::Whole {
+        return Err(super::error::JobError::Output(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
             help: "generate unsharded, or shard with a fixed `--seed`".into(),
@@ -234,7 +234,7 @@ pub fn begin(job: &Job) -> Result<SecretRun, crate::error::Error> {
     let continuing = !job.force()
         && read_existing_seed_file(&path)?.is_some_and(|record| record.seed == job.params.seed);
     if dataset.exists() && !job.force() && !continuing {
-        return Err(crate::error::Error::Output(OutputError::Exists {
+        return Err(super::error::JobError::Output(OutputError::Exists {
             path: dataset,
             reason: "`--seed random` makes a new dataset and never continues one".into(),
             help: "pass `--force` to replace it, or choose another `--out`".into(),
