@@ -89,7 +89,7 @@ fn check_derived(domain_dir: &Path, domain: &Domain, setting: &str) -> (usize, u
     let (mut labelled, mut unlabelled) = (0, 0);
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(line["seed"], i as u64);
-        let task = OwnedTask::from_json(domain, line).unwrap();
+        let task = kumo_gen::game::task_from_json(domain, line).unwrap();
         let view = task.view(domain);
         let book = std::fs::read_to_string(books.join(format!("seed={i}.txt")))
             .unwrap_or_else(|e| panic!("book of seed {i}: {e}"));

@@ -211,7 +211,7 @@ pub(crate) fn rendered_book_and_prompt(line: &Value) -> (String, String) {
     let (domain, _) = Domain::from_yaml("tiny.yaml", &text).unwrap();
     let templates = Templates::shipped().unwrap();
     let renderer = Renderer::new(&templates, RenderOptions::default());
-    let task = OwnedTask::from_json(&domain, line).unwrap();
+    let task = kumo_gen::game::task_from_json(&domain, line).unwrap();
     let view = task.view(&domain);
     let book = renderer.book(&view).unwrap();
     assert!(check_book(&book, &view).is_ok());

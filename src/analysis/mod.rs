@@ -46,7 +46,8 @@ pub use live::{LiveGame, Scored};
 use serde_json::{Value, json};
 
 use crate::domain::Domain;
-use crate::game::{InstanceLine, Judge, LineMismatch};
+use crate::game::{InstanceLine, Judge};
+use crate::render::LineMismatch;
 use crate::results::{GameAnalysis, MoveAnalysis, Said};
 use crate::search::{Problem, SearchBudget, SearchError, State, StateValues, Values};
 

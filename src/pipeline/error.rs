@@ -11,7 +11,7 @@ use crate::files::FileError;
 use crate::render::{TaskError, TemplateError};
 use crate::synth::SynthError;
 
-use super::secret::SeedError;
+use super::seed_error::SeedError;
 use super::write::OutputError;
 
 /// Why a job stopped.

@@ -25,6 +25,7 @@
 
 mod derive;
 pub mod error;
+pub mod family_curve;
 pub mod generate;
 pub mod job;
 pub mod label;
@@ -32,6 +33,7 @@ mod line_index;
 pub mod merge;
 pub mod relabel;
 pub mod secret;
+mod seed_error;
 pub mod write;
 
 pub use crate::progress::{Forecast, Progress, Quiet, Stage};

@@ -70,7 +70,7 @@ pub fn path_component(name: &str) -> String {
         return readable;
     }
     let cut: String = readable.chars().take(READABLE_LEN).collect();
-    format!("{cut}~{}", crate::domain::fnv1a_hex(name.as_bytes()))
+    format!("{cut}~{}", crate::fnv::fnv1a_hex(name.as_bytes()))
 }
 
 /// How many characters of a changed name its folder keeps (the whole

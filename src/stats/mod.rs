@@ -224,7 +224,7 @@ pub enum ObserveError {
     Mismatch {
         file: String,
         #[source]
-        source: crate::game::LineMismatch,
+        source: crate::render::LineMismatch,
     },
 }
 
