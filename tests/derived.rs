@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::{TestCommand, generate_in, json_lines, root};
 use kumo_gen::domain::Domain;
-use kumo_gen::render::{OwnedTask, answer_tag, check_book, replay_sft};
+use kumo_gen::render::{answer_tag, check_book, replay_sft};
 
 const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
 const TINY: &str = "tests/fixtures/ok/tiny.yaml";

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::common::{TestCommand, json_lines, root};
 use kumo_gen::domain::Domain;
-use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book};
+use kumo_gen::render::{RenderOptions, Renderer, Templates, check_book};
 
 pub(crate) const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 

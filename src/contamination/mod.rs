@@ -398,8 +398,3 @@ fn relative(root: &Path, path: &Path) -> String {
         .to_string_lossy()
         .into_owned()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-}

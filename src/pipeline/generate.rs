@@ -381,6 +381,7 @@ mod tests {
     use super::*;
     use crate::pipeline::{Books, DerivedFiles, generate_lines};
     use crate::render::{RenderOptions, Templates};
+    use crate::search::SearchBudget;
     use std::sync::Mutex;
 
     /// A progress that records the stages it is told of, and the kinds
