@@ -99,11 +99,15 @@ impl Instance {
     fn right(&self, candidates: u128) -> usize {
         let mut total = 0;
         for x in self.held_out() {
-            let mut count: HashMap<usize, usize> = HashMap::new();
+            let mut count: Vec<usize> = Vec::new();
             for h in ones(candidates) {
-                *count.entry(self.answer[x][h]).or_default() += 1;
+                let s = self.answer[x][h];
+                if count.len() <= s {
+                    count.resize(s + 1, 0);
+                }
+                count[s] += 1;
             }
-            total += count.values().max().copied().unwrap_or(0);
+            total += count.iter().max().copied().unwrap_or(0);
         }
         total
     }
