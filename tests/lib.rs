@@ -2,7 +2,6 @@
 //! the only test binary).
 
 mod analysis;
-mod black_boxes;
 mod budget;
 mod cli;
 mod common;
