@@ -228,7 +228,7 @@ fn graph_and_split_refuse_to_write_over_their_input_domain() {
         .arg("-o")
         .arg(&domain)
         .expect_code(1)
-        .stderr_contains("it would be overwritten");
+        .stderr_contains("would replace its own input");
     // `split` writes `<name>-ind.yaml`: a domain file of that name.
     let name = "tiny-ind.yaml";
     let ind = dir.path().join(name);
@@ -239,7 +239,7 @@ fn graph_and_split_refuse_to_write_over_their_input_domain() {
         .arg("--out-dir")
         .arg(dir.path())
         .expect_code(1)
-        .stderr_contains("it would be overwritten");
+        .stderr_contains("would replace its own input");
     assert_eq!(std::fs::read(&domain).unwrap(), before);
     assert_eq!(std::fs::read(&ind).unwrap(), before);
     assert!(!dir.path().join("tiny-ood.yaml").exists());

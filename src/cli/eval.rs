@@ -10,6 +10,7 @@ use crate::dataset::{self, Setting};
 use crate::eval::players::{PLAYER_NAMES, Player, UnplayableFile};
 use crate::eval::subset::Subset;
 use crate::eval::{self, RunConfig, Suite};
+use crate::files::target::{Input, Written};
 use crate::progress::{Progress as _, Stage};
 use crate::render::{RenderOptions, Renderer};
 
@@ -233,6 +234,16 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         });
     }
     super::flags::check_out_dir(&args.out, "--out")?;
+    let mut inputs = vec![Input::data("--data", &args.data)];
+    inputs.extend(
+        args.domain
+            .as_deref()
+            .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+    );
+    inputs.extend(super::flags::templates_input(&args.templates));
+    // The folder this model's (or player's) results go into.
+    let folder = args.out.join(eval::path_component(results_name(args)));
+    super::flags::refuse_within("--out", &args.out, &folder, Written::Folder, &inputs)?;
     // Every other flag value was checked as the flags were read (exit 2).
     let player: Option<Player> = match args.player.as_deref().map(str::parse).transpose() {
         Ok(p) => p,

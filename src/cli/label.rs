@@ -20,6 +20,7 @@ use std::time::Duration;
 use super::progress::Stderr;
 use super::{Error, Report};
 use crate::domain::Registry;
+use crate::files::target::{Input, Written};
 use crate::pipeline::{self, LabelJob};
 use crate::search::SearchBudget;
 
@@ -46,6 +47,15 @@ pub struct LabelArgs {
 
 /// Runs `kumo-gen label`, resolving the domain in `registry`.
 pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
+    if let Some(output) = &args.output {
+        let mut inputs = vec![Input::file("--instances", &args.instances)];
+        inputs.extend(super::flags::domain_input(
+            registry,
+            "--domain",
+            &args.domain,
+        ));
+        super::flags::refuse_over_inputs("-o", output, Written::File, &inputs)?;
+    }
     let (domain, warnings) = registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
     let budget = budget(args).map_err(|message| Error::Usage {

@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::flags::{domain_input, refuse_over_inputs, templates_input};
 use super::{Error, Globals, Report};
 use crate::analysis::pairs::{PairOptions, task_pairs};
 use crate::dataset::{self, Setting};
 use crate::files::FileError;
+use crate::files::target::{Input, Written};
 use crate::render::{RenderOptions, Renderer};
 use crate::search::SearchBudget;
 
@@ -55,6 +57,16 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
             "`{}` is not a directory",
             args.data.display()
         )));
+    }
+    if let Some(output) = &args.output {
+        let mut inputs = vec![Input::data("--data", &args.data)];
+        inputs.extend(
+            args.domain
+                .as_deref()
+                .and_then(|d| domain_input(&globals.registry, "--domain", d)),
+        );
+        inputs.extend(templates_input(&args.templates));
+        refuse_over_inputs("-o", output, Written::File, &inputs)?;
     }
     let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());

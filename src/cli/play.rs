@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
+use crate::files::target::{Input, Written};
 use crate::game::session::Session;
 use crate::game::{
     InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
@@ -198,6 +199,25 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
 }
 
 pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    if let Some(output) = &args.out {
+        let mut inputs = Vec::new();
+        if let Some(file) = &args.instances {
+            inputs.push(Input::file("--instances", file));
+            // The instance's book is read from beside the file.
+            let books = file
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join("knowledge_book");
+            inputs.push(Input::tree("--instances", books));
+        }
+        inputs.extend(
+            args.domain
+                .as_deref()
+                .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+        );
+        inputs.extend(super::flags::templates_input(&args.templates));
+        super::flags::refuse_over_inputs("--out", output, Written::File, &inputs)?;
+    }
     if args.out.is_none()
         && let Some(problem) =
             crate::eval::results_folder_problem(Path::new("results"), &args.player)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
-use crate::files::FileError;
+use crate::files::target::{Input, Written};
 use crate::score::{self, Sources};
 
 /// The results `score`, `report`, `moves` and `stats` read and what
@@ -61,6 +61,25 @@ pub struct ScoreArgs {
     moves: bool,
     #[command(flatten)]
     pool: super::flags::PoolFlags,
+}
+
+impl ScoreInputs {
+    /// What these flags read, for refusing an output over it: the result
+    /// paths, the instances and the domain file.
+    pub fn inputs(&self, globals: &Globals) -> Vec<Input> {
+        let mut inputs: Vec<Input> = self
+            .paths
+            .iter()
+            .map(|p| Input::data("results path", p))
+            .collect();
+        inputs.extend(self.instances.iter().map(|p| Input::data("--instances", p)));
+        inputs.extend(
+            self.domain
+                .as_deref()
+                .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+        );
+        inputs
+    }
 }
 
 /// Reads the result files and what scoring consults beside them (the
@@ -140,6 +159,13 @@ pub(super) fn read(
 }
 
 pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
+    let mut inputs = args.inputs.inputs(globals);
+    inputs.extend(args.oracle.iter().map(|p| Input::file("--oracle", p)));
+    for (flag, path) in [("--svg", &args.svg), ("--curve-svg", &args.curve_svg)] {
+        if let Some(path) = path {
+            super::flags::refuse_over_inputs(flag, path, Written::File, &inputs)?;
+        }
+    }
     let (files, mut sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
     if args.moves {
         if sources.instance_sets.is_empty() {
@@ -156,8 +182,11 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows, &report.lines))
-            .map_err(|e| FileError::io(svg, e))?;
+        // Atomically, replacing a link there rather than writing through it.
+        crate::files::write_atomic(
+            svg,
+            score::render_svg(&report.rows, &report.lines).as_bytes(),
+        )?;
     }
     if let Some(path) = &args.curve_svg {
         let curves = score::curves(&files, &sources);
@@ -167,8 +196,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
                 "pass --instances DIR (and --domain if the domain is not found by name)",
             ));
         }
-        std::fs::write(path, score::render_curve_svg(&curves))
-            .map_err(|e| FileError::io(path, e))?;
+        crate::files::write_atomic(path, score::render_curve_svg(&curves).as_bytes())?;
     }
     if args.json {
         out(&score::render_json(&report.rows))?;

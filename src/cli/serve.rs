@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Error, Globals, Report, out};
+use crate::files::target::{Input, Written};
 use crate::serve::{self, Config, TOKEN_VAR, catalog::Catalog};
 
 #[derive(clap::Args, Debug)]
@@ -50,6 +51,15 @@ pub struct ServeArgs {
 }
 
 pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
+    let mut inputs: Vec<Input> = args.data.iter().map(|d| Input::data("--data", d)).collect();
+    inputs.extend(
+        args.domain
+            .as_deref()
+            .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+    );
+    inputs.extend(super::flags::templates_input(&args.templates));
+    super::flags::refuse_over_inputs("--out", &args.out, Written::Folder, &inputs)?;
     let templates = args.templates.templates()?;
     let catalog = Catalog::open(
         &globals.registry,

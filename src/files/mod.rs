@@ -1,7 +1,8 @@
 //! How we write safely: whole lines only, atomic replacement, locks,
 //! directories made below a root, and file digests ([`digest`]); and how
 //! we read a file the user names ([`read`]: regular files only, bounded
-//! lines and sizes, walks that end).
+//! lines and sizes, walks that end), and where a command may write
+//! ([`target`]: never over, or inside, what it reads).
 //!
 //! A JSONL file is only ever appended to in whole chunks of whole lines;
 //! an interrupted write can leave at most one partial line at the end,
@@ -23,6 +24,7 @@
 pub mod digest;
 mod error;
 pub mod read;
+pub mod target;
 
 pub use error::FileError;
 use std::fs::{File, OpenOptions};
