@@ -208,6 +208,10 @@ pub fn main() -> i32 {
             return EXIT_OTHER;
         }
     };
+    // Cache files that failed their check were computed again: say so.
+    for note in crate::cache::take_notes() {
+        crate::stderr_line!("note: {note}");
+    }
     match result {
         Ok(Report::Done) => 0,
         Ok(Report::Findings) => EXIT_INPUT,

@@ -33,8 +33,9 @@ pub struct PairsArgs {
     /// Seed of the random-player paths.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
-    /// Random-player (off-policy) paths per instance.
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    /// Random-player (off-policy) paths per instance (0 to 100; an
+    /// instance's pairs are held in memory until written).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = super::flags::in_range("random paths", 0..=MAX_RANDOM_PATHS))]
     random_paths: usize,
     /// Leave out the pairs along the golden path.
     #[arg(long)]
@@ -50,6 +51,10 @@ pub struct PairsArgs {
     #[command(flatten)]
     pool: super::flags::PoolFlags,
 }
+
+/// Most `--random-paths`: every pair carries its whole conversation (a
+/// few KiB to tens of KiB), and an instance's pairs are made at once.
+pub const MAX_RANDOM_PATHS: usize = 100;
 
 pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
     if !args.data.is_dir() {

@@ -79,6 +79,11 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
         token,
     };
     let summary = serve::run(catalog, config, |addr, service| {
+        for skipped in service.results.skipped() {
+            crate::stderr_line!(
+                "note: not read (which lines people played is counted without it): {skipped}"
+            );
+        }
         let envs = service
             .catalog
             .envs

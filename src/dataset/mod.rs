@@ -166,10 +166,16 @@ impl Dataset {
         books_dir(&self.dir, &setting.to_string()).join(book_file_name(i as u64))
     }
 
-    /// The book file of instance `i`, or `None` when there is none.
+    /// The book file of instance `i`, or `None` when there is none. A
+    /// book goes into every prompt of its instance (and into an SFT line),
+    /// so it is bounded by the line cap (16 MiB; a book of the largest
+    /// shipped setting is a few KiB): a larger file is refused by name.
     pub fn book_file(&self, setting: &Setting, i: usize) -> Result<Option<String>, DatasetError> {
         let path = self.book_path(setting, i);
-        match crate::files::read::read_to_string(&path) {
+        let read = crate::files::read::read_as_line(&path, "a knowledge book").and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+        });
+        match read {
             Ok(book) => Ok(Some(book)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(DatasetError::io(&path, e)),

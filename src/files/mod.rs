@@ -48,17 +48,31 @@ impl FileLock {
     /// fails at its first write, naming the file.
     fn open(path: &Path) -> Result<Option<File>, FileError> {
         let lock = lock_path(path);
-        if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(symlink_refused(&lock));
+        match std::fs::symlink_metadata(&lock) {
+            Ok(m) if m.file_type().is_symlink() => return Err(symlink_refused(&lock)),
+            // A FIFO there would block the open below.
+            Ok(m) if !m.is_file() => {
+                return Err(FileError::io(
+                    &lock,
+                    std::io::Error::other(
+                        "the lock file is not a regular file; remove it (kumo-gen makes it again)",
+                    ),
+                ));
+            }
+            _ => {}
         }
         if let Some(dir) = lock.parent() {
             std::fs::create_dir_all(dir).map_err(|e| FileError::io(dir, e))?;
         }
-        let opened = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock);
+        let mut options = OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        {
+            // Never blocks, even on a FIFO swapped in since the look.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let opened = options.open(&lock);
         match opened {
             Ok(file) => Ok(Some(file)),
             Err(e)

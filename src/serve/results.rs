@@ -32,19 +32,33 @@ pub struct Results {
     /// `(dataset, setting, seed)` of every person's result line under the
     /// root (read at start, then added to as lines are written).
     played: Mutex<BTreeSet<(String, String, u64)>>,
+    /// The files under the root not read at start, and why (a FIFO, a
+    /// device, a line over the cap): the caller names them.
+    skipped: Vec<String>,
 }
 
 impl Results {
     /// The results root (`--out`, created if missing); reads which lines
     /// people have played.
     pub fn open(root: &Path) -> io::Result<Results> {
-        std::fs::create_dir_all(root)?;
-        let played = people_played(root);
+        std::fs::create_dir_all(root).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot make the results folder `{}`: {e}", root.display()),
+            )
+        })?;
+        let (played, skipped) = people_played(root);
         Ok(Results {
             root: root.to_path_buf(),
             files: Mutex::new(BTreeMap::new()),
             played: Mutex::new(played),
+            skipped,
         })
+    }
+
+    /// The result files under the root not read at start, each with why.
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     pub fn root(&self) -> &Path {
@@ -113,10 +127,13 @@ impl Results {
 }
 
 /// The instances people played: every line of
-/// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl` (unreadable
-/// files and lines are skipped: they are `score`'s to report).
-fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
+/// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl`, read by the
+/// rule of user files (a FIFO or a device is never opened, a line is at
+/// most the line cap); files not read are returned with why (lines that
+/// are no result lines are skipped: they are `score`'s to report).
+fn people_played(root: &Path) -> (BTreeSet<(String, String, u64)>, Vec<String>) {
     let mut played = BTreeSet::new();
+    let mut skipped = Vec::new();
     let dirs = |p: &Path| -> Vec<PathBuf> {
         std::fs::read_dir(p)
             .map(|it| {
@@ -146,21 +163,24 @@ fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
                         continue;
                     };
                     for file in entries.filter_map(Result::ok).map(|e| e.path()) {
-                        let Ok(text) = std::fs::read_to_string(&file) else {
-                            continue;
-                        };
-                        for line in text.lines() {
-                            let seed = serde_json::from_str::<serde_json::Value>(line)
-                                .ok()
-                                .and_then(|v| v.get("seed").and_then(|s| s.as_u64()));
-                            if let Some(seed) = seed {
-                                played.insert((name(&dataset), name(&setting), seed));
+                        let read = crate::files::read::lines(&file).and_then(|lines| {
+                            for line in lines {
+                                let seed = serde_json::from_str::<serde_json::Value>(&line?)
+                                    .ok()
+                                    .and_then(|v| v.get("seed").and_then(|s| s.as_u64()));
+                                if let Some(seed) = seed {
+                                    played.insert((name(&dataset), name(&setting), seed));
+                                }
                             }
+                            Ok(())
+                        });
+                        if let Err(e) = read {
+                            skipped.push(format!("`{}`: {e}", file.display()));
                         }
                     }
                 }
             }
         }
     }
-    played
+    (played, skipped)
 }
