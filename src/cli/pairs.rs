@@ -89,60 +89,79 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         budget: SearchBudget::default(),
     };
     let pool = args.pool.pool()?;
-    let mut rows: Vec<String> = Vec::new();
-    let mut skipped = 0usize;
-    for (data, settings) in datasets {
-        for setting in settings {
-            let lines = data.lines(&setting)?;
-            let n = args.limit.unwrap_or(lines.len()).min(lines.len());
-            let positions: Vec<usize> = (0..n).collect();
-            let found = data.tasks(&renderer, &setting, lines, &positions, false)?;
-            let domain = data.domain();
-            let made: Vec<_> = pool.install(|| {
-                found
-                    .tasks
-                    .into_par_iter()
-                    .map(|task| task_pairs(domain, &Arc::new(task), &options))
-                    .collect()
-            });
-            for pairs in made {
-                match pairs {
-                    Ok(p) => rows.extend(p),
-                    Err(e) => {
-                        skipped += 1;
-                        crate::stderr_line!(
-                            "note: {} {setting}: an instance is left out: {e}",
-                            data.name()
-                        );
+    // The instances are read a line at a time and their pairs written a
+    // batch at a time, in file order: memory does not grow with the
+    // dataset.
+    let batch = 4 * pool.current_num_threads().max(1);
+    let write = |w: &mut dyn Write| -> Result<(usize, usize), Error> {
+        let (mut rows, mut skipped) = (0usize, 0usize);
+        for (data, settings) in &datasets {
+            for setting in settings {
+                let mut reader = data.stream(setting)?;
+                let mut tasks = Vec::with_capacity(batch);
+                loop {
+                    let read = match args.limit {
+                        Some(limit) if reader.position() >= limit => None,
+                        _ => reader.next_instance()?,
+                    };
+                    let done = read.is_none();
+                    if let Some(read) = read {
+                        let task = data.task_of(&renderer, setting, read, false)?;
+                        tasks.extend(task.map(Arc::new));
+                    }
+                    if tasks.len() < batch && !done {
+                        continue;
+                    }
+                    let domain = data.domain();
+                    let made: Vec<_> = pool.install(|| {
+                        tasks
+                            .par_iter()
+                            .map(|task| task_pairs(domain, task, &options))
+                            .collect()
+                    });
+                    tasks.clear();
+                    for pairs in made {
+                        match pairs {
+                            Ok(pairs) => {
+                                for row in &pairs {
+                                    w.write_all(row.as_bytes())?;
+                                    w.write_all(b"\n")?;
+                                }
+                                rows += pairs.len();
+                            }
+                            Err(e) => {
+                                skipped += 1;
+                                crate::stderr_line!(
+                                    "note: {} {setting}: an instance is left out: {e}",
+                                    data.name()
+                                );
+                            }
+                        }
+                    }
+                    if done {
+                        break;
                     }
                 }
             }
         }
-    }
-    if rows.is_empty() {
-        return Err(Error::input_with_help(
-            format!("no preference pair from `{}`", args.data.display()),
-            "give a dataset root as `eval --data` takes it (DIR/<domain>/<setting>.jsonl)",
-        ));
-    }
-    let write = |w: &mut dyn Write| -> io::Result<()> {
-        for row in &rows {
-            w.write_all(row.as_bytes())?;
-            w.write_all(b"\n")?;
+        if rows == 0 {
+            return Err(Error::input_with_help(
+                format!("no preference pair from `{}`", args.data.display()),
+                "give a dataset root as `eval --data` takes it (DIR/<domain>/<setting>.jsonl)",
+            ));
         }
-        w.flush()
+        w.flush()?;
+        Ok((rows, skipped))
     };
-    match args.output.as_deref() {
-        Some(path) if path.as_os_str() != "-" => crate::files::write_atomic_with(
-            path,
-            |w| write(w).map_err(|e| FileError::io(path, e)),
-            FileError::io,
-        )?,
+    let (rows, skipped) = match args.output.as_deref() {
+        Some(path) if path.as_os_str() != "-" => {
+            crate::files::write_atomic_with(path, write, |p, e| FileError::io(p, e).into())?
+        }
         _ => write(&mut io::stdout().lock())?,
-    }
+    };
     crate::stderr_line!(
         "{} pairs written{}",
-        rows.len(),
+        rows,
         if skipped > 0 {
             format!(" ({skipped} instances left out)")
         } else {

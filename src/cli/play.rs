@@ -126,17 +126,24 @@ fn from_file(
     renderer: &Renderer,
     file: &Path,
 ) -> Result<Source, Error> {
-    let mut instances = dataset::read_instances(file)?;
-    if args.line == 0 || args.line > instances.len() {
+    // Read a line at a time, keeping the one played (every line is still
+    // checked, as before).
+    let index = args.line.saturating_sub(1);
+    let mut reader = dataset::stream::InstanceReader::open(file)?;
+    let (mut kept, mut count) = (None, 0);
+    while let Some(read) = reader.next_instance()? {
+        if read.position == index {
+            kept = Some(read.instance);
+        }
+        count += 1;
+    }
+    let Some(instance) = kept.filter(|_| args.line > 0) else {
         return Err(Error::input(format!(
-            "--line {}: `{}` has instances on lines 1 to {}",
+            "--line {}: `{}` has instances on lines 1 to {count}",
             args.line,
             file.display(),
-            instances.len()
         )));
-    }
-    let index = args.line - 1;
-    let instance = instances.swap_remove(index);
+    };
     let dir = file.parent().unwrap_or(Path::new("."));
     let data = Dataset::open(&globals.registry, dir, args.domain.as_deref())?;
     let setting = file

@@ -10,7 +10,8 @@
 //! one rule for every reader (eval, play, check-books, score, stats,
 //! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
 //! read a setting's instances, an instance's book and the task eval plays.
-//! [`Setting`] names the files ([`setting`]). Readers of loose files
+//! [`Setting`] names the files ([`setting`]); [`stream`] reads an
+//! instance file a line at a time. Readers of loose files
 //! (`score`, `stats`: any `*.jsonl` under the paths given) use
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 
@@ -19,6 +20,7 @@ pub mod manifest;
 pub mod record;
 pub mod reserved;
 pub mod setting;
+pub mod stream;
 
 pub use books::{BookCheck, BookFinding, BookFormat, check_books};
 pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
@@ -77,7 +79,7 @@ pub enum DatasetError {
 }
 
 impl DatasetError {
-    fn io(path: &Path, source: io::Error) -> DatasetError {
+    pub(crate) fn io(path: &Path, source: io::Error) -> DatasetError {
         DatasetError::Io {
             path: path.to_path_buf(),
             source,
@@ -218,6 +220,64 @@ impl Dataset {
                 path: self.file(setting),
                 message: e.to_string(),
             })
+    }
+
+    /// The instances of a setting, read a line at a time.
+    pub fn stream(&self, setting: &Setting) -> Result<stream::InstanceReader, DatasetError> {
+        stream::InstanceReader::open(&self.file(setting))
+    }
+
+    /// Calls `each(position, task)` for the instances at `positions`
+    /// (ascending) of the setting's file, in order, reading the file a
+    /// line at a time (so only the task in hand is in memory), until
+    /// `each` returns `false`. Each task has its book file, else (unless
+    /// `require_books`, which leaves the instance out) the book rendered
+    /// from the domain.
+    pub fn for_each_task(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        positions: &[usize],
+        require_books: bool,
+        mut each: impl FnMut(usize, Task) -> bool,
+    ) -> Result<(), DatasetError> {
+        let mut wanted = positions.iter().copied().peekable();
+        let mut reader = self.stream(setting)?;
+        while let Some(&next) = wanted.peek() {
+            let Some(read) = reader.next_instance()? else {
+                break;
+            };
+            if read.position < next {
+                continue;
+            }
+            wanted.next();
+            let position = read.position;
+            let Some(task) = self.task_of(renderer, setting, read, require_books)? else {
+                continue;
+            };
+            if !each(position, task) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The task of an instance read from the setting's file: with its
+    /// book file, else (unless `require_books`: `None`) the book rendered
+    /// from the domain.
+    pub fn task_of(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        read: stream::Read,
+        require_books: bool,
+    ) -> Result<Option<Task>, DatasetError> {
+        let book = match self.book_file(setting, read.position)? {
+            Some(book) => book,
+            None if require_books => return Ok(None),
+            None => self.rendered_book(renderer, setting, &read.instance)?,
+        };
+        self.task(renderer, setting, read.instance, &book).map(Some)
     }
 
     /// The tasks eval plays for the instances at `positions` of `lines`

@@ -124,7 +124,7 @@ impl Service {
         })?;
         let dense = match args.rewards {
             Rewards::Outcome => None,
-            Rewards::Dense => Some(self.catalog.live_game(pick).map_err(|e| {
+            Rewards::Dense => Some(self.catalog.live_game(pick, &task).map_err(|e| {
                 Refusal::new(
                     Code::ExecutionError,
                     format!("cannot score the episode's moves (reward \"dense\"): {e}"),
@@ -160,14 +160,14 @@ impl Service {
         let split = self.catalog.split(start);
         let dataset = &self.catalog.env(start).name;
         let setting = split.setting.to_string();
-        (0..split.lines.len())
+        (0..split.len())
             .map(|index| Pick { index, ..start })
             .find(|&pick| {
                 !playing.contains(&pick)
                     && !self.results.played_by_people(
                         dataset,
                         &setting,
-                        self.catalog.line(pick).seed,
+                        self.catalog.seed(pick),
                     )
             })
             .ok_or_else(|| {
