@@ -10,7 +10,8 @@
 //! the same instance (another episode after [`LiveGame::restart`]) costs
 //! only the states not seen before.
 
-use super::{Analyst, MoveAnalysis, dense_reward};
+use super::{Analyst, dense_reward};
+use crate::results::MoveAnalysis;
 use crate::search::{SearchError, State, StateValues};
 
 /// One reply scored ([`LiveGame::reward`]).

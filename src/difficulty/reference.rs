@@ -23,9 +23,6 @@
 //! binary for the shipped domains' common settings ([`Reference::cached`],
 //! `super::stored`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -62,55 +59,6 @@ pub fn reference_params(params: &Params) -> Params {
     Params {
         seed: REFERENCE_SEED,
         ..params.clone()
-    }
-}
-
-/// One setting's sample in the process: computed by the first thread
-/// that asks; a second thread waits for it, and a thread that asks again
-/// while it computes (a nested rayon job) computes its own rather than
-/// wait for itself.
-#[derive(Default)]
-struct Slot {
-    state: Mutex<SlotState>,
-    ready: Condvar,
-}
-
-#[derive(Default)]
-struct SlotState {
-    value: Option<Arc<Reference>>,
-    computing: Option<std::thread::ThreadId>,
-}
-
-impl Slot {
-    fn get_or_compute(
-        &self,
-        compute: impl FnOnce() -> Result<Reference, SynthError>,
-    ) -> Result<Arc<Reference>, SynthError> {
-        let me = std::thread::current().id();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(value) = &state.value {
-                return Ok(value.clone());
-            }
-            match state.computing {
-                None => break,
-                Some(other) if other == me => {
-                    drop(state);
-                    return compute().map(Arc::new);
-                }
-                Some(_) => state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner()),
-            }
-        }
-        state.computing = Some(me);
-        drop(state);
-        let computed = compute().map(Arc::new);
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.computing = None;
-        if let Ok(value) = &computed {
-            state.value = Some(value.clone());
-        }
-        self.ready.notify_all();
-        computed
     }
 }
 
@@ -174,35 +122,6 @@ impl Reference {
         }
     }
 
-    /// [`Reference::sample`], computed once per process for each domain
-    /// (by its file hash) and setting, and once per cache directory: a
-    /// sample shipped with the binary for the shipped domains' common
-    /// settings, else the cache file ([`crate::cache`]), else computed
-    /// (one thread of the process computes it; the others wait) and
-    /// stored there ([`super::stored`]).
-    pub fn cached(domain: &Domain, params: &Params) -> Result<Arc<Reference>, SynthError> {
-        type Cache = Mutex<HashMap<String, Arc<Slot>>>;
-        static CACHE: OnceLock<Cache> = OnceLock::new();
-        let key = format!(
-            "{}\0{}\0{}\0{}\0{}\0{}\0{}",
-            domain.name,
-            domain.source_hash,
-            params.truths,
-            params.actions,
-            params.valid,
-            params.allow_shortcuts,
-            params.decimals
-        );
-        let slot = {
-            let mut cache = CACHE
-                .get_or_init(Default::default)
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            cache.entry(key).or_default().clone()
-        };
-        slot.get_or_compute(|| super::stored::load_or_compute(domain, params))
-    }
-
     /// The percentile (0 to 100) of `expected_steps` in the sample: the
     /// share strictly below plus half the share exactly equal.
     pub fn percentile(&self, expected_steps: f64) -> f64 {
@@ -240,7 +159,7 @@ impl Reference {
             seed: REFERENCE_SEED,
             size: REFERENCE_SIZE,
             unlabelled: self.unlabelled,
-            digest: crate::domain::fnv1a_hex(&bytes),
+            digest: crate::fnv::fnv1a_hex(&bytes),
             expected_quantiles,
             golden_range: [
                 self.golden.first().copied().unwrap_or(0),
@@ -274,32 +193,8 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_computes_a_slot_and_the_others_wait_for_it() {
-        let slot = Slot::default();
-        let computed = std::sync::atomic::AtomicUsize::new(0);
-        let values: Vec<Arc<Reference>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..6)
-                .map(|_| {
-                    scope.spawn(|| {
-                        slot.get_or_compute(|| {
-                            computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                            std::thread::sleep(std::time::Duration::from_millis(50));
-                            Ok(Reference::from_streams(vec![Some((1.5, 2)), None]))
-                        })
-                        .unwrap()
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join().unwrap()).collect()
-        });
-        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert!(values.iter().all(|v| Arc::ptr_eq(v, &values[0])));
-        assert_eq!(values[0].unlabelled, 1);
-    }
-
-    #[test]
     fn the_reference_seed_is_the_hash_of_its_name() {
-        let hash = crate::domain::fnv1a(b"kumo-gen/difficulty-reference/v1");
+        let hash = crate::fnv::fnv1a(b"kumo-gen/difficulty-reference/v1");
         assert_eq!(REFERENCE_SEED, hash);
     }
 

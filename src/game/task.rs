@@ -6,7 +6,7 @@
 //! `Task`.
 
 use crate::domain::Domain;
-use crate::render::{OwnedTask, Renderer, TaskError};
+use crate::render::{Renderer, TaskError};
 
 use super::{InstanceLine, Judge};
 
@@ -33,7 +33,7 @@ pub fn render_book(
         "seed": instance.seed,
         "valid_truth": instance.valid_truth,
     });
-    let task = OwnedTask::from_json(domain, &line).map_err(|e| TaskError::Book {
+    let task = crate::game::task_from_json(domain, &line).map_err(|e| TaskError::Book {
         seed: instance.seed,
         domain: domain.name.clone(),
         source: Box::new(e),

@@ -90,7 +90,7 @@ mod ordering;
 mod plain;
 mod recall;
 mod reuse;
-mod reuse_table;
+pub(super) mod reuse_table;
 #[cfg(test)]
 mod tests;
 mod twins;
