@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use super::client::ClientFlags;
 use super::flags::TemplatesFlags;
 use super::{Error, Globals, Report, out};
-use crate::dataset::{self, Setting};
+use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::eval::players::{PLAYER_NAMES, Player, UnplayableFile};
 use crate::eval::subset::Subset;
-use crate::eval::{self, RunConfig, Suite};
+use crate::eval::{self, RunConfig, Suite, TaskSource};
 use crate::files::target::{Input, Written};
+use crate::game::Task;
 use crate::progress::{Progress as _, Stage};
-use crate::render::{RenderOptions, Renderer};
+use crate::render::{RenderOptions, Renderer, Templates};
 
 // A model (`--api-base` with `--model`) or an offline `--player`.
 #[derive(clap::Args, Debug)]
@@ -150,7 +151,42 @@ fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
     }
 }
 
-fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error> {
+/// A suite's tasks: the dataset's file read again a line at a time when
+/// the run plays it.
+struct DatasetTasks {
+    data: Dataset,
+    setting: Setting,
+    templates: std::sync::Arc<Templates>,
+    require_books: bool,
+}
+
+impl TaskSource for DatasetTasks {
+    fn for_each(
+        &self,
+        positions: &[usize],
+        each: &mut dyn FnMut(Task) -> bool,
+    ) -> Result<(), DatasetError> {
+        let renderer = Renderer::new(&self.templates, RenderOptions::default());
+        self.data.for_each_task(
+            &renderer,
+            &self.setting,
+            positions,
+            self.require_books,
+            |_, task| each(task),
+        )
+    }
+}
+
+/// The suites to play, each file read a line at a time (twice with
+/// `--sample`: its length first): every line is checked, and of the
+/// chosen ones only the position and seed are kept, the fewest truths
+/// (for `--budget`) noted, the player's needs checked and the missing
+/// books counted, before anything is played.
+fn build_suites(
+    globals: &Globals,
+    args: &EvalArgs,
+    player: Option<Player>,
+) -> Result<Vec<(Suite, Option<usize>)>, Error> {
     if !args.data.is_dir() {
         return Err(Error::input(format!(
             "`{}` is not a directory",
@@ -158,55 +194,104 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error>
         )));
     }
     let wanted = wanted_setting(args).map_err(Error::input)?;
-    let templates = args.templates.templates()?;
-    let renderer = Renderer::new(&templates, RenderOptions::default());
-    let datasets = dataset::open_all(
+    let templates = std::sync::Arc::new(args.templates.templates()?);
+    let (datasets, unread) = dataset::open_all(
         &globals.registry,
         &args.data,
         args.domain.as_deref(),
         |s: &Setting| wanted.is_none_or(|w| w == (s.truths, s.actions)),
     )?;
+    super::note_unread(&unread);
     let mut suites = Vec::new();
-    let mut missing_books: Vec<PathBuf> = Vec::new();
+    let (mut missing, mut first_missing): (usize, Option<PathBuf>) = (0, None);
     for (data, settings) in datasets {
         for setting in settings {
-            let lines = data.lines(&setting)?;
-            let chosen = subset(args).indices(lines.len());
-            let found = data.tasks(&renderer, &setting, lines, &chosen, args.require_books)?;
-            missing_books.extend(found.missing_books);
-            let setting = setting.to_string();
-            suites.push(Suite {
+            let count = match args.sample {
+                None => None,
+                Some(_) => {
+                    let mut reader = data.stream(&setting)?;
+                    let mut count = 0;
+                    while reader.next_instance()?.is_some() {
+                        count += 1;
+                    }
+                    Some(count)
+                }
+            };
+            let positions = count.map(|n| subset(args).indices(n));
+            let limit = args.limit.unwrap_or(usize::MAX);
+            let file = format!("{}/{setting}.jsonl", data.name());
+            let mut chosen = Vec::new();
+            let mut fewest_truths: Option<usize> = None;
+            let mut next = positions.as_ref().map(|p| p.iter().copied().peekable());
+            let mut reader = data.stream(&setting)?;
+            while let Some(read) = reader.next_instance()? {
+                let picked = match &mut next {
+                    Some(next) => next.next_if_eq(&read.position).is_some(),
+                    None => read.position < limit,
+                };
+                if !picked {
+                    continue;
+                }
+                let book = data.book_path(&setting, read.position);
+                if !book.exists() {
+                    missing += 1;
+                    first_missing.get_or_insert(book);
+                    if args.require_books {
+                        continue;
+                    }
+                }
+                if let Some(player) = player {
+                    player
+                        .check(&read.instance)
+                        .map_err(|source| UnplayableFile {
+                            file: file.clone(),
+                            source,
+                        })?;
+                }
+                let truths = read.instance.truths.len();
+                fewest_truths = Some(fewest_truths.map_or(truths, |t| t.min(truths)));
+                chosen.push((read.position, read.instance.seed));
+            }
+            let name = setting.to_string();
+            let suite = Suite {
                 root: args.out.clone(),
                 out: crate::results::result_path(
                     &args.out,
                     results_name(args),
                     &eval::agent_name(args.budget),
                     &data.name(),
-                    &setting,
+                    &name,
                     args.trials,
                 ),
                 domain: data.domain().clone(),
                 domain_dir: data.name(),
-                setting,
-                tasks: found.tasks.into_iter().map(std::sync::Arc::new).collect(),
-            });
+                setting: name,
+                chosen,
+                source: Box::new(DatasetTasks {
+                    data: data.clone(),
+                    setting,
+                    templates: templates.clone(),
+                    require_books: args.require_books,
+                }),
+            };
+            suites.push((suite, fewest_truths));
         }
     }
     if suites.is_empty() {
         return Err(Error::input(format!(
-            "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}",
+            "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}{}",
             args.data.display(),
             match (&args.domain, &args.setting) {
                 (None, None) => String::new(),
                 _ => " matching --domain/--setting".into(),
-            }
+            },
+            super::unread_list(&unread)
         )));
     }
-    if !missing_books.is_empty() {
+    if let Some(first) = first_missing {
         let what = format!(
-            "{} knowledge book(s) missing, e.g. `{}`",
-            missing_books.len(),
-            missing_books[0].display()
+            "{missing} knowledge book(s) missing, e.g. `{}`",
+            first.display()
         );
         if args.require_books {
             return Err(Error::input(format!(
@@ -251,22 +336,11 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let suites = build_suites(globals, args)?;
+    let built = build_suites(globals, args, player)?;
     if let Some(budget) = args.budget {
-        check_budget(budget, &suites)?;
+        check_budget(budget, &built)?;
     }
-    if let Some(player) = player {
-        for suite in &suites {
-            for task in &suite.tasks {
-                player
-                    .check(&task.instance)
-                    .map_err(|source| UnplayableFile {
-                        file: format!("{}/{}.jsonl", suite.domain_dir, suite.setting),
-                        source,
-                    })?;
-            }
-        }
-    }
+    let suites: Vec<Suite> = built.into_iter().map(|(suite, _)| suite).collect();
     if let Some(problem) = crate::results::results_folder_problem(&args.out, results_name(args)) {
         return Err(Error::input_with_help(
             problem,
@@ -327,6 +401,12 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     // A closed stdout must not hide a failed run: the failure decides the
     // exit code, the summary is printed where it can be.
     let printed = out(&text);
+    if let Some(why) = &summary.unreadable {
+        return Err(Error::input_with_help(
+            why.clone(),
+            "the results written so far are kept; run the same command again to resume",
+        ));
+    }
     let mut failures: Vec<String> = summary.failures.iter().map(ToString::to_string).collect();
     if let Some(fatal) = &summary.fatal {
         failures.push(format!("the API refused the run: {fatal}"));
@@ -348,9 +428,9 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
 /// Refuses a `--budget` of at least an instance's truths: with a turn per
 /// truth, naming every truth in turn wins without one action, so the
 /// budget would measure nothing.
-fn check_budget(budget: usize, suites: &[Suite]) -> Result<(), Error> {
-    for suite in suites {
-        let Some(truths) = suite.tasks.iter().map(|t| t.instance.truths.len()).min() else {
+fn check_budget(budget: usize, suites: &[(Suite, Option<usize>)]) -> Result<(), Error> {
+    for (suite, fewest_truths) in suites {
+        let Some(truths) = *fewest_truths else {
             continue;
         };
         if budget >= truths {

@@ -283,6 +283,24 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
     args
 }
 
+/// Names the instance files a reader skipped because they are not regular
+/// files ([`crate::dataset::unread_settings`]).
+pub fn note_unread(unread: &[String]) {
+    for file in unread {
+        crate::stderr_line!("note: not read: {file}");
+    }
+}
+
+/// The files not read, for an error that found nothing else: `` (not
+/// read: `A`: why; ...)``, or nothing.
+pub fn unread_list(unread: &[String]) -> String {
+    if unread.is_empty() {
+        String::new()
+    } else {
+        format!(" (not read: {})", unread.join("; "))
+    }
+}
+
 /// Writes to stdout, reporting a closed pipe as an error the caller maps to 0.
 pub fn out(text: &str) -> io::Result<()> {
     let mut stdout = io::stdout().lock();

@@ -75,12 +75,13 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
     }
     let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
-    let datasets = dataset::open_all(
+    let (datasets, unread) = dataset::open_all(
         &globals.registry,
         &args.data,
         args.domain.as_deref(),
         |_: &Setting| true,
     )?;
+    super::note_unread(&unread);
     let options = PairOptions {
         seed: args.seed,
         random_paths: args.random_paths,
@@ -146,7 +147,11 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         }
         if rows == 0 {
             return Err(Error::input_with_help(
-                format!("no preference pair from `{}`", args.data.display()),
+                format!(
+                    "no preference pair from `{}`{}",
+                    args.data.display(),
+                    super::unread_list(&unread)
+                ),
                 "give a dataset root as `eval --data` takes it (DIR/<domain>/<setting>.jsonl)",
             ));
         }

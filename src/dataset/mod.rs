@@ -8,7 +8,7 @@
 //! `DIR/knowledge_book/<setting>/seed=<i>.txt` books, `DIR/manifest.json`
 //! (ours only). [`Dataset::open`] picks the directory's domain once, by
 //! one rule for every reader (eval, play, check-books, score, stats,
-//! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
+//! merge); [`Dataset::stream`], [`Dataset::book`] and [`Dataset::task`]
 //! read a setting's instances, an instance's book and the task eval plays.
 //! [`Setting`] names the files ([`setting`]); [`stream`] reads an
 //! instance file a line at a time. Readers of loose files
@@ -158,11 +158,6 @@ impl Dataset {
         self.dir.join(setting.file_name())
     }
 
-    /// The instances of a setting, in file order.
-    pub fn lines(&self, setting: &Setting) -> Result<Vec<InstanceLine>, DatasetError> {
-        read_instances(&self.file(setting))
-    }
-
     /// Where the book of the instance at position `i` of the setting's
     /// file is: `DIR/knowledge_book/<setting>/seed=<i>.txt`.
     pub fn book_path(&self, setting: &Setting, i: usize) -> PathBuf {
@@ -281,41 +276,6 @@ impl Dataset {
         self.task(renderer, setting, read.instance, &book).map(Some)
     }
 
-    /// The tasks eval plays for the instances at `positions` of `lines`
-    /// (the setting's instances), each with its book file, else (unless
-    /// `require_books`, which leaves the instance out) the book rendered
-    /// from the domain; and the book files that were missing.
-    pub fn tasks(
-        &self,
-        renderer: &Renderer,
-        setting: &Setting,
-        lines: Vec<InstanceLine>,
-        positions: &[usize],
-        require_books: bool,
-    ) -> Result<Tasks, DatasetError> {
-        let mut lines: Vec<Option<InstanceLine>> = lines.into_iter().map(Some).collect();
-        let mut tasks = Tasks::default();
-        for &i in positions {
-            let Some(instance) = lines.get_mut(i).and_then(Option::take) else {
-                continue;
-            };
-            let book = match self.book_file(setting, i)? {
-                Some(book) => book,
-                None => {
-                    tasks.missing_books.push(self.book_path(setting, i));
-                    if require_books {
-                        continue;
-                    }
-                    self.rendered_book(renderer, setting, &instance)?
-                }
-            };
-            tasks
-                .tasks
-                .push(self.task(renderer, setting, instance, &book)?);
-        }
-        Ok(tasks)
-    }
-
     /// The task eval plays for an instance of the setting with its book:
     /// the system prompt with the book, and the judge.
     pub fn task(
@@ -338,14 +298,6 @@ impl Dataset {
             judge,
         })
     }
-}
-
-/// What [`Dataset::tasks`] found.
-#[derive(Default)]
-pub struct Tasks {
-    pub tasks: Vec<Task>,
-    /// Book files that do not exist.
-    pub missing_books: Vec<PathBuf>,
 }
 
 /// The settings that have an instance file in `dir`, in file-name order.
@@ -371,24 +323,59 @@ pub fn settings_in(dir: &Path) -> Result<Vec<Setting>, DatasetError> {
         .collect())
 }
 
+/// The files of `dir` named like a setting's instance file that are not
+/// read because they are not regular files (a FIFO, a device, a directory,
+/// a dangling link), each as `` `PATH`: why ``: [`settings_in`] leaves
+/// them out, and the readers name them.
+pub fn unread_settings(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut unread: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jsonl"))
+                .and_then(|stem| {
+                    stem.parse::<Setting>()
+                        .ok()
+                        .filter(|s| s.to_string() == stem)
+                })
+                .is_some()
+        })
+        .filter_map(|path| match crate::files::read::open(&path) {
+            Ok(_) => None,
+            Err(e) => Some(format!("`{}`: {e}", path.display())),
+        })
+        .collect();
+    unread.sort();
+    unread
+}
+
 /// The datasets under `root` (one directory each, in name order) that
 /// have a setting `keep` keeps, each with its settings kept, and opened
 /// with its domain. `domain` picks the directories: one of that name, or
 /// those a domain of that name or path is for (its name, or KUMO's env
 /// name of it: `medical` picks `MedicalEnv`), which it then judges. A
 /// `domain` that names no directory and does not load is an error.
+///
+/// Also returns the setting files it did not read because they are not
+/// regular files ([`unread_settings`]), for the caller to name.
 pub fn open_all(
     registry: &Registry,
     root: &Path,
     domain: Option<&str>,
     keep: impl Fn(&Setting) -> bool,
-) -> Result<Vec<(Dataset, Vec<Setting>)>, DatasetError> {
+) -> Result<(Vec<(Dataset, Vec<Setting>)>, Vec<String>), DatasetError> {
     let given = domain.map(|spec| (spec, registry.load(spec).map(|(d, _)| d)));
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())
         .map_err(|e| DatasetError::io(root, e))?;
     dirs.sort();
     let mut found = Vec::new();
+    let mut unread = Vec::new();
     for dir in dirs.iter().filter(|d| d.is_dir()) {
         let name = name_of(dir);
         let spec = match &given {
@@ -404,6 +391,7 @@ pub fn open_all(
             Some((spec, Err(_))) if *spec == name => None,
             Some(_) => continue,
         };
+        unread.extend(unread_settings(dir));
         let settings: Vec<Setting> = settings_in(dir)?.into_iter().filter(&keep).collect();
         if settings.is_empty() {
             continue;
@@ -418,7 +406,7 @@ pub fn open_all(
             source,
         });
     }
-    Ok(found)
+    Ok((found, unread))
 }
 
 /// The domain recorded in `dir/manifest.json`, with the recorded hash of
