@@ -324,7 +324,23 @@ pub fn report_warnings(domain: &crate::domain::Domain, warnings: &[crate::domain
         );
         return;
     }
-    for w in warnings {
+    for w in warnings.iter().take(MAX_WARNINGS_SHOWN) {
         crate::stderr_line!("{w}\n");
     }
+    if let Some(more) = warnings
+        .len()
+        .checked_sub(MAX_WARNINGS_SHOWN)
+        .filter(|&k| k > 0)
+    {
+        crate::stderr_line!(
+            "note: {more} more validation warning{} of `{}` not shown; `kumo-gen validate {}` lists them all",
+            if more == 1 { "" } else { "s" },
+            domain.name,
+            warnings[0].file
+        );
+    }
 }
+
+/// A user's domain's warnings printed by a command that loads it (all of
+/// them: `kumo-gen validate`).
+const MAX_WARNINGS_SHOWN: usize = 20;

@@ -177,7 +177,8 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     let example = Example::load(&globals.registry, &args.example)?;
     let prompts = Prompts::load(args.templates_dir.as_deref())?;
     if !dir.as_os_str().is_empty() {
-        std::fs::create_dir_all(&dir)?;
+        super::flags::check_out_dir(&dir, "-o")?;
+        std::fs::create_dir_all(&dir).map_err(|e| crate::files::FileError::io(&dir, e))?;
     }
     // Say at once when nobody listens, instead of retrying in silence
     // (unless every topic is finished already).

@@ -67,6 +67,7 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
         args.domain.as_deref(),
         templates,
     )?;
+    super::note_unread(&catalog.unread);
     let token = std::env::var(TOKEN_VAR).ok().filter(|t| !t.is_empty());
     let config = Config {
         bind: SocketAddr::new(args.bind, args.port),

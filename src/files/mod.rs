@@ -133,7 +133,7 @@ pub fn lock_path(path: &Path) -> std::path::PathBuf {
 /// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
 /// dataset's manifest entry records ([`crate::files::digest::file_digest`]).
 pub fn digest(path: &Path) -> Result<String, FileError> {
-    crate::files::digest::file_digest(path).map_err(|e| FileError::io(path, e))
+    crate::files::digest::file_digest(path).map_err(|e| FileError::read(path, e))
 }
 
 /// The digest of a directory's regular files: FNV-1a 64 over every file's
@@ -527,7 +527,7 @@ pub fn for_each_batch<E: From<FileError>>(
     count: u64,
     mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let file = read::open(path).map_err(|e| FileError::io(path, e))?;
+    let file = read::open(path).map_err(|e| FileError::read(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
     let mut start = 0u64;
@@ -535,7 +535,7 @@ pub fn for_each_batch<E: From<FileError>>(
         let mut line = Vec::new();
         reader
             .read_until(b'\n', &mut line)
-            .map_err(|e| FileError::io(path, e))?;
+            .map_err(|e| FileError::read(path, e))?;
         if line.last() != Some(&b'\n') {
             return Err(FileError::Corrupt {
                 path: path.to_path_buf(),

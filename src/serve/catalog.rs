@@ -40,6 +40,9 @@ use crate::search::SearchBudget;
 /// The datasets a server serves.
 pub struct Catalog {
     pub envs: Vec<Environment>,
+    /// Instance files not read because they are not regular files (a
+    /// FIFO, a device), each `` `PATH`: why ``: the caller names them.
+    pub unread: Vec<String>,
     templates: Templates,
     /// The next line of a `reset` that names none (round robin).
     next: AtomicUsize,
@@ -139,10 +142,12 @@ impl Catalog {
         templates: Templates,
     ) -> Result<Catalog, DatasetError> {
         let mut envs: Vec<Environment> = Vec::new();
+        let mut unread = Vec::new();
         for root in data {
             if !root.is_dir() {
                 return Err(DatasetError::NotFound { path: root.clone() });
             }
+            unread.extend(unread_below(root));
             for (part, dir) in dataset_dirs(root)? {
                 let dataset = Dataset::open(registry, &dir, domain)?;
                 let name = dataset.name();
@@ -195,12 +200,18 @@ impl Catalog {
             return Err(DatasetError::Instance {
                 path: data.first().cloned().unwrap_or_default(),
                 message: format!(
-                    "no instance file (`truth_num=T+action_num=A+valid_truth_num=V.jsonl`) in {list} nor in the directories inside; give a dataset directory (kumo-gen's `OUT/<domain>`) or the `--out` of a generate run"
+                    "no instance file (`truth_num=T+action_num=A+valid_truth_num=V.jsonl`) in {list} nor in the directories inside{}; give a dataset directory (kumo-gen's `OUT/<domain>`) or the `--out` of a generate run",
+                    if unread.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (not read: {})", unread.join("; "))
+                    }
                 ),
             });
         }
         Ok(Catalog {
             envs,
+            unread,
             templates,
             next: AtomicUsize::new(0),
         })
@@ -454,6 +465,20 @@ fn dataset_dirs(root: &Path) -> Result<Vec<(Option<String>, PathBuf)>, DatasetEr
         }
     }
     Ok(found)
+}
+
+/// The setting files [`dataset_dirs`] looks at (the root, the folders
+/// inside, and theirs) that are not read because they are not regular
+/// files.
+fn unread_below(root: &Path) -> Vec<String> {
+    let mut unread = dataset::unread_settings(root);
+    for dir in subdirs(root).unwrap_or_default() {
+        unread.extend(dataset::unread_settings(&dir));
+        for inner in subdirs(&dir).unwrap_or_default() {
+            unread.extend(dataset::unread_settings(&inner));
+        }
+    }
+    unread
 }
 
 fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, DatasetError> {
