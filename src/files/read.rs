@@ -270,7 +270,7 @@ fn read_lines_with(path: &Path, limits: Limits) -> io::Result<Vec<u8>> {
         },
     );
     // Grown as read: a file's size may lie (it may grow while it is read).
-    let mut bytes = Vec::with_capacity(size.min(64 << 20) as usize);
+    let mut bytes = Vec::with_capacity(size.min(limits.line) as usize);
     let mut line = Vec::new();
     loop {
         match lines.next_line(&mut line) {
