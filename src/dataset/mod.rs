@@ -354,6 +354,9 @@ pub fn unread_settings(dir: &Path) -> Vec<String> {
     unread
 }
 
+/// Datasets opened under a root, each with its settings kept.
+pub type Opened = Vec<(Dataset, Vec<Setting>)>;
+
 /// The datasets under `root` (one directory each, in name order) that
 /// have a setting `keep` keeps, each with its settings kept, and opened
 /// with its domain. `domain` picks the directories: one of that name, or
@@ -368,7 +371,7 @@ pub fn open_all(
     root: &Path,
     domain: Option<&str>,
     keep: impl Fn(&Setting) -> bool,
-) -> Result<(Vec<(Dataset, Vec<Setting>)>, Vec<String>), DatasetError> {
+) -> Result<(Opened, Vec<String>), DatasetError> {
     let given = domain.map(|spec| (spec, registry.load(spec).map(|(d, _)| d)));
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())

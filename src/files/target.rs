@@ -153,7 +153,12 @@ impl OverInput {
 /// Refuses `target` (named by `flag`, written as `kind`) when it is, is
 /// inside, or (a folder) holds one of `inputs`. `-` (standard input or
 /// output) is no path and never conflicts.
-pub fn check(flag: &str, target: &Path, kind: Written, inputs: &[Input]) -> Result<(), OverInput> {
+pub fn check(
+    flag: &str,
+    target: &Path,
+    kind: Written,
+    inputs: &[Input],
+) -> Result<(), Box<OverInput>> {
     check_within(flag, target, target, kind, inputs)
 }
 
@@ -165,7 +170,7 @@ pub fn check_within(
     target: &Path,
     kind: Written,
     inputs: &[Input],
-) -> Result<(), OverInput> {
+) -> Result<(), Box<OverInput>> {
     if is_stdio(target) {
         return Ok(());
     }
@@ -178,14 +183,14 @@ pub fn check_within(
             relation(&targets, &sources, kind, input.reads)
         };
         if let Some(overlap) = overlap {
-            return Err(OverInput {
+            return Err(Box::new(OverInput {
                 flag: flag.to_string(),
                 target: given.to_path_buf(),
                 written: target.to_path_buf(),
                 input_flag: input.flag.clone(),
                 input: input.path.clone(),
                 overlap,
-            });
+            }));
         }
     }
     Ok(())
