@@ -27,7 +27,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
-use kumo_gen::analysis::{Analyst, LiveGame};
+use kumo_gen::analysis::{Analyst, Analysts, LiveGame};
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::eval::players;
@@ -612,7 +612,7 @@ impl PySession {
     fn request<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.inner
             .request()
-            .map(|messages| to_py(py, &Value::Array(messages.to_vec())))
+            .map(|messages| to_py(py, &Value::Array(messages)))
             .transpose()
     }
 

@@ -187,7 +187,7 @@ impl Play {
         if self.messages && !done {
             o.insert(
                 "messages".into(),
-                Value::from(self.session.request().unwrap_or_default().to_vec()),
+                Value::from(self.session.request().unwrap_or_default()),
             );
         }
         if let Player::Person(_) = self.player {
@@ -254,12 +254,7 @@ impl Play {
     /// The user message eval sends next (the last message of its
     /// request); `null` once the episode is over.
     fn prompt(&self) -> Value {
-        self.session
-            .request()
-            .and_then(|r| r.last())
-            .and_then(|m| m.get("content"))
-            .cloned()
-            .unwrap_or(Value::Null)
+        self.session.prompt().unwrap_or(Value::Null)
     }
 
     /// OpenEnv's `state`: which episode this is and how far it got;
