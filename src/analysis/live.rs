@@ -39,25 +39,38 @@ pub struct Scored {
 
 /// One instance's game in progress.
 pub struct LiveGame {
-    analyst: Arc<Mutex<Analyst>>,
+    line: Arc<Line>,
     state: State,
     steps: usize,
+}
+
+/// A line's analyst, shared by its games, and its start (known without
+/// the lock, which a search may hold for seconds).
+struct Line {
+    root: State,
+    analyst: Mutex<Analyst>,
+}
+
+impl Line {
+    fn new(analyst: Analyst) -> Arc<Line> {
+        Arc::new(Line {
+            root: analyst.root(),
+            analyst: Mutex::new(analyst),
+        })
+    }
 }
 
 impl LiveGame {
     /// The game of `analyst`'s instance, at its start, on a memo of its
     /// own.
     pub fn new(analyst: Analyst) -> LiveGame {
-        LiveGame::shared(Arc::new(Mutex::new(analyst)))
+        LiveGame::on(Line::new(analyst))
     }
 
-    /// A game at its start on a shared analyst (its memo grows with every
-    /// game played on it; [`Analysts`]).
-    pub fn shared(analyst: Arc<Mutex<Analyst>>) -> LiveGame {
-        let state = lock(&analyst).root();
+    fn on(line: Arc<Line>) -> LiveGame {
         LiveGame {
-            analyst,
-            state,
+            state: line.root,
+            line,
             steps: 0,
         }
     }
@@ -65,7 +78,7 @@ impl LiveGame {
     /// The instance's analyst (names, golden length, JSON rows), locked:
     /// drop it before the next call on the game.
     pub fn analyst(&self) -> MutexGuard<'_, Analyst> {
-        lock(&self.analyst)
+        lock(&self.line.analyst)
     }
 
     /// Where the game stands (candidates and actions left).
@@ -84,7 +97,7 @@ impl LiveGame {
     /// neither (the state is unchanged: a parse error).
     pub fn step(&mut self, name: &str) -> Result<Option<MoveAnalysis>, SearchError> {
         let (analysed, next) = {
-            let mut analyst = lock(&self.analyst);
+            let mut analyst = self.analyst();
             let Some(said) = analyst.said(name) else {
                 return Ok(None);
             };
@@ -132,8 +145,7 @@ impl LiveGame {
 
     /// Back to the start of the game; the memo is kept.
     pub fn restart(&mut self) {
-        let root = self.analyst().root();
-        self.state = root;
+        self.state = self.line.root;
         self.steps = 0;
     }
 }
@@ -152,7 +164,7 @@ pub struct Analysts<K> {
 }
 
 struct Table<K> {
-    lines: HashMap<K, Weak<Mutex<Analyst>>>,
+    lines: HashMap<K, Weak<Line>>,
     /// The size at which the lines no game plays are forgotten: twice
     /// the table after the last sweep (so the table is at most twice the
     /// lines in play, plus 16, and a sweep is amortised).
@@ -172,23 +184,24 @@ impl<K: Hash + Eq> Default for Analysts<K> {
 
 impl<K: Hash + Eq> Analysts<K> {
     /// A game at the start of line `key`, on the line's analyst when a
-    /// live game has one, else on a new one from `make`.
+    /// live game has one, else on a new one from `make` (never waits on a
+    /// search of the line).
     pub fn game<E>(
         &self,
         key: K,
         make: impl FnOnce() -> Result<Analyst, E>,
     ) -> Result<LiveGame, E> {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(analyst) = table.lines.get(&key).and_then(Weak::upgrade) {
-            return Ok(LiveGame::shared(analyst));
+        if let Some(line) = table.lines.get(&key).and_then(Weak::upgrade) {
+            return Ok(LiveGame::on(line));
         }
-        let analyst = Arc::new(Mutex::new(make()?));
+        let line = Line::new(make()?);
         if table.lines.len() >= table.sweep_at {
             table.lines.retain(|_, weak| weak.strong_count() > 0);
             table.sweep_at = (2 * table.lines.len()).max(16);
         }
-        table.lines.insert(key, Arc::downgrade(&analyst));
-        Ok(LiveGame::shared(analyst))
+        table.lines.insert(key, Arc::downgrade(&line));
+        Ok(LiveGame::on(line))
     }
 
     /// The lines some live game plays now.
@@ -295,7 +308,7 @@ mod tests {
         };
         let a = table.game(0, make(0)).unwrap();
         let b = table.game(0, make(0)).unwrap();
-        assert!(Arc::ptr_eq(&a.analyst, &b.analyst));
+        assert!(Arc::ptr_eq(&a.line, &b.line));
         assert_eq!(table.in_play(), 1);
         drop((a, b));
         assert_eq!(table.in_play(), 0);

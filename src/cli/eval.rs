@@ -350,7 +350,7 @@ fn check_budget(budget: usize, suites: &[Suite]) -> Result<(), Error> {
                 ),
                 format!(
                     "use `--budget {}` or fewer (`--setting` picks the settings played)",
-                    e.largest().max(1)
+                    crate::game::largest_budget(truths, MAX_STEPS).max(1)
                 ),
             ));
         }

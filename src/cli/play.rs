@@ -228,7 +228,10 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         // The one rule of eval, play and serve.
         return Err(Error::input_with_help(
             format!("`--budget {budget}`: {e}"),
-            format!("use `--budget {}` or fewer", e.largest().max(1)),
+            format!(
+                "use `--budget {}` or fewer",
+                crate::game::largest_budget(instance.truths.len(), crate::game::MAX_REPLIES).max(1)
+            ),
         ));
     }
     let system_prompt = protocol::system_prompt(&renderer, &domain, &instance, &book)?;

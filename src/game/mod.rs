@@ -39,7 +39,9 @@ pub mod text;
 pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
-pub use task::{BudgetError, MAX_REPLIES, Task, budget_rule, check_budget, render_book};
+pub use task::{
+    BudgetError, MAX_REPLIES, Task, budget_rule, check_budget, largest_budget, render_book,
+};
 pub use text::read_jsonl;
 
 use serde_json::{Value, json};

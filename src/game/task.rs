@@ -70,16 +70,11 @@ pub enum BudgetError {
     AtLeastTruths { budget: usize, truths: usize },
 }
 
-impl BudgetError {
-    /// The largest budget the same trial accepts (0: none does: an
-    /// instance of one truth).
-    pub fn largest(&self) -> usize {
-        match self {
-            BudgetError::Zero => 1,
-            BudgetError::OverReplies { max_replies, .. } => *max_replies,
-            BudgetError::AtLeastTruths { truths, .. } => truths.saturating_sub(1),
-        }
-    }
+/// The largest budget [`check_budget`] accepts for an instance of
+/// `truths` truths and a reply limit of `max_replies` (0: none does, an
+/// instance of one truth).
+pub fn largest_budget(truths: usize, max_replies: usize) -> usize {
+    truths.saturating_sub(1).min(max_replies)
 }
 
 /// The one rule of the budgeted protocol's budget, for every player
@@ -112,14 +107,20 @@ mod tests {
     fn a_budget_is_below_the_truths_and_within_the_reply_limit() {
         assert_eq!(check_budget(3, 4, 50), Ok(()));
         assert_eq!(check_budget(0, 4, 50), Err(BudgetError::Zero));
-        let at = check_budget(4, 4, 50).unwrap_err();
-        assert_eq!(at, BudgetError::AtLeastTruths { budget: 4, truths: 4 });
-        assert_eq!(at.largest(), 3);
-        let over = check_budget(51, 100, 50).unwrap_err();
-        assert_eq!(over.largest(), 50);
         assert_eq!(
-            check_budget(1_000_000, 2_000_000, MAX_REPLIES).unwrap_err().largest(),
-            MAX_REPLIES
+            check_budget(4, 4, 50),
+            Err(BudgetError::AtLeastTruths {
+                budget: 4,
+                truths: 4
+            })
         );
+        assert!(matches!(
+            check_budget(51, 100, 50),
+            Err(BudgetError::OverReplies { .. })
+        ));
+        assert_eq!(check_budget(largest_budget(100, 50), 100, 50), Ok(()));
+        assert_eq!(check_budget(largest_budget(4, 50), 4, 50), Ok(()));
+        assert_eq!(largest_budget(2_000_000, MAX_REPLIES), MAX_REPLIES);
+        assert_eq!(largest_budget(1, 50), 0);
     }
 }
