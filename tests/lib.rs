@@ -40,5 +40,6 @@ mod score;
 mod search;
 mod search_exact;
 mod serve;
+mod serve_limits;
 mod split_parts;
 mod values;

@@ -297,9 +297,8 @@ mod tests {
             allow_shortcuts: false,
             decimals: 2,
         };
-        let lines =
-            crate::pipeline::generate_range_lines(&domain, params, 0..40, None, None, None)
-                .unwrap();
+        let lines = crate::pipeline::generate_range_lines(&domain, params, 0..40, None, None, None)
+            .unwrap();
         let table = Analysts::default();
         let domain = &domain;
         let make = |i: usize| {

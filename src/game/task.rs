@@ -87,14 +87,14 @@ pub fn check_budget(budget: usize, truths: usize, max_replies: usize) -> Result<
     if budget == 0 {
         return Err(BudgetError::Zero);
     }
+    if budget >= truths {
+        return Err(BudgetError::AtLeastTruths { budget, truths });
+    }
     if budget > max_replies {
         return Err(BudgetError::OverReplies {
             budget,
             max_replies,
         });
-    }
-    if budget >= truths {
-        return Err(BudgetError::AtLeastTruths { budget, truths });
     }
     Ok(())
 }

@@ -383,7 +383,9 @@ impl ServeError {
                 source.kind(),
                 std::io::ErrorKind::AddrInUse | std::io::ErrorKind::AddrNotAvailable
             ),
-            ServeError::NoToken { .. } | ServeError::MaxSteps { .. } | ServeError::OutLocked { .. } => true,
+            ServeError::NoToken { .. }
+            | ServeError::MaxSteps { .. }
+            | ServeError::OutLocked { .. } => true,
             ServeError::Io(_) => false,
         }
     }
