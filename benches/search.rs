@@ -12,7 +12,6 @@ use std::path::Path;
 
 use divan::Bencher;
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::render::OwnedTask;
 use kumo_gen::search::{Problem, SearchBudget, Searcher};
 use rayon::prelude::*;
 
@@ -42,7 +41,7 @@ fn kumo_hard() -> Vec<Case> {
     text.lines()
         .map(|line| {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let task = OwnedTask::from_json(&domain, &v).unwrap();
+            let task = kumo_gen::game::task_from_json(&domain, &v).unwrap();
             let (truths, actions, observed) = (task.truths, task.actions, task.observed);
             Case {
                 problem: Problem::new(&domain, &truths, &actions).unwrap(),

@@ -9,7 +9,7 @@
 
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::pipeline::write::{self, Job};
-use kumo_gen::pipeline::{Books, Datasets, DerivedFiles, GenerateJob};
+use kumo_gen::pipeline::{Books, Datasets, DerivedFiles, GenerateJob, Target};
 use kumo_gen::render::{RenderOptions, Templates};
 use kumo_gen::synth::{Dedup, Params, Stats, Synthesizer};
 
@@ -68,7 +68,7 @@ fn generate_5000(bencher: divan::Bencher, threads: usize) {
         params: Params::new(12, 16, 1),
         n: 5000,
         out: dir.path().to_path_buf(),
-        target: write::Target::Whole,
+        target: Target::Whole,
         labels: None,
         exclude: None,
         band: None,

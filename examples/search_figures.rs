@@ -16,7 +16,6 @@ use std::path::Path;
 use std::time::Instant;
 
 use kumo_gen::domain::{Domain, Registry};
-use kumo_gen::render::OwnedTask;
 use kumo_gen::search::{Problem, SearchBudget, Searcher};
 
 /// Runs per instance; the fastest counts.
@@ -110,7 +109,7 @@ fn main() {
             .lines()
             .map(|line| {
                 let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                let task = OwnedTask::from_json(&domain, &v).unwrap();
+                let task = kumo_gen::game::task_from_json(&domain, &v).unwrap();
                 let (truths, actions, observed) = (task.truths, task.actions, task.observed);
                 time(&mut searcher, &domain, &truths, &actions, &observed, None)
             })

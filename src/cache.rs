@@ -102,10 +102,10 @@ impl Entry {
 /// FNV-1a 64 of `parts`, each followed by a zero byte: the name of an
 /// entry that depends on exactly those parts.
 pub fn identity(parts: &[&[u8]]) -> u64 {
-    let mut hash = crate::files::digest::FNV1A_OFFSET;
+    let mut hash = crate::fnv::FNV1A_OFFSET;
     for part in parts {
-        hash = crate::files::digest::fnv1a_extend(hash, part);
-        hash = crate::files::digest::fnv1a_extend(hash, &[0]);
+        hash = crate::fnv::fnv1a_extend(hash, part);
+        hash = crate::fnv::fnv1a_extend(hash, &[0]);
     }
     hash
 }

@@ -12,20 +12,20 @@ use std::io;
 use crate::contamination::ReadError as RecordedError;
 use crate::dataset::DatasetError;
 use crate::domain::LoadError;
-use crate::eval::ResultsError;
 use crate::eval::client::EndpointError;
 use crate::eval::players::UnplayableFile;
 use crate::family::FamilyError;
 use crate::files::FileError;
-use crate::game::LineMismatch;
 use crate::graph::split::SplitError;
+use crate::pipeline::JobError;
 use crate::pipeline::secret::SeedError;
 use crate::pipeline::write::OutputError;
 use crate::propose::ExampleError;
 use crate::propose::batch::{NameError, TopicsError};
 use crate::propose::prompts::PromptError;
-use crate::render::{TaskError, TemplateError};
-use crate::score::ScoreFileError;
+use crate::render::{LineMismatch, TaskError, TemplateError};
+use crate::results::ResultsError;
+use crate::results::ScoreFileError;
 use crate::stats::ObserveError;
 use crate::synth::SynthError;
 
@@ -144,6 +144,27 @@ pub enum Error {
     /// a closed pipe ends quietly).
     #[error("{0}")]
     Io(#[from] io::Error),
+}
+
+/// A pipeline job's error, kind for kind: the same message, help and exit
+/// code as the room's error it wraps.
+impl From<JobError> for Error {
+    fn from(e: JobError) -> Error {
+        match e {
+            JobError::Domain(e) => Error::Domain(e),
+            JobError::Dataset(e) => Error::Dataset(e),
+            JobError::Output(e) => Error::Output(e),
+            JobError::File(e) => Error::File(e),
+            JobError::Capacity(e) => Error::Capacity(e),
+            JobError::Seed(e) => Error::Seed(e),
+            JobError::Synth(e) => Error::Synth(e),
+            JobError::Template(e) => Error::Template(e),
+            JobError::Task(e) => Error::Task(e),
+            JobError::Input { message, help } => Error::Input { message, help },
+            JobError::Usage { message, help } => Error::Usage { message, help },
+            JobError::Io(e) => Error::Io(e),
+        }
+    }
 }
 
 impl Error {

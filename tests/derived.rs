@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::{TestCommand, generate_in, json_lines, root};
 use kumo_gen::domain::Domain;
-use kumo_gen::render::{OwnedTask, answer_tag, check_book, replay_sft};
+use kumo_gen::render::{answer_tag, check_book, replay_sft};
 
 const CLINIC: &str = "tests/fixtures/ok/clinic.yaml";
 const TINY: &str = "tests/fixtures/ok/tiny.yaml";
@@ -89,7 +89,7 @@ fn check_derived(domain_dir: &Path, domain: &Domain, setting: &str) -> (usize, u
     let (mut labelled, mut unlabelled) = (0, 0);
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(line["seed"], i as u64);
-        let task = OwnedTask::from_json(domain, line).unwrap();
+        let task = kumo_gen::game::task_from_json(domain, line).unwrap();
         let view = task.view(domain);
         let book = std::fs::read_to_string(books.join(format!("seed={i}.txt")))
             .unwrap_or_else(|e| panic!("book of seed {i}: {e}"));

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::common::{TestCommand, json_lines, root};
 use kumo_gen::domain::Domain;
-use kumo_gen::render::{OwnedTask, RenderOptions, Renderer, Templates, check_book};
+use kumo_gen::render::{RenderOptions, Renderer, Templates, check_book};
 
 pub(crate) const SETTING: &str = "truth_num=4+action_num=3+valid_truth_num=1";
 
@@ -183,7 +183,7 @@ pub(crate) fn eval_cmd(base: &str, out: &Path, extra: &[&str]) -> TestCommand {
 }
 
 pub(crate) fn result_file(out: &Path) -> PathBuf {
-    out.join(kumo_gen::eval::path_component("org/scripted"))
+    out.join(kumo_gen::results::path_component("org/scripted"))
         .join("VanillaAgent/tiny")
         .join(SETTING)
         .join("eval_times=2.jsonl")
@@ -211,7 +211,7 @@ pub(crate) fn rendered_book_and_prompt(line: &Value) -> (String, String) {
     let (domain, _) = Domain::from_yaml("tiny.yaml", &text).unwrap();
     let templates = Templates::shipped().unwrap();
     let renderer = Renderer::new(&templates, RenderOptions::default());
-    let task = OwnedTask::from_json(&domain, line).unwrap();
+    let task = kumo_gen::game::task_from_json(&domain, line).unwrap();
     let view = task.view(&domain);
     let book = renderer.book(&view).unwrap();
     assert!(check_book(&book, &view).is_ok());

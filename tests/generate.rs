@@ -378,7 +378,7 @@ fn rendered_instances_are_stable() {
         String::from_utf8(bytes[..bytes.iter().position(|&b| b == b'\n').unwrap()].to_vec())
             .unwrap();
     assert_eq!(first, GOLDEN_FIRST_LINE);
-    assert_eq!(kumo_gen::domain::fnv1a_hex(&bytes), GOLDEN_HASH);
+    assert_eq!(kumo_gen::fnv::fnv1a_hex(&bytes), GOLDEN_HASH);
 }
 
 const GOLDEN_FIRST_LINE: &str = r#"{"truths":["Measles","Migraine","Mumps","Gout"],"actions":["Rash check","Swab","Throat exam","Headache diary"],"observations":{"Rash check":"rash","Swab":"negative","Throat exam":"swollen","Headache diary":"frequent"},"seed":0,"valid_truth":"Gout","structure":{"truth_degrees":[3,2,2,1],"action_degrees":[3,2,2,1]}}"#;

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use kumo_gen::domain::{DomainDoc, StatesDoc, compile, fnv1a_hex, load_bytes};
+use kumo_gen::domain::{DomainDoc, StatesDoc, compile, load_bytes};
+use kumo_gen::fnv::fnv1a_hex;
 use kumo_gen::import::{
     ImportOptions, Imported, NoteKind, Value, ValueKind, evaluate_python, import_python,
 };

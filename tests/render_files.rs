@@ -128,7 +128,7 @@ fn write_dataset(dir: &Path, d: &Domain, n: usize) {
             "seed": seed,
             "valid_truth": d.truths[task.valid[0]],
         });
-        assert_eq!(OwnedTask::from_json(d, &line).unwrap(), task);
+        assert_eq!(kumo_gen::game::task_from_json(d, &line).unwrap(), task);
         lines.push_str(&format!("{line}\n"));
         std::fs::write(
             books.join(format!("seed={seed}.txt")),
@@ -241,7 +241,8 @@ fn kumo_published_medical_instances_render_check_and_replay() {
     ] {
         let file = reference.join(format!("instances/MedicalEnv/{setting}.jsonl"));
         for line in std::fs::read_to_string(file).unwrap().lines() {
-            let task = OwnedTask::from_json(&d, &serde_json::from_str(line).unwrap()).unwrap();
+            let task =
+                kumo_gen::game::task_from_json(&d, &serde_json::from_str(line).unwrap()).unwrap();
             let view = task.view(&d);
             let golden = simple_golden(&d, &task);
             let out = renderer.render(&view, &golden).unwrap();

@@ -1,5 +1,5 @@
 //! Analysing result files: every trial of every line, against the
-//! line's instance, read the way `score` reads them ([`crate::score`]'s
+//! line's instance, read the way `score` reads them ([`crate::results`]'s
 //! [`ResultFile`], its instance sets and domains in [`Sources`]).
 //!
 //! Lines are analysed in parallel (on the caller's rayon pool), one
@@ -9,28 +9,11 @@
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use super::{Analyst, GameAnalysis, Said};
-use crate::score::{ResultFile, Sources, TrialFacts};
+use super::Analyst;
+use crate::results::{
+    FileAnalysis, GameAnalysis, LineAnalysis, MoveAnalysis, ResultFile, Said, Sources, TrialFacts,
+};
 use crate::search::SearchBudget;
-
-/// The analysis of one result line: its instance's games, one per trial
-/// (`None` for a trial whose search went over budget).
-#[derive(Clone, Debug)]
-pub struct LineAnalysis {
-    pub seed: u64,
-    pub games: Vec<Option<GameAnalysis>>,
-    /// The moves as `kumo-gen moves` rows (JSON objects, one per move), when
-    /// asked for.
-    pub rows: Vec<String>,
-}
-
-/// The analysis of one result file.
-#[derive(Clone, Debug, Default)]
-pub struct FileAnalysis {
-    pub lines: Vec<LineAnalysis>,
-    /// What could not be analysed, for the user (`file: ...`).
-    pub notes: Vec<String>,
-}
 
 /// The moves of a trial, as this instance reads its names (names of
 /// neither a truth nor an action are left out).
@@ -40,6 +23,18 @@ pub fn trial_moves(analyst: &Analyst, trial: &TrialFacts) -> Vec<Said> {
         .iter()
         .filter_map(|name| analyst.said(name))
         .collect()
+}
+
+/// The move analyses of `files` (`[i]` of `files[i]`) under
+/// [`Sources::moves`]'s budget, `None` without one: what `score --moves`
+/// and the report score with ([`crate::score::score`]).
+pub fn analyse_files(files: &[ResultFile], sources: &Sources) -> Option<Vec<FileAnalysis>> {
+    sources.moves.map(|budget| {
+        files
+            .iter()
+            .map(|file| analyse_file(file, sources, budget, false))
+            .collect()
+    })
 }
 
 /// Analyses every trial of `file` whose instance and domain `sources`
@@ -128,7 +123,7 @@ fn row(
     seed: u64,
     trial: usize,
     analyst: &Analyst,
-    m: &super::MoveAnalysis,
+    m: &MoveAnalysis,
     game: &GameAnalysis,
 ) -> String {
     let mut object = Map::new();

@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
-use super::{Analyst, MoveAnalysis, dense_reward};
+use super::{Analyst, dense_reward};
+use crate::results::MoveAnalysis;
 use crate::search::{SearchError, State, StateValues};
 
 /// One reply scored ([`LiveGame::reward`]).

@@ -33,7 +33,9 @@
 //!   names nothing; a game's rewards sum to `1[proven answer] - total
 //!   regret` ([`dense_total`]). [`LiveGame`] scores a game reply by reply.
 //!
-//! No I/O: [`files`] reads result files through [`crate::score`]'s reader.
+//! What an analysis is (the per-move row and the game, line and file
+//! totals) lives in [`crate::results::moves`]. No I/O: [`files`] analyses
+//! result files read by [`crate::results`].
 
 pub mod files;
 mod live;
@@ -44,7 +46,9 @@ pub use live::{Analysts, LiveGame, Scored};
 use serde_json::{Value, json};
 
 use crate::domain::Domain;
-use crate::game::{InstanceLine, Judge, LineMismatch};
+use crate::game::{InstanceLine, Judge};
+use crate::render::LineMismatch;
+use crate::results::{GameAnalysis, MoveAnalysis, Said};
 use crate::search::{Problem, SearchBudget, SearchError, State, StateValues, Values};
 
 /// Why an instance cannot be analysed.
@@ -54,71 +58,6 @@ pub enum AnalysisError {
     Line(#[from] LineMismatch),
     #[error(transparent)]
     Search(#[from] SearchError),
-}
-
-/// What one move of a player was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Said {
-    /// Instance action `0..actions` (position in the instance).
-    Action(usize),
-    /// Instance truth (position in the instance).
-    Answer(usize),
-}
-
-/// One analysed move.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveAnalysis {
-    /// The move's number in the trajectory, from 0.
-    pub step: usize,
-    pub said: Said,
-    /// The state before the move.
-    pub before: State,
-    /// The candidates after it (the same as before for an answer).
-    pub candidates_after: u128,
-    /// `V` before the move.
-    pub value: f64,
-    /// `Q` of the move (`V` for an answer).
-    pub q: f64,
-    /// `Q - V` (0 for an answer).
-    pub regret: f64,
-    pub optimal: bool,
-    /// The action could rule out no candidate (or was taken before).
-    pub redundant: bool,
-    /// The action was taken before in this game.
-    pub repeated: bool,
-    /// An answer: proven (see the module doc).
-    pub proven: Option<bool>,
-    /// An answer: KUMO's `evaluate_answer`.
-    pub correct: Option<bool>,
-}
-
-/// One analysed game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameAnalysis {
-    pub moves: Vec<MoveAnalysis>,
-    pub total_regret: f64,
-    pub optimal_moves: usize,
-    /// Actions taken (repeats included), answers not.
-    pub actions_taken: usize,
-    /// Actions of the golden trajectory on this instance.
-    pub golden_length: usize,
-    /// The last answer was proven (and so correct).
-    pub proven: bool,
-    /// The last answer was correct.
-    pub correct: bool,
-    /// `min(1, golden / actions)^2` for a proven answer, else 0.
-    pub efficiency: f64,
-}
-
-impl GameAnalysis {
-    /// Optimal moves over moves (1 for a game without moves).
-    pub fn optimal_move_rate(&self) -> f64 {
-        if self.moves.is_empty() {
-            1.0
-        } else {
-            self.optimal_moves as f64 / self.moves.len() as f64
-        }
-    }
 }
 
 /// The efficiency of a game of `actions` actions whose golden trajectory

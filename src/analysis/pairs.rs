@@ -153,7 +153,7 @@ fn path_pairs(
             }
         };
         let _ = session.respond(Some(&answer_tag(&analyst.action_names()[taken])), 0);
-        let (_, next) = analyst.step(state, step, super::Said::Action(taken))?;
+        let (_, next) = analyst.step(state, step, crate::results::Said::Action(taken))?;
         state = next;
         step += 1;
     }

@@ -70,8 +70,8 @@ impl ExcludeArgs {
         Ok(Some(Arc::new(exclusion)))
     }
 
-    pub fn for_merge(&self) -> crate::pipeline::write::MergeExclude {
-        crate::pipeline::write::MergeExclude {
+    pub fn for_merge(&self) -> crate::pipeline::MergeExclude {
+        crate::pipeline::MergeExclude {
             paths: self.exclude.clone(),
             key: self.exclude_key.into(),
         }

@@ -177,7 +177,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error>
             let setting = setting.to_string();
             suites.push(Suite {
                 root: args.out.clone(),
-                out: eval::result_path(
+                out: crate::results::result_path(
                     &args.out,
                     results_name(args),
                     &eval::agent_name(args.budget),
@@ -255,17 +255,17 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
             }
         }
     }
-    if let Some(problem) = eval::results_folder_problem(&args.out, results_name(args)) {
+    if let Some(problem) = crate::results::results_folder_problem(&args.out, results_name(args)) {
         return Err(Error::input_with_help(
             problem,
             "name the model or player otherwise (`--player`), or choose another `--out`",
         ));
     }
-    if let Some(legacy) = eval::legacy_results_dir(&args.out, results_name(args)) {
+    if let Some(legacy) = crate::results::legacy_results_dir(&args.out, results_name(args)) {
         crate::stderr_line!(
             "note: `{}` holds results of an earlier kumo-gen under a folder name other models share; they are not resumed here (folder `{}`); move them there to resume",
             legacy.display(),
-            eval::path_component(results_name(args))
+            crate::results::path_component(results_name(args))
         );
     }
     let config = RunConfig {

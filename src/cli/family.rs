@@ -11,10 +11,10 @@ use super::flags::in_range;
 use super::graph::write_atomic;
 use super::{Error, Report, out};
 use crate::domain::Domain;
-use crate::family::curve::{self, CurveRequest};
 use crate::family::{
     self, FamilyParams, FamilyReport, ciphers, circuits, default_counts, domain_file, rules3,
 };
+use crate::pipeline::family_curve::{self as curve, CurveRequest};
 use crate::search::SearchBudget;
 
 /// Most points `--curve-truths` may name.
@@ -141,7 +141,7 @@ fn summary(name: &str, report: &FamilyReport, path: &std::path::Path) -> String 
     )
 }
 
-/// Prints the curve of `crate::family::curve`.
+/// Prints the curve of `crate::pipeline::family_curve`.
 fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
     let request = CurveRequest {
         hypotheses: &args.curve_truths,
@@ -149,7 +149,12 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
             .curve_actions
             .unwrap_or_else(|| DEFAULT_CURVE_ACTIONS.min(domain.actions.len())),
         instances: args.curve_n as u64,
-        budget: SearchBudget::new(args.search_budget, args.search_nodes),
+        // A curve's points are exact values: a search over budget leaves
+        // its point out rather than certifying it.
+        budget: SearchBudget {
+            certify: false,
+            ..SearchBudget::new(args.search_budget, args.search_nodes)
+        },
     };
     let points = curve::curve(domain, &request)?;
     let text = if args.json {

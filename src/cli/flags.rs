@@ -107,23 +107,34 @@ impl TemplatesFlags {
 /// as generate, curriculum, label and merge take it.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BudgetFlags {
-    /// Most memo entries one instance's optimal search may store; an
-    /// instance over it is left unlabelled (`"optimal": {"unlabelled":
-    /// "budget exceeded"}`). The table takes up to 48 bytes per entry up to
-    /// 64 truths + actions in all, 64 up to 128, 96 beyond.
+    /// Most memo entries one instance's exact search may store; an
+    /// instance over it gets a certified label (`"exact": false`, the
+    /// proven `lower_bound` and an upper bound), or with `--exact-only`
+    /// is left unlabelled (`"optimal": {"unlabelled": "budget
+    /// exceeded"}`). The table takes up to 48 bytes per entry up to 64
+    /// truths + actions in all, 64 up to 128, 96 beyond.
     #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, value_name = "ENTRIES", value_parser = parse_entries)]
     pub search_budget: usize,
-    /// Most nodes one instance's optimal search may expand (its time budget,
-    /// counted in work so that the output is the same on every machine); an
-    /// instance over it is left unlabelled like one over `--search-budget`.
-    #[arg(long, default_value_t = SearchBudget::DEFAULT_MAX_NODES, value_name = "NODES", value_parser = parse_nodes)]
-    pub search_nodes: u64,
+    /// Most nodes one instance's exact search may expand (its time budget,
+    /// counted in work so that the output is the same on every machine);
+    /// an instance over it is certified like one over `--search-budget`.
+    /// Default: 50000000 for games of at most 16 actions (KUMO's
+    /// settings), 1000000 beyond.
+    #[arg(long, value_name = "NODES", value_parser = parse_nodes)]
+    pub search_nodes: Option<u64>,
+    /// Leave an instance whose exact search runs over budget unlabelled
+    /// instead of certifying it: every label written is exact.
+    #[arg(long)]
+    pub exact_only: bool,
 }
 
 impl BudgetFlags {
     /// The budget these flags give (no time limit).
     pub fn budget(&self) -> SearchBudget {
-        SearchBudget::new(self.search_budget, self.search_nodes)
+        SearchBudget {
+            certify: !self.exact_only,
+            ..SearchBudget::with_nodes(self.search_budget, self.search_nodes)
+        }
     }
 }
 

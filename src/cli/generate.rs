@@ -11,7 +11,7 @@ use super::{Error, Globals, Report};
 use crate::contamination::split;
 use crate::dataset::manifest::ShardId;
 use crate::difficulty::Band;
-use crate::pipeline::write::Target;
+use crate::pipeline::Target;
 use crate::pipeline::{self, Books, Datasets, DerivedFiles, GenerateJob};
 use crate::render::{RenderOptions, SftBook, Templates};
 use crate::synth::{DEFAULT_DECIMALS, DEFAULT_SEED, Params};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
-use crate::graph::render::GraphReport;
+use crate::graph::report::GraphReport;
 use crate::graph::{DomainGraph, LOUVAIN_RUNS};
 
 #[derive(clap::Args, Debug)]

@@ -200,7 +200,7 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
 pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     if args.out.is_none()
         && let Some(problem) =
-            crate::eval::results_folder_problem(Path::new("results"), &args.player)
+            crate::results::results_folder_problem(Path::new("results"), &args.player)
     {
         return Err(Error::input_with_help(
             problem,
@@ -389,11 +389,12 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         ),
         None => {
             let root = PathBuf::from("results");
-            let path = crate::eval::result_path(&root, &args.player, &agent, &dataset, &setting, 1);
+            let path =
+                crate::results::result_path(&root, &args.player, &agent, &dataset, &setting, 1);
             (root, path)
         }
     };
-    let (mut file, _) = crate::eval::open_results(&root, &path)?;
+    let (mut file, _) = crate::results::open_results(&root, &path)?;
     use std::io::Write;
     file.write_all(line.to_jsonl().as_bytes())?;
     file.sync_data()?;

@@ -53,7 +53,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
                 .into(),
         )
     } else {
-        let known: Vec<score::ResultFile> = files
+        let known: Vec<crate::results::ResultFile> = files
             .iter()
             .filter(|f| sources.domains.contains_key(&f.key.domain))
             .cloned()

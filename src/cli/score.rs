@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use super::{Error, Globals, Report, out};
 use crate::dataset;
 use crate::files::FileError;
-use crate::score::{self, Sources};
+use crate::results::{self, ResultFile, Sources};
+use crate::score;
 
 /// The results `score`, `report`, `moves` and `stats` read and what
 /// judging them consults (`--instances`, `--domain`); [`load`] reads them.
@@ -71,7 +72,7 @@ pub(super) fn load(
     globals: &Globals,
     inputs: &ScoreInputs,
     oracle: Option<&Path>,
-) -> Result<(Vec<score::ResultFile>, Sources), Error> {
+) -> Result<(Vec<ResultFile>, Sources), Error> {
     let (files, sources) = read(globals, inputs, oracle)?;
     if inputs.domain.is_none() && !sources.instance_sets.is_empty() {
         let names: BTreeSet<&str> = files.iter().map(|f| f.key.domain.as_str()).collect();
@@ -92,11 +93,11 @@ pub(super) fn read(
     globals: &Globals,
     inputs: &ScoreInputs,
     oracle: Option<&Path>,
-) -> Result<(Vec<score::ResultFile>, Sources), Error> {
-    let files = score::read_result_files(&inputs.paths)?;
+) -> Result<(Vec<ResultFile>, Sources), Error> {
+    let files = results::read_result_files(&inputs.paths)?;
     let (instance_sets, skipped) = dataset::instance_sets(&inputs.instances)?;
     let oracle = match oracle {
-        Some(path) => score::read_oracle(path)?,
+        Some(path) => results::read_oracle(path)?,
         None => Vec::new(),
     };
     for f in &files {
@@ -130,7 +131,7 @@ pub(super) fn read(
             sources.domains.insert(n.clone(), d.clone());
         }
     } else if !sources.instance_sets.is_empty() {
-        sources.domains = score::domains_by_name(
+        sources.domains = results::domains_by_name(
             &globals.registry,
             names.iter().map(String::as_str),
             &sources.instance_sets,
@@ -151,7 +152,10 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         sources.moves = Some(crate::search::SearchBudget::default());
     }
     let pool = args.pool.pool()?;
-    let report = pool.install(|| score::score(&files, &sources));
+    let report = pool.install(|| {
+        let analyses = crate::analysis::files::analyse_files(&files, &sources);
+        score::score(&files, &sources, analyses.as_deref())
+    });
     for note in &report.notes {
         crate::stderr_line!("note: {note}");
     }

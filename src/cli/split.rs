@@ -20,8 +20,8 @@ pub struct SplitArgs {
     out_dir: PathBuf,
     /// How to group truths: connected components (falling back to Louvain
     /// when one component holds more than 80% of the truths) or Louvain.
-    #[arg(long, value_enum, default_value_t = SplitMethod::Components)]
-    method: SplitMethod,
+    #[arg(long, value_enum, default_value_t = MethodFlag::Components)]
+    method: MethodFlag,
     /// Seed of the Louvain runs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -30,12 +30,31 @@ pub struct SplitArgs {
     json: bool,
 }
 
+/// `--method`'s values: the library's [`SplitMethod`], as the command
+/// line names and explains them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum MethodFlag {
+    /// Connected components, falling back to Louvain (see the module docs).
+    Components,
+    /// Louvain communities.
+    Louvain,
+}
+
+impl From<MethodFlag> for SplitMethod {
+    fn from(flag: MethodFlag) -> SplitMethod {
+        match flag {
+            MethodFlag::Components => SplitMethod::Components,
+            MethodFlag::Louvain => SplitMethod::Louvain,
+        }
+    }
+}
+
 /// Runs `kumo-gen split`.
 pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
     super::flags::check_out_dir(&args.out_dir, "--out-dir")?;
     let (domain, _warnings) = globals.registry.load(&args.domain)?;
     let options = SplitOptions {
-        method: args.method,
+        method: args.method.into(),
         seed: args.seed,
         ..SplitOptions::default()
     };

@@ -73,7 +73,7 @@ pub(super) fn digest_of(path: &Path, files: &[(SourceFile, String)]) -> String {
         listing.push_str(digest);
         listing.push('\n');
     }
-    crate::domain::fnv1a_hex(listing.as_bytes())
+    crate::fnv::fnv1a_hex(listing.as_bytes())
 }
 
 /// The keys of the first non-blank line of `path` (`None`: no such

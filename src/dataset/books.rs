@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::{Dataset, DatasetError, Setting};
-use crate::render::{OwnedTask, check_book, check_kumo_book};
+use crate::render::{check_book, check_kumo_book};
 
 /// Whose books these are, which decides the checker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub fn check_books(
     for (position, (i, line)) in lines.enumerate() {
         let task = serde_json::from_str(line)
             .map_err(|e| e.to_string())
-            .and_then(|v| OwnedTask::from_json(domain, &v).map_err(|e| e.to_string()));
+            .and_then(|v| crate::game::task_from_json(domain, &v).map_err(|e| e.to_string()));
         let task = match task {
             Ok(task) => task,
             Err(message) => {

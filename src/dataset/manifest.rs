@@ -13,7 +13,7 @@
 //! whether an existing file may be resumed or extended: every field but
 //! `n` must match (instance `i` does not depend on `n`).
 
-use crate::contamination::{ExcludedSet, sets_conflict};
+use super::excluded::{ExcludedSet, sets_conflict};
 use crate::difficulty::{Band, Reference, ReferenceInfo};
 use crate::domain::{Domain, DomainDoc};
 use crate::files::FileError;

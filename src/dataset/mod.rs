@@ -15,6 +15,7 @@
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 
 mod books;
+pub mod excluded;
 pub mod manifest;
 pub mod record;
 pub mod reserved;

@@ -53,7 +53,7 @@ mod stamp;
 use crate::domain::Domain;
 use crate::files::{self, AtomicFile};
 use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
-use crate::render::{OwnedTask, Renderer, TemplateError, check_book};
+use crate::render::{Renderer, TemplateError, check_book};
 use hf_card::write_card;
 use stamp::Artifact;
 
@@ -619,8 +619,8 @@ fn derive_line(
 ) -> Result<Derived, LineError> {
     let value: Value = serde_json::from_str(line)
         .map_err(|e| LineError::Corrupt(format!("a line is not JSON: {e}")))?;
-    let task =
-        OwnedTask::from_json(domain, &value).map_err(|e| LineError::Corrupt(e.to_string()))?;
+    let task = crate::game::task_from_json(domain, &value)
+        .map_err(|e| LineError::Corrupt(e.to_string()))?;
     let view = task.view(domain);
     let seed = task.seed;
     let render_error = |e: TemplateError| {

@@ -12,8 +12,11 @@
 //! `100 * (below + equal / 2) / REFERENCE_SIZE`, where `below` counts the
 //! sample's labelled instances with expected steps strictly below `x` and
 //! `equal` those exactly equal (the same `f64`). Sample instances the
-//! default budget leaves unlabelled count as harder than every labelled
-//! one. With a sample of 256 the value is a multiple of 100/512, exact in
+//! budget leaves unlabelled (only under `--exact-only`-style budgets)
+//! count as harder than every labelled one. Settings of more than 16
+//! actions label their sample under a small node budget
+//! ([`reference_budget`]): there the sample's values are exact or
+//! certified upper bounds, and so is the line's value placed against it. With a sample of 256 the value is a multiple of 100/512, exact in
 //! binary, so it prints the same everywhere.
 //!
 //! The sample takes first draws without dedup (a duplicate draw weighs as
@@ -23,14 +26,11 @@
 //! binary for the shipped domains' common settings ([`Reference::cached`],
 //! `super::stored`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Domain;
-use crate::search::{SearchBudget, optimal_for_instance};
+use crate::search::{KUMO_MAX_ACTIONS, SearchBudget, optimal_for_instance};
 use crate::synth::{Params, SynthError, Synthesizer};
 
 /// Instances in a setting's reference sample.
@@ -55,6 +55,34 @@ pub struct Reference {
     /// The label of each stream `0..REFERENCE_SIZE` (`None`: over the
     /// default budget).
     pub streams: Vec<Option<(f64, usize)>>,
+    /// The node budget each instance was searched under where it is not
+    /// the default ([`reference_budget`]).
+    pub search_nodes: Option<u64>,
+}
+
+/// The node budget of each reference-sample instance of a setting of
+/// more than [`KUMO_MAX_ACTIONS`] actions: its labels are certified past
+/// it, and the sample then ranks upper bounds (see [`reference_budget`]).
+pub const FRONTIER_REFERENCE_NODES: u64 = 5_000;
+
+/// The search budget the reference sample of setting `params` is
+/// labelled under: the default (every sample label exact, as every
+/// shipped 4x6 and 12x16 sample is) up to [`KUMO_MAX_ACTIONS`] actions;
+/// beyond, [`FRONTIER_REFERENCE_NODES`] node expansions per instance, each
+/// over it certified, so that the sample costs a few seconds before a
+/// run's first line instead of 256 hard searches. Such a sample holds the
+/// `expected_steps` of its labels, exact or the certified upper bound,
+/// and a line is placed against it by its own `expected_steps`
+/// (docs/difficulty.md, "What a percentile is measured against").
+pub fn reference_budget(params: &Params) -> SearchBudget {
+    if params.actions > KUMO_MAX_ACTIONS {
+        SearchBudget::new(
+            SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
+            FRONTIER_REFERENCE_NODES,
+        )
+    } else {
+        SearchBudget::default()
+    }
 }
 
 /// The setting `params` with the reference sample's seed.
@@ -62,55 +90,6 @@ pub fn reference_params(params: &Params) -> Params {
     Params {
         seed: REFERENCE_SEED,
         ..params.clone()
-    }
-}
-
-/// One setting's sample in the process: computed by the first thread
-/// that asks; a second thread waits for it, and a thread that asks again
-/// while it computes (a nested rayon job) computes its own rather than
-/// wait for itself.
-#[derive(Default)]
-struct Slot {
-    state: Mutex<SlotState>,
-    ready: Condvar,
-}
-
-#[derive(Default)]
-struct SlotState {
-    value: Option<Arc<Reference>>,
-    computing: Option<std::thread::ThreadId>,
-}
-
-impl Slot {
-    fn get_or_compute(
-        &self,
-        compute: impl FnOnce() -> Result<Reference, SynthError>,
-    ) -> Result<Arc<Reference>, SynthError> {
-        let me = std::thread::current().id();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(value) = &state.value {
-                return Ok(value.clone());
-            }
-            match state.computing {
-                None => break,
-                Some(other) if other == me => {
-                    drop(state);
-                    return compute().map(Arc::new);
-                }
-                Some(_) => state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner()),
-            }
-        }
-        state.computing = Some(me);
-        drop(state);
-        let computed = compute().map(Arc::new);
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.computing = None;
-        if let Ok(value) = &computed {
-            state.value = Some(value.clone());
-        }
-        self.ready.notify_all();
-        computed
     }
 }
 
@@ -132,6 +111,11 @@ pub struct ReferenceInfo {
     pub expected_quantiles: Vec<f64>,
     /// Shortest and longest golden length in the sample.
     pub golden_range: [usize; 2],
+    /// The node budget of each sample instance's search where it is not
+    /// the default (settings of more than 16 actions: labels past it are
+    /// certified upper bounds, see [`reference_budget`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_nodes: Option<u64>,
 }
 
 /// The percentiles [`ReferenceInfo::expected_quantiles`] lists.
@@ -144,16 +128,25 @@ impl Reference {
         let synth = Synthesizer::new(domain, reference_params(params))?;
         let indices: Vec<u64> = (0..REFERENCE_SIZE).collect();
         let candidates = synth.candidates(&indices)?;
+        let budget = reference_budget(params);
         let streams: Vec<Option<(f64, usize)>> = candidates
             .par_iter()
             .with_min_len(1)
             .map(|c| {
-                optimal_for_instance(domain, &c.instance, SearchBudget::default())
+                optimal_for_instance(domain, &c.instance, budget)
                     .ok()
                     .map(|l| (l.expected_steps, l.golden_actions.len()))
             })
             .collect();
-        Ok(Reference::from_streams(streams))
+        Ok(Reference::from_streams(streams).labelled_under(params))
+    }
+
+    /// This sample, recording the budget its setting's instances are
+    /// searched under ([`reference_budget`]).
+    pub fn labelled_under(mut self, params: &Params) -> Reference {
+        let budget = reference_budget(params);
+        self.search_nodes = (!budget.scale_nodes).then_some(budget.max_nodes);
+        self
     }
 
     /// The sample whose stream `i` has the label `streams[i]` (`None`:
@@ -171,36 +164,8 @@ impl Reference {
             unlabelled,
             labelled,
             streams,
+            search_nodes: None,
         }
-    }
-
-    /// [`Reference::sample`], computed once per process for each domain
-    /// (by its file hash) and setting, and once per cache directory: a
-    /// sample shipped with the binary for the shipped domains' common
-    /// settings, else the cache file ([`crate::cache`]), else computed
-    /// (one thread of the process computes it; the others wait) and
-    /// stored there ([`super::stored`]).
-    pub fn cached(domain: &Domain, params: &Params) -> Result<Arc<Reference>, SynthError> {
-        type Cache = Mutex<HashMap<String, Arc<Slot>>>;
-        static CACHE: OnceLock<Cache> = OnceLock::new();
-        let key = format!(
-            "{}\0{}\0{}\0{}\0{}\0{}\0{}",
-            domain.name,
-            domain.source_hash,
-            params.truths,
-            params.actions,
-            params.valid,
-            params.allow_shortcuts,
-            params.decimals
-        );
-        let slot = {
-            let mut cache = CACHE
-                .get_or_init(Default::default)
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            cache.entry(key).or_default().clone()
-        };
-        slot.get_or_compute(|| super::stored::load_or_compute(domain, params))
     }
 
     /// The percentile (0 to 100) of `expected_steps` in the sample: the
@@ -240,12 +205,13 @@ impl Reference {
             seed: REFERENCE_SEED,
             size: REFERENCE_SIZE,
             unlabelled: self.unlabelled,
-            digest: crate::domain::fnv1a_hex(&bytes),
+            digest: crate::fnv::fnv1a_hex(&bytes),
             expected_quantiles,
             golden_range: [
                 self.golden.first().copied().unwrap_or(0),
                 self.golden.last().copied().unwrap_or(0),
             ],
+            search_nodes: self.search_nodes,
         }
     }
 }
@@ -274,32 +240,8 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_computes_a_slot_and_the_others_wait_for_it() {
-        let slot = Slot::default();
-        let computed = std::sync::atomic::AtomicUsize::new(0);
-        let values: Vec<Arc<Reference>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..6)
-                .map(|_| {
-                    scope.spawn(|| {
-                        slot.get_or_compute(|| {
-                            computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                            std::thread::sleep(std::time::Duration::from_millis(50));
-                            Ok(Reference::from_streams(vec![Some((1.5, 2)), None]))
-                        })
-                        .unwrap()
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join().unwrap()).collect()
-        });
-        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert!(values.iter().all(|v| Arc::ptr_eq(v, &values[0])));
-        assert_eq!(values[0].unlabelled, 1);
-    }
-
-    #[test]
     fn the_reference_seed_is_the_hash_of_its_name() {
-        let hash = crate::domain::fnv1a(b"kumo-gen/difficulty-reference/v1");
+        let hash = crate::fnv::fnv1a(b"kumo-gen/difficulty-reference/v1");
         assert_eq!(REFERENCE_SEED, hash);
     }
 

@@ -22,7 +22,7 @@
 //! recomputes shipped samples and compares them bit for bit.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use super::reference::{REFERENCE_SIZE, Reference, reference_params};
 use crate::cache::{Entry, identity};
@@ -37,6 +37,86 @@ const SHIPPED: &str = include_str!("../../domains/reference-samples.tsv");
 /// guard on): KUMO's easy and hard settings.
 pub const SHIPPED_SETTINGS: [(usize, usize); 2] = [(4, 6), (12, 16)];
 
+impl Reference {
+    /// [`Reference::sample`], computed once per process for each domain
+    /// (by its file hash) and setting, and once per cache directory: a
+    /// sample shipped with the binary for the shipped domains' common
+    /// settings, else the cache file ([`crate::cache`]), else computed
+    /// (one thread of the process computes it; the others wait) and
+    /// stored there (this module).
+    pub fn cached(domain: &Domain, params: &Params) -> Result<Arc<Reference>, SynthError> {
+        type Cache = Mutex<HashMap<String, Arc<Slot>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let key = format!(
+            "{}\0{}\0{}\0{}\0{}\0{}\0{}",
+            domain.name,
+            domain.source_hash,
+            params.truths,
+            params.actions,
+            params.valid,
+            params.allow_shortcuts,
+            params.decimals
+        );
+        let slot = {
+            let mut cache = CACHE
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            cache.entry(key).or_default().clone()
+        };
+        slot.get_or_compute(|| load_or_compute(domain, params).map(|r| r.labelled_under(params)))
+    }
+}
+
+/// One setting's sample in the process: computed by the first thread
+/// that asks; a second thread waits for it, and a thread that asks again
+/// while it computes (a nested rayon job) computes its own rather than
+/// wait for itself.
+#[derive(Default)]
+struct Slot {
+    state: Mutex<SlotState>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct SlotState {
+    value: Option<Arc<Reference>>,
+    computing: Option<std::thread::ThreadId>,
+}
+
+impl Slot {
+    fn get_or_compute(
+        &self,
+        compute: impl FnOnce() -> Result<Reference, SynthError>,
+    ) -> Result<Arc<Reference>, SynthError> {
+        let me = std::thread::current().id();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(value) = &state.value {
+                return Ok(value.clone());
+            }
+            match state.computing {
+                None => break,
+                Some(other) if other == me => {
+                    drop(state);
+                    return compute().map(Arc::new);
+                }
+                Some(_) => state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+        state.computing = Some(me);
+        drop(state);
+        let computed = compute().map(Arc::new);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.computing = None;
+        if let Ok(value) = &computed {
+            state.value = Some(value.clone());
+        }
+        self.ready.notify_all();
+        computed
+    }
+}
+
 /// The reference sample of `params`'s setting: shipped, cached or
 /// computed (and then cached).
 pub fn load_or_compute(domain: &Domain, params: &Params) -> Result<Reference, SynthError> {
@@ -46,7 +126,7 @@ pub fn load_or_compute(domain: &Domain, params: &Params) -> Result<Reference, Sy
         return Ok(found);
     }
     let id = identity(&[
-        b"kumo-gen/reference-sample/v1",
+        b"kumo-gen/reference-sample/v2",
         env!("CARGO_PKG_VERSION").as_bytes(),
         head.as_bytes(),
     ]);
@@ -138,6 +218,30 @@ pub fn shipped_heads() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_thread_computes_a_slot_and_the_others_wait_for_it() {
+        let slot = Slot::default();
+        let computed = std::sync::atomic::AtomicUsize::new(0);
+        let values: Vec<Arc<Reference>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        slot.get_or_compute(|| {
+                            computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                            Ok(Reference::from_streams(vec![Some((1.5, 2)), None]))
+                        })
+                        .unwrap()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(values.iter().all(|v| Arc::ptr_eq(v, &values[0])));
+        assert_eq!(values[0].unlabelled, 1);
+    }
 
     /// Every shipped domain and shipped setting it can synthesize, with
     /// the head of its stored line as this build computes it.

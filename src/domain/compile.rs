@@ -22,7 +22,8 @@ use super::diagnostic::{Diagnostic, Kind, LoadError};
 use super::document::{ActionDoc, DomainDoc, StatesDoc};
 use super::node::SNode;
 use super::read::{parse_kind, read_document};
-use super::{Action, ActionKind, Domain, State, StateLabel, TruthSet, fnv1a_hex};
+use super::{Action, ActionKind, Domain, State, StateLabel, TruthSet};
+use crate::fnv::fnv1a_hex;
 
 /// Longest domain name (it becomes a directory name).
 pub const MAX_NAME_LEN: usize = 64;

@@ -230,19 +230,3 @@ impl Domain {
         compile::load_str(file, text)
     }
 }
-
-/// FNV-1a 64-bit hash, as lowercase hex: a stable fingerprint for files
-/// and keys (not for security).
-pub fn fnv1a_hex(bytes: &[u8]) -> String {
-    format!("{:016x}", fnv1a(bytes))
-}
-
-/// FNV-1a 64-bit hash of `bytes`.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}

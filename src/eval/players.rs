@@ -32,7 +32,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
 use crate::domain::Domain;
-use crate::game::{InstanceLine, LineMismatch};
+use crate::game::InstanceLine;
+use crate::render::LineMismatch;
 use crate::render::protocol::{answer_tag, parse_answer};
 
 /// An offline player.

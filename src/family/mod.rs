@@ -15,12 +15,13 @@
 //! Each family ([`rules3`], [`circuits`], [`ciphers`]) enumerates or samples
 //! its hypotheses and probes from a seeded ChaCha8 stream and evaluates
 //! them; everything is in a fixed order, so the same parameters give the
-//! same bytes. [`curve`] computes `--curve` (exact expected probes as
-//! the hypotheses per instance grow).
+//! same bytes. A family's `--curve` (exact expected probes as the
+//! hypotheses per instance grow) runs the pipeline on its domain:
+//! [`crate::pipeline::family_curve`]. The family room stands below the
+//! pipeline and never calls it.
 
 pub mod ciphers;
 pub mod circuits;
-pub mod curve;
 pub mod rules3;
 
 use std::collections::HashMap;

@@ -4,25 +4,12 @@
 //! file is: the writers (`pipeline::write`) record digests with it and the readers
 //! of excluded sets (`contamination`) fingerprint them with it, so both
 //! stand on this module rather than on each other. In-memory bytes hash
-//! with [`crate::domain::fnv1a`], the same function.
+//! with [`crate::fnv::fnv1a`], the same function (written once there).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-/// FNV-1a 64's offset basis: the hash of no bytes.
-pub const FNV1A_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a 64's prime.
-const FNV1A_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-/// FNV-1a 64 of `bytes`, continuing from `hash`.
-pub fn fnv1a_extend(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(FNV1A_PRIME);
-    }
-    hash
-}
+use crate::fnv::{FNV1A_OFFSET, fnv1a_extend};
 
 /// FNV-1a 64 of a file's bytes, as hex.
 pub fn file_digest(path: &Path) -> std::io::Result<String> {

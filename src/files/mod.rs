@@ -130,10 +130,10 @@ pub fn dir_digest(dir: &Path) -> Result<String, FileError> {
         .collect::<Result<_, _>>()
         .map_err(|e| FileError::io(dir, e))?;
     names.sort();
-    let mut hash = crate::files::digest::FNV1A_OFFSET;
+    let mut hash = crate::fnv::FNV1A_OFFSET;
     for name in names {
-        hash = crate::files::digest::fnv1a_extend(hash, name.as_encoded_bytes());
-        hash = crate::files::digest::fnv1a_extend(hash, b"\0");
+        hash = crate::fnv::fnv1a_extend(hash, name.as_encoded_bytes());
+        hash = crate::fnv::fnv1a_extend(hash, b"\0");
         let path = dir.join(name);
         hash =
             crate::files::digest::fnv1a_file(&path, hash).map_err(|e| FileError::io(&path, e))?;
@@ -602,7 +602,7 @@ mod tests {
         assert!(FileLock::exclusive(&path).is_ok());
         assert_eq!(
             digest(&lock_path(&path)).unwrap(),
-            crate::domain::fnv1a_hex(b"")
+            crate::fnv::fnv1a_hex(b"")
         );
     }
 

@@ -286,7 +286,7 @@ impl<R: BufRead> Lines<R> {
             limits,
             number: 0,
             bytes: 0,
-            digest: crate::files::digest::FNV1A_OFFSET,
+            digest: crate::fnv::FNV1A_OFFSET,
         }
     }
 
@@ -318,7 +318,7 @@ impl<R: BufRead> Lines<R> {
             }
             .into_io());
         }
-        self.digest = crate::files::digest::fnv1a_extend(self.digest, line);
+        self.digest = crate::fnv::fnv1a_extend(self.digest, line);
         Ok(true)
     }
 
@@ -457,7 +457,7 @@ mod tests {
             got.push(String::from_utf8(line.clone()).unwrap());
         }
         assert_eq!(got, ["{\"a\":1}\n", "\n", "{\"b\":2}"]);
-        let whole = crate::files::digest::fnv1a_extend(crate::files::digest::FNV1A_OFFSET, text);
+        let whole = crate::fnv::fnv1a_extend(crate::fnv::FNV1A_OFFSET, text);
         assert_eq!(lines.digest(), format!("{whole:016x}"));
     }
 

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::domain::Domain;
+use crate::render::{LineMismatch, OwnedTask, TaskError};
 
 /// One line of an instance file.
 #[derive(Clone, Debug, Deserialize)]
@@ -201,46 +202,6 @@ pub struct ResolvedLine {
     pub golden: Option<Vec<usize>>,
 }
 
-/// An instance line that does not fit its domain (an unknown or repeated
-/// name, a missing observation, ...): the message names the field.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LineMismatch {
-    /// A name in `field` (`truths`, `actions`, `valid_truth`) the domain
-    /// does not have.
-    #[error(
-        "unknown {} `{name}` in `{field}`; the domain `{domain}` does not have it",
-        if *field == "actions" { "action" } else { "truth" }
-    )]
-    UnknownName {
-        field: &'static str,
-        name: String,
-        domain: String,
-    },
-    #[error("`{field}[{index}]` repeats an earlier entry; list each once")]
-    Repeated { field: &'static str, index: usize },
-    #[error("`valid_truth` holds a non-string")]
-    ValidNotString,
-    #[error("`valid_truth` is missing")]
-    ValidMissing,
-    #[error("valid truth `{truth}` is not in `truths`")]
-    ValidNotInTruths { truth: String },
-    #[error("`observations` has nothing for action `{action}`")]
-    NoObservation { action: String },
-    /// `observed`: the observation as JSON.
-    #[error("observation {observed} of action `{action}` matches none of its states")]
-    NoState { action: String, observed: String },
-    #[error("golden action `{name}` is not in `actions`")]
-    GoldenNotInActions { name: String },
-    /// An observed action of the instance that its domain does not have
-    /// (the domain is the wrong one).
-    #[error("action `{name}` of instance seed {seed} is not in domain `{domain}`")]
-    ActionNotInDomain {
-        name: String,
-        seed: u64,
-        domain: String,
-    },
-}
-
 /// A line of an instance file that does not parse.
 #[derive(Debug, thiserror::Error)]
 #[error("line {line}: {message}")]
@@ -267,4 +228,35 @@ pub fn parse_instances(text: &str) -> Result<Vec<InstanceLine>, InstanceError> {
             })
         })
         .collect()
+}
+
+/// Reads an instance line in KUMO's format (`truths`, `actions`,
+/// `observations`, `seed`, `valid_truth` as a string or a list; ours
+/// adds `optimal`) as rendering's [`OwnedTask`], the one way every reader
+/// does ([`InstanceLine::resolve`]). A number that lies in no range of its
+/// action is an error here: a book cannot show it.
+pub fn task_from_json(domain: &Domain, line: &Value) -> Result<OwnedTask, TaskError> {
+    let parsed = InstanceLine::deserialize(line).map_err(TaskError::NotALine)?;
+    let resolved = parsed.resolve(domain)?;
+    let observed = resolved
+        .observed
+        .iter()
+        .zip(&resolved.actions)
+        .map(|(state, &a)| {
+            state.ok_or_else(|| TaskError::NoRange {
+                action: domain.actions[a].name.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let task = OwnedTask {
+        truths: resolved.truths,
+        valid: resolved.valid,
+        actions: resolved.actions,
+        observed,
+        values: resolved.values,
+        seed: resolved.seed,
+        golden: resolved.golden,
+    };
+    task.view(domain).validate()?;
+    Ok(task)
 }

@@ -36,7 +36,9 @@ pub mod session;
 mod task;
 pub mod text;
 
-pub use line::{InstanceError, InstanceLine, LineMismatch, Optimal, ResolvedLine, parse_instances};
+pub use line::{
+    InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances, task_from_json,
+};
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
 pub use task::{
@@ -47,6 +49,7 @@ pub use text::read_jsonl;
 use serde_json::{Value, json};
 
 use crate::domain::{ActionKind, Domain, StateLabel, TruthSet};
+use crate::render::LineMismatch;
 
 /// Decides success the way KUMO's `evaluate_answer` does.
 #[derive(Clone, Debug)]
@@ -251,7 +254,9 @@ impl Progress {
         self.trial.consumed_tokens += tokens;
         self.trial
             .generated_text
-            .push(text.map_or(Value::Null, |t| Value::String(keep_reply(t))));
+            .push(text.map_or(Value::Null, |t| {
+                Value::String(crate::render::protocol::kept_reply(&t).into_owned())
+            }));
         self.trial.observations.push(self.observation.clone());
         match answer {
             Some(a) if inst.truths.iter().any(|t| t == a) => {
@@ -292,54 +297,9 @@ impl Progress {
     }
 }
 
-/// The most bytes of one reply a trial keeps (in its results line) and
-/// resends (as the previous turn of the next request): a KUMO reply is a
-/// few hundred bytes, a reasoning model's some tens of KB. A longer reply
-/// is kept to this length and marked, so a 9 MB reply costs 64 KiB per
-/// later request instead of 9 MB; its answer is read from the whole reply.
-pub const MAX_KEPT_REPLY: usize = 64 * 1024;
-
-/// [`kept_reply`] of an owned reply (no copy when it is kept whole).
-fn keep_reply(text: String) -> String {
-    if text.len() <= MAX_KEPT_REPLY {
-        text
-    } else {
-        kept_reply(&text).into_owned()
-    }
-}
-
-/// `text` cut to [`MAX_KEPT_REPLY`] bytes (at a character boundary), with
-/// a note of how much was cut.
-pub fn kept_reply(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.len() <= MAX_KEPT_REPLY {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut end = MAX_KEPT_REPLY;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    std::borrow::Cow::Owned(format!(
-        "{}\n[kumo-gen: {} more bytes of this reply not kept]",
-        &text[..end],
-        text.len() - end
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_reply_is_kept_to_its_bound_at_a_character_boundary() {
-        assert_eq!(kept_reply("<ANSWER> a </ANSWER>"), "<ANSWER> a </ANSWER>");
-        let huge = "é".repeat(MAX_KEPT_REPLY);
-        let kept = kept_reply(&huge);
-        assert!(kept.len() < MAX_KEPT_REPLY + 64, "{}", kept.len());
-        assert!(kept.ends_with(&format!(
-            "{} more bytes of this reply not kept]",
-            huge.len() - MAX_KEPT_REPLY
-        )));
-    }
 
     fn tiny() -> Domain {
         let text = std::fs::read_to_string(concat!(

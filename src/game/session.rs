@@ -19,7 +19,7 @@
 //!
 //! A step costs time and memory of its reply alone, whatever the trial's
 //! length: the trial is recorded as it goes ([`Progress`], no replay of
-//! earlier replies), each reply is kept at most [`super::MAX_KEPT_REPLY`]
+//! earlier replies), each reply is kept at most [`crate::render::protocol::MAX_KEPT_REPLY`]
 //! bytes (in the conversation and in the trial, as eval keeps it), and
 //! the whole request, a copy of the history, is built only when asked
 //! ([`Session::request`]; [`Session::prompt`] is this round's message
@@ -367,7 +367,7 @@ mod tests {
         );
         let huge = format!("{}<ANSWER> Voltage </ANSWER>", "x".repeat(1 << 20));
         s.respond(Some(&huge), 0).unwrap();
-        let kept = crate::game::MAX_KEPT_REPLY + 100;
+        let kept = crate::render::protocol::MAX_KEPT_REPLY + 100;
         let trial = s.trial();
         assert!(trial.generated_text.last().unwrap().as_str().unwrap().len() < kept);
         let request = s.request().unwrap();

@@ -7,7 +7,7 @@
 //! `Task`.
 
 use crate::domain::Domain;
-use crate::render::{OwnedTask, Renderer, TaskError};
+use crate::render::{Renderer, TaskError};
 
 use super::{InstanceLine, Judge};
 
@@ -34,7 +34,7 @@ pub fn render_book(
         "seed": instance.seed,
         "valid_truth": instance.valid_truth,
     });
-    let task = OwnedTask::from_json(domain, &line).map_err(|e| TaskError::Book {
+    let task = crate::game::task_from_json(domain, &line).map_err(|e| TaskError::Book {
         seed: instance.seed,
         domain: domain.name.clone(),
         source: Box::new(e),
@@ -53,7 +53,7 @@ pub fn budget_rule(budget: usize) -> String {
 /// Most replies one trial may take: the bound of eval's and play's
 /// `--max-steps` and `--budget`, serve's `--max-steps`, and a served
 /// `budget`. A trial keeps each reply (at most
-/// [`super::MAX_KEPT_REPLY`] bytes) until it ends, so this bounds its
+/// [`crate::render::protocol::MAX_KEPT_REPLY`] bytes) until it ends, so this bounds its
 /// memory too.
 pub const MAX_REPLIES: usize = 10_000;
 

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use super::render::GraphReport;
+use super::report::GraphReport;
 
 /// Vertical step between two nodes on one side of a circle (a label's
 /// height plus air).

@@ -31,6 +31,7 @@
 mod layout;
 pub mod louvain;
 pub mod render;
+pub mod report;
 pub mod split;
 
 use petgraph::graph::{NodeIndex, UnGraph};

@@ -14,68 +14,10 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
 use super::layout::{LABEL_GAP, Layout, Side};
-use super::{DomainGraph, Partition};
-use crate::domain::Domain;
-
-/// Everything the renderings show, by truth name.
-#[derive(Clone, Debug, Serialize)]
-pub struct GraphReport {
-    pub domain: String,
-    pub title: String,
-    pub nodes: Vec<String>,
-    /// `[a, b, weight]`, `a` before `b` in file order, sorted.
-    pub edges: Vec<(String, String, u32)>,
-    pub components: Vec<Vec<String>>,
-    pub communities: Vec<Vec<String>>,
-    pub community_sizes: Vec<usize>,
-    pub modularity: f64,
-    pub seed: u64,
-    pub runs: u32,
-    #[serde(skip)]
-    pub(super) edge_index: Vec<(usize, usize, u32)>,
-    #[serde(skip)]
-    pub(super) membership: Vec<usize>,
-}
+use super::report::GraphReport;
 
 impl GraphReport {
-    /// Builds the report of `domain`'s graph with the given partition.
-    pub fn new(
-        domain: &Domain,
-        graph: &DomainGraph,
-        partition: &Partition,
-        seed: u64,
-        runs: u32,
-    ) -> Self {
-        let name = |t: usize| domain.truths[t].clone();
-        let names = |groups: &[Vec<usize>]| -> Vec<Vec<String>> {
-            groups
-                .iter()
-                .map(|g| g.iter().map(|&t| name(t)).collect())
-                .collect()
-        };
-        let edge_index = graph.edges();
-        GraphReport {
-            domain: domain.name.clone(),
-            title: domain.title.clone(),
-            nodes: domain.truths.clone(),
-            edges: edge_index
-                .iter()
-                .map(|&(a, b, w)| (name(a), name(b), w))
-                .collect(),
-            components: names(&graph.components()),
-            communities: names(&partition.communities),
-            community_sizes: partition.sizes(),
-            modularity: partition.modularity,
-            seed,
-            runs,
-            edge_index,
-            membership: partition.membership.clone(),
-        }
-    }
-
     /// Total edge weight.
     fn weight(&self) -> u64 {
         self.edges.iter().map(|e| u64::from(e.2)).sum()

@@ -59,7 +59,7 @@ pub const MIN_COMPONENT_BALANCE: f64 = 1.0 / 3.0;
 pub const RESOLUTIONS: &[f64] = &[1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0];
 
 /// How to form the groups of truths that are dealt to the two sides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SplitMethod {
     /// Connected components, falling back to Louvain (see the module docs).

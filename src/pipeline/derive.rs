@@ -5,39 +5,13 @@
 
 use std::path::Path;
 
+use super::error::JobError;
+use super::job::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
 use crate::derived::{self, DerivedOptions};
 use crate::domain::Domain;
-use crate::error::Error;
 use crate::pipeline::write::OutputError;
 use crate::progress::{DerivedWritten, Event, NoSft, Progress, Stage};
-use crate::render::{RenderOptions, Renderer, Templates};
-
-/// Above this many instances [`Books::Auto`] writes no book files.
-pub const AUTO_BOOKS_LIMIT: u64 = 100_000;
-
-/// Which knowledge-book files a run writes (every book is checked either
-/// way; eval and play render a missing one from the domain).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Books {
-    /// Up to [`AUTO_BOOKS_LIMIT`] instances, and not beyond.
-    Auto,
-    Files,
-    None,
-}
-
-/// What derived files a run writes and how it renders them.
-pub struct DerivedFiles {
-    /// The template set (the shipped one, or `--templates-dir` over it).
-    pub templates: Templates,
-    pub render: RenderOptions,
-    pub books: Books,
-    /// SFT chat records (`--split` parts may leave some out: `sft_parts`).
-    pub sft: bool,
-    /// The per-step prompt/completion file (with `sft` only).
-    pub steps: bool,
-    /// The Hugging Face export `OUT/hf/`.
-    pub hf: bool,
-}
+use crate::render::Renderer;
 
 /// Writes books, SFT records (when `sft`) and the HF export for the
 /// finished dataset file `dataset` of `domain` (`part`: the `--split`
@@ -51,7 +25,7 @@ pub(super) fn derive(
     labels: bool,
     part: Option<&str>,
     progress: &dyn Progress,
-) -> Result<(), Error> {
+) -> Result<(), JobError> {
     let renderer = Renderer::new(&files.templates, files.render);
     // The dataset was just written: a read failing here is the disk's
     // (or the file was swapped), and would otherwise pick books by a

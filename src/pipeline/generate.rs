@@ -11,114 +11,24 @@
 //! `merge`) and the seed file's digest. Stages report through
 //! [`Progress`], and so do its notes, warnings and summaries ([`Event`]).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::derive::{DerivedFiles, derive, part_gets_sft};
+use super::derive::{derive, part_gets_sft};
+use super::error::JobError;
+use super::job::{Announce, DatasetRun, Datasets, GenerateJob, Target};
 use super::secret;
 use crate::contamination::split::{self, Part, PartFilter};
-use crate::contamination::{Exclusion, KeyKind, capacity};
-use crate::difficulty::Band;
+use crate::contamination::{Exclusion, capacity};
 use crate::difficulty::curriculum::{level_band, level_name};
 use crate::domain::Domain;
-use crate::error::Error;
-use crate::pipeline::write::{self, Summary, Target};
+use crate::pipeline::write::{self, Summary};
 use crate::progress::{Event, Forecast, Progress, Stage, Written, WrittenFile};
-use crate::search::SearchBudget;
 use crate::synth::{FirstDraws, Params};
-
-/// One run of the main job.
-pub struct GenerateJob {
-    pub domain: Domain,
-    /// The setting and the dataset seed (ignored with `secret_seed`).
-    pub params: Params,
-    /// Instances per dataset (`--split` divides them among its parts).
-    pub n: u64,
-    /// Output root (`--out`).
-    pub out: PathBuf,
-    /// The whole dataset, or one shard of it (`--shard K/N`).
-    pub target: Target,
-    /// The search budget of the `optimal` labels (`None`: `--no-labels`).
-    pub labels: Option<SearchBudget>,
-    /// `--exclude`: instances of these sets are redrawn like duplicates.
-    pub exclude: Option<Arc<Exclusion>>,
-    /// A difficulty band (`--min-expected` ...; needs labels).
-    pub band: Option<Band>,
-    /// One dataset, `--split` parts, or curriculum levels.
-    pub datasets: Datasets,
-    /// Books, SFT records and the HF export.
-    pub derived: DerivedFiles,
-    /// `--seed random`: the seed is drawn from the operating system and
-    /// kept only in the private `OUT/SECRET-seeds/` file.
-    pub secret_seed: bool,
-    /// Overwrite an existing dataset instead of refusing.
-    pub force: bool,
-}
-
-/// The datasets one job writes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Datasets {
-    /// One dataset under `--out`.
-    One,
-    /// `--split`: disjoint parts, each its own dataset under `OUT/<part>/`
-    /// with its share of `n`; `sft_parts` names the parts that get SFT
-    /// records (`None`: every part); `key` is what no two parts share
-    /// (`Context`, or `Book`: [`PartFilter::by`]).
-    Split {
-        parts: Vec<Part>,
-        sft_parts: Option<Vec<String>>,
-        key: KeyKind,
-    },
-    /// `kumo-gen curriculum --levels K`: `n` instances per level `k`
-    /// under `OUT/level-k/`, each in the level's band (the job's `band`
-    /// is not used).
-    Levels(usize),
-}
-
-/// One dataset of a job: where it goes and what it draws from (the job's
-/// `out`, `n`, `exclude` and `band`, refined per `--split` part or
-/// curriculum level).
-pub struct DatasetRun {
-    pub out: PathBuf,
-    pub n: u64,
-    pub exclude: Option<Arc<Exclusion>>,
-    /// The `--split` part or curriculum level it is.
-    pub part: Option<String>,
-    pub band: Option<Band>,
-    pub sft: bool,
-    /// What it is, when the job writes several (reported before it is
-    /// written).
-    pub announce: Option<Announce>,
-}
-
-/// Which of a job's several datasets a [`DatasetRun`] is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Announce {
-    /// A `--split` part (`label`: its name and share).
-    Part { label: String },
-    /// Curriculum level `level` of `levels` (its band is the run's).
-    Level { level: usize, levels: usize },
-}
-
-impl GenerateJob {
-    /// The job's one dataset when it writes one (`Datasets::One`).
-    pub fn whole(&self) -> DatasetRun {
-        DatasetRun {
-            out: self.out.clone(),
-            n: self.n,
-            exclude: self.exclude.clone(),
-            part: None,
-            band: self.band,
-            sft: self.derived.sft,
-            announce: None,
-        }
-    }
-}
 
 /// Runs `job` on the current rayon pool: every dataset it names, each
 /// with its derived files. Returns each dataset's summary (their file
 /// locks already released).
-pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
+pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summary>, JobError> {
     check_folder_names(job)?;
     let mut params = job.params.clone();
     let runs = dataset_runs(job)?;
@@ -174,7 +84,7 @@ pub fn generate(job: &GenerateJob, progress: &dyn Progress) -> Result<Vec<Summar
 }
 
 /// The datasets `job` names, in the order they are written.
-fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, Error> {
+fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, JobError> {
     let mut runs = Vec::new();
     match &job.datasets {
         Datasets::One => runs.push(job.whole()),
@@ -236,12 +146,12 @@ fn dataset_runs(job: &GenerateJob) -> Result<Vec<DatasetRun>, Error> {
 /// inside each part or level) is no reserved name, and no `--split` part
 /// is the domain's folder name in any letter case (`OUT/<part>/` beside
 /// `OUT/<domain>/` of an unsplit run).
-fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
+fn check_folder_names(job: &GenerateJob) -> Result<(), JobError> {
     let folder = write::domain_dir(std::path::Path::new(""), &job.domain.name)
         .display()
         .to_string();
     if let Some(why) = crate::dataset::reserved::reserved(&folder) {
-        return Err(Error::input_with_help(
+        return Err(JobError::input_with_help(
             format!("domain `{}`: its output folder {why}", job.domain.name),
             "rename the domain (its `name:`), or copy it under another name",
         ));
@@ -251,7 +161,7 @@ fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
             crate::dataset::reserved::folded(&p.name) == crate::dataset::reserved::folded(&folder)
         })
     {
-        return Err(Error::input_with_help(
+        return Err(JobError::input_with_help(
             format!(
                 "`--split` part `{}` is the name of the domain's folder `{folder}`: `OUT/{}/` would mix with an unsplit dataset's `OUT/{folder}/`",
                 part.name, part.name
@@ -263,7 +173,7 @@ fn check_folder_names(job: &GenerateJob) -> Result<(), Error> {
 }
 
 /// `--sft-parts` names parts of `--split` only.
-fn check_sft_parts(parts: &[Part], sft_parts: Option<&[String]>) -> Result<(), Error> {
+fn check_sft_parts(parts: &[Part], sft_parts: Option<&[String]>) -> Result<(), JobError> {
     let Some(unknown) = sft_parts
         .into_iter()
         .flatten()
@@ -272,7 +182,7 @@ fn check_sft_parts(parts: &[Part], sft_parts: Option<&[String]>) -> Result<(), E
         return Ok(());
     };
     let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
-    Err(Error::Usage {
+    Err(JobError::Usage {
         message: format!("`--sft-parts`: `{unknown}` is not a part of `--split`"),
         help: Some(format!("name parts among {}", names.join(", "))),
     })
@@ -286,7 +196,7 @@ fn write_dataset<'a>(
     run: DatasetRun,
     first_draws: Option<Arc<FirstDraws<'a>>>,
     progress: &dyn Progress,
-) -> Result<Summary, Error> {
+) -> Result<Summary, JobError> {
     let domain = &job.domain;
     progress.stage(Stage {
         name: if job.labels.is_some() {
@@ -361,7 +271,7 @@ fn check_capacity<'d>(
     exclusion: Option<&Exclusion>,
     n: u64,
     first_draws: &mut Option<Arc<FirstDraws<'d>>>,
-) -> Result<Option<CapacityFound>, Error> {
+) -> Result<Option<CapacityFound>, JobError> {
     let Ok(synth) = crate::synth::Synthesizer::new(domain, params.clone()) else {
         return Ok(None);
     };
@@ -399,7 +309,7 @@ fn check_capacity<'d>(
             estimate,
             warning: Some(warning),
         })),
-        Err(e) => Err(Error::Capacity(e)),
+        Err(e) => Err(JobError::Capacity(e)),
     }
 }
 
@@ -471,6 +381,7 @@ mod tests {
     use super::*;
     use crate::pipeline::{Books, DerivedFiles, generate_lines};
     use crate::render::{RenderOptions, Templates};
+    use crate::search::SearchBudget;
     use std::sync::Mutex;
 
     /// A progress that records the stages it is told of, and the kinds

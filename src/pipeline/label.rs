@@ -3,29 +3,16 @@
 //! labelled by [`super::relabel`] under the job's [`SearchBudget`], in
 //! input order, written atomically to a file or to the caller's writer
 //! (stdout); warnings and the count left unlabelled go to stderr. A
-//! malformed line is the user's input ([`Error::Input`], naming the line).
+//! malformed line is the user's input ([`JobError::Input`], naming the line).
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::error::JobError;
+use super::job::LabelJob;
 use super::relabel::{self, RelabelError, Summary};
-use crate::domain::Domain;
-use crate::error::Error;
 use crate::files::{NamingWriter, write_atomic_with};
 use crate::progress::{Event, Progress, Stage};
-use crate::search::SearchBudget;
-
-/// One run of `kumo-gen label`.
-pub struct LabelJob {
-    pub domain: Domain,
-    /// KUMO-format instance lines (JSONL); `-` reads stdin.
-    pub instances: PathBuf,
-    /// Written here atomically; `None`: to the caller's writer.
-    pub output: Option<PathBuf>,
-    /// The search each line's label is the optimum of (a search over it
-    /// leaves the line unlabelled).
-    pub budget: SearchBudget,
-}
 
 /// Runs `job` on `pool`, writing to `job.output` or else to `stdout`.
 pub fn label(
@@ -33,7 +20,7 @@ pub fn label(
     pool: &rayon::ThreadPool,
     stdout: &mut dyn Write,
     progress: &dyn Progress,
-) -> Result<Summary, Error> {
+) -> Result<Summary, JobError> {
     let from_stdin = job.instances.as_os_str() == "-";
     let source = job.instances.display().to_string();
     // The total is known for a file (its lines), not for stdin.
@@ -47,7 +34,7 @@ pub fn label(
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
         let f = crate::files::read::open(&job.instances)
-            .map_err(|e| Error::input(format!("cannot read `{source}`: {e}")))?;
+            .map_err(|e| JobError::input(format!("cannot read `{source}`: {e}")))?;
         Box::new(BufReader::new(f))
     };
     let run = |out: &mut dyn Write| {
@@ -88,7 +75,7 @@ pub fn label(
         }
         Err(RelabelError::Input(errors)) => {
             let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            Err(Error::input(messages.join("\nerror: ")))
+            Err(JobError::input(messages.join("\nerror: ")))
         }
         Err(RelabelError::Io(e)) => Err(e.into()),
     }

@@ -4,41 +4,19 @@
 //! ([`crate::pipeline::write::merge`]), its summary line, then its derived files
 //! (books, SFT, HF) from the domain its manifest records.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::derive::{DerivedFiles, derive, part_gets_sft};
+use super::derive::{derive, part_gets_sft};
+use super::error::JobError;
 use super::generate::report_written;
+use super::job::MergeJob;
 use crate::dataset::Dataset;
-use crate::domain::Registry;
-use crate::error::Error;
-use crate::pipeline::write::{self, MergeExclude, Summary};
+use crate::pipeline::write::{self, Summary};
 use crate::progress::{Progress, Stage, WrittenFile};
-use crate::search::SearchBudget;
-
-/// One run of `kumo-gen merge`.
-pub struct MergeJob<'a> {
-    /// Where a dataset's domain is looked up when its manifest records none.
-    pub registry: &'a Registry,
-    /// Output root the shards were written to (`OUT/<domain>/shards/`).
-    pub out: PathBuf,
-    /// Replace an existing dataset file.
-    pub force: bool,
-    /// The search budget: redrawn instances are labelled under the shards'
-    /// recorded one; a larger one then labels the lines it left
-    /// unlabelled (and is recorded).
-    pub labels: SearchBudget,
-    /// The `--exclude` the shards were generated with.
-    pub exclude: MergeExclude,
-    /// Books, SFT records and the HF export of each merged dataset.
-    pub derived: DerivedFiles,
-    /// Shards of a `--split` run: the parts that get SFT records (`None`:
-    /// every part).
-    pub sft_parts: Option<Vec<String>>,
-}
 
 /// Runs `job` on the current rayon pool. Returns each merged dataset's
 /// summary (their file locks already released).
-pub fn merge(job: &MergeJob, progress: &dyn Progress) -> Result<Vec<Summary>, Error> {
+pub fn merge(job: &MergeJob, progress: &dyn Progress) -> Result<Vec<Summary>, JobError> {
     progress.stage(Stage::new("merge", "instances", 0));
     let result = write::merge(
         &job.out,

@@ -24,20 +24,28 @@
 //! [`Judge`]. Nothing here touches the file system.
 
 mod derive;
+pub mod error;
+pub mod family_curve;
 pub mod generate;
+pub mod job;
 pub mod label;
 mod line_index;
 pub mod merge;
 pub mod relabel;
 pub mod secret;
+mod seed_error;
 pub mod write;
 
 pub use crate::progress::{Forecast, Progress, Quiet, Stage};
-pub use derive::{AUTO_BOOKS_LIMIT, Books, DerivedFiles};
-pub use generate::{DatasetRun, Datasets, GenerateJob, generate};
-pub use label::{LabelJob, label};
+pub use error::JobError;
+pub use generate::generate;
+pub use job::{
+    AUTO_BOOKS_LIMIT, Announce, Books, DatasetRun, Datasets, DerivedFiles, GenerateJob, LabelJob,
+    MergeExclude, MergeJob, Target,
+};
+pub use label::label;
 pub use line_index::{GRAIN as LINE_INDEX_GRAIN, line_index};
-pub use merge::{MergeJob, merge};
+pub use merge::merge;
 
 /// Most instances one dataset may have (`generate -n`, `verify`): the
 /// dedup keys of every instance stay in memory (about 100 bytes each, so

@@ -55,101 +55,8 @@ pub struct SeedFile {
     pub digest: Option<String>,
 }
 
-/// Why a seed could not be drawn, a seed file read, or a dataset proven
-/// the seed's ([`verify`]).
-#[derive(Debug, thiserror::Error)]
-pub enum SeedError {
-    /// The operating system's random source failed (exit 2).
-    #[error("the operating system gave no random seed: {0}")]
-    NoRandomSeed(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// A file cannot be read.
-    #[error("cannot read `{}`: {source}", path.display())]
-    Unreadable {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("`{}` is not a regular file", path.display())]
-    NotAFile { path: PathBuf },
-    #[error("`{}` is larger than any seed file ({MAX_SEED_FILE_BYTES} bytes at most)", path.display())]
-    TooLarge { path: PathBuf },
-    /// Not a seed file's JSON (the content is never quoted: a value in the
-    /// wrong place may be the seed itself).
-    #[error("`{}` is not a kumo-gen seed file (line {line}, column {column}: {why})", path.display())]
-    NotASeedFile {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        why: &'static str,
-    },
-    #[error(
-        "`{}` records {n} instances; a dataset `generate` can make has 1 to {MAX_VERIFIED_INSTANCES} (`-n`'s bound), so this is no seed file of one",
-        path.display()
-    )]
-    Count { path: PathBuf, n: u64 },
-    /// The seed file is not in `OUT/SECRET-seeds/<domain>/`.
-    #[error("give the dataset file to verify")]
-    NoDataset,
-    #[error("the domain in `{}` does not compile: {source}", path.display())]
-    Domain {
-        path: PathBuf,
-        #[source]
-        source: crate::domain::LoadError,
-    },
-    #[error("an excluded set of the dataset cannot be read: {0}")]
-    Excluded(#[source] crate::contamination::ReadError),
-    #[error("the excluded sets changed since the dataset was made: {reason}")]
-    ExcludedChanged { reason: String },
-    #[error("the seed file: {0}")]
-    Split(#[source] crate::contamination::split::LabelError),
-    #[error(
-        "`{}` has {lines} lines, the seed file records {n} instances: it is not the dataset of this seed (or it is not finished; rerun the same `generate` command to finish it)",
-        path.display()
-    )]
-    LineCount { path: PathBuf, lines: u64, n: u64 },
-    #[error("regenerating failed: {}", .0.message)]
-    Regenerate(#[source] crate::synth::SynthError),
-    /// `first_line`: the first line that differs (`None`: the lengths do).
-    #[error(
-        "`{}` is not the dataset of this seed: {} (regenerated digest {digest})",
-        path.display(),
-        match first_line { Some(line) => format!("line {line} differs"), None => "the lengths differ".into() }
-    )]
-    Differs {
-        path: PathBuf,
-        first_line: Option<usize>,
-        digest: String,
-    },
-    #[error(
-        "the dataset matches the seed, but the seed file recorded digest {recorded}, not {digest}"
-    )]
-    DigestDiffers { recorded: String, digest: String },
-    /// The seed file of an earlier `--seed random` run of the same setting
-    /// exists but cannot be read: drawing a new seed would overwrite the
-    /// only record of that run's seed.
-    #[error(
-        "the seed file of an earlier `--seed random` run cannot be read, so its seed can be neither continued nor kept: {0}"
-    )]
-    BrokenSeedFile(#[source] Box<SeedError>),
-}
-
-impl SeedError {
-    /// Whether the user's file or dataset is the cause (exit 1), not the
-    /// operating system (exit 2).
-    pub fn is_input(&self) -> bool {
-        !matches!(self, SeedError::NoRandomSeed(_))
-    }
-
-    /// How to fix it, when there is advice.
-    pub fn help(&self) -> Option<String> {
-        match self {
-            SeedError::BrokenSeedFile(_) => Some(
-                "restore the seed file from a copy to continue that run, or pass `--force` to draw a new seed and replace that run's dataset and seed file (its seed is then lost)".into(),
-            ),
-            _ => None,
-        }
-    }
-}
+use super::seed_error::MAX_SEED_FILE_BYTES;
+pub use super::seed_error::{MAX_VERIFIED_INSTANCES, SeedError};
 
 /// A seed from the operating system's random source.
 pub fn draw_seed() -> Result<u64, SeedError> {
@@ -218,9 +125,9 @@ pub struct SecretRun {
 /// `secret_seed` set): refuses an existing dataset unless `--force` (a
 /// random seed makes a new dataset; it never continues one) and writes the
 /// seed file, so the seed is kept even if the run is killed.
-pub fn begin(job: &Job) -> Result<SecretRun, crate::error::Error> {
-    if job.target() != crate::pipeline::write::Target::Whole {
-        return Err(crate::error::Error::Output(OutputError::Shards {
+pub fn begin(job: &Job) -> Result<SecretRun, super::error::JobError> {
+    if job.target() != crate::pipeline::job::Target::Whole {
+        return Err(super::error::JobError::Output(OutputError::Shards {
             message: "`--seed random` cannot be sharded: every shard would draw its own seed"
                 .into(),
             help: "generate unsharded, or shard with a fixed `--seed`".into(),
@@ -234,7 +141,7 @@ pub fn begin(job: &Job) -> Result<SecretRun, crate::error::Error> {
     let continuing = !job.force()
         && read_existing_seed_file(&path)?.is_some_and(|record| record.seed == job.params.seed);
     if dataset.exists() && !job.force() && !continuing {
-        return Err(crate::error::Error::Output(OutputError::Exists {
+        return Err(super::error::JobError::Output(OutputError::Exists {
             path: dataset,
             reason: "`--seed random` makes a new dataset and never continues one".into(),
             help: "pass `--force` to replace it, or choose another `--out`".into(),
@@ -268,10 +175,6 @@ pub fn finish(run: &mut SecretRun, dataset: &Path) -> Result<String, OutputError
     write_seed_file(&run.out, &run.path, &run.record)?;
     Ok(digest)
 }
-
-/// Most bytes a seed file may have (a seed file holds the domain
-/// document, which a domain file bounds).
-const MAX_SEED_FILE_BYTES: u64 = 64 << 20;
 
 /// Reads a seed file. The error never quotes the file's content: a
 /// value in the wrong place may be the seed itself.
@@ -435,7 +338,7 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Seed
         .map_err(SeedError::Regenerate)?;
     let mut bytes = lines.join("\n").into_bytes();
     bytes.push(b'\n');
-    let digest = crate::domain::fnv1a_hex(&bytes);
+    let digest = crate::fnv::fnv1a_hex(&bytes);
     let published = crate::files::read::read(&dataset).map_err(|source| SeedError::Unreadable {
         path: dataset.clone(),
         source,
@@ -466,9 +369,6 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Seed
         digest,
     })
 }
-
-/// Most instances [`verify`] regenerates: `generate -n`'s bound.
-pub const MAX_VERIFIED_INSTANCES: u64 = super::MAX_INSTANCES;
 
 /// The lines of `path` (a last line without a newline counts), read in
 /// one streaming pass.

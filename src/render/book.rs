@@ -20,9 +20,10 @@
 use minijinja::Value;
 use serde::Serialize;
 
+use super::error::TemplateError;
 use super::options::RenderOptions;
 use super::task::{TaskView, format_number};
-use super::templates::{TemplateError, Templates};
+use super::templates::Templates;
 use super::vocab;
 use crate::domain::{Domain, StateLabel};
 

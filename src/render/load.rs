@@ -6,11 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use super::book::Renderer;
+use super::error::TemplateError;
 use super::options::{RenderOptions, SftBook};
 use super::task::TaskView;
-use super::templates::{
-    PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, TemplateError, Templates, expected_list,
-};
+use super::templates::{PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, Templates, expected_list};
 use crate::domain::Domain;
 
 impl Templates {

@@ -36,6 +36,7 @@
 
 mod book;
 mod check;
+mod error;
 pub mod hf;
 mod kumo;
 mod load;
@@ -48,9 +49,10 @@ pub mod vocab;
 
 pub use book::Renderer;
 pub use check::{BookCheck, BookProblem, Claim, check_book, rule_list_parses};
+pub use error::{LineMismatch, TaskError, TemplateError};
 pub use kumo::{KumoBookCheck, check_kumo_book};
 pub use options::{RenderOptions, SftBook};
 pub use protocol::answer_tag;
 pub use sft::{Rendered, replay_sft};
-pub use task::{OwnedTask, TaskError, TaskView};
-pub use templates::{PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, TemplateError, Templates};
+pub use task::{OwnedTask, TaskView};
+pub use templates::{PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, Templates};

@@ -158,9 +158,9 @@ impl Conversation {
     }
 
     /// Records the model's reply (`None` when the call failed), at most
-    /// [`crate::game::MAX_KEPT_REPLY`] bytes of it.
+    /// [`MAX_KEPT_REPLY`] bytes of it.
     pub fn reply(&mut self, text: Option<&str>) {
-        let kept = text.map(crate::game::kept_reply);
+        let kept = text.map(kept_reply);
         self.opening = false;
         self.history
             .push(json!({"role": "assistant", "content": kept}));
@@ -193,9 +193,45 @@ fn alternate(messages: Vec<Value>) -> Vec<Value> {
     out
 }
 
+/// The most bytes of one reply a trial keeps (in its results line) and
+/// resends (as the previous turn of the next request): a KUMO reply is a
+/// few hundred bytes, a reasoning model's some tens of KB. A longer reply
+/// is kept to this length and marked, so a 9 MB reply costs 64 KiB per
+/// later request instead of 9 MB; its answer is read from the whole reply.
+pub const MAX_KEPT_REPLY: usize = 64 * 1024;
+
+/// `text` cut to [`MAX_KEPT_REPLY`] bytes (at a character boundary), with
+/// a note of how much was cut.
+pub fn kept_reply(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_KEPT_REPLY {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = MAX_KEPT_REPLY;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}\n[kumo-gen: {} more bytes of this reply not kept]",
+        &text[..end],
+        text.len() - end
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_is_kept_to_its_bound_at_a_character_boundary() {
+        assert_eq!(kept_reply("<ANSWER> a </ANSWER>"), "<ANSWER> a </ANSWER>");
+        let huge = "é".repeat(MAX_KEPT_REPLY);
+        let kept = kept_reply(&huge);
+        assert!(kept.len() < MAX_KEPT_REPLY + 64, "{}", kept.len());
+        assert!(kept.ends_with(&format!(
+            "{} more bytes of this reply not kept]",
+            huge.len() - MAX_KEPT_REPLY
+        )));
+    }
 
     #[test]
     fn parses_answers_like_kumo() {

@@ -38,10 +38,10 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::book::{Renderer, Words, trim_end_in_place};
+use super::error::TemplateError;
 use super::options::SftBook;
 use super::protocol::{Conversation, answer_tag, instruction, observation_message};
 use super::task::TaskView;
-use super::templates::TemplateError;
 
 /// Everything rendered for one instance.
 #[derive(Clone, Debug, PartialEq)]

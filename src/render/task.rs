@@ -1,10 +1,9 @@
-//! The rendering stage's input view of one instance, and reading it back
-//! from an instance JSONL line (ours or KUMO's).
+//! The rendering stage's input view of one instance ([`TaskView`], and
+//! [`OwnedTask`] with owned indices, which `game::task_from_json` reads
+//! back from an instance line); why one does not fit its domain is
+//! [`TaskError`].
 
-use serde_json::Value;
-
-use serde::Deserialize;
-
+use super::error::TaskError;
 use crate::domain::{Domain, TruthSet};
 
 /// One instance as rendering sees it: indices into the domain, in instance
@@ -122,48 +121,6 @@ pub fn format_number(v: f64) -> String {
     format!("{v}")
 }
 
-/// A problem reading an instance, or rendering its book or prompt.
-#[derive(Debug, thiserror::Error)]
-pub enum TaskError {
-    #[error("{actions} actions but {observed} observed states and {values} values")]
-    Lengths {
-        actions: usize,
-        observed: usize,
-        values: usize,
-    },
-    #[error("truth index {0} is outside the domain")]
-    TruthOutside(usize),
-    #[error("valid truth index {0} is not a truth of the instance")]
-    ValidNotATruth(usize),
-    #[error("action index {0} is outside the domain")]
-    ActionOutside(usize),
-    #[error("action `{action}` (position {position}) has no state {state}")]
-    NoState {
-        action: String,
-        position: usize,
-        state: usize,
-    },
-    #[error("not an instance line: {0}")]
-    NotALine(#[source] serde_json::Error),
-    /// The line names what its domain does not have.
-    #[error(transparent)]
-    Mismatch(#[from] crate::game::LineMismatch),
-    /// A number in no range of its action: a book cannot show it.
-    #[error("the observation of action `{action}` lies in no range of its states")]
-    NoRange { action: String },
-    /// The book of an instance cannot be rendered from its domain.
-    #[error("cannot render the knowledge book of seed {seed} from domain `{domain}`: {source}")]
-    Book {
-        seed: u64,
-        domain: String,
-        #[source]
-        source: Box<TaskError>,
-    },
-    /// A template fails on the instance.
-    #[error(transparent)]
-    Template(#[from] super::TemplateError),
-}
-
 /// An instance with owned indices, e.g. read back from a JSONL line.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OwnedTask {
@@ -203,36 +160,5 @@ impl OwnedTask {
             seed: instance.index,
             golden: None,
         }
-    }
-
-    /// Reads an instance line in KUMO's format (`truths`, `actions`,
-    /// `observations`, `seed`, `valid_truth` as a string or a list; ours
-    /// adds `optimal`) the one way every reader does
-    /// ([`crate::game::InstanceLine::resolve`]). A number that lies in no
-    /// range of its action is an error here: a book cannot show it.
-    pub fn from_json(domain: &Domain, line: &Value) -> Result<OwnedTask, TaskError> {
-        let parsed = crate::game::InstanceLine::deserialize(line).map_err(TaskError::NotALine)?;
-        let resolved = parsed.resolve(domain)?;
-        let observed = resolved
-            .observed
-            .iter()
-            .zip(&resolved.actions)
-            .map(|(state, &a)| {
-                state.ok_or_else(|| TaskError::NoRange {
-                    action: domain.actions[a].name.clone(),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let task = OwnedTask {
-            truths: resolved.truths,
-            valid: resolved.valid,
-            actions: resolved.actions,
-            observed,
-            values: resolved.values,
-            seed: resolved.seed,
-            golden: resolved.golden,
-        };
-        task.view(domain).validate()?;
-        Ok(task)
     }
 }

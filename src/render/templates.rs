@@ -12,10 +12,10 @@
 //! when loaded, so a typo in a template fails at start-up with its file
 //! and line, not as blank text in the middle of a run.
 
-use std::path::PathBuf;
-
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
+
+use super::error::TemplateError;
 
 /// The templates a set must have, by stem (`book` is `book.j2`). The
 /// per-round game messages are not templates: they are KUMO's text, the
@@ -37,32 +37,6 @@ pub const PROPOSE_TEMPLATE_NAMES: &[&str] = &[
 const SHIPPED_ORIGIN: &str = "<shipped>";
 
 static SHIPPED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shipped_templates.rs"));
-
-/// A problem loading or rendering templates.
-#[derive(Debug, thiserror::Error)]
-pub enum TemplateError {
-    #[error("cannot read templates from `{dir}`: {source}")]
-    Io {
-        dir: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(
-        "unknown template `{file}` in `{dir}`\nhelp: a templates directory may hold {expected}; rename or remove the file"
-    )]
-    Unknown {
-        dir: PathBuf,
-        file: String,
-        expected: String,
-    },
-    #[error("the shipped templates lack `{0}.j2` (a build problem)")]
-    Missing(String),
-    #[error("template `{name}.j2` from {origin}: {detail}")]
-    Template {
-        name: String,
-        origin: String,
-        detail: String,
-    },
-}
 
 /// The compiled template set.
 pub struct Templates {
@@ -127,7 +101,7 @@ impl Templates {
         let templates = Templates {
             env,
             origins,
-            fingerprint: crate::domain::fnv1a_hex(&all),
+            fingerprint: crate::fnv::fnv1a_hex(&all),
         };
         Ok(templates)
     }

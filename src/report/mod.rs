@@ -19,6 +19,7 @@
 //! its value, regret and the optimal moves of its state from
 //! [`crate::analysis`].
 
+mod cells;
 mod figures;
 mod html;
 mod moves;

@@ -30,10 +30,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::GameAnalysis;
-use crate::analysis::files::{FileAnalysis, analyse_file};
+use crate::analysis::files::analyse_file;
+use crate::results::{FileAnalysis, GameAnalysis, GroupKey, MoveAnalysis, ResultFile, Sources};
 use crate::score::interval::{Interval, bootstrap_mean, wilson};
-use crate::score::{GroupKey, Report, ResultFile, Row, Sources};
+use crate::score::{Report, Row};
 
 /// One row of the per-move table.
 #[derive(Clone, Debug, Serialize)]
@@ -135,7 +135,7 @@ fn line_mean(games: &LineGames, f: fn(&GameAnalysis) -> f64) -> f64 {
 pub fn score_with_moves(files: &[ResultFile], sources: &Sources) -> (Report, MoveSection) {
     let Some(budget) = sources.moves else {
         return (
-            crate::score::score(files, sources),
+            crate::score::score(files, sources, None),
             MoveSection::Missing(
                 "No instances were given (--instances DIR, as score --moves takes them): a move's value needs the instance it was played on."
                     .into(),
@@ -146,7 +146,7 @@ pub fn score_with_moves(files: &[ResultFile], sources: &Sources) -> (Report, Mov
         .iter()
         .map(|file| analyse_file(file, sources, budget, false))
         .collect();
-    let report = crate::score::score_analysed(files, sources, Some(&analyses));
+    let report = crate::score::score(files, sources, Some(&analyses));
     let section = move_section(files, &analyses, &report);
     (report, section)
 }
@@ -190,8 +190,7 @@ pub fn move_section(
             .collect();
         let games = || lines.iter().flat_map(|l| l.iter());
         let moves = || games().flat_map(|g| g.moves.iter());
-        let count =
-            |f: fn(&crate::analysis::MoveAnalysis) -> bool| moves().filter(|m| f(m)).count();
+        let count = |f: fn(&MoveAnalysis) -> bool| moves().filter(|m| f(m)).count();
         let move_count = moves().count();
         let per_line = |f: fn(&GameAnalysis) -> f64| -> Vec<f64> {
             lines.iter().map(|l| line_mean(l, f)).collect()

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
+use super::cells::{count_cell, json, text_cell};
 use super::figures::{esc, short};
-use super::html::{count_cell, json, text_cell};
 use super::moves::{MoveRow, MoveSection, PositionChart};
 use crate::score::axis::Axis;
 use crate::score::interval::Interval;

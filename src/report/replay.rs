@@ -19,10 +19,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::analysis::Analyst;
 use crate::analysis::files::trial_moves;
-use crate::analysis::{Analyst, GameAnalysis, MoveAnalysis};
 use crate::game::{InstanceLine, Judge};
-use crate::score::{ResultFile, Sources};
+use crate::results::{GameAnalysis, MoveAnalysis, ResultFile, Sources, TrialFacts};
 use crate::search::State;
 
 /// One knowledge book, shared by every replay of its instance.
@@ -51,20 +51,13 @@ pub struct ReplayStep {
     pub analysis: Option<StepAnalysis>,
 }
 
-/// One move against the exact optimum ([`crate::analysis::MoveAnalysis`]).
+/// One move against the exact optimum: the one per-move row
+/// ([`MoveAnalysis`], shown as it serializes) and the state's optimal
+/// moves.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepAnalysis {
-    /// `V` of the state the move was made in.
-    pub value: f64,
-    /// `Q` of the move (`V` for an answer).
-    pub q: f64,
-    /// `Q - V`: expected actions wasted.
-    pub regret: f64,
-    pub optimal: bool,
-    pub redundant: bool,
-    pub repeated: bool,
-    /// For an answer: certified when named.
-    pub proven: Option<bool>,
+    #[serde(flatten)]
+    pub played: MoveAnalysis,
     /// The optimal move(s) of the state: the actions of least `Q` (ties
     /// in instance order), or, where the optimal player answers, that
     /// answer (`best_is_answer`).
@@ -278,7 +271,7 @@ type BestOf = HashMap<State, (Vec<String>, bool)>;
 fn analysed(
     analyst: &mut Analyst,
     best_of: &mut BestOf,
-    trial: &crate::score::TrialFacts,
+    trial: &TrialFacts,
     steps: &mut [ReplayStep],
 ) -> Option<GameAnalysis> {
     let game = analyst.game(&trial_moves(analyst, trial)).ok()?;
@@ -307,13 +300,7 @@ fn step_analysis(
         }
     };
     Some(StepAnalysis {
-        value: m.value,
-        q: m.q,
-        regret: m.regret,
-        optimal: m.optimal,
-        redundant: m.redundant,
-        repeated: m.repeated,
-        proven: m.proven,
+        played: m.clone(),
         best,
         best_is_answer,
     })

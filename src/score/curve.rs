@@ -11,8 +11,7 @@
 
 use std::fmt::Write as _;
 
-use super::Sources;
-use super::read::ResultFile;
+use crate::results::{ResultFile, Sources};
 
 /// The mean hypotheses left after each action, player and optimal, for
 /// one result file's group.

@@ -37,120 +37,19 @@
 
 pub mod axis;
 mod curve;
-mod files;
 pub mod interval;
-mod read;
 mod render;
 
 pub use curve::{Curve, curves, mean_curve, render_curve_svg};
-pub use files::{ScoreFileError, domains_by_name, read_oracle, read_result_files};
-pub use read::{GroupKey, LineFacts, ReadError, ResultFile, TrialFacts, parse_result_file};
 pub use render::{render_json, render_svg, render_svg_with, render_table};
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::files::FileAnalysis;
-pub use crate::dataset::InstanceSet;
 use crate::dataset::Setting;
-use crate::domain::Domain;
 use crate::game::{InstanceLine, Judge};
-
-/// One line of an oracle file (`oracle-medical.jsonl`'s format).
-#[derive(Clone, Debug, serde::Deserialize)]
-pub struct OracleEntry {
-    pub env: String,
-    pub truth_num: u64,
-    pub action_num: u64,
-    pub seed: u64,
-    pub expected_steps: f64,
-}
-
-/// What the scorer may consult besides the result files.
-#[derive(Default)]
-pub struct Sources {
-    pub instance_sets: Vec<InstanceSet>,
-    /// Result domain name (as in the path) -> compiled domain.
-    pub domains: BTreeMap<String, Domain>,
-    pub oracle: Vec<OracleEntry>,
-    /// Score every move against the exact optimum, each value's search
-    /// under this budget (`score --moves`, [`crate::analysis`]).
-    pub moves: Option<crate::search::SearchBudget>,
-}
-
-impl Sources {
-    /// The instances for a group: the only file `<domain>/<setting>.jsonl`,
-    /// else the only file with that setting. Never one of several: two
-    /// files that could hold the group's instances (a curriculum's
-    /// `level-k/medical/` beside `medical/`) give `None`, and
-    /// [`Sources::ambiguity`] names them.
-    pub fn instances(&self, key: &GroupKey) -> Option<&InstanceSet> {
-        let candidates = self.candidates(key);
-        match candidates.as_slice() {
-            [only] => Some(only),
-            _ => None,
-        }
-    }
-
-    /// The instance sets that could hold `key`'s instances: those of its
-    /// domain and setting, else those of its setting.
-    fn candidates(&self, key: &GroupKey) -> Vec<&InstanceSet> {
-        let named: Vec<&InstanceSet> = self
-            .instance_sets
-            .iter()
-            .filter(|s| s.domain == key.domain && s.setting == key.setting)
-            .collect();
-        if !named.is_empty() {
-            return named;
-        }
-        self.instance_sets
-            .iter()
-            .filter(|s| s.setting == key.setting)
-            .collect()
-    }
-
-    /// The first group of `keys` whose instances more than one file could
-    /// hold: what to refuse instead of matching results against the wrong
-    /// instances.
-    pub fn ambiguity<'a>(&self, keys: impl IntoIterator<Item = &'a GroupKey>) -> Option<String> {
-        keys.into_iter().find_map(|key| {
-            let candidates = self.candidates(key);
-            (candidates.len() > 1).then(|| {
-                let dirs: Vec<String> = candidates
-                    .iter()
-                    .map(|s| {
-                        s.dir.as_ref().map_or_else(
-                            || format!("`{}`", s.domain),
-                            |d| format!("`{}`", d.display()),
-                        )
-                    })
-                    .collect();
-                format!(
-                    "the results of `{}` on `{}` {} could be matched with the instances of {} directories: {}",
-                    key.model,
-                    key.domain,
-                    key.setting,
-                    candidates.len(),
-                    dirs.join(", ")
-                )
-            })
-        })
-    }
-
-    fn oracle_steps(&self, key: &GroupKey, seed: u64) -> Option<f64> {
-        let setting: Setting = key.setting.parse().ok()?;
-        self.oracle
-            .iter()
-            .find(|o| {
-                o.env == key.domain
-                    && o.truth_num == setting.truths as u64
-                    && o.action_num == setting.actions as u64
-                    && o.seed == seed
-            })
-            .map(|o| o.expected_steps)
-    }
-}
+use crate::results::{FileAnalysis, GameAnalysis, GroupKey, ResultFile, Sources, TrialFacts};
 
 /// Where a row's success figures come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -245,8 +144,8 @@ pub struct MoveScore {
 }
 
 impl MoveScore {
-    fn of(games: &[Option<crate::analysis::GameAnalysis>]) -> Option<MoveScore> {
-        let done: Vec<&crate::analysis::GameAnalysis> = games.iter().flatten().collect();
+    fn of(games: &[Option<GameAnalysis>]) -> Option<MoveScore> {
+        let done: Vec<&GameAnalysis> = games.iter().flatten().collect();
         if done.is_empty() {
             return None;
         }
@@ -273,25 +172,10 @@ pub struct Report {
 /// Scores result files. Rows come per group in sorted order, then one
 /// `all`/`all` row per model with more than one group, then an `all` row
 /// per protocol (`all`: KUMO's, `all-budget=N`) that more than one model
-/// was played under.
-pub fn score(files: &[ResultFile], sources: &Sources) -> Report {
-    let analyses: Option<Vec<FileAnalysis>> = sources.moves.map(|budget| {
-        files
-            .iter()
-            .map(|file| crate::analysis::files::analyse_file(file, sources, budget, false))
-            .collect()
-    });
-    score_analysed(files, sources, analyses.as_deref())
-}
-
-/// [`score`] with the files' move analyses already made (`analyses[i]`
-/// of `files[i]`, as [`score`] makes them under [`Sources::moves`]), for a
-/// caller that shows the moves too (the report) and so analyses once.
-pub fn score_analysed(
-    files: &[ResultFile],
-    sources: &Sources,
-    analyses: Option<&[FileAnalysis]>,
-) -> Report {
+/// was played under. `analyses[i]`, when given, is the move analysis of
+/// `files[i]` (`score --moves`, the report: [`crate::analysis::files::analyse_files`]);
+/// each row then carries its per-move figures.
+pub fn score(files: &[ResultFile], sources: &Sources, analyses: Option<&[FileAnalysis]>) -> Report {
     let mut notes = Vec::new();
     let mut groups: BTreeMap<GroupKey, Vec<LineScore>> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {

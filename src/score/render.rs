@@ -165,7 +165,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
     let mut groups: Vec<(String, String)> = Vec::new();
     let mut sorted: Vec<&Row> = rows.iter().map(|(r, _)| *r).collect();
     sorted.sort_by_key(|r| {
-        let k = super::order_key(&super::GroupKey {
+        let k = super::order_key(&crate::results::GroupKey {
             model: String::new(),
             agent: String::new(),
             domain: r.domain.clone(),

@@ -13,7 +13,7 @@
 //! multiplicative hash. The table is never iterated, so its layout cannot
 //! leak into any output.
 
-use super::solver::ReuseTables;
+use super::solver::reuse_table::ReuseTables;
 
 /// A packed node key.
 pub trait Key: Copy + Eq + Send + 'static {

@@ -8,11 +8,35 @@
 //! name, as `play` reads them), and the server appends the finished game
 //! as a `HumanAgent` line, as `play` does.
 
+use axum::body::Body;
+use axum::http::{HeaderValue, header};
 use axum::response::Response;
 
 /// The page's HTML.
 pub const PAGE: &str = include_str!("page/index.html");
 
 pub async fn page() -> Response {
-    super::routes::html(PAGE)
+    html(PAGE)
+}
+
+/// The page as a response: HTML under a content security policy that
+/// lets it fetch nothing but the server's own routes.
+fn html(text: &'static str) -> Response {
+    let mut response = Response::new(Body::from(text));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        ),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
 }

@@ -3,7 +3,7 @@
 //! and `play` (people) use:
 //! `<out>/<player>/<agent>/<dataset>/<setting>/eval_times=1.jsonl`.
 //!
-//! Files are opened once with eval's [`crate::eval::open_results`] (the
+//! Files are opened once with [`crate::results::open_results`] (the
 //! folders created below `--out` only, a symbolic link refused, a trailing
 //! partial line cut off, the file locked against a second writer) and
 //! kept open; each line is written whole with one `write_all`. A person's
@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::episode::ResultPlace;
-use crate::eval::ResultsError;
 use crate::game::ResultLine;
+use crate::results::ResultsError;
 
 /// The open result files of a server.
 pub struct Results {
@@ -69,7 +69,7 @@ impl Results {
 
     /// The file of a place below the root.
     pub fn path(&self, place: &ResultPlace) -> PathBuf {
-        crate::eval::result_path(
+        crate::results::result_path(
             &self.root,
             &place.player,
             &place.agent,
@@ -89,7 +89,7 @@ impl Results {
         let path = self.path(place);
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         if !files.contains_key(&path) {
-            let (file, _) = crate::eval::open_results(&self.root, &path)?;
+            let (file, _) = crate::results::open_results(&self.root, &path)?;
             files.insert(path.clone(), file);
         }
         let file = files.get_mut(&path).expect("just inserted");

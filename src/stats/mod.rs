@@ -28,7 +28,7 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use crate::domain::Domain;
 use crate::game::{InstanceLine, Judge};
-use crate::score::{ResultFile, Sources};
+use crate::results::{ResultFile, Sources};
 
 /// Sorted (descending) degree sequences of truths and of actions.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -224,7 +224,7 @@ pub enum ObserveError {
     Mismatch {
         file: String,
         #[source]
-        source: crate::game::LineMismatch,
+        source: crate::render::LineMismatch,
     },
 }
 

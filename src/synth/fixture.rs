@@ -8,8 +8,9 @@
 
 use crate::domain::{
     Action, ActionDoc, ActionKind, Domain, DomainDoc, RangeStateDoc, State, StateLabel, StatesDoc,
-    TruthSet, fnv1a_hex,
+    TruthSet,
 };
+use crate::fnv::fnv1a_hex;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

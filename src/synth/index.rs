@@ -180,7 +180,7 @@ impl LineIndex {
             bytes.extend_from_slice(&line.to_le_bytes());
             bytes.extend_from_slice(&retries.to_le_bytes());
         }
-        let sum = crate::domain::fnv1a(&bytes);
+        let sum = crate::fnv::fnv1a(&bytes);
         bytes.extend_from_slice(&sum.to_le_bytes());
         bytes
     }
@@ -189,7 +189,7 @@ impl LineIndex {
     /// for bytes of another identity, format or a damaged file.
     pub fn from_bytes(bytes: &[u8], identity: u64) -> Option<LineIndex> {
         let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-        if crate::domain::fnv1a(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+        if crate::fnv::fnv1a(body) != u64::from_le_bytes(sum.try_into().ok()?) {
             return None;
         }
         let word = |at: usize| -> Option<u64> {
@@ -235,7 +235,7 @@ impl Synthesizer<'_> {
             }
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        Ok(crate::domain::fnv1a(&bytes))
+        Ok(crate::fnv::fnv1a(&bytes))
     }
 }
 

@@ -323,7 +323,7 @@ pub fn base_seed(domain_name: &str, params: &Params) -> u64 {
     for value in [params.truths, params.actions, params.valid] {
         bytes.extend_from_slice(&(value as u64).to_le_bytes());
     }
-    crate::domain::fnv1a(&bytes)
+    crate::fnv::fnv1a(&bytes)
 }
 
 #[cfg(test)]

@@ -12,22 +12,15 @@ use super::manifest::{self, Counts, DatasetEntry, DomainInfo, ShardManifest, Sta
 use super::{OutputError, Summary, check_digest, domain_dir, files, record, timings};
 use super::{draws, rebudget};
 use crate::contamination::split::PartFilter;
-use crate::contamination::{Exclusion, KeyKind, sets_conflict};
+use crate::contamination::{Exclusion, sets_conflict};
 use crate::dataset::setting::Setting;
 use crate::difficulty::{Banded, Reference};
 use crate::domain::Domain;
+use crate::pipeline::job::MergeExclude;
 use crate::progress::Progress;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Stats, Synthesizer};
 use std::sync::Arc;
-
-/// `--exclude` of a merge: read against each group's domain; it must be
-/// the set the shards were made with.
-#[derive(Clone, Debug, Default)]
-pub struct MergeExclude {
-    pub paths: Vec<PathBuf>,
-    pub key: KeyKind,
-}
 
 /// One shard group: the shards of one (domain, setting), and the root its
 /// dataset goes under (`--out`, or `OUT/<part>/` for a `--split` part).

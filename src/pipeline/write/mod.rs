@@ -73,14 +73,13 @@ mod target;
 use crate::dataset::{manifest, record};
 use crate::files::{self, FileError};
 
-pub use merge::{MergeExclude, merge};
-pub use target::Target;
+pub use merge::merge;
 
 use crate::contamination::Exclusion;
 use crate::dataset::setting::Setting;
 use crate::difficulty::{Band, Banded, Reference};
 use crate::domain::Domain;
-use crate::pipeline::generate::{DatasetRun, GenerateJob};
+use crate::pipeline::job::{DatasetRun, GenerateJob, Target};
 use crate::progress::Progress;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, FirstDraws, Instance, Params, Stats, SynthError, Synthesizer};

@@ -24,18 +24,9 @@ use super::{
     files, make_range, rebudget, resume, timings,
 };
 use crate::dataset::setting::Setting;
+use crate::pipeline::job::Target;
 use crate::search::SearchBudget;
 use crate::synth::{Dedup, Params, Stats};
-
-/// What a writer writes: the whole dataset, or one shard of it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Target {
-    /// The dataset file of the setting.
-    #[default]
-    Whole,
-    /// Shard K of N (`--shard K/N`): the indices `i` with `i % N == K`.
-    Shard(ShardId),
-}
 
 /// The files of a target: its lines, its record, and their directory.
 struct TargetFiles {
@@ -45,16 +36,6 @@ struct TargetFiles {
 }
 
 impl Target {
-    /// How many of the instances `0..n` the target holds: `n`, or a
-    /// shard's indices below `n` (no overflow for any count).
-    pub fn lines_of(self, n: u64) -> u64 {
-        match self {
-            Target::Whole => n,
-            Target::Shard(s) if s.index >= n => 0,
-            Target::Shard(s) => (n - 1 - s.index) / s.count + 1,
-        }
-    }
-
     /// The dataset index of the target's line `j`.
     fn index(self, j: u64) -> u64 {
         match self {

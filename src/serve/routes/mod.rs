@@ -30,7 +30,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -352,7 +351,7 @@ enum ReadBody {
 
 /// Reads a body of at most `limit` bytes; past it, reads on and discards
 /// up to `drain` bytes, so the client gets the refusal and not a reset.
-async fn read_body(mut body: Body, limit: usize, drain: usize) -> ReadBody {
+async fn read_body(mut body: axum::body::Body, limit: usize, drain: usize) -> ReadBody {
     use axum::body::HttpBody as _;
     let mut bytes = Vec::new();
     let mut seen = 0usize;
@@ -591,25 +590,4 @@ async fn close(State(app): State<App>, request: Request) -> Response {
         Ok(id) => refused(&unknown_episode(&id)),
         Err(r) => refused(&r),
     }
-}
-
-/// The body of a response the page reads (`Body` for the page handler).
-pub(super) fn html(text: &'static str) -> Response {
-    let mut response = Response::new(Body::from(text));
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        ),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
 }

@@ -1,6 +1,7 @@
 //! The files `score` and `stats` read: result files (any `*.jsonl` under
 //! the paths given), an oracle file, and the domains of the results'
-//! instance sets. The rest of [`crate::score`] works on what these return.
+//! instance sets. `score`, `stats`, `moves` and `report` work on what these
+//! return.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

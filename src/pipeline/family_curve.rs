@@ -1,4 +1,6 @@
-//! `kumo-gen family NAME --curve`: the exact optimal expected number of
+//! `kumo-gen family NAME --curve`: the pipeline run on a family's domain
+//! ([`crate::family`] compiles it; this generates and labels its lines):
+//! the exact optimal expected number of
 //! probes as the number of hypotheses per instance grows, with the golden
 //! trajectory's hypothesis-space size after each probe (WILT's reduction
 //! curve, exact).
@@ -16,10 +18,10 @@
 
 use serde_json::{Value, json};
 
-use super::FamilyError;
+use super::generate_lines;
 use crate::domain::Domain;
+use crate::family::FamilyError;
 use crate::game::InstanceLine;
-use crate::pipeline::generate_lines;
 use crate::search::SearchBudget;
 use crate::synth::Params;
 
