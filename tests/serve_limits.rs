@@ -503,3 +503,120 @@ fn health_answers_while_dense_searches_run() {
     );
     stop(child);
 }
+
+#[test]
+fn served_repeats_are_trials_in_score_stats_moves_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    TestCommand::new()
+        .args([
+            "--domain",
+            "medical",
+            "--truths",
+            "4",
+            "--actions",
+            "6",
+            "-n",
+            "3",
+        ])
+        .args(["--no-sft", "--out"])
+        .arg(&data)
+        .ok();
+    let out = dir.path().join("results");
+    let (child, url, _stdout) = start(&[
+        "--data".as_ref(),
+        data.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let lines = crate::common::json_lines(
+        &data
+            .join("medical")
+            .join("truth_num=4+action_num=6+valid_truth_num=1.jsonl"),
+    );
+    // Each line played three times (a GRPO group): two right, one wrong.
+    for (index, line) in lines.iter().enumerate() {
+        let wrong = line["truths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| **t != line["valid_truth"])
+            .unwrap()
+            .clone();
+        for k in 0..3 {
+            let (_, reset) = post(
+                &format!("{url}/reset"),
+                &json!({"index": index, "model": "m"}),
+            );
+            let id = reset["observation"]["episode_id"].clone();
+            let answer = if k < 2 { &line["valid_truth"] } else { &wrong };
+            for name in [&line["actions"][k], answer] {
+                let (status, _) = post(
+                    &format!("{url}/step"),
+                    &json!({"episode_id": id, "action": {"message": format!("<ANSWER> {} </ANSWER>", name.as_str().unwrap())}}),
+                );
+                assert_eq!(status, 200);
+            }
+        }
+    }
+    let (code, stderr) = stop(child);
+    assert!(
+        code == 0 && stderr.contains("9 episodes recorded"),
+        "{stderr}"
+    );
+    let results = out.join(
+        "m/VanillaAgent/medical/truth_num=4+action_num=6+valid_truth_num=1/eval_times=1.jsonl",
+    );
+    let written = crate::common::json_lines(&results);
+    assert_eq!(written.len(), 9);
+    assert!(
+        written
+            .iter()
+            .all(|l| l["episode_id"].as_str().is_some_and(|e| e.len() == 32))
+    );
+
+    let score = TestCommand::new().arg("score").arg(&out).arg("--json").ok();
+    let rows = score.stdout_json();
+    let row = &rows[0];
+    assert_eq!(
+        (row["instances"].as_u64(), row["trials"].as_u64()),
+        (Some(3), Some(9)),
+        "{rows}"
+    );
+    assert!(
+        !score.stderr_text().contains("left out"),
+        "{}",
+        score.stderr_text()
+    );
+    let moves = TestCommand::new()
+        .arg("moves")
+        .arg("--instances")
+        .arg(&data)
+        .arg(&out)
+        .ok();
+    let games: std::collections::BTreeSet<(u64, u64)> = moves
+        .stdout_text()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|r| (r["seed"].as_u64().unwrap(), r["trial"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(games.len(), 9);
+    let stats = TestCommand::new()
+        .arg("stats")
+        .arg("--instances")
+        .arg(&data)
+        .arg(&out)
+        .ok();
+    stats.stdout_contains("m: 3 instances");
+    let report = dir.path().join("report");
+    TestCommand::new()
+        .arg("report")
+        .arg("--instances")
+        .arg(&data)
+        .arg(&out)
+        .arg("--out")
+        .arg(&report)
+        .ok();
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(page.contains(r#"data-key="trials" data-value="9""#));
+}

@@ -317,6 +317,8 @@ impl Play {
         line.agent = Some(place.agent.clone());
         line.domain = Some(place.dataset.clone());
         line.setting = Some(place.setting.clone());
+        // Repeats of a line are told apart by it (docs/serve.md).
+        line.episode_id = Some(self.episode_id.clone());
         Some((place, line))
     }
 }
