@@ -19,8 +19,7 @@
 //! `a_shared_memo_gives_every_game_the_fresh_memos_floats` checks it
 //! bit for bit).
 
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use super::{Analyst, dense_reward};
@@ -165,25 +164,25 @@ pub struct Analysts<K> {
 }
 
 struct Table<K> {
-    lines: HashMap<K, Weak<Line>>,
+    lines: BTreeMap<K, Weak<Line>>,
     /// The size at which the lines no game plays are forgotten: twice
     /// the table after the last sweep (so the table is at most twice the
     /// lines in play, plus 16, and a sweep is amortised).
     sweep_at: usize,
 }
 
-impl<K: Hash + Eq> Default for Analysts<K> {
+impl<K: Ord> Default for Analysts<K> {
     fn default() -> Self {
         Analysts {
             table: Mutex::new(Table {
-                lines: HashMap::new(),
+                lines: BTreeMap::new(),
                 sweep_at: 16,
             }),
         }
     }
 }
 
-impl<K: Hash + Eq> Analysts<K> {
+impl<K: Ord> Analysts<K> {
     /// A game at the start of line `key`, on the line's analyst when a
     /// live game has one, else on a new one from `make` (never waits on a
     /// search of the line).

@@ -61,7 +61,7 @@ pub struct Split {
 }
 
 /// A line of the catalog: environment, split and position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Pick {
     pub env: usize,
     pub split: usize,
