@@ -132,9 +132,6 @@ impl PyMoves {
     /// Actions of the golden trajectory on this instance.
     #[getter]
     fn golden_length(&self) -> PyResult<usize> {
-        self.game()
-            .analyst()
-            .golden_length()
-            .map_err(value_error)
+        self.game().analyst().golden_length().map_err(value_error)
     }
 }
