@@ -179,7 +179,7 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error>
                 out: crate::results::result_path(
                     &args.out,
                     results_name(args),
-                    &eval::agent_name(args.budget),
+                    &crate::game::Agent::Model.name(args.budget),
                     &data.name(),
                     &setting,
                     args.trials,

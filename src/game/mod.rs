@@ -28,6 +28,7 @@
 //! Why here: the three tools must agree on these rules to the letter, and
 //! none of them should re-derive them.
 
+mod agent;
 mod line;
 mod menu;
 pub mod protocol;
@@ -35,7 +36,9 @@ mod record;
 pub mod session;
 mod task;
 pub mod text;
+mod verdict;
 
+pub use agent::{Agent, HUMAN_AGENT, MODEL_AGENT, is_human};
 pub use line::{
     InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances, task_from_json,
 };
@@ -43,6 +46,7 @@ pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
 pub use task::{Task, budget_rule, render_book};
 pub use text::read_jsonl;
+pub use verdict::{Verdict, actions_taken, kumo_action_count};
 
 use serde_json::{Value, json};
 

@@ -9,7 +9,8 @@
 
 use std::fmt::Write as _;
 
-use super::{TableRow, is_human};
+use super::TableRow;
+use crate::game::is_human;
 use crate::score::axis::Axis;
 use crate::score::interval::Interval;
 use crate::stats::Test;

@@ -103,7 +103,7 @@ fn table(rows: &[TableRow]) -> String {
         let i = &t.intervals;
         let kind = if r.model == "all" || r.setting == "all" {
             "overall"
-        } else if super::is_human(&r.agent) {
+        } else if crate::game::is_human(&r.agent) {
             "person"
         } else {
             "model"

@@ -35,7 +35,7 @@ use super::catalog::{Catalog, Pick};
 use crate::analysis::LiveGame;
 use crate::game::Task;
 use crate::game::session::Session;
-use crate::game::{ResultLine, Step, menu_choice};
+use crate::game::{Agent, ResultLine, Step, menu_choice};
 
 /// Who plays, which decides how replies are read and where results go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,10 +55,9 @@ impl Player {
 
     /// The agent folder of the results: eval's or play's.
     pub fn agent(&self, budget: Option<usize>) -> String {
-        match (self, budget) {
-            (Player::Model(_), budget) => crate::eval::agent_name(budget),
-            (Player::Person(_), None) => "HumanAgent".to_string(),
-            (Player::Person(_), Some(n)) => format!("HumanAgent-budget={n}"),
+        match self {
+            Player::Model(_) => Agent::Model.name(budget),
+            Player::Person(_) => Agent::Person.name(budget),
         }
     }
 }
