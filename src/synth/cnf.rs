@@ -46,10 +46,6 @@ impl Cnf {
         self.vars
     }
 
-    pub fn clause_count(&self) -> usize {
-        self.ends.len()
-    }
-
     pub fn add_clause(&mut self, clause: &[Lit]) {
         self.lits.extend_from_slice(clause);
         self.ends.push(self.lits.len() as u32);
