@@ -133,16 +133,10 @@ enum LineError {
     Bug(String),
 }
 
-fn temp_name(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
 /// Removes `.NAME.tmp*` files and directories beside `path`: leftovers of
-/// killed runs.
+/// killed runs ([`crate::files::temp_path`]'s names). The dataset's lock
+/// is held, so no live run writes them: every one goes, where the atomic
+/// writer, which holds no lock, removes only those of dead processes.
 fn remove_stale_temps(path: &Path) -> Result<(), DerivedError> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(());
@@ -411,7 +405,7 @@ fn start_rebuild(
     remove_stale_temps(&paths.books_dir)?;
     let [books, sft, steps, hf, hf_sft] = artifacts;
     let books_tmp = if books.wanted {
-        let tmp = temp_name(&paths.books_dir);
+        let tmp = crate::files::temp_path(&paths.books_dir);
         crate::files::create_dir_below(&paths.out, &tmp)?;
         Some(tmp)
     } else {

@@ -278,7 +278,7 @@ impl AtomicFile {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
         let dir = dir.unwrap_or(Path::new("."));
         remove_orphaned_temps(dir, &name);
-        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let tmp = dir.join(temp_name(&name));
         if std::fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_dir()) {
             let _ = std::fs::remove_dir_all(&tmp);
         } else {
@@ -391,6 +391,22 @@ pub fn replace_dir(staged: &Path, dir: &Path) -> Result<(), FileError> {
     }
     .map_err(|e| FileError::io(dir, e))?;
     std::fs::rename(staged, dir).map_err(|e| FileError::io(dir, e))
+}
+
+/// The name of this process's temp file or directory for `name`:
+/// `.NAME.tmp-PID`, hidden, beside it (the atomic writer's, and the
+/// staged knowledge-book directory's).
+fn temp_name(name: &str) -> String {
+    format!(".{name}.tmp-{}", std::process::id())
+}
+
+/// This process's temp path for `path` (`dir/.NAME.tmp-PID`, beside it).
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(temp_name(&name))
 }
 
 /// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
