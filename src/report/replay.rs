@@ -21,8 +21,9 @@ use serde::Serialize;
 
 use crate::analysis::Analyst;
 use crate::analysis::files::trial_moves;
-use crate::game::{InstanceLine, Judge};
-use crate::results::{GameAnalysis, MoveAnalysis, ResultFile, Sources, TrialFacts};
+use crate::domain::Domain;
+use crate::game::{InstanceLine, Judge, ResolvedLine};
+use crate::results::{GameAnalysis, LineFacts, MoveAnalysis, ResultFile, Sources, TrialFacts};
 use crate::search::State;
 
 /// One knowledge book, shared by every replay of its instance.
@@ -167,43 +168,7 @@ pub fn replays(
                     }
                 },
             };
-            let mut analyst = sources
-                .moves
-                .and_then(|budget| Analyst::new(domain, instance, budget).ok());
-            // The optimal moves of each state met, once per line: trials
-            // of one instance share states (the start, at least).
-            let mut best_of: BestOf = HashMap::new();
-            let trials = line
-                .trials
-                .iter()
-                .map(|trial| {
-                    let (mut steps, queried) = replay_steps(trial, instance, &judge);
-                    // Candidates after each step: after the queries so far.
-                    let lefts = resolved.candidates_after(domain, &queried);
-                    let mut seen = 0usize;
-                    for step in &mut steps {
-                        if step.kind == StepKind::Query {
-                            seen += 1;
-                        }
-                        step.candidates = lefts[seen]
-                            .iter()
-                            .map(|&t| domain.truths[t].clone())
-                            .collect();
-                    }
-                    let game = analyst
-                        .as_mut()
-                        .and_then(|a| analysed(a, &mut best_of, trial, &mut steps));
-                    ReplayTrial {
-                        success: trial
-                            .predicted
-                            .as_deref()
-                            .is_some_and(|p| judge.evaluate(p)),
-                        steps,
-                        regret: game.as_ref().map(|g| g.total_regret),
-                        efficiency: game.as_ref().map(|g| g.efficiency),
-                    }
-                })
-                .collect();
+            let trials = replay_trials(line, instance, domain, &resolved, &judge, sources);
             let optimal = instance.optimal.clone().unwrap_or_default();
             out.push(Replay {
                 model: file.key.model.clone(),
@@ -226,6 +191,55 @@ pub fn replays(
         ));
     }
     (out, books, notes)
+}
+
+/// The replays of every trial of a result line on its instance: each
+/// reply's step with the candidates left after it, and, with
+/// [`Sources::moves`], each move against the optimum.
+fn replay_trials(
+    line: &LineFacts,
+    instance: &InstanceLine,
+    domain: &Domain,
+    resolved: &ResolvedLine,
+    judge: &Judge,
+    sources: &Sources,
+) -> Vec<ReplayTrial> {
+    let mut analyst = sources
+        .moves
+        .and_then(|budget| Analyst::new(domain, instance, budget).ok());
+    // The optimal moves of each state met, once per line: trials of one
+    // instance share states (the start, at least).
+    let mut best_of: BestOf = HashMap::new();
+    line.trials
+        .iter()
+        .map(|trial| {
+            let (mut steps, queried) = replay_steps(trial, instance, judge);
+            // Candidates after each step: after the queries so far.
+            let lefts = resolved.candidates_after(domain, &queried);
+            let mut seen = 0usize;
+            for step in &mut steps {
+                if step.kind == StepKind::Query {
+                    seen += 1;
+                }
+                step.candidates = lefts[seen]
+                    .iter()
+                    .map(|&t| domain.truths[t].clone())
+                    .collect();
+            }
+            let game = analyst
+                .as_mut()
+                .and_then(|a| analysed(a, &mut best_of, trial, &mut steps));
+            ReplayTrial {
+                success: trial
+                    .predicted
+                    .as_deref()
+                    .is_some_and(|p| judge.evaluate(p)),
+                steps,
+                regret: game.as_ref().map(|g| g.total_regret),
+                efficiency: game.as_ref().map(|g| g.efficiency),
+            }
+        })
+        .collect()
 }
 
 /// The steps of a trial's replies, candidates not yet filled in, and the
