@@ -208,33 +208,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
         let axis = panel_axis(&groups, &models, &value, rel);
         let (lo, hi) = (axis.low, axis.high);
         let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
-        let title = if rel {
-            "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
-        } else {
-            "success rate, 95% Wilson interval"
-        };
-        let _ = writeln!(
-            s,
-            r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
-            top + 12.0
-        );
-        for &v in &axis.ticks {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-                left + plot_w,
-                left - 4.0,
-                y(v) + 4.0,
-                axis.label(v),
-                y = y(v)
-            );
-        }
-        let zero = y(0.0_f64.clamp(lo, hi));
-        let _ = writeln!(
-            s,
-            r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
-            left + plot_w
-        );
+        let zero = panel_frame(&mut s, &axis, rel, (top, left, plot_w), &y);
         for (gi, g) in groups.iter().enumerate() {
             let gx = left + gi as f64 * group_w;
             let bars_w = bar * models.len() as f64;
@@ -243,25 +217,14 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
                 let x = x0 + mi as f64 * bar;
                 let cx = x + (bar - 4.0) / 2.0;
                 let colour = PALETTE[mi % PALETTE.len()];
-                match value(g, m, rel) {
-                    Some((v, interval)) => {
-                        bar_mark(
-                            &mut s,
-                            (x, cx, bar),
-                            (v, interval),
-                            rel,
-                            (&y, zero),
-                            (colour, m),
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(
-                            s,
-                            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
-                            zero - 3.0
-                        );
-                    }
-                }
+                bar_mark(
+                    &mut s,
+                    (x, cx, bar),
+                    value(g, m, rel),
+                    rel,
+                    (&y, zero),
+                    (colour, m),
+                );
             }
             let cx = gx + group_w / 2.0;
             let ly = top + 24.0 + panel_h + 16.0;
@@ -334,15 +297,24 @@ fn panel_axis(
 
 /// One model's bar in a group: `x` its left edge, `cx` its whisker's, `bar`
 /// its slot's width; its value and interval (`rel`: the relative action
-/// count), drawn on `y` from the `zero` line; its colour and name.
+/// count; none: `n/a`), drawn on `y` from the `zero` line; its colour and
+/// name.
 fn bar_mark(
     s: &mut String,
     (x, cx, bar): (f64, f64, f64),
-    (v, interval): (f64, Option<Interval>),
+    value: Option<(f64, Option<Interval>)>,
     rel: bool,
     (y, zero): (&dyn Fn(f64) -> f64, f64),
     (colour, name): (&str, &str),
 ) {
+    let Some((v, interval)) = value else {
+        let _ = writeln!(
+            s,
+            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
+            zero - 3.0
+        );
+        return;
+    };
     let (y0, y1) = (y(v).min(zero), y(v).max(zero));
     let shown = |v: f64| {
         if rel {
@@ -405,4 +377,44 @@ fn legend(s: &mut String, models: &[String], left: f64, ly: f64) {
         super::interval::BOOTSTRAP_RESAMPLES,
         super::interval::BOOTSTRAP_SEED
     );
+}
+
+/// A panel's title, its value axis across the plot and its zero line
+/// (`rel`: the relative action count's panel); returns the zero line's
+/// height.
+fn panel_frame(
+    s: &mut String,
+    axis: &Axis,
+    rel: bool,
+    (top, left, plot_w): (f64, f64, f64),
+    y: &dyn Fn(f64) -> f64,
+) -> f64 {
+    let title = if rel {
+        "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
+    } else {
+        "success rate, 95% Wilson interval"
+    };
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
+        top + 12.0
+    );
+    for &v in &axis.ticks {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            left + plot_w,
+            left - 4.0,
+            y(v) + 4.0,
+            axis.label(v),
+            y = y(v)
+        );
+    }
+    let zero = y(0.0_f64.clamp(axis.low, axis.high));
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
+        left + plot_w
+    );
+    zero
 }
