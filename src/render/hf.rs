@@ -148,25 +148,7 @@ fn yaml(s: &str) -> String {
 
 /// The README.md dataset card.
 pub fn dataset_card(card: &Card) -> String {
-    let mut out = String::from("---\n");
-    let _ = writeln!(out, "license: {}", yaml(&card.license));
-    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
-    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
-    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
-    out.push_str("configs:\n");
-    for (i, config) in card.configs.iter().enumerate() {
-        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
-        if i == 0 {
-            out.push_str("  default: true\n");
-        }
-        out.push_str("  data_files:\n");
-        // Split names are letters, digits and `_`: plain YAML.
-        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
-        for file in &config.files {
-            let _ = writeln!(out, "    - {}", yaml(file));
-        }
-    }
-    out.push_str("---\n\n");
+    let mut out = front_matter(card);
     let _ = writeln!(out, "# {}\n", card.pretty_name);
     out.push_str(
         "KUMO-style interactive reasoning tasks (Lin et al., \"Generative evaluation of \
@@ -209,6 +191,38 @@ pub fn dataset_card(card: &Card) -> String {
             let _ = writeln!(out, "- `{key}`: {value}");
         }
     }
+    usage_and_columns(&mut out, card);
+    out
+}
+
+/// The card's YAML front matter: license, name, tags and every config's
+/// files (the first config the default).
+fn front_matter(card: &Card) -> String {
+    let mut out = String::from("---\n");
+    let _ = writeln!(out, "license: {}", yaml(&card.license));
+    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
+    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
+    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
+    out.push_str("configs:\n");
+    for (i, config) in card.configs.iter().enumerate() {
+        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
+        if i == 0 {
+            out.push_str("  default: true\n");
+        }
+        out.push_str("  data_files:\n");
+        // Split names are letters, digits and `_`: plain YAML.
+        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
+        for file in &config.files {
+            let _ = writeln!(out, "    - {}", yaml(file));
+        }
+    }
+    out.push_str("---\n\n");
+    out
+}
+
+/// The card's usage example, the columns of its configs, license and
+/// citation.
+fn usage_and_columns(out: &mut String, card: &Card) {
     let (first, split) = card
         .configs
         .first()
@@ -256,5 +270,4 @@ pub fn dataset_card(card: &Card) -> String {
          author={Lin, Haowei and others},\n  journal={arXiv preprint arXiv:2504.02810},\n  \
          year={2025}\n}\n```\n",
     );
-    out
 }
