@@ -83,9 +83,9 @@ fn main() {
     let registry = Registry::new(None);
     let mut searcher = Searcher::new();
     println!(
-        "| domain | setting | n | labelled | median ms | p90 ms | max ms | nodes median | nodes max |"
+        "| domain | setting | n | exact | certified | gap mean % | gap max % | median ms | p90 ms | max ms | nodes median | nodes max |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for name in &domains {
         let domain = registry.load(name).expect("a shipped domain").0;
         for &(t, a) in &settings {
@@ -97,6 +97,8 @@ fn main() {
             let mut nodes = Vec::new();
             let mut labelled = 0;
             let (mut ref_ms, mut ref_finished, mut ref_equal) = (Vec::new(), 0, 0);
+            let mut ref_contained = 0;
+            let (mut certified_count, mut gaps) = (0, Vec::new());
             for instance in &instances {
                 if only.as_ref().is_some_and(|o| !o.contains(&instance.index)) {
                     continue;
@@ -111,7 +113,16 @@ fn main() {
                 let start = Instant::now();
                 let result = searcher.label(&problem, &observed, budget);
                 let elapsed = start.elapsed().as_secs_f64() * 1e3;
-                let ours = result.as_ref().ok().map(|label| label.expected_steps);
+                let ours = result
+                    .as_ref()
+                    .ok()
+                    .filter(|label| label.is_exact())
+                    .map(|label| label.expected_steps);
+                let certified = result
+                    .as_ref()
+                    .ok()
+                    .filter(|label| !label.is_exact())
+                    .map(|label| label.interval());
                 if let Some(max_nodes) = reference_nodes {
                     let start = Instant::now();
                     let mut reference = reference(&problem, max_nodes);
@@ -129,6 +140,14 @@ fn main() {
                             );
                             ref_equal += 1;
                         }
+                        if let Some((lo, hi)) = certified {
+                            assert!(
+                                lo <= v && v <= hi,
+                                "{name} {t}x{a} seed {}: reference {v} outside [{lo}, {hi}]",
+                                instance.index
+                            );
+                            ref_contained += 1;
+                        }
                     }
                     if per_instance {
                         eprintln!(
@@ -140,11 +159,24 @@ fn main() {
                     }
                 }
                 let (work, what) = match result {
-                    Ok(label) => {
+                    Ok(label) if label.is_exact() => {
                         labelled += 1;
                         (
                             label.nodes,
                             format!("E={} memo {}", label.expected_steps, label.memo_entries),
+                        )
+                    }
+                    Ok(label) => {
+                        certified_count += 1;
+                        gaps.push(label.relative_gap());
+                        let (lo, hi) = label.interval();
+                        (
+                            label.nodes,
+                            format!(
+                                "certified [{lo}, {hi}] gap {:.2} % memo {}",
+                                label.relative_gap() * 100.0,
+                                label.memo_entries
+                            ),
                         )
                     }
                     Err(SearchError::BudgetExceeded { nodes, .. }) => {
@@ -162,16 +194,20 @@ fn main() {
                 nodes.push(work as f64);
             }
             nodes.sort_by(f64::total_cmp);
+            let gap_mean = gaps.iter().sum::<f64>() / gaps.len().max(1) as f64;
+            let gap_max = gaps.iter().copied().fold(0.0, f64::max);
             println!(
-                "| {name} | {t}x{a} | {} | {labelled} | {} | {} | {} |",
+                "| {name} | {t}x{a} | {} | {labelled} | {certified_count} | {:.2} | {:.2} | {} | {} | {} |",
                 ms.len(),
+                gap_mean * 100.0,
+                gap_max * 100.0,
                 times(&mut ms),
                 quantile(&nodes, 0.5),
                 quantile(&nodes, 1.0),
             );
             if reference_nodes.is_some() {
                 println!(
-                    "| {name} (reference) | {t}x{a} | {} | {ref_finished} | {} | {ref_equal} equal | |",
+                    "| {name} (reference) | {t}x{a} | {} | {ref_finished} | {ref_contained} contain it | | | {} | {ref_equal} equal | |",
                     ref_ms.len(),
                     times(&mut ref_ms),
                 );

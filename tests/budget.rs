@@ -30,7 +30,7 @@ fn unlabelled(out: &Path) -> usize {
     String::from_utf8(read(&dataset(out)))
         .unwrap()
         .lines()
-        .filter(|l| l.contains(r#""optimal":{"unlabelled""#))
+        .filter(|l| l.contains(r#""optimal":{"unlabelled""#) || l.contains(r#""exact":false"#))
         .count()
 }
 
@@ -65,7 +65,9 @@ fn a_larger_budget_relabels_to_the_bytes_of_a_fresh_run() {
         );
         let stderr = generate(&rerun, &t);
         assert!(
-            stderr.contains(&format!("{small} of {small} unlabelled lines labelled")),
+            stderr.contains(&format!(
+                "{small} of {small} unlabelled or certified lines labelled exactly"
+            )),
             "{stderr}"
         );
         assert_eq!(unlabelled(&rerun), 0);
@@ -147,7 +149,10 @@ fn a_manifest_without_a_budget_counts_as_the_default() {
         &out,
         &[&quick[..], &["--search-nodes", "60000000"]].concat(),
     );
-    assert!(stderr.contains("unlabelled lines labelled"), "{stderr}");
+    assert!(
+        stderr.contains("unlabelled or certified lines labelled exactly"),
+        "{stderr}"
+    );
     assert_eq!(
         manifest(&out)["datasets"][SETTING]["parameters"]["search_nodes"],
         60_000_000
@@ -188,7 +193,10 @@ fn merge_labels_under_the_shards_budget_then_relabels_with_a_larger_one() {
         .run();
     let stderr = String::from_utf8_lossy(&merged.stderr);
     assert!(merged.status.success(), "{stderr}");
-    assert!(stderr.contains("unlabelled lines labelled"), "{stderr}");
+    assert!(
+        stderr.contains("unlabelled or certified lines labelled exactly"),
+        "{stderr}"
+    );
     assert_eq!(read(&dataset(&sharded)), read(&dataset(&fresh)));
     assert_eq!(
         manifest(&sharded)["datasets"][SETTING]["parameters"]["search_nodes"],

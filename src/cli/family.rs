@@ -149,7 +149,12 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
             .curve_actions
             .unwrap_or_else(|| DEFAULT_CURVE_ACTIONS.min(domain.actions.len())),
         instances: args.curve_n as u64,
-        budget: SearchBudget::new(args.search_budget, args.search_nodes),
+        // A curve's points are exact values: a search over budget leaves
+        // its point out rather than certifying it.
+        budget: SearchBudget {
+            certify: false,
+            ..SearchBudget::new(args.search_budget, args.search_nodes)
+        },
     };
     let points = curve::curve(domain, &request)?;
     let text = if args.json {

@@ -60,8 +60,11 @@ struct Record<'a> {
 /// search result: `expected_steps`, `first_action` (name or null),
 /// `golden_actions` (the number of actions the golden trajectory takes
 /// before predicting), `golden_trajectory` (the names of those actions, in
-/// order) and `golden_answer` (the predicted truth; null only if the
-/// observations rule out every truth). An unlabelled instance gets
+/// order), `golden_answer` (the predicted truth; null only if the
+/// observations rule out every truth) and `exact`; a certified label
+/// (`exact: false`, DESIGN.md "Certified labels") adds `lower_bound`, and
+/// its `expected_steps` is then the proven upper bound that the golden
+/// trajectory's strategy achieves or beats. An unlabelled instance gets
 /// `{"unlabelled": "budget exceeded", "memo_entries": .., "search_nodes":
 /// ..}` (no timing: output must not depend on the machine). `truths` and
 /// `actions` are the instance's domain indices, in instance order.
@@ -99,6 +102,10 @@ impl Serialize for Optimal<'_> {
                     .answer()
                     .map(|t| self.domain.truths[self.truths[t]].as_str());
                 map.serialize_entry("golden_answer", &answer)?;
+                map.serialize_entry("exact", &label.is_exact())?;
+                if let Some(lower) = label.lower_bound {
+                    map.serialize_entry("lower_bound", &lower)?;
+                }
             }
             Err(SearchError::BudgetExceeded {
                 memo_entries,

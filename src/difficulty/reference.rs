@@ -12,8 +12,11 @@
 //! `100 * (below + equal / 2) / REFERENCE_SIZE`, where `below` counts the
 //! sample's labelled instances with expected steps strictly below `x` and
 //! `equal` those exactly equal (the same `f64`). Sample instances the
-//! default budget leaves unlabelled count as harder than every labelled
-//! one. With a sample of 256 the value is a multiple of 100/512, exact in
+//! budget leaves unlabelled (only under `--exact-only`-style budgets)
+//! count as harder than every labelled one. Settings of more than 16
+//! actions label their sample under a small node budget
+//! ([`reference_budget`]): there the sample's values are exact or
+//! certified upper bounds, and so is the line's value placed against it. With a sample of 256 the value is a multiple of 100/512, exact in
 //! binary, so it prints the same everywhere.
 //!
 //! The sample takes first draws without dedup (a duplicate draw weighs as
@@ -27,7 +30,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Domain;
-use crate::search::{SearchBudget, optimal_for_instance};
+use crate::search::{KUMO_MAX_ACTIONS, SearchBudget, optimal_for_instance};
 use crate::synth::{Params, SynthError, Synthesizer};
 
 /// Instances in a setting's reference sample.
@@ -52,6 +55,34 @@ pub struct Reference {
     /// The label of each stream `0..REFERENCE_SIZE` (`None`: over the
     /// default budget).
     pub streams: Vec<Option<(f64, usize)>>,
+    /// The node budget each instance was searched under where it is not
+    /// the default ([`reference_budget`]).
+    pub search_nodes: Option<u64>,
+}
+
+/// The node budget of each reference-sample instance of a setting of
+/// more than [`KUMO_MAX_ACTIONS`] actions: its labels are certified past
+/// it, and the sample then ranks upper bounds (see [`reference_budget`]).
+pub const FRONTIER_REFERENCE_NODES: u64 = 5_000;
+
+/// The search budget the reference sample of setting `params` is
+/// labelled under: the default (every sample label exact, as every
+/// shipped 4x6 and 12x16 sample is) up to [`KUMO_MAX_ACTIONS`] actions;
+/// beyond, [`FRONTIER_REFERENCE_NODES`] node expansions per instance, each
+/// over it certified, so that the sample costs a few seconds before a
+/// run's first line instead of 256 hard searches. Such a sample holds the
+/// `expected_steps` of its labels, exact or the certified upper bound,
+/// and a line is placed against it by its own `expected_steps`
+/// (docs/difficulty.md, "What a percentile is measured against").
+pub fn reference_budget(params: &Params) -> SearchBudget {
+    if params.actions > KUMO_MAX_ACTIONS {
+        SearchBudget::new(
+            SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
+            FRONTIER_REFERENCE_NODES,
+        )
+    } else {
+        SearchBudget::default()
+    }
 }
 
 /// The setting `params` with the reference sample's seed.
@@ -80,6 +111,11 @@ pub struct ReferenceInfo {
     pub expected_quantiles: Vec<f64>,
     /// Shortest and longest golden length in the sample.
     pub golden_range: [usize; 2],
+    /// The node budget of each sample instance's search where it is not
+    /// the default (settings of more than 16 actions: labels past it are
+    /// certified upper bounds, see [`reference_budget`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_nodes: Option<u64>,
 }
 
 /// The percentiles [`ReferenceInfo::expected_quantiles`] lists.
@@ -92,16 +128,25 @@ impl Reference {
         let synth = Synthesizer::new(domain, reference_params(params))?;
         let indices: Vec<u64> = (0..REFERENCE_SIZE).collect();
         let candidates = synth.candidates(&indices)?;
+        let budget = reference_budget(params);
         let streams: Vec<Option<(f64, usize)>> = candidates
             .par_iter()
             .with_min_len(1)
             .map(|c| {
-                optimal_for_instance(domain, &c.instance, SearchBudget::default())
+                optimal_for_instance(domain, &c.instance, budget)
                     .ok()
                     .map(|l| (l.expected_steps, l.golden_actions.len()))
             })
             .collect();
-        Ok(Reference::from_streams(streams))
+        Ok(Reference::from_streams(streams).labelled_under(params))
+    }
+
+    /// This sample, recording the budget its setting's instances are
+    /// searched under ([`reference_budget`]).
+    pub fn labelled_under(mut self, params: &Params) -> Reference {
+        let budget = reference_budget(params);
+        self.search_nodes = (!budget.scale_nodes).then_some(budget.max_nodes);
+        self
     }
 
     /// The sample whose stream `i` has the label `streams[i]` (`None`:
@@ -119,6 +164,7 @@ impl Reference {
             unlabelled,
             labelled,
             streams,
+            search_nodes: None,
         }
     }
 
@@ -165,6 +211,7 @@ impl Reference {
                 self.golden.first().copied().unwrap_or(0),
                 self.golden.last().copied().unwrap_or(0),
             ],
+            search_nodes: self.search_nodes,
         }
     }
 }

@@ -64,7 +64,7 @@ impl Reference {
                 .unwrap_or_else(|e| e.into_inner());
             cache.entry(key).or_default().clone()
         };
-        slot.get_or_compute(|| load_or_compute(domain, params))
+        slot.get_or_compute(|| load_or_compute(domain, params).map(|r| r.labelled_under(params)))
     }
 }
 
@@ -126,7 +126,7 @@ pub fn load_or_compute(domain: &Domain, params: &Params) -> Result<Reference, Sy
         return Ok(found);
     }
     let id = identity(&[
-        b"kumo-gen/reference-sample/v1",
+        b"kumo-gen/reference-sample/v2",
         env!("CARGO_PKG_VERSION").as_bytes(),
         head.as_bytes(),
     ]);

@@ -42,6 +42,17 @@ pub use values::{State, StateValues, Values};
 use memo::Memos;
 use solver::Solver;
 
+/// Most actions of KUMO's own settings (12 truths x 16 actions is its
+/// hardest): up to here the default node budget is
+/// [`SearchBudget::DEFAULT_MAX_NODES`], under which every line of every
+/// shipped domain's benchmark is exact.
+pub const KUMO_MAX_ACTIONS: usize = 16;
+
+/// The default node budget of the exact search of a game of more than
+/// [`KUMO_MAX_ACTIONS`] actions, after which its line is certified
+/// (about 4 s of one core).
+pub const FRONTIER_MAX_NODES: u64 = 1_000_000;
+
 /// Limits on one instance's search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchBudget {
@@ -54,17 +65,51 @@ pub struct SearchBudget {
     /// Longest wall time the search may take, if limited. Note that a time
     /// limit makes *whether* a label is produced depend on the machine.
     pub max_time: Option<Duration>,
+    /// A search over budget still labels its instance, with a certified
+    /// interval instead of the exact value (DESIGN.md "Certified
+    /// labels"); `false` (`--exact-only`) leaves it unlabelled.
+    pub certify: bool,
+    /// `max_nodes` is the default, which games of more than
+    /// [`KUMO_MAX_ACTIONS`] actions scale down to [`FRONTIER_MAX_NODES`]
+    /// (see [`SearchBudget::nodes_for`]); `false` when the user set it.
+    pub scale_nodes: bool,
 }
 
 impl SearchBudget {
     /// A budget of `max_memo_entries` memo entries and `max_nodes` node
-    /// expansions, without a time limit (the one constructor every caller
-    /// uses; a time limit is set on the value).
+    /// expansions, without a time limit, certified beyond (the one
+    /// constructor every caller uses; a time limit is set on the value).
     pub fn new(max_memo_entries: usize, max_nodes: u64) -> SearchBudget {
         SearchBudget {
             max_memo_entries,
             max_nodes,
             max_time: None,
+            certify: true,
+            scale_nodes: false,
+        }
+    }
+
+    /// The default budget with `max_nodes` node expansions when given
+    /// (`--search-nodes`), else the default node budget scaled to the game
+    /// ([`SearchBudget::nodes_for`]).
+    pub fn with_nodes(max_memo_entries: usize, max_nodes: Option<u64>) -> SearchBudget {
+        SearchBudget {
+            max_nodes: max_nodes.unwrap_or(Self::DEFAULT_MAX_NODES),
+            scale_nodes: max_nodes.is_none(),
+            ..SearchBudget::new(max_memo_entries, 0)
+        }
+    }
+
+    /// The node budget of the exact search of a game of `actions`
+    /// actions: `max_nodes`, or, when it is the default and the game has
+    /// more than [`KUMO_MAX_ACTIONS`] actions, [`FRONTIER_MAX_NODES`]
+    /// (DESIGN.md "Certified labels": beyond KUMO's settings a line is
+    /// certified sooner, so that every line comes in seconds).
+    pub fn nodes_for(&self, actions: usize) -> u64 {
+        if self.scale_nodes && actions > KUMO_MAX_ACTIONS {
+            self.max_nodes.min(FRONTIER_MAX_NODES)
+        } else {
+            self.max_nodes
         }
     }
 
@@ -81,6 +126,8 @@ impl SearchBudget {
         max_memo_entries: usize::MAX,
         max_nodes: u64::MAX,
         max_time: None,
+        certify: true,
+        scale_nodes: false,
     };
 }
 
@@ -90,6 +137,8 @@ impl Default for SearchBudget {
             max_memo_entries: Self::DEFAULT_MAX_MEMO_ENTRIES,
             max_nodes: Self::DEFAULT_MAX_NODES,
             max_time: None,
+            certify: true,
+            scale_nodes: true,
         }
     }
 }
@@ -140,6 +189,12 @@ pub struct Label {
     /// The golden trajectory: its actions with the observed states, then
     /// the answer (absent only if the observations rule out every truth).
     pub golden_trajectory: Vec<Move>,
+    /// `None` when `expected_steps` is exact. For a certified label (the
+    /// exact search ran over budget), the proven lower bound of `E`;
+    /// `expected_steps` is then a proven upper bound that the strategy the
+    /// golden trajectory follows achieves or beats (DESIGN.md "Certified
+    /// labels").
+    pub lower_bound: Option<f64>,
     /// Nodes stored in the memo (a measure of the memory used).
     pub memo_entries: usize,
     /// Nodes expanded (the measure of the work done, see
@@ -148,6 +203,30 @@ pub struct Label {
 }
 
 impl Label {
+    /// `expected_steps` is the exact value (not a certified upper bound).
+    pub fn is_exact(&self) -> bool {
+        self.lower_bound.is_none()
+    }
+
+    /// The proven interval of `E`: `[lower_bound, expected_steps]`, a point
+    /// when exact.
+    pub fn interval(&self) -> (f64, f64) {
+        (
+            self.lower_bound.unwrap_or(self.expected_steps),
+            self.expected_steps,
+        )
+    }
+
+    /// `(upper - lower) / lower` of a certified label; 0 when exact.
+    pub fn relative_gap(&self) -> f64 {
+        let (lower, upper) = self.interval();
+        if lower > 0.0 {
+            (upper - lower) / lower
+        } else {
+            0.0
+        }
+    }
+
     /// The truth the golden trajectory names, if any.
     pub fn answer(&self) -> Option<usize> {
         match self.golden_trajectory.last() {
@@ -200,8 +279,16 @@ impl Searcher {
         budget: SearchBudget,
     ) -> Result<Label, SearchError> {
         check_observed(problem, observed)?;
+        let budget = SearchBudget {
+            max_nodes: budget.nodes_for(problem.action_count()),
+            ..budget
+        };
         with_solver!(self, problem, budget, |solver| label_with(
-            solver, problem, observed
+            solver,
+            problem,
+            observed,
+            budget.certify,
+            budget.max_nodes
         ))
     }
 
@@ -211,6 +298,10 @@ impl Searcher {
         problem: &Problem,
         budget: SearchBudget,
     ) -> Result<(f64, usize), SearchError> {
+        let budget = SearchBudget {
+            max_nodes: budget.nodes_for(problem.action_count()),
+            ..budget
+        };
         with_solver!(self, problem, budget, |solver| root_value(solver, problem))
     }
 }
@@ -257,10 +348,145 @@ fn label_with<M: Mask, K: memo::Key>(
     mut solver: Solver<'_, M, K>,
     problem: &Problem,
     observed: &[Option<usize>],
+    certify: bool,
+    max_nodes: u64,
 ) -> Result<Label, SearchError> {
-    let mut truths: M = all(problem.truth_count());
-    let mut actions: M = all(problem.action_count());
+    match exact_label(&mut solver, problem, observed) {
+        Err(SearchError::BudgetExceeded { .. }) if certify => {
+            solver.extend_budget_to_certify(max_nodes, 1);
+            let truths: M = all(problem.truth_count());
+            let actions: M = all(problem.action_count());
+            let label = certified_label(&mut solver, truths, actions, observed, max_nodes)
+                .unwrap_or_else(|_| fallback_label(&mut solver, truths, actions, observed));
+            Ok(label)
+        }
+        other => other,
+    }
+}
+
+/// The exact label: `E`, the first optimal action in instance order, and
+/// the golden trajectory of the optimal policy.
+fn exact_label<M: Mask, K: memo::Key>(
+    solver: &mut Solver<'_, M, K>,
+    problem: &Problem,
+    observed: &[Option<usize>],
+) -> Result<Label, SearchError> {
+    let truths: M = all(problem.truth_count());
+    let actions: M = all(problem.action_count());
     let (expected_steps, first_action) = solver.decide(truths, actions)?;
+    let mut first = Some(first_action);
+    let (golden_actions, golden_trajectory) = walk(
+        solver,
+        truths,
+        actions,
+        observed,
+        |solver, truths, actions| match first.take() {
+            Some(action) => Ok(action),
+            None => Ok(solver.decide(truths, actions)?.1),
+        },
+    )?;
+    Ok(Label {
+        expected_steps,
+        first_action,
+        golden_actions,
+        golden_trajectory,
+        lower_bound: None,
+        memo_entries: solver.memo_entries(),
+        nodes: solver.expansions(),
+    })
+}
+
+/// The certified label of a game whose exact search ran over budget
+/// (DESIGN.md "Certified labels"): the root's proven interval, and the
+/// golden trajectory of the strategy its upper end bounds
+/// (`solver::certify`).
+fn certified_label<M: Mask, K: memo::Key>(
+    solver: &mut Solver<'_, M, K>,
+    truths: M,
+    actions: M,
+    observed: &[Option<usize>],
+    max_nodes: u64,
+) -> Result<Label, SearchError> {
+    let root = solver.reduce_to_related(truths, actions);
+    let step = match root {
+        Some(related) => {
+            solver.tighten(truths, related);
+            // The trajectory's steps get a fresh allowance: tightening may
+            // have spent all of its own.
+            solver.extend_budget_to_certify(max_nodes, 2);
+            Some(solver.certified_step(truths, related)?)
+        }
+        None => None,
+    };
+    let (golden_actions, golden_trajectory) = walk(
+        solver,
+        truths,
+        actions,
+        observed,
+        |solver, truths, actions| match solver.reduce_to_related(truths, actions) {
+            Some(related) => Ok(Some(solver.certified_step(truths, related)?.action)),
+            None => Ok(None),
+        },
+    )?;
+    let (expected_steps, lower) = step.map_or((0.0, 0.0), |s| (s.upper, s.lower));
+    Ok(Label {
+        expected_steps,
+        first_action: step.map(|s| s.action),
+        golden_actions,
+        golden_trajectory,
+        lower_bound: Some(lower),
+        memo_entries: solver.memo_entries(),
+        nodes: solver.expansions(),
+    })
+}
+
+/// The label of last resort, when even the certified steps ran over
+/// their allowance: every strategy is worth at most the action count
+/// (DESIGN.md "Optimal search"), so the strategy that takes the first
+/// related action in instance order is certified by it, with the root's
+/// static lower bound.
+fn fallback_label<M: Mask, K: memo::Key>(
+    solver: &mut Solver<'_, M, K>,
+    truths: M,
+    actions: M,
+    observed: &[Option<usize>],
+) -> Label {
+    let (expected_steps, lower) = match solver.reduce_to_related(truths, actions) {
+        Some(related) => (
+            f64::from(related.count()),
+            solver.static_lower_bound(truths, related),
+        ),
+        None => (0.0, 0.0),
+    };
+    let first_related = |solver: &mut Solver<'_, M, K>, truths: M, actions: M| {
+        Ok(solver.reduce_to_related(truths, actions).map(M::lowest))
+    };
+    // The pick never fails, so neither does the walk.
+    let (golden_actions, golden_trajectory) =
+        walk(solver, truths, actions, observed, first_related).unwrap_or_default();
+    Label {
+        expected_steps,
+        first_action: golden_actions.first().copied(),
+        golden_actions,
+        golden_trajectory,
+        lower_bound: Some(lower),
+        memo_entries: solver.memo_entries(),
+        nodes: solver.expansions(),
+    }
+}
+
+/// The golden trajectory from `(truths, actions)` against the instance's
+/// observations: at each node that is not a stop, the action `pick`
+/// gives; it answers as DESIGN.md says (one truth or none left, or a
+/// truth no remaining action can rule out: the first such truth in
+/// instance order, else the one left).
+fn walk<'m, M: Mask, K: memo::Key>(
+    solver: &mut Solver<'m, M, K>,
+    mut truths: M,
+    mut actions: M,
+    observed: &[Option<usize>],
+    mut pick: impl FnMut(&mut Solver<'m, M, K>, M, M) -> Result<Option<usize>, SearchError>,
+) -> Result<(Vec<usize>, Vec<Move>), SearchError> {
     let mut golden_actions = Vec::new();
     let mut golden_trajectory = Vec::new();
     loop {
@@ -280,12 +506,7 @@ fn label_with<M: Mask, K: memo::Key>(
             }
             break;
         }
-        let (_, best) = if golden_actions.is_empty() {
-            (expected_steps, first_action)
-        } else {
-            solver.decide(truths, actions)?
-        };
-        let Some(action) = best else {
+        let Some(action) = pick(solver, truths, actions)? else {
             debug_assert!(false, "a non-base node has an optimal action");
             break;
         };
@@ -297,14 +518,7 @@ fn label_with<M: Mask, K: memo::Key>(
         }
         actions &= !M::bit(action);
     }
-    Ok(Label {
-        expected_steps,
-        first_action,
-        golden_actions,
-        golden_trajectory,
-        memo_entries: solver.memo_entries(),
-        nodes: solver.expansions(),
-    })
+    Ok((golden_actions, golden_trajectory))
 }
 
 thread_local! {

@@ -81,7 +81,7 @@ pub fn same_but_budget(a: &Parameters, b: &Parameters) -> bool {
 /// The note of a run that relabelled under `budget`.
 pub fn relabelled_note(budget: SearchBudget, done: Relabelled) -> String {
     format!(
-        "relabelled under {}: {} of {} unlabelled lines labelled",
+        "relabelled under {}: {} of {} unlabelled or certified lines labelled exactly",
         flags(budget),
         done.searched - done.still_unlabelled,
         done.searched
@@ -101,8 +101,18 @@ pub struct Relabelled {
 /// compact JSON; a string value cannot hold an unescaped quote).
 const UNLABELLED: &[u8] = br#""optimal":{"unlabelled""#;
 
+/// The text every certified line holds (`optimal.exact` is false only
+/// there, and `difficulty` holds no boolean).
+const CERTIFIED: &[u8] = br#""exact":false"#;
+
+fn holds(line: &[u8], text: &[u8]) -> bool {
+    line.windows(text.len()).any(|w| w == text)
+}
+
+/// The line has no exact label: unlabelled, or certified (DESIGN.md
+/// "Certified labels"), so a larger budget searches it again.
 fn is_unlabelled(line: &[u8]) -> bool {
-    line.windows(UNLABELLED.len()).any(|w| w == UNLABELLED)
+    holds(line, UNLABELLED) || holds(line, CERTIFIED)
 }
 
 /// Searches the unlabelled lines among the first `lines` lines of `path`
@@ -143,7 +153,9 @@ pub fn relabel_unlabelled(
                             message: e.to_string(),
                         })?;
                         done.searched += 1;
-                        done.still_unlabelled += u64::from(outcome.unlabelled);
+                        done.still_unlabelled += u64::from(
+                            outcome.unlabelled || holds(outcome.text.as_bytes(), CERTIFIED),
+                        );
                         w.write_all(outcome.text.as_bytes())
                     } else {
                         w.write_all(line)

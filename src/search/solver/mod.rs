@@ -85,6 +85,7 @@
 use std::time::Instant;
 
 mod bounds;
+mod certify;
 mod narrow;
 mod ordering;
 mod plain;
@@ -96,6 +97,7 @@ mod tests;
 mod twins;
 
 use bounds::{PathSizes, node_bounds};
+pub use certify::CertifiedStep;
 use recall::Recall;
 use reuse::ReuseBound;
 pub use reuse_table::ReuseTables;
@@ -245,6 +247,15 @@ pub struct Carry {
 /// car-identification 0.92 (spread 0.77-1.27).
 const TRACK_AFTER: u64 = 20_000;
 
+/// Least expansions the certified steps of one label may make.
+pub const CERTIFY_MIN_NODES: u64 = 2_000;
+
+/// Most expansions the certified steps of one label may make.
+pub const CERTIFY_MAX_NODES: u64 = 1_000_000;
+
+/// Memo entries the certified steps of one label may add.
+pub const CERTIFY_MEMO: usize = 1_000_000;
+
 /// Expansions after which a search builds the reuse bound (instances of
 /// at most `reuse::MAX_TRUTHS` truths).
 const DEEP_AFTER: u64 = 500;
@@ -383,6 +394,40 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
     pub fn uncovered(&self, truths: M, actions: M) -> M {
         let covered = actions.ones().fold(M::ZERO, |acc, b| acc | self.related[b]);
         truths & !covered
+    }
+
+    /// The related actions of a non-base node, `None` for a base case
+    /// (see `reduce`).
+    pub fn reduce_to_related(&self, truths: M, actions: M) -> Option<M> {
+        self.reduce(truths, actions)
+    }
+
+    /// The static lower bound of a non-base node (canonical `actions`).
+    pub fn static_lower_bound(&self, truths: M, actions: M) -> f64 {
+        self.static_lo(truths, actions)
+    }
+
+    /// After an exact search of `nodes` allowed expansions ran over
+    /// budget, grants the certified steps their own allowance: `part` of
+    /// [`Self::certify_allowance`] more expansions and [`CERTIFY_MEMO`]
+    /// more memo entries, counted like the search's, so a certified label
+    /// is the same on every machine.
+    pub fn extend_budget_to_certify(&mut self, nodes: u64, part: u64) {
+        self.budget.max_nodes = self
+            .expansions
+            .saturating_add(Self::certify_allowance(nodes) / part.max(1));
+        self.budget.max_memo_entries = self
+            .memo_entries()
+            .max(self.budget.max_memo_entries)
+            .saturating_add(CERTIFY_MEMO);
+        self.budget.max_time = None;
+    }
+
+    /// Expansions the certified steps of one label may make after an
+    /// exact search of `nodes` allowed expansions: half as many again,
+    /// between [`CERTIFY_MIN_NODES`] and [`CERTIFY_MAX_NODES`].
+    pub fn certify_allowance(nodes: u64) -> u64 {
+        (nodes / 2).clamp(CERTIFY_MIN_NODES, CERTIFY_MAX_NODES)
     }
 
     /// Entries stored in both tables (the unit of the memo budget).
