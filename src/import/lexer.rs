@@ -504,11 +504,10 @@ impl Lexer {
                 }
             }
             'N' => {
-                return Err(SourceError::new(
-                    here,
-                    "named escapes `\\N{...}` are not supported",
-                )
-                .help("write the character itself or a `\\u` escape"));
+                return Err(
+                    SourceError::new(here, "named escapes `\\N{...}` are not supported")
+                        .help("write the character itself or a `\\u` escape"),
+                );
             }
             _ => {
                 // Python keeps unknown escapes as written.

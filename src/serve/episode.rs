@@ -36,7 +36,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::catalog::{Catalog, Pick};
-use super::sessions::Seat;
+use super::seats::Seat;
 use crate::analysis::LiveGame;
 use crate::game::Task;
 use crate::game::session::Session;
