@@ -2,6 +2,7 @@
 //! the only test binary).
 
 mod analysis;
+mod black_boxes;
 mod budget;
 mod cli;
 mod common;

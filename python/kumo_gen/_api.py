@@ -56,8 +56,9 @@ def family(
     **params: int,
 ) -> Domain:
     """The domain of a procedural task family (`rules3`, `circuits`,
-    `ciphers`), as `kumo-gen family NAME` compiles it; family parameters as
-    keywords (`max_value`, `inputs`, `gates`, `alphabet`, `length`).
+    `ciphers`, `programs`, `mechanics`, `puzzles`, `opponents`), as
+    `kumo-gen family NAME` compiles it; family parameters as keywords
+    (`max_value`, `inputs`, `gates`, `alphabet`, `length`, `hard`).
     `family_yaml(...)` gives the file text `kumo-gen family -o` writes."""
     text = family_yaml(name, hypotheses=hypotheses, probes=probes, seed=seed, **params)
     return _native.load_domain_text(f"<{name}>", text)

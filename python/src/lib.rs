@@ -230,7 +230,7 @@ fn load_domain_text(file: &str, text: &str) -> PyResult<PyDomain> {
 /// `kumo-gen family NAME -o FILE` writes it.
 #[pyfunction]
 #[pyo3(signature = (name, hypotheses=None, probes=None, seed=0, max_value=9, inputs=4,
-    gates=3, alphabet=5, length=2))]
+    gates=3, alphabet=5, length=2, hard=false))]
 #[allow(clippy::too_many_arguments)]
 fn family_yaml(
     name: &str,
@@ -242,8 +242,9 @@ fn family_yaml(
     gates: u32,
     alphabet: u32,
     length: u32,
+    hard: bool,
 ) -> PyResult<String> {
-    let (h, p) = kumo_gen::family::default_counts(name);
+    let (h, p) = kumo_gen::family::default_counts(name, hard);
     let params = kumo_gen::family::FamilyParams {
         hypotheses: hypotheses.unwrap_or(h),
         probes: probes.unwrap_or(p),
@@ -253,6 +254,7 @@ fn family_yaml(
         gates,
         alphabet,
         length,
+        hard,
     };
     kumo_gen::family::domain_file(name, &params)
         .map(|(text, _report)| text)

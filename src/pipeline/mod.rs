@@ -25,6 +25,7 @@
 
 mod derive;
 pub mod error;
+pub mod explorer_curve;
 pub mod family_curve;
 pub mod generate;
 pub mod job;
