@@ -51,6 +51,19 @@
 //! truths: reusing the best action again and again is what makes the
 //! relaxed game short, and a tracked action cannot be reused.
 //!
+//! **Count cap.** The count is capped at [`LEVELS`] = 16 (it was 10).
+//! With the low-cover truths tracked, the high truths' fewest actions is
+//! often 11-16 on deep games, and a cap of 10 stopped the relaxed game
+//! after 10 steps there: car-identification 12 x 16 seed 3 #15, every
+//! truth related to 12-16 actions, root bound 7.64 at cap 10 and 8.69 at
+//! 16 against a value of 9.45 (measured outside the repository). Any cap
+//! keeps `c` at most the true fewest actions, so the proof above holds.
+//! The path bound's cover layers (`bounds::LAYERS`) follow the cap. At
+//! 24 x 32 (`scripts/benchmark-frontier.sh 24 32 20`, BENCHMARKS.md
+//! "Frontier settings") it lowered rules3's certified gaps from 25 % to
+//! 7.8 % and left fashion, mythical-creature, music and martial-arts as
+//! they were (their high truths' covers are below 10).
+//!
 //! Tracking costs: the tracked game has up to `2^|K|` times the states of
 //! the single-count game, and it pays only on large searches. So a search
 //! asks the single-count game first and starts tracking at once on an
@@ -112,8 +125,8 @@ use crate::search::shares::Shares;
 pub(super) const MAX_TRUTHS: usize = 32;
 
 /// Count levels kept; a higher count is capped here, which only lowers
-/// the bound.
-pub(super) const LEVELS: u32 = 10;
+/// the bound (module doc, "Count cap").
+pub(super) const LEVELS: u32 = 16;
 
 /// Most actions whose use is tracked exactly.
 pub(super) const MAX_TRACKED: usize = 6;
