@@ -135,7 +135,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         frame.cands.clear();
         frame.kids.clear();
         // `ge[k]`: truths covered by more than `k` actions.
-        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let ge = cover_layers(self.layers, actions.ones().map(|b| self.related[b]));
         let (once, twice) = (ge[0], ge[1]);
         let n = truths.count();
         // The fewest truths a state of any action keeps. Every action
@@ -216,7 +216,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         // Path bounds of the children (see `path_bound`), with the cover
         // counts after the action is used.
         for cand in &mut frame.cands {
-            let after = layers_after(&ge, self.related[cand.action]);
+            let after = layers_after(&ge, self.related[cand.action], self.layers);
             let left = actions & !M::bit(cand.action);
             let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
             let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
