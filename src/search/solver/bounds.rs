@@ -63,8 +63,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// is the path bound's, taken once: `domain_sweep`, cachegrind,
     /// car-identification 60 6.879 G -> 6.713 G instructions, music 200
     /// 6.507 G -> 6.398 G, language 300 2.864 G -> 2.848 G.
+    ///
+    /// `L` is the solver's cover layers (`self.layers`), a constant so
+    /// that the cover loops unroll; callers choose it once per node
+    /// (`list`) or per action (`greedy_hi`).
     #[inline(always)]
-    pub(super) fn floor_after(
+    pub(super) fn floor_after<const L: usize>(
         &self,
         after: &[M; LAYERS],
         high: M,
@@ -72,7 +76,8 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         truths: M,
         widest: u32,
     ) -> f64 {
-        let cover = cover_in(after, truths, self.layers);
+        debug_assert_eq!(L, self.layers);
+        let cover = cover_in_to::<L, M>(after, truths);
         let path = self.path_sizes.bound(cover, truths.count(), widest);
         match &self.reuse {
             Some(reuse) => {
@@ -80,7 +85,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 let high_cover = if truths & high == truths {
                     cover
                 } else {
-                    cover_in(after, truths & high, self.layers)
+                    cover_in_to::<L, M>(after, truths & high)
                 };
                 path.max(reuse.get_unused(truths, unused, high_cover))
             }
@@ -126,7 +131,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
                 }
-                lo += p * self.floor_after(&after, high, unused, t, self.widest_rule_out);
+                let widest = self.widest_rule_out;
+                lo += p * if self.layers == KUMO_LAYERS {
+                    self.floor_after::<KUMO_LAYERS>(&after, high, unused, t, widest)
+                } else {
+                    self.floor_after::<LAYERS>(&after, high, unused, t, widest)
+                };
             }
             if lo < best.2 || (lo == best.2 && spread < best.3) {
                 best = (b, sum_w, lo, spread);
@@ -188,12 +198,13 @@ pub(super) fn sum_bounds<M>(kids: &[Kid<M>]) -> Bounds {
 /// settings, where 16 layers cost 7 % more instructions for nothing
 /// (car-identification 12 x 16 `-n 100`, one thread, cachegrind: 10.25 G
 /// with 10, 10.96 G with 16 layers and the reuse count still capped at
-/// 10).
+/// 10; 4.83 G against 4.88 G at `-n 40` with the loops of constant
+/// bounds below, chosen once per listing).
 pub(super) const LAYERS: usize = super::reuse::LEVELS as usize;
 
 /// Cover layers of an instance of at most KUMO's 16 actions
 /// (`reuse::levels_for`).
-const KUMO_LAYERS: usize = super::reuse::KUMO_LEVELS as usize;
+pub(super) const KUMO_LAYERS: usize = super::reuse::KUMO_LEVELS as usize;
 
 /// `ge[k]`: the truths related to more than `k` of the given actions
 /// (`related` masks), for `k <= layers` (10 or [`LAYERS`]; the layers
@@ -248,23 +259,14 @@ fn layers_after_to<const L: usize, M: Mask>(ge: &[M; LAYERS + 1], r: M) -> [M; L
 }
 
 /// The fewest actions relating to one truth of `truths` once the action
-/// is used (capped at `layers`), from the layers after it
+/// is used (capped at `L`, the solver's layers), from the layers after it
 /// ([`layers_after`]): the first `k` whose layer misses a truth of
 /// `truths`. As the layers shrink, the `k` whose layer holds all of
 /// `truths` are `1..j`, and the first that does not is `j + 1` (or
-/// `layers`); so the cover is one more than the number of layers
+/// `L`); so the cover is one more than the number of layers
 /// holding `truths`, counted without a branch.
 #[inline(always)]
-pub(super) fn cover_in<M: Mask>(after: &[M; LAYERS], truths: M, layers: usize) -> u32 {
-    if layers == KUMO_LAYERS {
-        cover_in_to::<KUMO_LAYERS, M>(after, truths)
-    } else {
-        cover_in_to::<LAYERS, M>(after, truths)
-    }
-}
-
-#[inline(always)]
-fn cover_in_to<const L: usize, M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
+pub(super) fn cover_in_to<const L: usize, M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
     let mut cover = 1;
     for layer in &after[1..L] {
         cover += u32::from((truths & !*layer).is_zero());
