@@ -41,7 +41,7 @@ pub mod files;
 mod live;
 pub mod pairs;
 
-pub use live::{LiveGame, Scored};
+pub use live::{Analysts, LiveGame, Scored};
 
 use serde_json::{Value, json};
 
