@@ -242,7 +242,8 @@ impl Error {
     pub fn help(&self) -> Option<String> {
         match self {
             Error::Output(e) => e.help(),
-            Error::File(e) | Error::Results(ResultsError::Refused(e)) => e.help(),
+            Error::File(e) => e.help(),
+            Error::Results(e) => e.help(),
             Error::Synth(e) => Some(e.help.clone()),
             Error::Family(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),

@@ -632,7 +632,10 @@ fn stats_refuses_missing_results_and_missing_instances() {
         .arg("--instances")
         .arg(&empty)
         .expect_code(1)
-        .stderr_contains("no instance file under `--instances`");
+        .stderr_contains(&format!(
+            "`--instances {}` holds no instance",
+            empty.display()
+        ));
     TestCommand::new()
         .arg("stats")
         .arg(&results)

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Dataset, Setting};
 use crate::domain::Domain;
+use crate::files::target::{Input, Written};
 use crate::game::session::Session;
 use crate::game::{
     InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
@@ -125,17 +126,24 @@ fn from_file(
     renderer: &Renderer,
     file: &Path,
 ) -> Result<Source, Error> {
-    let mut instances = dataset::read_instances(file)?;
-    if args.line == 0 || args.line > instances.len() {
+    // Read a line at a time, keeping the one played (every line is still
+    // checked, as before).
+    let index = args.line.saturating_sub(1);
+    let mut reader = dataset::stream::InstanceReader::open(file)?;
+    let (mut kept, mut count) = (None, 0);
+    while let Some(read) = reader.next_instance()? {
+        if read.position == index {
+            kept = Some(read.instance);
+        }
+        count += 1;
+    }
+    let Some(instance) = kept.filter(|_| args.line > 0) else {
         return Err(Error::input(format!(
-            "--line {}: `{}` has instances on lines 1 to {}",
+            "--line {}: `{}` has instances on lines 1 to {count}",
             args.line,
             file.display(),
-            instances.len()
         )));
-    }
-    let index = args.line - 1;
-    let instance = instances.swap_remove(index);
+    };
     let dir = file.parent().unwrap_or(Path::new("."));
     let data = Dataset::open(&globals.registry, dir, args.domain.as_deref())?;
     let setting = file
@@ -198,6 +206,25 @@ fn generated(globals: &Globals, args: &PlayArgs, renderer: &Renderer) -> Result<
 }
 
 pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
+    if let Some(output) = &args.out {
+        let mut inputs = Vec::new();
+        if let Some(file) = &args.instances {
+            inputs.push(Input::file("--instances", file));
+            // The instance's book is read from beside the file.
+            let books = file
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join("knowledge_book");
+            inputs.push(Input::tree("--instances", books));
+        }
+        inputs.extend(
+            args.domain
+                .as_deref()
+                .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+        );
+        inputs.extend(super::flags::templates_input(&args.templates));
+        super::flags::refuse_over_inputs("--out", output, Written::File, &inputs)?;
+    }
     if args.out.is_none()
         && let Some(problem) =
             crate::results::results_folder_problem(Path::new("results"), &args.player)

@@ -185,8 +185,11 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), DerivedError> {
     };
     let text = dataset_card(&card);
     // A card that is already this one is left alone (an up-to-date run
-    // rewrites nothing); a deleted or edited one is written again.
-    if std::fs::read(&card_path).is_ok_and(|old| old == text.as_bytes()) {
+    // rewrites nothing); a deleted or edited one is written again. Read by
+    // the rule of user files, no further than the new card: a FIFO or a
+    // device there is replaced, never read.
+    let old = crate::files::read::read_at_most(&card_path, text.len() as u64, "a dataset card");
+    if old.is_ok_and(|old| old == text.as_bytes()) {
         return Ok(());
     }
     let root = hf_dir.parent().unwrap_or(Path::new("."));

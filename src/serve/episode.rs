@@ -280,7 +280,7 @@ impl Play {
             "env": catalog.env(self.pick).name,
             "split": split.name,
             "index": self.pick.index,
-            "seed": split.lines[self.pick.index].seed,
+            "seed": split.seed(self.pick.index),
             "player": self.player.name(),
             "budget": self.session.budget(),
             "reward": self.reward_name(),

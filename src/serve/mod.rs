@@ -224,7 +224,7 @@ impl Service {
         }
         let dense = match args.rewards {
             Rewards::Outcome => None,
-            Rewards::Dense => Some(self.catalog.live_game(pick).map_err(|e| {
+            Rewards::Dense => Some(self.catalog.live_game(pick, &task).map_err(|e| {
                 Refusal::new(
                     Code::ExecutionError,
                     format!("cannot score the episode's moves (reward \"dense\"): {e}"),
@@ -264,10 +264,10 @@ impl Service {
         let setting = split.setting.to_string();
         self.seats
             .deal(
-                (0..split.lines.len()).map(|index| catalog::Pick { index, ..start }),
+                (0..split.len()).map(|index| catalog::Pick { index, ..start }),
                 |pick| {
                     self.results
-                        .played_by_people(dataset, &setting, self.catalog.line(pick).seed)
+                        .played_by_people(dataset, &setting, self.catalog.seed(pick))
                 },
             )
             .ok_or_else(|| {
