@@ -14,6 +14,8 @@
 //!   far rules out; an observation rules out what its state does, the
 //!   search's reading: the first range holding a number) and the actions
 //!   not taken yet; `V` and `Q` are [`crate::search::Values`]'s, exact;
+//!   an action is *optimal* when its `Q` ties with `V` within 1e-9
+//!   ([`crate::search::is_tie`]: float noise between equal sums is a tie);
 //! - an action taken again shows nothing new: `Q = 1 + V`, regret 1;
 //! - *redundant*: the action cannot rule out a candidate whatever it
 //!   shows (taken before, or related to none of them);
@@ -23,6 +25,8 @@
 //!   truth is ruled out by some observation of the instance); *correct* is
 //!   KUMO's `evaluate_answer` ([`Judge`]); an answer is *optimal* when
 //!   proven, which is when the optimal player answers;
+//! - optimal-move rate of a game: optimal moves over moves, 0 for a game
+//!   without a move (every reply unusable: it made no optimal move);
 //! - efficiency: `min(1, g / n)^2` with `g` the golden trajectory's
 //!   actions and `n` the player's, `1` when both are 0, and `0` when the
 //!   game did not end in a proven answer;
@@ -49,7 +53,7 @@ use crate::domain::Domain;
 use crate::game::{InstanceLine, Judge};
 use crate::render::LineMismatch;
 use crate::results::{GameAnalysis, MoveAnalysis, Said};
-use crate::search::{Problem, SearchBudget, SearchError, State, StateValues, Values};
+use crate::search::{Problem, SearchBudget, SearchError, State, StateValues, Values, is_tie};
 
 /// Why an instance cannot be analysed.
 #[derive(Debug, thiserror::Error)]
@@ -206,7 +210,7 @@ impl Analyst {
                 let q = self.values.q(state, a)?;
                 let after = state.after(self.values.problem(), a, self.observed[a]);
                 let regret = q - value;
-                let optimal = !repeated && value > 0.0 && q == value;
+                let optimal = !repeated && value > 0.0 && is_tie(q, value);
                 Ok((
                     MoveAnalysis {
                         step,

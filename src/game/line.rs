@@ -71,6 +71,19 @@ impl InstanceLine {
         self.optimal.as_ref().and_then(|o| o.expected_steps)
     }
 
+    /// The actions the golden player takes on this instance before it
+    /// answers (`optimal.golden_actions`, else the golden trajectory's
+    /// length), when labelled.
+    pub fn golden_length(&self) -> Option<usize> {
+        let optimal = self.optimal.as_ref()?;
+        optimal.expected_steps?;
+        Some(
+            optimal
+                .golden_actions
+                .map_or(optimal.golden_trajectory.len(), |g| g as usize),
+        )
+    }
+
     /// The line in `domain`'s indices. Every name must be the domain's and
     /// listed once; every instance action needs an observation naming a
     /// state ([`crate::domain::Action::observed_state`]); a number in no

@@ -46,10 +46,17 @@ pub(super) fn cell(
             json(&i.high)
         )
     });
+    // Interval ends to 2 decimals, or none for large numbers (tokens),
+    // so the table fits a 1280 px screen.
+    let ci_digits = if value.is_some_and(|v| v.abs() >= 100.0) {
+        0
+    } else {
+        2
+    };
     format!(
         r#"<td class="num" data-key="{key}" data-value="{}"{ends}>{text}{}</td>"#,
         json(&value),
-        interval_text(interval, 2)
+        interval_text(interval, ci_digits)
     )
 }
 
@@ -66,4 +73,14 @@ pub(super) fn text_cell(key: &str, value: &str, shown: &str) -> String {
         esc(value),
         esc(shown)
     )
+}
+
+/// [`cell`] for a figure shown with its sign (the relative action count,
+/// `+1.409`, as `score` prints it), to 3 decimals.
+pub(super) fn signed_cell(key: &str, value: Option<f64>, interval: Option<Interval>) -> String {
+    let plain = cell(key, value, 3, interval);
+    match value {
+        Some(v) if v >= 0.0 => plain.replacen(&format!(">{v:.3}"), &format!(">+{v:.3}"), 1),
+        _ => plain,
+    }
 }

@@ -226,6 +226,7 @@ mod tests {
             parse_errors: 0.0,
             tokens: 0.0,
             optimal: Some(optimal),
+            golden: None,
             checked: true,
             moves: None,
         }

@@ -17,12 +17,27 @@
 //!   row, the mean of the line averages. On KUMO's files this reproduces the
 //!   mean of their `average_correct`, `average_actions`,
 //!   `average_parse_error` and `average_tokens` exactly.
-//! - *relative action count*: (model - optimal) / optimal, both counted
-//!   KUMO's way: optimal play of an instance with expected steps `E` counts
-//!   `E + 2` (its queries, the truth, the `predicted_truth` entry; KUMO's
-//!   `search.py` records its oracle the same way). Over a row it is the ratio
-//!   of means over the labelled lines, which stays defined when `E = 0`
-//!   (instances the book alone solves). `None` ("n/a") without labels.
+//! - *optimal steps* (`optimal_steps`): the mean over the labelled lines of
+//!   `E`, the optimal player's expected queries (KUMO's Algorithm 3: each
+//!   outcome weighted by the candidates it leaves); *optimal actions*
+//!   (`optimal_actions`): `optimal_steps + 2`, the same in KUMO's count
+//!   (its queries, the truth, the `predicted_truth` entry; KUMO's
+//!   `search.py` records its oracle the same way): on the scale of
+//!   `mean_actions`.
+//! - *golden mean actions* (`golden_mean_actions`): the mean over the lines
+//!   with a golden trajectory of its length + 2: what the golden player
+//!   (the optimal policy played on each instance's own observations, as
+//!   `eval --player golden` plays) counts on these instances, on the same
+//!   scale. It is not `optimal_actions`: `E` weights each outcome by the
+//!   candidates it leaves, not by how often the instances show it, so the
+//!   golden player's own mean is usually larger (docs/output.md "What the
+//!   labels mean").
+//! - *relative action count*: (model - optimal) / optimal with optimal =
+//!   `optimal_actions`, KUMO's measure, kept for comparability with KUMO's
+//!   tables (the golden player itself scores above 0 on it). Over a row it
+//!   is the ratio of means over the labelled lines, which stays defined
+//!   when `E = 0` (instances the book alone solves). `None` ("n/a")
+//!   without labels.
 //! - the budgeted protocol (trials that record a `budget`):
 //!   *budget accuracy*, the success rate of such trials (solved within the
 //!   budget), and *mean turns solved*, the mean replies of the successful
@@ -89,8 +104,15 @@ pub struct Row {
     pub budget_accuracy: Option<f64>,
     /// Mean replies (turns) of the successful trials; `None` without one.
     pub mean_turns_solved: Option<f64>,
-    /// Mean optimal expected steps `E` over the labelled lines.
+    /// Mean optimal expected steps `E` over the labelled lines (queries
+    /// only).
     pub optimal_steps: Option<f64>,
+    /// `optimal_steps + 2`: optimal play in KUMO's count, the scale of
+    /// `mean_actions` and of the relative action count.
+    pub optimal_actions: Option<f64>,
+    /// The golden player's own mean in KUMO's count on the lines with a
+    /// golden trajectory (its length + 2).
+    pub golden_mean_actions: Option<f64>,
     /// Lines with an optimal label.
     pub labelled: usize,
     pub success_from: SuccessFrom,
@@ -98,7 +120,8 @@ pub struct Row {
     /// expected actions its moves wasted against the optimum).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_regret: Option<f64>,
-    /// With `--moves`: the mean per trial of its optimal moves' share.
+    /// With `--moves`: the mean over trials of each game's optimal moves'
+    /// share of its moves (0 for a game without a move).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimal_move_rate: Option<f64>,
     /// With `--moves`: the mean per trial of `min(1, golden / actions)^2`
@@ -129,6 +152,8 @@ pub struct LineScore {
     pub tokens: f64,
     /// The optimal expected steps `E` of the line's instance, if labelled.
     pub optimal: Option<f64>,
+    /// The golden trajectory's actions on the line's instance, if labelled.
+    pub golden: Option<usize>,
     pub checked: bool,
     /// Per-move figures of the line's analysed trials (`--moves`).
     pub moves: Option<MoveScore>,
@@ -347,6 +372,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             parse_errors: line.trials.iter().filter(|t| t.parse_error).count() as f64 / div,
             tokens: sum(|t| t.tokens),
             optimal,
+            golden: instance.and_then(InstanceLine::golden_length),
             checked: judge.is_some(),
             moves: None,
         });
@@ -421,6 +447,11 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
                 .then(|| lines.iter().map(|l| l.solved_turns).sum::<usize>() as f64 / solved as f64)
         },
         optimal_steps,
+        optimal_actions: optimal_steps.map(|e| e + 2.0),
+        golden_mean_actions: {
+            let golden: Vec<usize> = lines.iter().filter_map(|l| l.golden).collect();
+            (!golden.is_empty()).then(|| mean(golden.iter().map(|&g| g as f64 + 2.0)))
+        },
         labelled: labelled.len(),
         mean_regret: moves_mean(lines, |m| m.regret),
         optimal_move_rate: moves_mean(lines, |m| m.optimal_rate),

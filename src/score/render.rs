@@ -19,63 +19,69 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| "n/a".to_string(), f)
 }
 
-/// The report as an aligned text table (settings shortened to `TxA`).
+/// The legend printed under the table, a line per figure: its column,
+/// its `--json` field and its definition, so the table, `--json`, the
+/// report and the docs use one name per figure.
+pub const TABLE_LEGEND: &str = "\
+ACTIONS (mean_actions): KUMO's count, len(actions): every reply one entry, the prediction a second; per trial.
+OPT ACTIONS (optimal_actions) = optimal_steps + 2: optimal play's expected count, the same count (KUMO's Algorithm 3 expected steps E, which weight each outcome by the candidates it leaves).
+GOLDEN ACTIONS (golden_mean_actions): the golden player's own mean on these instances (its trajectory + 2), the same count; above OPT ACTIONS when E's weighting differs from how often the outcomes occur.
+REL (relative_action_count) = (ACTIONS - OPT ACTIONS) / OPT ACTIONS: KUMO's measure, kept for comparability; the golden player itself scores (GOLDEN ACTIONS - OPT ACTIONS) / OPT ACTIONS on it.
+REPEATS (mean_repeats): queries of an action already queried in the same game; BUDGET ACC (budget_accuracy): solved within the turn budget (budgeted protocol); TURNS SOLVED (mean_turns_solved): mean replies of the solved games.
+Every figure is a mean over an instance's trials, then over instances.
+";
+
+/// The legend of the `--moves` columns.
+pub const MOVES_LEGEND: &str = "\
+REGRET (mean_regret): expected actions a game's actions wasted against the exact optimum; answers cost none, so a game that answers at once or makes no move has regret 0: read it with OPT MOVES and EFFIC.
+OPT MOVES (optimal_move_rate): a game's optimal moves / its moves (Q within 1e-9 of V is optimal; a game without a move counts 0), averaged over trials, not pooled over moves.
+EFFIC (mean_efficiency): min(1, golden actions / actions)^2 for a game ending in a proven answer, else 0 (docs/analytics.md).
+";
+
+/// The report as an aligned text table (settings shortened to `TxA`),
+/// then [`TABLE_LEGEND`] (and [`MOVES_LEGEND`] with `--moves`). The
+/// budget column shows only when a row was played under the budgeted
+/// protocol.
 pub fn render_table(rows: &[Row]) -> String {
     let moves = rows.iter().any(|r| r.mean_regret.is_some());
-    let mut header = vec![
-        "MODEL",
-        "AGENT",
-        "DOMAIN",
-        "SETTING",
-        "INST",
-        "TRIALS",
-        "SUCCESS",
-        "ACTIONS",
-        "OPTIMAL",
-        "REL",
-        "REPEATS",
-        "BUDGET ACC",
-        "TURNS SOLVED",
-        "PARSE",
-        "TOKENS",
-        "SUCCESS FROM",
+    let budget = rows.iter().any(|r| r.budget_accuracy.is_some());
+    type Column<'a> = (&'a str, bool, Box<dyn Fn(&Row) -> String>);
+    let three = |v: f64| format!("{v:.3}");
+    let columns: Vec<Column> = vec![
+        ("MODEL", false, Box::new(|r: &Row| r.model.clone())),
+        ("AGENT", false, Box::new(|r: &Row| r.agent.clone())),
+        ("DOMAIN", false, Box::new(|r: &Row| r.domain.clone())),
+        ("SETTING", false, Box::new(|r: &Row| short_setting(&r.setting))),
+        ("INST", true, Box::new(|r: &Row| r.instances.to_string())),
+        ("TRIALS", true, Box::new(|r: &Row| r.trials.to_string())),
+        ("SUCCESS", true, Box::new(move |r: &Row| three(r.success_rate))),
+        ("ACTIONS", true, Box::new(move |r: &Row| three(r.mean_actions))),
+        ("OPT ACTIONS", true, Box::new(move |r: &Row| opt(r.optimal_actions, three))),
+        ("GOLDEN ACTIONS", true, Box::new(move |r: &Row| opt(r.golden_mean_actions, three))),
+        ("REL", true, Box::new(|r: &Row| opt(r.relative_action_count, |v| format!("{v:+.3}")))),
+        ("REPEATS", true, Box::new(move |r: &Row| three(r.mean_repeats))),
+        ("BUDGET ACC", true, Box::new(move |r: &Row| opt(r.budget_accuracy, three))),
+        ("TURNS SOLVED", true, Box::new(|r: &Row| opt(r.mean_turns_solved, |v| format!("{v:.2}")))),
+        ("PARSE", true, Box::new(move |r: &Row| three(r.parse_error_rate))),
+        ("TOKENS", true, Box::new(|r: &Row| format!("{:.1}", r.mean_tokens))),
+        ("REGRET", true, Box::new(move |r: &Row| opt(r.mean_regret, three))),
+        ("OPT MOVES", true, Box::new(move |r: &Row| opt(r.optimal_move_rate, three))),
+        ("EFFIC", true, Box::new(move |r: &Row| opt(r.mean_efficiency, three))),
+        ("SUCCESS FROM", false, Box::new(|r: &Row| format!("{:?}", r.success_from).to_lowercase())),
     ];
-    if moves {
-        header.splice(15..15, ["REGRET", "OPT MOVES", "EFFIC"]);
-    }
-    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let columns: Vec<Column> = columns
+        .into_iter()
+        .filter(|(name, _, _)| match *name {
+            "BUDGET ACC" => budget,
+            "REGRET" | "OPT MOVES" | "EFFIC" => moves,
+            _ => true,
+        })
+        .collect();
+    let mut cells: Vec<Vec<String>> = vec![columns.iter().map(|c| c.0.to_string()).collect()];
     for r in rows {
-        let mut cells_of_row = vec![
-            r.model.clone(),
-            r.agent.clone(),
-            r.domain.clone(),
-            short_setting(&r.setting),
-            r.instances.to_string(),
-            r.trials.to_string(),
-            format!("{:.3}", r.success_rate),
-            format!("{:.3}", r.mean_actions),
-            opt(r.optimal_steps, |e| format!("{:.3}", e + 2.0)),
-            opt(r.relative_action_count, |v| format!("{v:+.3}")),
-            format!("{:.3}", r.mean_repeats),
-            opt(r.budget_accuracy, |v| format!("{v:.3}")),
-            opt(r.mean_turns_solved, |v| format!("{v:.2}")),
-            format!("{:.3}", r.parse_error_rate),
-            format!("{:.1}", r.mean_tokens),
-            format!("{:?}", r.success_from).to_lowercase(),
-        ];
-        if moves {
-            cells_of_row.splice(
-                15..15,
-                [
-                    opt(r.mean_regret, |v| format!("{v:.3}")),
-                    opt(r.optimal_move_rate, |v| format!("{v:.3}")),
-                    opt(r.mean_efficiency, |v| format!("{v:.3}")),
-                ],
-            );
-        }
-        cells.push(cells_of_row);
+        cells.push(columns.iter().map(|(_, _, f)| f(r)).collect());
     }
-    let widths: Vec<usize> = (0..header.len())
+    let widths: Vec<usize> = (0..columns.len())
         .map(|c| {
             cells
                 .iter()
@@ -90,31 +96,21 @@ pub fn render_table(rows: &[Row]) -> String {
         for (c, cell) in row.iter().enumerate() {
             let pad = widths[c] - cell.chars().count();
             // Text columns left, numbers right.
-            if c < 4 || c == header.len() - 1 {
-                line.push_str(cell);
+            if columns[c].1 {
                 line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
             } else {
-                line.push_str(&" ".repeat(pad));
                 line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
             }
             line.push_str("  ");
         }
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out.push_str(
-        "ACTIONS counts KUMO's way (len(actions): the prediction counts twice); \
-         OPTIMAL = expected steps + 2 in the same count; REL = (ACTIONS - OPTIMAL) / OPTIMAL; \
-         REPEATS = queries of an action already queried in the same game, per game; \
-         BUDGET ACC = solved within the turn budget (budgeted protocol only); \
-         TURNS SOLVED = mean replies of the solved games.\n",
-    );
+    out.push_str(TABLE_LEGEND);
     if moves {
-        out.push_str(
-            "REGRET = expected actions wasted against the exact optimum, per game; \
-             OPT MOVES = share of optimal moves; EFFIC = min(1, golden / actions)^2 \
-             for a proven answer, else 0 (docs/analytics.md).\n",
-        );
+        out.push_str(MOVES_LEGEND);
     }
     out
 }
@@ -244,7 +240,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
         let (lo, hi) = (axis.low, axis.high);
         let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
         let title = if rel {
-            "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
+            "relative action count (KUMO's): actions / optimal actions - 1; 95% bootstrap"
         } else {
             "success rate, 95% Wilson interval"
         };

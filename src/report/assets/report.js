@@ -100,7 +100,7 @@
     summary.innerHTML = "";
     summary.append(el("span", `valid: ${r.valid.join(", ")}. `));
     const opt = r.golden.length || r.expected_steps !== null
-      ? `Optimal play: expected ${r.expected_steps === null ? "?" : r.expected_steps.toFixed(3)} actions; its trajectory here: ${r.golden.length ? r.golden.join(" → ") : "(none: the book alone names the truth)"}.`
+      ? `Optimal play: expected steps ${r.expected_steps === null ? "?" : r.expected_steps.toFixed(3)} (queries; optimal actions ${r.expected_steps === null ? "?" : (r.expected_steps + 2).toFixed(3)} in KUMO's count); the golden trajectory here: ${r.golden.length ? r.golden.join(" → ") : "(none: the book alone names the truth)"}.`
       : "No optimal label for this instance.";
     summary.append(el("span", opt));
     const list = $("replay-steps");
