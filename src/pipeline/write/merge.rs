@@ -38,7 +38,8 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<ShardGroup>, OutputError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| OutputError::io(dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_dir())
+            // Hidden folders are kumo-gen's own (the lock files' `.locks`).
+            .filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
             .collect();
         entries.sort();
         Ok(entries)
