@@ -38,6 +38,7 @@ mod reruns;
 mod robust;
 mod score;
 mod search;
+mod search_certified;
 mod search_exact;
 mod serve;
 mod split_parts;
