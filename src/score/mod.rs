@@ -1,4 +1,4 @@
-//! Side tool `score`: success rate, action counts and efficiency of players
+//! Side tool `score`: success rate, action counts and relative action count of players
 //! from their trajectories in KUMO's result format.
 //!
 //! In: parsed [`ResultFile`]s, and optionally the instances they were played

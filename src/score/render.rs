@@ -27,9 +27,13 @@ ACTIONS (mean_actions): KUMO's count, len(actions): every reply one entry, the p
 OPT ACTIONS (optimal_actions) = optimal_steps + 2: optimal play's expected count, the same count (KUMO's Algorithm 3 expected steps E, which weight each outcome by the candidates it leaves).
 GOLDEN ACTIONS (golden_mean_actions): the golden player's own mean on these instances (its trajectory + 2), the same count; above OPT ACTIONS when E's weighting differs from how often the outcomes occur.
 REL (relative_action_count) = (ACTIONS - OPT ACTIONS) / OPT ACTIONS: KUMO's measure, kept for comparability; the golden player itself scores (GOLDEN ACTIONS - OPT ACTIONS) / OPT ACTIONS on it.
-REPEATS (mean_repeats): queries of an action already queried in the same game; BUDGET ACC (budget_accuracy): solved within the turn budget (budgeted protocol); TURNS SOLVED (mean_turns_solved): mean replies of the solved games.
+REPEATS (mean_repeats): queries of an action already queried in the same game; TURNS SOLVED (mean_turns_solved): mean replies of the solved games.
 Every figure is a mean over an instance's trials, then over instances.
 ";
+
+/// The legend line of the budget column, shown with it.
+pub const BUDGET_LEGEND: &str =
+    "BUDGET ACC (budget_accuracy): solved within the turn budget (budgeted protocol).\n";
 
 /// The legend of the `--moves` columns.
 pub const MOVES_LEGEND: &str = "\
@@ -39,7 +43,8 @@ EFFIC (mean_efficiency): min(1, golden actions / actions)^2 for a game ending in
 ";
 
 /// The report as an aligned text table (settings shortened to `TxA`),
-/// then [`TABLE_LEGEND`] (and [`MOVES_LEGEND`] with `--moves`). The
+/// then [`TABLE_LEGEND`] (and [`BUDGET_LEGEND`], [`MOVES_LEGEND`] with
+/// their columns). The
 /// budget column shows only when a row was played under the budgeted
 /// protocol.
 pub fn render_table(rows: &[Row]) -> String {
@@ -109,6 +114,9 @@ pub fn render_table(rows: &[Row]) -> String {
         out.push('\n');
     }
     out.push_str(TABLE_LEGEND);
+    if budget {
+        out.push_str(BUDGET_LEGEND);
+    }
     if moves {
         out.push_str(MOVES_LEGEND);
     }
