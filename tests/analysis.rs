@@ -306,7 +306,17 @@ fn ties_within_1e_9_are_optimal_in_rows_score_and_pairs() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     TestCommand::new()
-        .args(["--domain", "rules3", "--truths", "6", "--actions", "8", "-n", "60", "--out"])
+        .args([
+            "--domain",
+            "rules3",
+            "--truths",
+            "6",
+            "--actions",
+            "8",
+            "-n",
+            "60",
+            "--out",
+        ])
         .arg(&data)
         .ok();
     let results = tmp.path().join("results");
@@ -411,7 +421,10 @@ fn a_game_without_a_move_has_no_optimal_move() {
         .map(|i| {
             serde_json::json!({
                 "seed": i["seed"],
-                "trajectories": [{"actions": [null], "successful": false}; 2],
+                "trajectories": [
+                    {"actions": [null], "successful": false},
+                    {"actions": [null], "successful": false},
+                ],
             })
             .to_string()
         })

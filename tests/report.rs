@@ -283,7 +283,8 @@ fn the_page_is_self_contained_identical_and_replays_a_sample_or_every_line() {
     let mut per_group: std::collections::BTreeMap<(String, String, String, String), Vec<u64>> =
         Default::default();
     for r in sampled {
-        let key = ["model", "agent", "domain", "setting"].map(|k| r[k].as_str().unwrap().to_string());
+        let key =
+            ["model", "agent", "domain", "setting"].map(|k| r[k].as_str().unwrap().to_string());
         per_group
             .entry(key.into())
             .or_default()
@@ -305,7 +306,10 @@ fn the_page_is_self_contained_identical_and_replays_a_sample_or_every_line() {
     assert_eq!(seeds_of("golden", MEDIUM).len(), 20);
     assert_eq!(seeds_of("golden", MEDIUM), seeds_of("random", MEDIUM));
     assert_eq!(seeds_of("golden", MEDIUM), seeds_of("guess", MEDIUM));
-    assert!(a.contains(&format!("{} of {lines} result lines are replayed", sampled.len())));
+    assert!(a.contains(&format!(
+        "{} of {lines} result lines are replayed",
+        sampled.len()
+    )));
     assert!(a.contains("<code>--replays all</code> every line"));
     // `--replays all`: one replay per result line, each step's candidates
     // never growing, the valid truth always among them.
@@ -313,7 +317,9 @@ fn the_page_is_self_contained_identical_and_replays_a_sample_or_every_line() {
     let data = replay_data(&all);
     let replays = data["replays"].as_array().unwrap();
     assert_eq!(replays.len(), lines);
-    assert!(all.contains(&format!("All {lines} result lines with their instance at hand are replayed")));
+    assert!(all.contains(&format!(
+        "All {lines} result lines with their instance at hand are replayed"
+    )));
     for r in replays {
         let valid = r["valid"][0].as_str().unwrap();
         assert!(r["book"].as_u64().unwrap() < data["books"].as_array().unwrap().len() as u64);

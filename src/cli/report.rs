@@ -131,12 +131,12 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
     let path = args.out.join("index.html");
     crate::files::write_atomic(&path, html.as_bytes())?;
     crate::stderr_line!(
-        "wrote {} ({} rows, {} of {} result lines replayed, {} KB)",
+        "wrote {} ({} rows, {} of {} result lines replayed, {:.1} MB)",
         path.display(),
         page.rows.len(),
         page.replays.len(),
         page.replayable,
-        html.len().div_ceil(1000)
+        html.len() as f64 / 1e6
     );
     Ok(Report::Done)
 }

@@ -77,12 +77,10 @@ impl FileLock {
             .open(&lock);
         match opened {
             Ok(file) => Ok(Some(file)),
-            Err(e) if read_only(&e) => {
-                match File::open(&lock) {
-                    Ok(file) => Ok(Some(file)),
-                    Err(_) => Ok(None),
-                }
-            }
+            Err(e) if read_only(&e) => match File::open(&lock) {
+                Ok(file) => Ok(Some(file)),
+                Err(_) => Ok(None),
+            },
             Err(e) => Err(FileError::io(&lock, e)),
         }
     }
@@ -637,8 +635,14 @@ mod tests {
         std::fs::create_dir(&folder).unwrap();
         let path = folder.join("d.jsonl");
         // The lock sits beside the folder, never in it.
-        assert_eq!(lock_path(&path), dir.path().join(".locks/medical/d.jsonl.lock"));
-        assert_eq!(lock_path(Path::new("d.jsonl")), Path::new(".locks/d.jsonl.lock"));
+        assert_eq!(
+            lock_path(&path),
+            dir.path().join(".locks/medical/d.jsonl.lock")
+        );
+        assert_eq!(
+            lock_path(Path::new("d.jsonl")),
+            Path::new(".locks/d.jsonl.lock")
+        );
         let held = FileLock::exclusive(&path).unwrap();
         assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
         assert!(matches!(

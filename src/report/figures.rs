@@ -112,7 +112,10 @@ fn entries(rows: &[TableRow], domain: &str) -> Vec<(String, Vec<Entry>)> {
                 });
                 if let Some(golden) = best.row.golden_mean_actions {
                     list.push(Entry {
-                        label: format!("golden actions: golden player ({} inst.)", best.row.labelled),
+                        label: format!(
+                            "golden actions: golden player ({} inst.)",
+                            best.row.labelled
+                        ),
                         kind: Kind::Golden,
                         success: Some((1.0, None)),
                         actions: Some((golden, None)),
@@ -292,8 +295,13 @@ pub(super) fn structure_bars(test: &Test) -> Vec<(String, [usize; 2])> {
         .filter(|&i| n(i) >= 2)
         .take(STRUCTURE_BARS)
         .collect();
-    let mut bars: Vec<(String, [usize; 2])> = shown.iter().map(|&i| test.table[i].clone()).collect();
-    let rest: Vec<usize> = order.iter().copied().filter(|i| !shown.contains(i)).collect();
+    let mut bars: Vec<(String, [usize; 2])> =
+        shown.iter().map(|&i| test.table[i].clone()).collect();
+    let rest: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|i| !shown.contains(i))
+        .collect();
     if !rest.is_empty() {
         let mut pooled = [0usize; 2];
         let mut signatures = 0usize;
@@ -302,7 +310,11 @@ pub(super) fn structure_bars(test: &Test) -> Vec<(String, [usize; 2])> {
             pooled[0] += counts[0];
             pooled[1] += counts[1];
             // `stats --pool`'s `other` row already holds several.
-            signatures += if label == "other" { test.pooled.max(1) } else { 1 };
+            signatures += if label == "other" {
+                test.pooled.max(1)
+            } else {
+                1
+            };
         }
         bars.push((format!("{signatures} other signature(s)"), pooled));
     }

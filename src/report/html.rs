@@ -102,7 +102,9 @@ fn row_cell(key: &str, t: &TableRow) -> String {
         "mean_actions" => cell(key, Some(r.mean_actions), 3, i.mean_actions),
         "optimal_actions" => cell(key, r.optimal_actions, 3, None),
         "golden_mean_actions" => cell(key, r.golden_mean_actions, 3, None),
-        "relative_action_count" => signed_cell(key, r.relative_action_count, i.relative_action_count),
+        "relative_action_count" => {
+            signed_cell(key, r.relative_action_count, i.relative_action_count)
+        }
         "mean_queries" => cell(key, Some(r.mean_queries), 3, None),
         "mean_repeats" => cell(key, Some(r.mean_repeats), 3, None),
         "budget_accuracy" => cell(key, r.budget_accuracy, 3, i.budget_accuracy),

@@ -143,7 +143,12 @@ mod tests {
         assert_eq!(seeds_of(&files[1], &marks[1]), [1, 5]);
         let every = chosen(&files, ReplayLimit::All);
         assert!(every.iter().flatten().all(|m| *m));
-        assert!(chosen(&files, ReplayLimit::PerGroup(0)).iter().flatten().all(|m| !*m));
+        assert!(
+            chosen(&files, ReplayLimit::PerGroup(0))
+                .iter()
+                .flatten()
+                .all(|m| !*m)
+        );
         assert_eq!("all".parse(), Ok(ReplayLimit::All));
         assert_eq!("7".parse(), Ok(ReplayLimit::PerGroup(7)));
         assert!("some".parse::<ReplayLimit>().is_err());

@@ -56,23 +56,83 @@ pub fn render_table(rows: &[Row]) -> String {
         ("MODEL", false, Box::new(|r: &Row| r.model.clone())),
         ("AGENT", false, Box::new(|r: &Row| r.agent.clone())),
         ("DOMAIN", false, Box::new(|r: &Row| r.domain.clone())),
-        ("SETTING", false, Box::new(|r: &Row| short_setting(&r.setting))),
+        (
+            "SETTING",
+            false,
+            Box::new(|r: &Row| short_setting(&r.setting)),
+        ),
         ("INST", true, Box::new(|r: &Row| r.instances.to_string())),
         ("TRIALS", true, Box::new(|r: &Row| r.trials.to_string())),
-        ("SUCCESS", true, Box::new(move |r: &Row| three(r.success_rate))),
-        ("ACTIONS", true, Box::new(move |r: &Row| three(r.mean_actions))),
-        ("OPT ACTIONS", true, Box::new(move |r: &Row| opt(r.optimal_actions, three))),
-        ("GOLDEN ACTIONS", true, Box::new(move |r: &Row| opt(r.golden_mean_actions, three))),
-        ("REL", true, Box::new(|r: &Row| opt(r.relative_action_count, |v| format!("{v:+.3}")))),
-        ("REPEATS", true, Box::new(move |r: &Row| three(r.mean_repeats))),
-        ("BUDGET ACC", true, Box::new(move |r: &Row| opt(r.budget_accuracy, three))),
-        ("TURNS SOLVED", true, Box::new(|r: &Row| opt(r.mean_turns_solved, |v| format!("{v:.2}")))),
-        ("PARSE", true, Box::new(move |r: &Row| three(r.parse_error_rate))),
-        ("TOKENS", true, Box::new(|r: &Row| format!("{:.1}", r.mean_tokens))),
-        ("REGRET", true, Box::new(move |r: &Row| opt(r.mean_regret, three))),
-        ("OPT MOVES", true, Box::new(move |r: &Row| opt(r.optimal_move_rate, three))),
-        ("EFFIC", true, Box::new(move |r: &Row| opt(r.mean_efficiency, three))),
-        ("SUCCESS FROM", false, Box::new(|r: &Row| format!("{:?}", r.success_from).to_lowercase())),
+        (
+            "SUCCESS",
+            true,
+            Box::new(move |r: &Row| three(r.success_rate)),
+        ),
+        (
+            "ACTIONS",
+            true,
+            Box::new(move |r: &Row| three(r.mean_actions)),
+        ),
+        (
+            "OPT ACTIONS",
+            true,
+            Box::new(move |r: &Row| opt(r.optimal_actions, three)),
+        ),
+        (
+            "GOLDEN ACTIONS",
+            true,
+            Box::new(move |r: &Row| opt(r.golden_mean_actions, three)),
+        ),
+        (
+            "REL",
+            true,
+            Box::new(|r: &Row| opt(r.relative_action_count, |v| format!("{v:+.3}"))),
+        ),
+        (
+            "REPEATS",
+            true,
+            Box::new(move |r: &Row| three(r.mean_repeats)),
+        ),
+        (
+            "BUDGET ACC",
+            true,
+            Box::new(move |r: &Row| opt(r.budget_accuracy, three)),
+        ),
+        (
+            "TURNS SOLVED",
+            true,
+            Box::new(|r: &Row| opt(r.mean_turns_solved, |v| format!("{v:.2}"))),
+        ),
+        (
+            "PARSE",
+            true,
+            Box::new(move |r: &Row| three(r.parse_error_rate)),
+        ),
+        (
+            "TOKENS",
+            true,
+            Box::new(|r: &Row| format!("{:.1}", r.mean_tokens)),
+        ),
+        (
+            "REGRET",
+            true,
+            Box::new(move |r: &Row| opt(r.mean_regret, three)),
+        ),
+        (
+            "OPT MOVES",
+            true,
+            Box::new(move |r: &Row| opt(r.optimal_move_rate, three)),
+        ),
+        (
+            "EFFIC",
+            true,
+            Box::new(move |r: &Row| opt(r.mean_efficiency, three)),
+        ),
+        (
+            "SUCCESS FROM",
+            false,
+            Box::new(|r: &Row| format!("{:?}", r.success_from).to_lowercase()),
+        ),
     ];
     let columns: Vec<Column> = columns
         .into_iter()

@@ -39,7 +39,12 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<ShardGroup>, OutputError> {
             .map_err(|e| OutputError::io(dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             // Hidden folders are kumo-gen's own (the lock files' `.locks`).
-            .filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+            .filter(|p| {
+                p.is_dir()
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
             .collect();
         entries.sort();
         Ok(entries)
