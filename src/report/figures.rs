@@ -237,7 +237,7 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
             y += line_h;
         }
     }
-    // Legend.
+    // Legend: the kinds of player the figure shows.
     let ly = height - 12.0;
     let mut lx = label_w;
     for (kind, name) in [
@@ -246,6 +246,12 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
         (Kind::Optimal, "optimal actions, expected (E + 2)"),
         (Kind::Golden, "golden actions"),
     ] {
+        if !groups
+            .iter()
+            .any(|(_, list)| list.iter().any(|e| e.kind == kind))
+        {
+            continue;
+        }
         let _ = writeln!(
             s,
             r#"{}<text x="{:.1}" y="{:.1}">{name}</text>"#,

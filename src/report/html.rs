@@ -215,7 +215,7 @@ fn structure(structure: &Structure) -> String {
                 };
                 let _ = writeln!(
                     s,
-                    r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}{}</td><td class="num">{}x{}</td><td class="num" data-value="{}">{}</td><td class="num">{}</td><td class="num" data-value="{}">{}</td><td class="num" data-value="{}">{}</td><td>{}</td></tr>"#,
+                    r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}{}</td><td class="num">{}x{}</td><td class="num" data-value="{}">{}</td><td class="num">{}</td><td class="num" data-value="{}">{}</td><td class="num" data-value="{}">{}</td><td class="reason">{}</td></tr>"#,
                     esc(&t.model),
                     t.instances,
                     t.correct,
