@@ -59,11 +59,11 @@ const COLUMNS: [(&str, &str, &str); 14] = [
     ),
     (
         "optimal_move_rate",
-        "optimal moves",
+        "optimal-move rate",
         "optimal_move_rate: a game's optimal moves / its moves (Q within 1e-9 of V is optimal; a game without a move counts 0), mean over trials, not pooled (the pooled share is in each cell's tooltip); 95% Wilson with n = moves",
     ),
     ("moves", "moves", "moves analysed (actions and answers)"),
-    ("optimal_moves", "optimal", "optimal moves, summed"),
+    ("optimal_moves", "optimal moves", "optimal moves, summed"),
     (
         "redundant_moves",
         "redundant",
