@@ -3,6 +3,7 @@
 
 mod analysis;
 mod budget;
+mod certified;
 mod cli;
 mod common;
 mod conformance;

@@ -37,7 +37,7 @@ mod task;
 pub mod text;
 
 pub use line::{
-    InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances, task_from_json,
+    InstanceError, InstanceLine, Optimal, ResolvedLine, Steps, parse_instances, task_from_json,
 };
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};

@@ -91,8 +91,18 @@ fn entries(rows: &[TableRow], domain: &str) -> Vec<(String, Vec<Entry>)> {
                 .filter(|r| r.row.optimal_steps.is_some())
                 .max_by_key(|r| r.row.labelled)
             {
+                // Certified labels bound E from above: the point is the
+                // strategy their golden trajectories follow, at most E + 2.
+                let label = if best.row.certified > 0 {
+                    format!(
+                        "optimal player ({} instances; {} certified: at most this)",
+                        best.row.labelled, best.row.certified
+                    )
+                } else {
+                    format!("optimal player ({} instances)", best.row.labelled)
+                };
                 list.push(Entry {
-                    label: format!("optimal player ({} instances)", best.row.labelled),
+                    label,
                     kind: Kind::Optimal,
                     success: Some((1.0, None)),
                     actions: best.row.optimal_steps.map(|e| (e + 2.0, None)),

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::cells::{cell, count_cell, json, script_json, text_cell};
+use super::cells::{cell, count_cell, json, range_cell, script_json, text_cell};
 use super::figures::{domain_figure, domains, esc, short, structure_figure};
 use super::{Book, Page, Replay, Structure, TableRow};
 use crate::score::interval::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
@@ -41,12 +41,12 @@ const COLUMNS: [(&str, &str, &str); 19] = [
     (
         "optimal_steps",
         "optimal E",
-        "mean expected steps of optimal play (it counts E + 2 the same way)",
+        "mean expected steps of optimal play (it counts E + 2 the same way); a range where labels are certified (lower <= E <= upper)",
     ),
     (
         "relative_action_count",
         "relative",
-        "(actions - (E + 2)) / (E + 2); 95% percentile bootstrap over instances",
+        "(actions - (E + 2)) / (E + 2); 95% percentile bootstrap over instances; a range where labels are certified",
     ),
     (
         "mean_queries",
@@ -124,10 +124,19 @@ fn table(rows: &[TableRow]) -> String {
             count_cell("trials", r.trials),
             cell("success_rate", Some(r.success_rate), 3, i.success_rate),
             cell("mean_actions", Some(r.mean_actions), 3, i.mean_actions),
-            cell("optimal_steps", r.optimal_steps, 3, None),
-            cell(
+            range_cell(
+                "optimal_steps",
+                r.optimal_steps,
+                r.optimal_steps_min,
+                r.certified,
+                3,
+                None
+            ),
+            range_cell(
                 "relative_action_count",
                 r.relative_action_count,
+                r.relative_action_count_max,
+                r.certified,
                 3,
                 i.relative_action_count
             ),

@@ -43,6 +43,12 @@ pub fn render_table(rows: &[Row]) -> String {
     if moves {
         header.splice(15..15, ["REGRET", "OPT MOVES", "EFFIC"]);
     }
+    // Rows with certified labels: their count, and OPTIMAL and REL as the
+    // ranges the labels allow.
+    let certified = rows.iter().any(|r| r.certified > 0);
+    if certified {
+        header.insert(9, "CERT");
+    }
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
         let mut cells_of_row = vec![
@@ -54,8 +60,14 @@ pub fn render_table(rows: &[Row]) -> String {
             r.trials.to_string(),
             format!("{:.3}", r.success_rate),
             format!("{:.3}", r.mean_actions),
-            opt(r.optimal_steps, |e| format!("{:.3}", e + 2.0)),
-            opt(r.relative_action_count, |v| format!("{v:+.3}")),
+            match (r.optimal_steps_min, r.optimal_steps) {
+                (Some(lo), Some(hi)) => format!("{:.3}..{:.3}", lo + 2.0, hi + 2.0),
+                (_, e) => opt(e, |e| format!("{:.3}", e + 2.0)),
+            },
+            match (r.relative_action_count, r.relative_action_count_max) {
+                (Some(lo), Some(hi)) => format!("{lo:+.3}..{hi:+.3}"),
+                (v, _) => opt(v, |v| format!("{v:+.3}")),
+            },
             format!("{:.3}", r.mean_repeats),
             opt(r.budget_accuracy, |v| format!("{v:.3}")),
             opt(r.mean_turns_solved, |v| format!("{v:.2}")),
@@ -63,9 +75,13 @@ pub fn render_table(rows: &[Row]) -> String {
             format!("{:.1}", r.mean_tokens),
             format!("{:?}", r.success_from).to_lowercase(),
         ];
+        if certified {
+            cells_of_row.insert(9, r.certified.to_string());
+        }
+        let at = if certified { 16 } else { 15 };
         if moves {
             cells_of_row.splice(
-                15..15,
+                at..at,
                 [
                     opt(r.mean_regret, |v| format!("{v:.3}")),
                     opt(r.optimal_move_rate, |v| format!("{v:.3}")),
@@ -109,6 +125,15 @@ pub fn render_table(rows: &[Row]) -> String {
          BUDGET ACC = solved within the turn budget (budgeted protocol only); \
          TURNS SOLVED = mean replies of the solved games.\n",
     );
+    if certified {
+        out.push_str(
+            "CERT = lines whose label is certified, not exact (the search ran over budget: \
+             lower <= E <= upper, docs/output.md); such a row shows OPTIMAL as the range of the \
+             labels' means and REL as the range it allows: from the count against the upper \
+             bounds (the least the player can have wasted) to the count against the lower \
+             bounds (the most).\n",
+        );
+    }
     if moves {
         out.push_str(
             "REGRET = expected actions wasted against the exact optimum, per game; \
@@ -192,6 +217,20 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
                 }
             })
     };
+    // A row with certified labels (docs/output.md): its relative count is
+    // a range, `(least, most, certified lines)`.
+    let certified_range = |g: &(String, String), m: &str| -> Option<(f64, f64, usize)> {
+        rows.iter()
+            .find(|(r, _)| r.domain == g.0 && r.setting == g.1 && label(r) == m)
+            .and_then(|(r, _)| {
+                Some((
+                    r.relative_action_count?,
+                    r.relative_action_count_max?,
+                    r.certified,
+                ))
+            })
+    };
+    let any_certified = rows.iter().any(|(r, _)| r.certified > 0);
 
     let bar = 34.0;
     let gap = 30.0;
@@ -206,7 +245,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
     let width = left + plot_w + 20.0;
     let panel_h = 180.0;
     let panel_gap = 90.0;
-    let legend_h = 20.0 * models.len() as f64 + 44.0;
+    let legend_h = 20.0 * models.len() as f64 + if any_certified { 72.0 } else { 44.0 };
     let height = 50.0 + 2.0 * (panel_h + panel_gap) + legend_h;
 
     let mut s = String::new();
@@ -287,9 +326,17 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
                                 format!("{v:.2}")
                             }
                         };
-                        let range = interval.map_or(String::new(), |i| {
+                        let mut range = interval.map_or(String::new(), |i| {
                             format!(" (95%: {} to {})", shown(i.low), shown(i.high))
                         });
+                        let certified = if rel { certified_range(g, m) } else { None };
+                        if let Some((least, most, lines)) = certified {
+                            range.push_str(&format!(
+                                "; {lines} certified label(s): between {} and {}",
+                                shown(least),
+                                shown(most)
+                            ));
+                        }
                         let _ = writeln!(
                             s,
                             r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}" fill-opacity="0.75"><title>{}: {v:.3}{range}</title></rect>"#,
@@ -314,9 +361,10 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
                         };
                         let _ = writeln!(
                             s,
-                            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}</text>"#,
+                            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}{}</text>"#,
                             top_of_label - 3.0,
-                            shown(v)
+                            shown(v),
+                            if certified.is_some() { "*" } else { "" }
                         );
                     }
                     None => {
@@ -359,6 +407,14 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
         super::interval::BOOTSTRAP_RESAMPLES,
         super::interval::BOOTSTRAP_SEED
     );
+    if any_certified {
+        let _ = writeln!(
+            s,
+            r##"<text x="{left}" y="{:.1}" fill="#555">* certified labels (lower &lt;= E &lt;= upper): the bar is the least relative count they allow (against</text><text x="{left}" y="{:.1}" fill="#555">the upper bounds); the whisker reaches the 95% point of the most (against the lower bounds)</text>"##,
+            ly + 20.0 * models.len() as f64 + 40.0,
+            ly + 20.0 * models.len() as f64 + 54.0,
+        );
+    }
     s.push_str("</svg>\n");
     s
 }

@@ -1,0 +1,158 @@
+//! Certified labels (`optimal.exact: false`, docs/output.md) as every
+//! consumer of labels reads them: nothing may take a certified upper
+//! bound for the exact optimum. The lines come cheaply from a tiny node
+//! budget at KUMO's 12x16 (`--search-nodes 50`: every medical line is
+//! certified there, and its interval is narrow but not a point).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::common::{TestCommand, eval_player, generate_in, json_lines};
+
+const SETTING: &str = "truth_num=12+action_num=16+valid_truth_num=1";
+
+/// `medical` 12x16, `-n 30`, `--search-nodes 50`, with the HF export and
+/// the results of the `random` player (2 trials): made once per process.
+fn certified() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        generate_in(
+            "medical",
+            (12, 16),
+            &data,
+            30,
+            &["--search-nodes", "50", "--hf", "--threads", "2"],
+        )
+        .ok();
+        eval_player(
+            "random",
+            &data,
+            &tmp.path().join("results"),
+            &["--trials", "2"],
+        )
+        .ok();
+        tmp
+    })
+    .path()
+}
+
+fn dataset_file(dir: &Path) -> PathBuf {
+    dir.join("data/medical").join(format!("{SETTING}.jsonl"))
+}
+
+/// `(upper, lower)` of every line's label, in file order.
+fn labels(dir: &Path) -> Vec<(f64, f64, bool)> {
+    json_lines(&dataset_file(dir))
+        .iter()
+        .map(|line| {
+            let o = &line["optimal"];
+            let upper = o["expected_steps"].as_f64().unwrap();
+            let exact = o["exact"].as_bool().unwrap();
+            let lower = o["lower_bound"].as_f64().unwrap_or(upper);
+            (upper, lower, exact)
+        })
+        .collect()
+}
+
+#[test]
+fn the_fixture_is_certified_with_proper_intervals() {
+    let labels = labels(certified());
+    assert_eq!(labels.len(), 30);
+    let certified = labels.iter().filter(|l| !l.2).count();
+    assert!(certified >= 20, "{certified} certified lines");
+    for (upper, lower, exact) in &labels {
+        assert!(lower <= upper);
+        if !exact {
+            assert!(lower < upper, "a certified interval of one point");
+        }
+    }
+}
+
+fn score_json(args: &[&str]) -> Vec<Value> {
+    let mut command = TestCommand::new();
+    let output = command.arg("score").args(args).arg("--json").ok();
+    serde_json::from_slice::<Value>(&output.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn score_gives_certified_rows_a_range_of_relative_counts() {
+    let dir = certified();
+    let instances = dir.join("data/medical");
+    let results = dir.join("results");
+    let args = [
+        "--instances",
+        instances.to_str().unwrap(),
+        results.to_str().unwrap(),
+    ];
+    let rows = score_json(&args);
+    let row = &rows[0];
+    let labels = labels(dir);
+    let certified = labels.iter().filter(|l| !l.2).count();
+    assert_eq!(row["certified"].as_u64(), Some(certified as u64));
+    // Independently: the mean of upper and of lower ends, and the model's
+    // mean actions, give the two ends of the relative count.
+    let n = labels.len() as f64;
+    let upper = labels.iter().map(|l| l.0).sum::<f64>() / n;
+    let lower = labels.iter().map(|l| l.1).sum::<f64>() / n;
+    let actions = row["mean_actions"].as_f64().unwrap();
+    let least = (actions - (upper + 2.0)) / (upper + 2.0);
+    let most = (actions - (lower + 2.0)) / (lower + 2.0);
+    let close = |a: &Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-9;
+    assert!(close(&row["relative_action_count"], least), "{row}");
+    assert!(close(&row["relative_action_count_max"], most), "{row}");
+    assert!(close(&row["optimal_steps"], upper), "{row}");
+    assert!(close(&row["optimal_steps_min"], lower), "{row}");
+    assert!(least < most);
+    // The table marks the row and says how to read it; so does the SVG.
+    let mut command = TestCommand::new();
+    let table = command.arg("score").args(args).ok();
+    let table = String::from_utf8(table.stdout.clone()).unwrap();
+    assert!(table.contains("CERT"), "{table}");
+    assert!(
+        table.contains(&format!("{least:+.3}..{most:+.3}")),
+        "{table}"
+    );
+    assert!(table.contains("certified, not exact"), "{table}");
+    let svg = dir.join("score.svg");
+    let mut command = TestCommand::new();
+    command.arg("score").args(args).arg("--svg").arg(&svg).ok();
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("certified labels (lower &lt;= E &lt;= upper)"));
+    assert!(svg.contains(&format!("{certified} certified label(s)")));
+}
+
+#[test]
+fn score_of_exact_lines_has_no_certified_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    generate_in("medical", (4, 6), &data, 8, &[]).ok();
+    eval_player(
+        "random",
+        &data,
+        &tmp.path().join("results"),
+        &["--trials", "1"],
+    )
+    .ok();
+    let rows = score_json(&[
+        "--instances",
+        data.join("medical").to_str().unwrap(),
+        tmp.path().join("results").to_str().unwrap(),
+    ]);
+    let row = rows[0].as_object().unwrap();
+    for key in [
+        "certified",
+        "relative_action_count_max",
+        "optimal_steps_min",
+    ] {
+        assert!(!row.contains_key(key), "{key} in {row:?}");
+    }
+    assert!(row["relative_action_count"].is_f64());
+}
