@@ -144,6 +144,10 @@ pub struct Written<'a> {
     pub duplicates: u64,
     /// Draws outside the difficulty band, redrawn.
     pub out_of_band: u64,
+    /// Of those, certified draws whose interval crosses an edge of the
+    /// band, and draws left unlabelled (`--exact-only`).
+    pub band_straddling: u64,
+    pub band_unlabelled: u64,
 }
 
 /// Why a dataset's derived files hold no SFT records.

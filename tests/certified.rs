@@ -156,3 +156,93 @@ fn score_of_exact_lines_has_no_certified_fields() {
     }
     assert!(row["relative_action_count"].is_f64());
 }
+
+/// `(upper, lower)` of the labels of a dataset file.
+fn bounds(file: &Path) -> Vec<(f64, f64)> {
+    json_lines(file)
+        .iter()
+        .map(|line| {
+            let o = &line["optimal"];
+            let upper = o["expected_steps"].as_f64().unwrap();
+            (upper, o["lower_bound"].as_f64().unwrap_or(upper))
+        })
+        .collect()
+}
+
+const FRONTIER: &str = "truth_num=24+action_num=32+valid_truth_num=1";
+
+#[test]
+fn a_band_at_24x32_admits_a_certified_line_only_if_its_whole_interval_is_in_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let budget = ["--search-nodes", "300", "--threads", "2"];
+    let plain = tmp.path().join("plain");
+    generate_in("medical", (24, 32), &plain, 20, &budget).ok();
+    let file = |dir: &Path| dir.join("medical").join(format!("{FRONTIER}.jsonl"));
+    let first_draws = bounds(&file(&plain));
+    // A bound inside the widest certified interval of the first draws:
+    // that draw (line i is the first draw of stream i) must be redrawn.
+    let (upper, lower) = first_draws
+        .iter()
+        .copied()
+        .max_by(|a, b| (a.0 - a.1).total_cmp(&(b.0 - b.1)))
+        .unwrap();
+    assert!(lower < upper, "no certified interval to cut");
+    let bound = (lower + upper) / 2.0;
+    let banded = tmp.path().join("banded");
+    let mut command = generate_in("medical", (24, 32), &banded, 20, &budget);
+    let run = command.args(["--max-expected", &bound.to_string()]).ok();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(
+        stderr.contains("certified with an interval across its edge"),
+        "{stderr}"
+    );
+    for (upper, _) in bounds(&file(&banded)) {
+        assert!(upper <= bound, "{upper} above --max-expected {bound}");
+    }
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(banded.join("medical/manifest.json")).unwrap())
+            .unwrap();
+    let counts = &manifest["datasets"][FRONTIER]["counts"];
+    assert!(
+        counts["out_of_band_straddling"].as_u64() >= Some(1),
+        "{counts}"
+    );
+    // The lower side: every line's lower bound is at least the minimum.
+    let floor = tmp.path().join("floor");
+    let mut command = generate_in("medical", (24, 32), &floor, 5, &budget);
+    command.args(["--min-expected", &bound.to_string()]).ok();
+    for (_, lower) in bounds(&file(&floor)) {
+        assert!(lower >= bound, "{lower} below --min-expected {bound}");
+    }
+}
+
+#[test]
+fn curriculum_levels_at_24x32_hold_whole_intervals_in_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("curriculum");
+    let mut command = TestCommand::new();
+    let run = command
+        .args(["curriculum", "--domain", "medical", "--truths", "24"])
+        .args(["--actions", "32", "-n", "8", "--levels", "3"])
+        .args(["--search-nodes", "300", "--threads", "2", "--out"])
+        .arg(&out)
+        .ok();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(stderr.contains("draws"), "{stderr}");
+    let levels: Vec<Vec<(f64, f64)>> = (1..=3)
+        .map(|k| {
+            bounds(
+                &out.join(format!("level-{k}/medical"))
+                    .join(format!("{FRONTIER}.jsonl")),
+            )
+        })
+        .collect();
+    // Percentiles are monotone in E: a level holds its lines' whole
+    // intervals only if every upper end of a level is below every lower
+    // end of the next.
+    for pair in levels.windows(2) {
+        let top = pair[0].iter().map(|b| b.0).fold(f64::MIN, f64::max);
+        let bottom = pair[1].iter().map(|b| b.1).fold(f64::MAX, f64::min);
+        assert!(top < bottom, "{top} >= {bottom}");
+    }
+}
