@@ -92,6 +92,10 @@ pub struct Replay {
     /// The optimal player's queries (the golden trajectory), when labelled.
     pub golden: Vec<String>,
     pub expected_steps: Option<f64>,
+    /// A certified label's proven lower bound (`expected_steps` is then
+    /// its upper bound, the golden trajectory's strategy's: docs/output.md
+    /// "Certified labels"); `None` when exact or unlabelled.
+    pub lower_bound: Option<f64>,
     pub trials: Vec<ReplayTrial>,
 }
 
@@ -238,6 +242,10 @@ pub fn replays(
                 })
                 .collect();
             let optimal = instance.optimal.clone().unwrap_or_default();
+            let lower_bound = match optimal.steps() {
+                Some(crate::game::Steps::Certified { lower, .. }) => Some(lower),
+                _ => None,
+            };
             out.push(Replay {
                 model: file.key.model.clone(),
                 agent: file.key.agent.clone(),
@@ -248,6 +256,7 @@ pub fn replays(
                 truths: instance.truths.clone(),
                 valid: instance.valid_truths(),
                 golden: optimal.golden_trajectory,
+                lower_bound,
                 expected_steps: optimal.expected_steps,
                 trials,
             });
