@@ -90,6 +90,16 @@ pub enum Event<'a> {
     },
     /// The derived files of `domain`'s dataset are written.
     Derived(DerivedWritten<'a>),
+    /// How `domain`'s dataset is labelled: lines with an exact label,
+    /// lines with a certified one (DESIGN.md "Certified labels"), and the
+    /// mean and largest relative gap `(upper - lower) / lower` of those.
+    Labels {
+        domain: &'a str,
+        exact: u64,
+        certified: u64,
+        mean_gap: f64,
+        max_gap: f64,
+    },
     /// Instances of a labelled run left unlabelled by the search budget.
     Unlabelled { instances: u64 },
     /// `label`: a line's warning, naming the line.

@@ -246,3 +246,206 @@ fn curriculum_levels_at_24x32_hold_whole_intervals_in_order() {
         assert!(top < bottom, "{top} >= {bottom}");
     }
 }
+
+/// `(exact, certified)` as the summary line of a generate run states them.
+fn summary_counts(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("medical: labels: "))
+        .unwrap_or_else(|| panic!("no labels summary line in {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    (
+        words[2].parse().unwrap(),
+        words[4].trim_end_matches(',').parse().unwrap(),
+    )
+}
+
+#[test]
+fn summary_line_hf_card_and_sft_records_say_which_labels_are_certified() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let run = generate_in(
+        "medical",
+        (12, 16),
+        &data,
+        12,
+        &["--search-nodes", "50", "--hf"],
+    )
+    .ok();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    let lines = json_lines(&dataset_file(tmp.path()));
+    let certified = lines
+        .iter()
+        .filter(|l| l["optimal"]["exact"] == Value::Bool(false))
+        .count() as u64;
+    assert!(certified > 0);
+    assert_eq!(summary_counts(&stderr), (12 - certified, certified));
+    // The largest relative gap of the summary, from the lines themselves.
+    let largest = lines
+        .iter()
+        .filter_map(|l| {
+            let o = &l["optimal"];
+            let lower = o["lower_bound"].as_f64()?;
+            Some((o["expected_steps"].as_f64().unwrap() - lower) / lower)
+        })
+        .fold(0.0f64, f64::max);
+    assert!(
+        stderr.contains(&format!("largest {:.2}%", 100.0 * largest)),
+        "{stderr}"
+    );
+
+    // The card counts them per config.
+    let card = std::fs::read_to_string(data.join("hf/README.md")).unwrap();
+    assert!(card.contains("## Labels"), "{card}");
+    assert!(
+        card.contains(&format!(
+            "| `medical-t12-a16-v1` | {} | {certified} | 0 |",
+            12 - certified
+        )),
+        "{card}"
+    );
+    assert!(card.contains("or certified where the exact search ran over"));
+
+    // HF rows carry the bounds exactly as the lines state them.
+    let rows = json_lines(&data.join(format!("hf/data/medical/{SETTING}.jsonl")));
+    assert_eq!(rows.len(), lines.len());
+    for (row, line) in rows.iter().zip(&lines) {
+        let o = &line["optimal"];
+        assert_eq!(row["expected_steps"], o["expected_steps"]);
+        assert_eq!(row["exact"], o["exact"]);
+        assert_eq!(row["lower_bound"], o["lower_bound"]);
+    }
+
+    // SFT records of certified lines say what their trajectory is worth.
+    let sft = json_lines(&data.join(format!("medical/sft/{SETTING}.jsonl")));
+    assert_eq!(sft.len(), lines.len());
+    for (record, line) in sft.iter().zip(&lines) {
+        let o = &line["optimal"];
+        if o["exact"] == Value::Bool(false) {
+            let c = &record["certified"];
+            assert_eq!(c["expected_steps_at_most"], o["expected_steps"]);
+            assert_eq!(c["expected_steps_at_least"], o["lower_bound"]);
+        } else {
+            assert!(record.get("certified").is_none(), "{record}");
+        }
+    }
+    let hf_sft = json_lines(&data.join(format!("hf/data/medical/{SETTING}-sft.jsonl")));
+    for (row, line) in hf_sft.iter().zip(&lines) {
+        assert_eq!(row["exact"], line["optimal"]["exact"]);
+    }
+}
+
+#[test]
+fn exact_runs_keep_their_hf_rows_and_card_without_label_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let run = generate_in("medical", (6, 8), &data, 6, &["--hf"]).ok();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert_eq!(summary_counts(&stderr), (6, 0));
+    let card = std::fs::read_to_string(data.join("hf/README.md")).unwrap();
+    assert!(!card.contains("## Labels"), "{card}");
+    assert!(card.contains("with an exact optimal-play label"), "{card}");
+    let setting = "truth_num=6+action_num=8+valid_truth_num=1";
+    for row in json_lines(&data.join(format!("hf/data/medical/{setting}.jsonl"))) {
+        let row = row.as_object().unwrap();
+        assert!(!row.contains_key("exact") && !row.contains_key("lower_bound"));
+    }
+    for line in json_lines(&data.join(format!("medical/{setting}.jsonl"))) {
+        let difficulty = line["difficulty"].as_object().unwrap();
+        for key in ["exact", "lower_bound", "percentile_lower"] {
+            assert!(!difficulty.contains_key(key), "{key}");
+        }
+    }
+}
+
+/// Every move of a trial analysed under a budget too small for its
+/// values is either exact (and then equal to the exact analysis) or
+/// bounded by an interval that holds the exact value; a bounded move's
+/// row gives no number that is not proven, and its game is not totalled.
+#[test]
+fn moves_over_the_budget_give_proven_intervals_never_a_bound_as_the_value() {
+    use kumo_gen::analysis::{Analysed, Analyst};
+    use kumo_gen::domain::Registry;
+    use kumo_gen::game::InstanceLine;
+    use kumo_gen::results::Said;
+    use kumo_gen::search::SearchBudget;
+
+    let domain = Registry::new(None).load("medical").unwrap().0;
+    let tiny = SearchBudget::with_nodes(SearchBudget::DEFAULT_MAX_MEMO_ENTRIES, Some(50));
+    let mut bounded = 0;
+    for value in json_lines(&dataset_file(certified())) {
+        let line: InstanceLine = serde_json::from_value(value).unwrap();
+        let mut small = Analyst::new(&domain, &line, tiny).unwrap();
+        let mut exact = Analyst::new(&domain, &line, SearchBudget::default()).unwrap();
+        // The golden trajectory and a wasteful one: every action in
+        // instance order, one of them repeated, then the golden answer.
+        let answer = small
+            .said(
+                line.optimal
+                    .as_ref()
+                    .unwrap()
+                    .golden_answer
+                    .as_deref()
+                    .unwrap(),
+            )
+            .unwrap();
+        let mut games: Vec<Vec<Said>> = vec![
+            line.optimal
+                .as_ref()
+                .unwrap()
+                .golden_trajectory
+                .iter()
+                .map(|a| small.said(a).unwrap())
+                .chain([answer])
+                .collect(),
+            (0..4)
+                .map(Said::Action)
+                .chain([Said::Action(1), answer])
+                .collect(),
+        ];
+        for moves in games.drain(..) {
+            let analysed = small.moves(&moves);
+            let truth = exact.game(&moves).unwrap();
+            assert_eq!(
+                small.game_of(&analysed).is_ok(),
+                analysed.iter().all(|m| matches!(m, Analysed::Exact(_)))
+            );
+            for (m, e) in analysed.iter().zip(&truth.moves) {
+                match m {
+                    Analysed::Exact(m) => assert_eq!(m, e),
+                    Analysed::Bounded(b) => {
+                        bounded += 1;
+                        for (bounds, value) in
+                            [(b.value, e.value), (b.q, e.q), (b.regret, e.regret)]
+                        {
+                            assert!(
+                                bounds.lo <= value + 1e-9 && value <= bounds.hi + 1e-9,
+                                "{value} outside [{}, {}]",
+                                bounds.lo,
+                                bounds.hi
+                            );
+                        }
+                        if let Some(optimal) = b.optimal {
+                            assert_eq!(optimal, e.optimal);
+                        }
+                        if let Some(reward) = b.reward() {
+                            assert_eq!(reward, kumo_gen::analysis::dense_reward(Some(e)));
+                        }
+                        let row = small.analysed_json(m);
+                        for key in ["value", "q", "regret"] {
+                            let bounds = row[format!("{key}_bounds")].as_array().unwrap();
+                            if bounds[0] != bounds[1] {
+                                assert!(row[key].is_null(), "{key} in {row}");
+                            }
+                        }
+                        assert!(
+                            row["unproven"].as_str().unwrap().contains("budget"),
+                            "{row}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(bounded > 0, "no move went over the tiny budget");
+}

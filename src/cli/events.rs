@@ -42,6 +42,23 @@ pub fn line(event: &Event<'_>) -> String {
             no_sft_words(*why)
         ),
         Event::Derived(derived) => derived_line(derived),
+        Event::Labels {
+            domain,
+            exact,
+            certified: 0,
+            ..
+        } => format!("{domain}: labels: {exact} exact, 0 certified"),
+        Event::Labels {
+            domain,
+            exact,
+            certified,
+            mean_gap,
+            max_gap,
+        } => format!(
+            "{domain}: labels: {exact} exact, {certified} certified (an interval: the search ran over budget); relative gap (upper - lower) / lower of the certified: mean {}, largest {}",
+            percent(*mean_gap),
+            percent(*max_gap)
+        ),
         Event::Unlabelled { instances } => format!(
             "warning: {instances} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place"
         ),
@@ -68,6 +85,16 @@ pub fn line(event: &Event<'_>) -> String {
             "note: {url}: {why}; retry {attempt}/{retries} in {:.1} s",
             delay.as_secs_f64()
         ),
+    }
+}
+
+/// A relative gap as a percentage a person reads: `2.31%`, `0.0042%`.
+fn percent(gap: f64) -> String {
+    let p = 100.0 * gap;
+    if p == 0.0 || p >= 0.01 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.2e}%")
     }
 }
 
