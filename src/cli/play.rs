@@ -349,16 +349,26 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
             instance.valid_truths().join(" or ")
         ),
     };
-    let optimal = match (&instance.optimal, instance.expected_steps()) {
-        (Some(o), Some(e)) => format!(
-            "optimal play: {} action(s) on this instance ({}), {e:.2} expected",
-            o.golden_trajectory.len(),
-            if o.golden_trajectory.is_empty() {
+    let optimal = match (&instance.optimal, instance.steps()) {
+        (Some(o), Some(steps)) => {
+            let path = if o.golden_trajectory.is_empty() {
                 "the book alone decides".to_string()
             } else {
                 o.golden_trajectory.join(", ")
+            };
+            match steps {
+                crate::game::Steps::Exact(e) => format!(
+                    "optimal play: {} action(s) on this instance ({path}), {e:.2} expected",
+                    o.golden_trajectory.len()
+                ),
+                // A certified label (docs/output.md): the golden strategy
+                // is not proven optimal, only within the interval.
+                crate::game::Steps::Certified { lower, upper } => format!(
+                    "certified play (the exact search ran over budget): {} action(s) on this instance ({path}), at most {upper:.2} expected; optimal play takes at least {lower:.2}",
+                    o.golden_trajectory.len()
+                ),
             }
-        ),
+        }
         _ => "optimal play: not labelled for this instance".to_string(),
     };
     // Actions taken: replies that named an action (KUMO counts every

@@ -13,7 +13,9 @@
 //! valid truth, the instance's other observations and its labels are
 //! never in an observation or the state; the final observation tells the
 //! outcome, the answer and the counts (`action_count`, KUMO's count, and
-//! `expected_steps`, optimal play's, when the line is labelled).
+//! `expected_steps`, optimal play's, when the line is labelled; for a
+//! certified label its upper bound, with `exact: false` and
+//! `lower_bound`).
 //!
 //! Rewards ([`Rewards`], `reset`'s `reward`): by default `0.0` for every
 //! turn before the last, then `1.0` for a success and `0.0` otherwise, as
@@ -204,8 +206,17 @@ impl Play {
             o.insert("parse_error".into(), json!(trial.parse_error));
             o.insert("answer".into(), json!(instance.valid_truths()));
             o.insert("action_count".into(), json!(self.session.action_count()));
-            if let Some(e) = instance.expected_steps() {
-                o.insert("expected_steps".into(), json!(e));
+            if let Some(steps) = instance.steps() {
+                let (lower, upper) = steps.interval();
+                o.insert("expected_steps".into(), json!(upper));
+                // A certified label: `expected_steps` is its upper bound
+                // (docs/output.md "Certified labels"), `exact` false and
+                // `lower_bound` follow; an exact line has neither, as in
+                // the dataset.
+                if !steps.is_exact() {
+                    o.insert("exact".into(), json!(false));
+                    o.insert("lower_bound".into(), json!(lower));
+                }
             }
         }
         let reward = match step {

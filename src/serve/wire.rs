@@ -277,7 +277,9 @@ pub fn schema() -> Value {
                 "parse_error": {"type": "boolean", "description": "Final only."},
                 "answer": {"type": "array", "items": {"type": "string"}, "description": "Final only: the valid truths."},
                 "action_count": {"type": "integer", "description": "Final only: KUMO's action count."},
-                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions (labelled lines)."}
+                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions (labelled lines); an upper bound when `exact` is false."},
+                "exact": {"type": "boolean", "description": "Final only, certified labels: false (`expected_steps` is then an upper bound); absent when the label is exact."},
+                "lower_bound": {"type": "number", "description": "Final only, certified labels: the proven lower bound of optimal play's expected actions."}
             },
             "required": ["prompt", "task_id", "episode_id", "turn"]
         },
