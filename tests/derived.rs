@@ -330,12 +330,20 @@ fn hf_card_lists_existing_data_files() {
     }
 }
 
-/// A line whose search ran out of budget keeps its book, has no SFT
-/// record, and says why.
+/// A line whose search ran out of budget under `--exact-only` keeps its
+/// book, has no SFT record, and says why.
 #[test]
 fn unlabelled_lines_get_a_book_and_no_sft_record() {
     let tmp = tempfile::tempdir().unwrap();
-    generate(tmp.path(), CLINIC, 4, 5, 20, &["--search-budget", "1"]).ok();
+    generate(
+        tmp.path(),
+        CLINIC,
+        4,
+        5,
+        20,
+        &["--search-budget", "1", "--exact-only"],
+    )
+    .ok();
     let dir = tmp.path().join("clinic");
     let s = setting(4, 5);
     let (labelled, unlabelled) = check_derived(&dir, &load(CLINIC), &s);

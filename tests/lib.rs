@@ -39,6 +39,7 @@ mod reruns;
 mod robust;
 mod score;
 mod search;
+mod search_certified;
 mod search_exact;
 mod serve;
 mod split_parts;

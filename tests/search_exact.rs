@@ -23,7 +23,7 @@ use crate::reference::Reference;
 /// A random instance: truths, rule-out masks per action and state, and
 /// observed states. Structure is added on purpose: copies and mirrored
 /// copies (two truths swapped) of earlier actions.
-fn instance() -> impl Strategy<Value = (usize, Vec<Vec<u64>>, Vec<usize>)> {
+pub(crate) fn instance() -> impl Strategy<Value = (usize, Vec<Vec<u64>>, Vec<usize>)> {
     (3usize..=9, 2usize..=8, 1u32..=4).prop_flat_map(|(truths, actions, sparsity)| {
         let state = proptest::collection::vec(0u32..sparsity + 2, truths);
         let action = (proptest::collection::vec(state, 2..=4), 0u8..6, 0usize..64);

@@ -97,7 +97,7 @@ def generate_lines(
     allow_shortcuts: bool = False,
     labels: bool = True,
     search_budget: int = DEFAULT_SEARCH_BUDGET,
-    search_nodes: int = DEFAULT_SEARCH_NODES,
+    search_nodes: Optional[int] = None,
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
     start: int = 0,
@@ -265,7 +265,7 @@ def label(
     lines_or_dicts: Iterable[Union[str, Dict[str, Any]]],
     *,
     search_budget: int = DEFAULT_SEARCH_BUDGET,
-    search_nodes: int = DEFAULT_SEARCH_NODES,
+    search_nodes: Optional[int] = None,
     threads: int = 0,
     domains_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> List[Union[str, Dict[str, Any]]]:
@@ -273,8 +273,9 @@ def label(
     ones too), as `kumo-gen label` does: each instance gets `optimal` set
     (added at the end, or replaced). Strings in give strings out (the
     labelled line), dicts give dicts. A search over `search_budget` (memo
-    entries) or `search_nodes` (nodes expanded) gives
-    `"optimal": {"unlabelled": "budget exceeded", ...}` and a warning; a
+    entries) or `search_nodes` (nodes expanded; default 50 000 000 up to 16
+    actions, 1 000 000 beyond) gives a certified label (`"exact": False`
+    with `lower_bound`, docs/output.md); a
     malformed instance raises `ValueError` naming it. `golden_trajectory`
     and `golden_answer` follow the golden player's rule `generate` states;
     on an instance whose valid truth no action relates to (KUMO's

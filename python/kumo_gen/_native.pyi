@@ -92,7 +92,7 @@ def generate_lines(
     allow_shortcuts: bool = False,
     labels: bool = True,
     search_budget: int = ...,
-    search_nodes: int = ...,
+    search_nodes: Optional[int] = ...,
     threads: int = 0,
     start: int = 0,
     exclude: List[str] = ...,
@@ -106,7 +106,7 @@ def label_lines(
     domain: Domain,
     lines: List[str],
     search_budget: int = ...,
-    search_nodes: int = ...,
+    search_nodes: Optional[int] = ...,
     threads: int = 0,
 ) -> List[Tuple[str, bool, Optional[str]]]: ...
 def canonical_json(obj: Any) -> str: ...

@@ -266,7 +266,7 @@ fn family_yaml(
 #[pyfunction]
 #[pyo3(signature = (domain, truths, actions, n, seed=0, valid=1, decimals=2,
     allow_shortcuts=false, labels=true, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0, start=0, exclude=Vec::new(), exclude_key="exact",
+    search_nodes=None, threads=0, start=0, exclude=Vec::new(), exclude_key="exact",
     min_expected=None, max_expected=None, min_golden=None, max_golden=None))]
 #[allow(clippy::too_many_arguments)]
 fn generate_lines(
@@ -281,7 +281,7 @@ fn generate_lines(
     allow_shortcuts: bool,
     labels: bool,
     search_budget: usize,
-    search_nodes: u64,
+    search_nodes: Option<u64>,
     threads: usize,
     start: u64,
     exclude: Vec<std::path::PathBuf>,
@@ -328,7 +328,7 @@ fn generate_lines(
         allow_shortcuts,
         decimals,
     };
-    let budget = labels.then_some(SearchBudget::new(search_budget, search_nodes));
+    let budget = labels.then_some(SearchBudget::with_nodes(search_budget, search_nodes));
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     py.detach(move || {
@@ -348,11 +348,11 @@ fn generate_lines(
 
 /// The search budgets of `generate_lines` and `label_lines`: both at
 /// least 1, as the CLI's `--search-budget` and `--search-nodes`.
-fn check_budget(search_budget: usize, search_nodes: u64) -> PyResult<()> {
+fn check_budget(search_budget: usize, search_nodes: Option<u64>) -> PyResult<()> {
     if search_budget == 0 {
         return Err(value_error("`search_budget` must be at least 1"));
     }
-    if search_nodes == 0 {
+    if search_nodes == Some(0) {
         return Err(value_error("`search_nodes` must be at least 1"));
     }
     Ok(())
@@ -362,17 +362,17 @@ fn check_budget(search_budget: usize, search_nodes: u64) -> PyResult<()> {
 /// `optimal` set, whether the search ran over budget, and a warning.
 #[pyfunction]
 #[pyo3(signature = (domain, lines, search_budget=SearchBudget::DEFAULT_MAX_MEMO_ENTRIES,
-    search_nodes=SearchBudget::DEFAULT_MAX_NODES, threads=0))]
+    search_nodes=None, threads=0))]
 fn label_lines(
     py: Python<'_>,
     domain: &PyDomain,
     lines: Vec<String>,
     search_budget: usize,
-    search_nodes: u64,
+    search_nodes: Option<u64>,
     threads: usize,
 ) -> PyResult<Vec<(String, bool, Option<String>)>> {
     check_budget(search_budget, search_nodes)?;
-    let budget = SearchBudget::new(search_budget, search_nodes);
+    let budget = SearchBudget::with_nodes(search_budget, search_nodes);
     let domain = Arc::clone(&domain.inner);
     let pool = pool(threads)?;
     let lines: Vec<(String, String)> = lines

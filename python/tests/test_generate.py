@@ -47,7 +47,8 @@ def test_generate_equals_the_cli_bytes(run_cli, tmp_path: Path, case) -> None:
     assert plain.encode() == expected
     first = tasks[0]
     assert list(first) == ["truths", "actions", "observations", "seed", "valid_truth", "structure", "optimal", "difficulty"]
-    assert list(first["optimal"]) == ["expected_steps", "first_action", "golden_actions", "golden_trajectory", "golden_answer"]
+    assert list(first["optimal"]) == ["expected_steps", "first_action", "golden_actions", "golden_trajectory", "golden_answer", "exact"]
+    assert first["optimal"]["exact"] is True
     assert isinstance(first["optimal"]["golden_actions"], int)
     assert [t["seed"] for t in tasks] == list(range(n))
 
