@@ -451,7 +451,7 @@ mod tests {
         );
         assert_eq!(
             *stages.1.lock().unwrap(),
-            ["Capacity", "Written", "Derived"],
+            ["Capacity", "Written", "Derived", "Labels"],
             "what the job says besides its progress, in order"
         );
     }
