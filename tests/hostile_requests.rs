@@ -473,7 +473,8 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         ("report", "pool") => "x",
         (
             "serve",
-            "port" | "bind" | "max-sessions" | "idle-timeout" | "max-message-bytes" | "max-steps",
+            "port" | "bind" | "max-sessions" | "idle-timeout" | "max-message-bytes" | "max-steps"
+            | "max-connections" | "request-timeout",
         ) => "x",
         ("graph", "runs") => "0",
         ("check-books", "show") => "-1",

@@ -42,5 +42,6 @@ mod search;
 mod search_certified;
 mod search_exact;
 mod serve;
+mod serve_limits;
 mod split_parts;
 mod values;

@@ -43,7 +43,7 @@ mod live;
 pub mod pairs;
 
 pub use bounded::{Analysed, BoundedMove, Bounds};
-pub use live::{LiveGame, Scored};
+pub use live::{Analysts, LiveGame, Scored};
 
 use serde_json::{Value, json};
 

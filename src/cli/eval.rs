@@ -92,8 +92,9 @@ fn parse_trials(text: &str) -> Result<usize, super::flags::BadValue> {
     super::flags::parse_count(text, "trials", 1, MAX_TRIALS as u64).map(|n| n as usize)
 }
 
-/// Most replies per trial `--max-steps` and `--budget` accept.
-pub const MAX_STEPS: usize = 10_000;
+/// Most replies per trial `--max-steps` and `--budget` accept (the
+/// game's bound for every player).
+pub const MAX_STEPS: usize = crate::game::MAX_REPLIES;
 
 /// `--max-steps M`, `--budget N`: 1 to [`MAX_STEPS`].
 fn parse_steps(text: &str) -> Result<usize, super::flags::BadValue> {
@@ -332,23 +333,24 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     Ok(Report::Done)
 }
 
-/// Refuses a `--budget` of at least an instance's truths: with a turn per
-/// truth, naming every truth in turn wins without one action, so the
-/// budget would measure nothing.
+/// Refuses a `--budget` the game refuses for some instance
+/// ([`crate::game::check_budget`]: at least its truths, with a turn per
+/// truth, lets naming every truth in turn win without one action, so the
+/// budget would measure nothing).
 fn check_budget(budget: usize, suites: &[Suite]) -> Result<(), Error> {
     for suite in suites {
         let Some(truths) = suite.tasks.iter().map(|t| t.instance.truths.len()).min() else {
             continue;
         };
-        if budget >= truths {
+        if let Err(e) = crate::game::check_budget(budget, truths, MAX_STEPS) {
             return Err(Error::input_with_help(
                 format!(
-                    "`--budget {budget}` is at least the {truths} truths of `{}/{}.jsonl`: naming every truth in turn would win within the budget without one action",
+                    "`--budget {budget}` cannot be played on `{}/{}.jsonl`: {e}",
                     suite.domain_dir, suite.setting
                 ),
                 format!(
                     "use `--budget {}` or fewer (`--setting` picks the settings played)",
-                    truths.saturating_sub(1).max(1)
+                    crate::game::largest_budget(truths, MAX_STEPS).max(1)
                 ),
             ));
         }

@@ -102,7 +102,7 @@ pub struct PlayArgs {
     /// Play the budgeted protocol with N turns: a wrong answer is told
     /// "wrong" and play goes on until solved or the turns are spent
     /// (results under `HumanAgent-budget=N`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::game::MAX_REPLIES as u64))]
     budget: Option<u64>,
 }
 
@@ -222,18 +222,15 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     } = source?;
     let judge = Judge::new(&domain, &instance)?;
     if let Some(budget) = args.budget.map(|b| b as usize)
-        && budget >= instance.truths.len()
+        && let Err(e) =
+            crate::game::check_budget(budget, instance.truths.len(), crate::game::MAX_REPLIES)
     {
-        // As `eval --budget`: a turn per truth lets naming every truth in
-        // turn win without one action.
+        // The one rule of eval, play and serve.
         return Err(Error::input_with_help(
-            format!(
-                "`--budget {budget}` is at least the {} truths of the instance: naming every truth in turn would win within the budget without one action",
-                instance.truths.len()
-            ),
+            format!("`--budget {budget}`: {e}"),
             format!(
                 "use `--budget {}` or fewer",
-                instance.truths.len().saturating_sub(1).max(1)
+                crate::game::largest_budget(instance.truths.len(), crate::game::MAX_REPLIES).max(1)
             ),
         ));
     }

@@ -122,6 +122,7 @@ fn play_instance(
             Some(budget) => Session::budgeted(Arc::clone(task), model, budget),
         };
         while let Some(messages) = session.request() {
+            let messages = messages.as_slice();
             let reply = match config.player {
                 None => client.complete(messages)?,
                 Some(player) => {

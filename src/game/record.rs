@@ -3,7 +3,10 @@
 //!
 //! Our files are the same format; the optional top-level fields `model`,
 //! `agent`, `domain` and `setting` say what the path would (readers prefer
-//! the path when it has KUMO's layout).
+//! the path when it has KUMO's layout), and `episode_id`, which `serve`
+//! writes, names one served episode: the lines of one seed with distinct
+//! episode ids are trials of that instance (one line per episode), which
+//! the readers count as one line of k trials.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -46,6 +49,9 @@ pub struct ResultLine {
     pub domain: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub setting: Option<String>,
+    /// The served episode this line records (`serve`; absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub episode_id: Option<String>,
 }
 
 impl ResultLine {
@@ -83,6 +89,7 @@ impl ResultLine {
             agent: None,
             domain: None,
             setting: None,
+            episode_id: None,
         }
     }
 

@@ -26,7 +26,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
-use crate::analysis::{AnalysisError, Analyst, LiveGame};
+use crate::analysis::{AnalysisError, Analyst, Analysts, LiveGame};
 use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::domain::Registry;
 use crate::game::InstanceLine;
@@ -40,6 +40,9 @@ pub struct Catalog {
     templates: Templates,
     /// The next line of a `reset` that names none (round robin).
     next: AtomicUsize,
+    /// The analysts of the lines dense episodes play (one memo per line,
+    /// shared by its live episodes).
+    analysts: Analysts<Pick>,
 }
 
 /// One dataset directory (or the parts of a `--split` run of one domain).
@@ -175,6 +178,7 @@ impl Catalog {
             envs,
             templates,
             next: AtomicUsize::new(0),
+            analysts: Analysts::default(),
         })
     }
 
@@ -310,15 +314,23 @@ impl Catalog {
     }
 
     /// The line's game at its start, scored move by move (a dense-reward
-    /// episode's; each episode has its own memo, freed with it).
+    /// episode's), on the memo the line's live episodes share (the same
+    /// rewards as a memo of its own: [`crate::analysis::live`]); the memo
+    /// is freed with the line's last episode.
     pub fn live_game(&self, pick: Pick) -> Result<LiveGame, AnalysisError> {
-        let split = self.split(pick);
-        let analyst = Analyst::new(
-            split.dataset.domain(),
-            &split.lines[pick.index],
-            SearchBudget::default(),
-        )?;
-        Ok(LiveGame::new(analyst))
+        self.analysts.game(pick, || {
+            let split = self.split(pick);
+            Analyst::new(
+                split.dataset.domain(),
+                &split.lines[pick.index],
+                SearchBudget::default(),
+            )
+        })
+    }
+
+    /// Lines whose memo some live dense episode holds.
+    pub fn lines_searched(&self) -> usize {
+        self.analysts.in_play()
     }
 
     /// `GET /list_environments`.

@@ -13,7 +13,13 @@
 //! line is cut off when the file is next opened).
 //!
 //! Also the record of which lines people have played, for the page's
-//! "next unplayed".
+//! "next unplayed" (read at start line by line, each line and file under
+//! the bounds of every user's file: [`crate::files::read::lines`]).
+//!
+//! One server per root: [`Results::open`] takes the lock `<out>/.serve.lock`
+//! ([`crate::files::FileLock::exclusive`]) for the server's life, so a
+//! second server on the same `--out` is refused at start instead of
+//! losing the ends of its episodes to the first one's file locks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -28,6 +34,7 @@ use crate::results::ResultsError;
 /// The open result files of a server.
 pub struct Results {
     root: PathBuf,
+    _lock: crate::files::FileLock,
     files: Mutex<BTreeMap<PathBuf, File>>,
     /// `(dataset, setting, seed)` of every person's result line under the
     /// root (read at start, then added to as lines are written).
@@ -35,13 +42,22 @@ pub struct Results {
 }
 
 impl Results {
-    /// The results root (`--out`, created if missing); reads which lines
-    /// people have played.
-    pub fn open(root: &Path) -> io::Result<Results> {
+    /// The results root (`--out`, created if missing), locked for this
+    /// server; reads which lines people have played.
+    pub fn open(root: &Path) -> Result<Results, super::ServeError> {
         std::fs::create_dir_all(root)?;
+        let guarded = root.join("serve");
+        let lock = crate::files::FileLock::exclusive(&guarded).map_err(|e| match e {
+            crate::files::FileError::Busy { .. } => super::ServeError::OutLocked {
+                out: root.to_path_buf(),
+                lock: crate::files::lock_path(&guarded),
+            },
+            other => super::ServeError::Io(io::Error::other(other.to_string())),
+        })?;
         let played = people_played(root);
         Ok(Results {
             root: root.to_path_buf(),
+            _lock: lock,
             files: Mutex::new(BTreeMap::new()),
             played: Mutex::new(played),
         })
@@ -112,6 +128,12 @@ impl Results {
     }
 }
 
+/// The one field the scan reads of a result line.
+#[derive(serde::Deserialize)]
+struct SeedOnly {
+    seed: Option<u64>,
+}
+
 /// The instances people played: every line of
 /// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl` (unreadable
 /// files and lines are skipped: they are `score`'s to report).
@@ -146,13 +168,16 @@ fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
                         continue;
                     };
                     for file in entries.filter_map(Result::ok).map(|e| e.path()) {
-                        let Ok(text) = std::fs::read_to_string(&file) else {
+                        let Ok(mut lines) = crate::files::read::lines(&file) else {
                             continue;
                         };
-                        for line in text.lines() {
-                            let seed = serde_json::from_str::<serde_json::Value>(line)
+                        let mut line = Vec::new();
+                        // A line or file over the bounds ends the file's
+                        // scan (what was read counts).
+                        while let Ok(true) = lines.next_line(&mut line) {
+                            let seed = serde_json::from_slice::<SeedOnly>(&line)
                                 .ok()
-                                .and_then(|v| v.get("seed").and_then(|s| s.as_u64()));
+                                .and_then(|l| l.seed);
                             if let Some(seed) = seed {
                                 played.insert((name(&dataset), name(&setting), seed));
                             }
