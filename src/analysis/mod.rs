@@ -31,7 +31,7 @@
 //!   `-regret` for an action, `1` for a proven answer, `0` for an
 //!   unproven one (a lucky guess earns nothing) and for a reply that
 //!   names nothing; a game's rewards sum to `1[proven answer] - total
-//!   regret` ([`dense_total`]). [`LiveGame`] scores a game reply by reply.
+//!   regret`. [`LiveGame`] scores a game reply by reply.
 //!
 //! What an analysis is (the per-move row and the game, line and file
 //! totals) lives in [`crate::results::moves`]. No I/O: [`files`] analyses
@@ -88,12 +88,6 @@ pub fn dense_reward(reply: Option<&MoveAnalysis>) -> f64 {
             None => -m.regret,
         },
     }
-}
-
-/// What a game's dense rewards sum to: `1[its last answer proven] -
-/// total regret` (a proven answer ends a game, so at most one earns 1).
-pub fn dense_total(game: &GameAnalysis) -> f64 {
-    f64::from(u8::from(game.proven)) - game.total_regret
 }
 
 /// One instance, ready to analyse any number of games on it (they share

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Error, Globals, Report, out};
+use crate::files::target::{Input, Written};
 use crate::serve::{self, Config, TOKEN_VAR, catalog::Catalog};
 
 #[derive(clap::Args, Debug)]
@@ -67,6 +68,15 @@ pub struct ServeArgs {
 }
 
 pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
+    let mut inputs: Vec<Input> = args.data.iter().map(|d| Input::data("--data", d)).collect();
+    inputs.extend(
+        args.domain
+            .as_deref()
+            .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+    );
+    inputs.extend(super::flags::templates_input(&args.templates));
+    super::flags::refuse_over_inputs("--out", &args.out, Written::Folder, &inputs)?;
     let templates = args.templates.templates()?;
     let catalog = Catalog::open(
         &globals.registry,
@@ -74,6 +84,7 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
         args.domain.as_deref(),
         templates,
     )?;
+    super::note_unread(&catalog.unread);
     let token = std::env::var(TOKEN_VAR).ok().filter(|t| !t.is_empty());
     let config = Config {
         bind: SocketAddr::new(args.bind, args.port),
@@ -92,6 +103,11 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<Report, Error> {
     };
     let notices: serve::Notices = Box::new(|notice| crate::stderr_line!("{notice}"));
     let summary = serve::run(catalog, config, notices, |addr, service| {
+        for skipped in service.results.skipped() {
+            crate::stderr_line!(
+                "note: not read (which lines people played is counted without it): {skipped}"
+            );
+        }
         let envs = service
             .catalog
             .envs

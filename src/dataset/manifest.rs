@@ -385,7 +385,7 @@ pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>,
                 message: format!("not a kumo-gen manifest: {e}"),
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(FileError::io(path, e)),
+        Err(e) => Err(FileError::read(path, e)),
     }
 }
 

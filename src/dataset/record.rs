@@ -312,9 +312,11 @@ pub enum Observed<'a> {
 /// `(action, observation)` pairs in file order.
 pub type ObservationPairs<'a> = Vec<(Cow<'a, str>, Observed<'a>)>;
 
+/// `valid_truth` as a borrowing reader reads it: one name (KUMO's string)
+/// or a list (`read_key` here, `contamination`'s recorded lines).
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum ValidTruth<'a> {
+pub enum ValidTruth<'a> {
     #[serde(borrow)]
     One(Cow<'a, str>),
     #[serde(borrow)]

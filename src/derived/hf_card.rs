@@ -26,7 +26,7 @@ pub const HF_FORMAT: &str = if cfg!(feature = "parquet") {
 } else {
     "jsonl"
 };
-use super::LabelCounts;
+use super::labels::FileLabels;
 use crate::dataset::setting::Setting;
 use crate::render::hf::{Card, CardConfig, ConfigLabels, dataset_card};
 
@@ -42,63 +42,6 @@ struct DataFile {
     rows: u64,
     /// How an instance file's rows are labelled (`None` for SFT rows).
     labels: Option<FileLabels>,
-}
-
-/// How the rows of one instance file are labelled (docs/output.md,
-/// "Certified labels").
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct FileLabels {
-    pub counts: LabelCounts,
-    pub unlabelled: u64,
-}
-
-/// The key of a Parquet instance file's footer metadata that holds its
-/// [`FileLabels`] (as JSON), written when some row is not exact.
-#[cfg(feature = "parquet")]
-pub(super) const LABELS_KEY: &str = "kumo-gen.labels";
-
-impl FileLabels {
-    /// The labels of JSON Lines instance rows: every row counted as
-    /// exact unless the file has the label columns or an unlabelled row,
-    /// which are then read row by row.
-    fn of_lines(path: &Path, bytes: &[u8], rows: u64) -> Result<FileLabels, DerivedError> {
-        let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
-        if !has(b"\"lower_bound\":") && !has(b"\"expected_steps\":null") {
-            return Ok(FileLabels {
-                counts: LabelCounts {
-                    exact: rows,
-                    ..LabelCounts::default()
-                },
-                unlabelled: 0,
-            });
-        }
-        let mut labels = FileLabels::default();
-        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let row: serde_json::Value = serde_json::from_slice(line)
-                .map_err(|e| DerivedError::corrupt(path, format!("an HF row is not JSON: {e}")))?;
-            labels.add_row(
-                row["expected_steps"].as_f64(),
-                row["exact"].as_bool().unwrap_or(true),
-                row["lower_bound"].as_f64(),
-            );
-        }
-        Ok(labels)
-    }
-
-    /// Counts one row: its `expected_steps` (null: unlabelled), `exact`
-    /// and `lower_bound` columns.
-    pub fn add_row(&mut self, upper: Option<f64>, exact: bool, lower: Option<f64>) {
-        let optimal = crate::game::Optimal {
-            expected_steps: upper,
-            exact,
-            lower_bound: lower,
-            ..crate::game::Optimal::default()
-        };
-        match optimal.steps() {
-            Some(steps) => self.counts.add(steps),
-            None => self.unlabelled += 1,
-        }
-    }
 }
 
 /// The sorted names of the visible entries of `dir`.
@@ -182,9 +125,9 @@ fn data_files(
 #[cfg(feature = "parquet")]
 fn all_exact(rows: u64) -> FileLabels {
     FileLabels {
-        counts: LabelCounts {
+        counts: super::LabelCounts {
             exact: rows,
-            ..LabelCounts::default()
+            ..super::LabelCounts::default()
         },
         unlabelled: 0,
     }
@@ -298,8 +241,11 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), DerivedError> {
     };
     let text = dataset_card(&card);
     // A card that is already this one is left alone (an up-to-date run
-    // rewrites nothing); a deleted or edited one is written again.
-    if std::fs::read(&card_path).is_ok_and(|old| old == text.as_bytes()) {
+    // rewrites nothing); a deleted or edited one is written again. Read by
+    // the rule of user files, no further than the new card: a FIFO or a
+    // device there is replaced, never read.
+    let old = crate::files::read::read_at_most(&card_path, text.len() as u64, "a dataset card");
+    if old.is_ok_and(|old| old == text.as_bytes()) {
         return Ok(());
     }
     let root = hf_dir.parent().unwrap_or(Path::new("."));

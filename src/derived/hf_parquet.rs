@@ -17,7 +17,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use super::hf_card::{FileLabels, LABELS_KEY};
+use super::labels::{FileLabels, LABELS_KEY};
 use super::{DerivedError, LabelCounts};
 
 fn list(item: DataType) -> DataType {
@@ -132,7 +132,7 @@ pub fn convert(
 
 /// The number of rows of a Parquet file and, for an instance file with
 /// a row that is not exact, how its rows are labelled (both from its
-/// footer, [`super::hf_card::LABELS_KEY`]).
+/// footer, [`super::labels::LABELS_KEY`]).
 pub fn rows(path: &Path) -> Result<(u64, Option<FileLabels>), DerivedError> {
     let file = crate::files::read::open(path).map_err(|e| DerivedError::io(path, e))?;
     let reader = SerializedFileReader::new(file)

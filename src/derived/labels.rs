@@ -1,6 +1,8 @@
 //! How a dataset's lines are labelled (docs/output.md, "Certified
 //! labels"): exact or certified, counted for the summary line and the HF
-//! card, and each line's [`Steps`] read as the line states them.
+//! card, and each line's [`Steps`] read as the line states them; an HF
+//! data file's row labels ([`FileLabels`]), read by the card and written
+//! in a Parquet file's footer.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -102,6 +104,67 @@ pub(super) fn holds_certified(dataset: &Path) -> Result<bool, DerivedError> {
                 .is_some_and(|s| !s.is_exact())
         {
             return Ok(true);
+        }
+    }
+}
+
+/// How the rows of one instance file are labelled (docs/output.md,
+/// "Certified labels").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct FileLabels {
+    pub counts: LabelCounts,
+    pub unlabelled: u64,
+}
+
+/// The key of a Parquet instance file's footer metadata that holds its
+/// [`FileLabels`] (as JSON), written when some row is not exact.
+#[cfg(feature = "parquet")]
+pub(super) const LABELS_KEY: &str = "kumo-gen.labels";
+
+impl FileLabels {
+    /// The labels of JSON Lines instance rows: every row counted as
+    /// exact unless the file has the label columns or an unlabelled row,
+    /// which are then read row by row.
+    pub(super) fn of_lines(
+        path: &Path,
+        bytes: &[u8],
+        rows: u64,
+    ) -> Result<FileLabels, DerivedError> {
+        let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+        if !has(b"\"lower_bound\":") && !has(b"\"expected_steps\":null") {
+            return Ok(FileLabels {
+                counts: LabelCounts {
+                    exact: rows,
+                    ..LabelCounts::default()
+                },
+                unlabelled: 0,
+            });
+        }
+        let mut labels = FileLabels::default();
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let row: serde_json::Value = serde_json::from_slice(line)
+                .map_err(|e| DerivedError::corrupt(path, format!("an HF row is not JSON: {e}")))?;
+            labels.add_row(
+                row["expected_steps"].as_f64(),
+                row["exact"].as_bool().unwrap_or(true),
+                row["lower_bound"].as_f64(),
+            );
+        }
+        Ok(labels)
+    }
+
+    /// Counts one row: its `expected_steps` (null: unlabelled), `exact`
+    /// and `lower_bound` columns.
+    pub fn add_row(&mut self, upper: Option<f64>, exact: bool, lower: Option<f64>) {
+        let optimal = crate::game::Optimal {
+            expected_steps: upper,
+            exact,
+            lower_bound: lower,
+            ..crate::game::Optimal::default()
+        };
+        match optimal.steps() {
+            Some(steps) => self.counts.add(steps),
+            None => self.unlabelled += 1,
         }
     }
 }

@@ -144,16 +144,10 @@ enum LineError {
     Bug(String),
 }
 
-fn temp_name(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
 /// Removes `.NAME.tmp*` files and directories beside `path`: leftovers of
-/// killed runs.
+/// killed runs ([`crate::files::temp_path`]'s names). The dataset's lock
+/// is held, so no live run writes them: every one goes, where the atomic
+/// writer, which holds no lock, removes only those of dead processes.
 fn remove_stale_temps(path: &Path) -> Result<(), DerivedError> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(());
@@ -354,7 +348,7 @@ pub fn write_derived(
             return Err(e);
         }
     };
-    let labels = hf_card::FileLabels {
+    let labels = labels::FileLabels {
         counts: summary.labels,
         unlabelled: summary.unlabelled,
     };
@@ -426,7 +420,7 @@ fn start_rebuild(
     remove_stale_temps(&paths.books_dir)?;
     let [books, sft, steps, hf, hf_sft] = artifacts;
     let books_tmp = if books.wanted {
-        let tmp = temp_name(&paths.books_dir);
+        let tmp = crate::files::temp_path(&paths.books_dir);
         crate::files::create_dir_below(&paths.out, &tmp)?;
         Some(tmp)
     } else {
@@ -586,7 +580,7 @@ fn finish_rebuild(
     paths: &Paths,
     outputs: Outputs,
     card: bool,
-    #[cfg_attr(not(feature = "parquet"), allow(unused_variables))] labels: hf_card::FileLabels,
+    #[cfg_attr(not(feature = "parquet"), allow(unused_variables))] labels: labels::FileLabels,
 ) -> Result<(), DerivedError> {
     #[cfg(feature = "parquet")]
     let converts = [
@@ -737,7 +731,11 @@ fn derive_line(
             };
             let mut row = hf_row(&view, setting, golden, answer, expected, &book);
             if label_columns {
-                row = with_label_columns(row, steps);
+                let lower_bound = match steps {
+                    Some(Steps::Certified { lower, .. }) => Some(lower),
+                    _ => None,
+                };
+                row = with_label_columns(row, steps.map(Steps::is_exact), lower_bound);
             }
             let row = with_id(row);
             let sft_row = sft

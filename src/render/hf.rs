@@ -41,7 +41,6 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::task::TaskView;
-use crate::game::Steps;
 
 /// One HF row for an instance; `golden` as in SFT, `expected_steps` from
 /// the label.
@@ -81,19 +80,16 @@ pub fn hf_row(
 /// `lower_bound` (the certified lower bound; null when exact or
 /// unlabelled). `expected_steps` is then the exact value or the
 /// certified upper bound. A file of exact lines only has neither column,
-/// so its rows are as they always were.
-pub fn with_label_columns(mut row: Value, steps: Option<Steps>) -> Value {
+/// so its rows are as they always were. The caller reads both from the
+/// line's label (`game::Steps`, a floor above this one).
+pub fn with_label_columns(mut row: Value, exact: Option<bool>, lower_bound: Option<f64>) -> Value {
     if let Value::Object(map) = &mut row {
         let at = map
             .keys()
             .position(|k| k == "expected_steps")
             .map_or(map.len(), |i| i + 1);
-        let lower = match steps {
-            Some(Steps::Certified { lower, .. }) => json!(lower),
-            _ => Value::Null,
-        };
-        map.shift_insert(at, "exact".into(), json!(steps.map(Steps::is_exact)));
-        map.shift_insert(at + 1, "lower_bound".into(), lower);
+        map.shift_insert(at, "exact".into(), json!(exact));
+        map.shift_insert(at + 1, "lower_bound".into(), json!(lower_bound));
     }
     row
 }
@@ -209,25 +205,7 @@ fn yaml(s: &str) -> String {
 
 /// The README.md dataset card.
 pub fn dataset_card(card: &Card) -> String {
-    let mut out = String::from("---\n");
-    let _ = writeln!(out, "license: {}", yaml(&card.license));
-    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
-    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
-    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
-    out.push_str("configs:\n");
-    for (i, config) in card.configs.iter().enumerate() {
-        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
-        if i == 0 {
-            out.push_str("  default: true\n");
-        }
-        out.push_str("  data_files:\n");
-        // Split names are letters, digits and `_`: plain YAML.
-        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
-        for file in &config.files {
-            let _ = writeln!(out, "    - {}", yaml(file));
-        }
-    }
-    out.push_str("---\n\n");
+    let mut out = front_matter(card);
     let _ = writeln!(out, "# {}\n", card.pretty_name);
     out.push_str(
         "KUMO-style interactive reasoning tasks (Lin et al., \"Generative evaluation of \
@@ -302,6 +280,38 @@ pub fn dataset_card(card: &Card) -> String {
             let _ = writeln!(out, "- `{key}`: {value}");
         }
     }
+    usage_and_columns(&mut out, card);
+    out
+}
+
+/// The card's YAML front matter: license, name, tags and every config's
+/// files (the first config the default).
+fn front_matter(card: &Card) -> String {
+    let mut out = String::from("---\n");
+    let _ = writeln!(out, "license: {}", yaml(&card.license));
+    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
+    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
+    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
+    out.push_str("configs:\n");
+    for (i, config) in card.configs.iter().enumerate() {
+        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
+        if i == 0 {
+            out.push_str("  default: true\n");
+        }
+        out.push_str("  data_files:\n");
+        // Split names are letters, digits and `_`: plain YAML.
+        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
+        for file in &config.files {
+            let _ = writeln!(out, "    - {}", yaml(file));
+        }
+    }
+    out.push_str("---\n\n");
+    out
+}
+
+/// The card's usage example, the columns of its configs, license and
+/// citation.
+fn usage_and_columns(out: &mut String, card: &Card) {
     let (first, split) = card
         .configs
         .first()
@@ -358,5 +368,4 @@ pub fn dataset_card(card: &Card) -> String {
          author={Lin, Haowei and others},\n  journal={arXiv preprint arXiv:2504.02810},\n  \
          year={2025}\n}\n```\n",
     );
-    out
 }

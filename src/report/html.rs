@@ -103,7 +103,7 @@ fn table(rows: &[TableRow]) -> String {
         let i = &t.intervals;
         let kind = if r.model == "all" || r.setting == "all" {
             "overall"
-        } else if super::is_human(&r.agent) {
+        } else if crate::game::is_human(&r.agent) {
             "person"
         } else {
             "model"
@@ -230,6 +230,36 @@ fn structure(structure: &Structure) -> String {
     s
 }
 
+/// The players-per-domain figures and the charts of `score --svg` and
+/// `--curve-svg`.
+fn players_and_charts(s: &mut String, page: &Page) {
+    s.push_str(r#"<section id="players"><h2>Players on one axis per domain</h2><p>Models, people (<code>HumanAgent</code> results of <code>kumo-gen play</code>) and the optimal player (always right, in expected steps + 2 of KUMO's count) per setting; whiskers are 95% intervals.</p>"#);
+    for d in domains(&page.rows) {
+        let _ = writeln!(
+            s,
+            "<figure><figcaption>{}</figcaption>{}</figure>",
+            esc(&d),
+            domain_figure(&page.rows, &d)
+        );
+    }
+    s.push_str("</section>\n");
+    let rows: Vec<crate::score::Row> = page.rows.iter().map(|t| t.row.clone()).collect();
+    let intervals: Vec<_> = page.rows.iter().map(|t| t.intervals.clone()).collect();
+    let _ = writeln!(
+        s,
+        r#"<section id="charts"><h2>Success and efficiency</h2><p>The chart of <code>kumo-gen score --svg</code>.</p><figure>{}</figure>"#,
+        render_svg_with(&rows, &intervals)
+    );
+    if !page.curves.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<details><summary>Hypotheses left after each action (per result file)</summary><p>The player's mean (solid) against the optimal policy's (dashed); <code>score --curve-svg</code>.</p><figure>{}</figure></details>"#,
+            render_curve_svg(&page.curves)
+        );
+    }
+    s.push_str("</section>\n");
+}
+
 /// The whole page.
 pub fn render_html(page: &Page) -> String {
     let mut s = String::new();
@@ -270,31 +300,7 @@ pub fn render_html(page: &Page) -> String {
 <div class="scroll">{}</div></section>"#,
         table(&page.rows)
     );
-    s.push_str(r#"<section id="players"><h2>Players on one axis per domain</h2><p>Models, people (<code>HumanAgent</code> results of <code>kumo-gen play</code>) and the optimal player (always right, in expected steps + 2 of KUMO's count) per setting; whiskers are 95% intervals.</p>"#);
-    for d in domains(&page.rows) {
-        let _ = writeln!(
-            s,
-            "<figure><figcaption>{}</figcaption>{}</figure>",
-            esc(&d),
-            domain_figure(&page.rows, &d)
-        );
-    }
-    s.push_str("</section>\n");
-    let rows: Vec<crate::score::Row> = page.rows.iter().map(|t| t.row.clone()).collect();
-    let intervals: Vec<_> = page.rows.iter().map(|t| t.intervals.clone()).collect();
-    let _ = writeln!(
-        s,
-        r#"<section id="charts"><h2>Success and efficiency</h2><p>The chart of <code>kumo-gen score --svg</code>.</p><figure>{}</figure>"#,
-        render_svg_with(&rows, &intervals)
-    );
-    if !page.curves.is_empty() {
-        let _ = writeln!(
-            s,
-            r#"<details><summary>Hypotheses left after each action (per result file)</summary><p>The player's mean (solid) against the optimal policy's (dashed); <code>score --curve-svg</code>.</p><figure>{}</figure></details>"#,
-            render_curve_svg(&page.curves)
-        );
-    }
-    s.push_str("</section>\n");
+    players_and_charts(&mut s, page);
     s.push_str(&super::moves_page::section(&page.moves));
     let _ = writeln!(
         s,

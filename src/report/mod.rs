@@ -31,7 +31,7 @@ pub use moves::{
     MoveRow, MoveSection, PositionChart, PositionPoint, PositionSeries, move_section,
     score_with_moves,
 };
-pub use replay::{Book, Replay, ReplayStep, ReplayTrial, StepAnalysis, replays};
+pub use replay::{Book, Replay, ReplayStep, ReplayTrial, StepAnalysis, StepKind, replays};
 
 use serde::Serialize;
 
@@ -83,10 +83,4 @@ pub fn table_rows(report: &crate::score::Report) -> Vec<TableRow> {
             intervals: row_intervals(lines),
         })
         .collect()
-}
-
-/// Whether a row is a person's play (`play` records `HumanAgent`, or
-/// `HumanAgent-budget=N`).
-pub fn is_human(agent: &str) -> bool {
-    agent.starts_with("HumanAgent")
 }

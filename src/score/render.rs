@@ -186,24 +186,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
     let mut models: Vec<String> = rows.iter().map(|(r, _)| label(r)).collect();
     models.sort();
     models.dedup();
-    // Groups in the rows' order (settings by their numbers).
-    let mut groups: Vec<(String, String)> = Vec::new();
-    let mut sorted: Vec<&Row> = rows.iter().map(|(r, _)| *r).collect();
-    sorted.sort_by_key(|r| {
-        let k = super::order_key(&crate::results::GroupKey {
-            model: String::new(),
-            agent: String::new(),
-            domain: r.domain.clone(),
-            setting: r.setting.clone(),
-        });
-        (k.2, k.3)
-    });
-    for r in sorted {
-        let g = (r.domain.clone(), r.setting.clone());
-        if !groups.contains(&g) {
-            groups.push(g);
-        }
-    }
+    let groups = chart_groups(rows.iter().map(|(r, _)| *r));
     // (value, interval) of a model in a group, for either panel.
     let value = |g: &(String, String), m: &str, rel: bool| -> Option<(f64, Option<Interval>)> {
         rows.iter()
@@ -261,54 +244,10 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
 
     for (panel, rel) in [(0, false), (1, true)] {
         let top = 40.0 + panel as f64 * (panel_h + panel_gap);
-        let axis = if rel {
-            // The axis holds every bar, every whisker and zero.
-            let mut ends = vec![0.0_f64];
-            for g in &groups {
-                for m in &models {
-                    if let Some((v, i)) = value(g, m, rel) {
-                        ends.push(v);
-                        if let Some(i) = i {
-                            ends.extend([i.low, i.high]);
-                        }
-                    }
-                }
-            }
-            let lo = ends.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = ends.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            Axis::new(lo, hi, 5)
-        } else {
-            Axis::new(0.0, 1.0, 4)
-        };
+        let axis = panel_axis(&groups, &models, &value, rel);
         let (lo, hi) = (axis.low, axis.high);
         let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
-        let title = if rel {
-            "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
-        } else {
-            "success rate, 95% Wilson interval"
-        };
-        let _ = writeln!(
-            s,
-            r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
-            top + 12.0
-        );
-        for &v in &axis.ticks {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-                left + plot_w,
-                left - 4.0,
-                y(v) + 4.0,
-                axis.label(v),
-                y = y(v)
-            );
-        }
-        let zero = y(0.0_f64.clamp(lo, hi));
-        let _ = writeln!(
-            s,
-            r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
-            left + plot_w
-        );
+        let zero = panel_frame(&mut s, &axis, rel, (top, left, plot_w), &y);
         for (gi, g) in groups.iter().enumerate() {
             let gx = left + gi as f64 * group_w;
             let bars_w = bar * models.len() as f64;
@@ -316,65 +255,16 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
             for (mi, m) in models.iter().enumerate() {
                 let x = x0 + mi as f64 * bar;
                 let cx = x + (bar - 4.0) / 2.0;
-                match value(g, m, rel) {
-                    Some((v, interval)) => {
-                        let (y0, y1) = (y(v).min(zero), y(v).max(zero));
-                        let shown = |v: f64| {
-                            if rel {
-                                format!("{v:+.2}")
-                            } else {
-                                format!("{v:.2}")
-                            }
-                        };
-                        let mut range = interval.map_or(String::new(), |i| {
-                            format!(" (95%: {} to {})", shown(i.low), shown(i.high))
-                        });
-                        let certified = if rel { certified_range(g, m) } else { None };
-                        if let Some((least, most, lines)) = certified {
-                            range.push_str(&format!(
-                                "; {lines} certified label(s): between {} and {}",
-                                shown(least),
-                                shown(most)
-                            ));
-                        }
-                        let _ = writeln!(
-                            s,
-                            r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}" fill-opacity="0.75"><title>{}: {v:.3}{range}</title></rect>"#,
-                            bar - 4.0,
-                            (y1 - y0).max(0.5),
-                            PALETTE[mi % PALETTE.len()],
-                            esc(m)
-                        );
-                        // The whisker, and the value beside its top.
-                        let top_of_label = match interval {
-                            Some(i) => {
-                                let (a, b) = (y(i.high), y(i.low));
-                                let _ = writeln!(
-                                    s,
-                                    r##"<path d="M{cx:.1} {a:.1}V{b:.1}M{:.1} {a:.1}h8M{:.1} {b:.1}h8" stroke="#222" stroke-width="1.2" fill="none"/>"##,
-                                    cx - 4.0,
-                                    cx - 4.0
-                                );
-                                a.min(y0)
-                            }
-                            None => y0,
-                        };
-                        let _ = writeln!(
-                            s,
-                            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}{}</text>"#,
-                            top_of_label - 3.0,
-                            shown(v),
-                            if certified.is_some() { "*" } else { "" }
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(
-                            s,
-                            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
-                            zero - 3.0
-                        );
-                    }
-                }
+                let colour = PALETTE[mi % PALETTE.len()];
+                bar_mark(
+                    &mut s,
+                    (x, cx, bar),
+                    value(g, m, rel),
+                    rel,
+                    if rel { certified_range(g, m) } else { None },
+                    (&y, zero),
+                    (colour, m),
+                );
             }
             let cx = gx + group_w / 2.0;
             let ly = top + 24.0 + panel_h + 16.0;
@@ -387,7 +277,145 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
             );
         }
     }
-    let ly = 40.0 + 2.0 * (panel_h + panel_gap);
+    legend(
+        &mut s,
+        &models,
+        any_certified,
+        left,
+        40.0 + 2.0 * (panel_h + panel_gap),
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The (domain, setting) groups of `rows`, in order (settings by their
+/// numbers), each once.
+fn chart_groups<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<(String, String)> {
+    let mut groups: Vec<(String, String)> = Vec::new();
+    let mut sorted: Vec<&Row> = rows.collect();
+    sorted.sort_by_key(|r| {
+        let k = super::order_key(&crate::results::GroupKey {
+            model: String::new(),
+            agent: String::new(),
+            domain: r.domain.clone(),
+            setting: r.setting.clone(),
+        });
+        (k.2, k.3)
+    });
+    for r in sorted {
+        let g = (r.domain.clone(), r.setting.clone());
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    groups
+}
+
+/// A model's value and interval in a group, in one panel.
+type PanelValue<'a> = dyn Fn(&(String, String), &str, bool) -> Option<(f64, Option<Interval>)> + 'a;
+
+/// The panel's axis: success from 0 to 1; the relative action count's
+/// holds every bar, every whisker and zero.
+fn panel_axis(
+    groups: &[(String, String)],
+    models: &[String],
+    value: &PanelValue,
+    rel: bool,
+) -> Axis {
+    if !rel {
+        return Axis::new(0.0, 1.0, 4);
+    }
+    let mut ends = vec![0.0_f64];
+    for g in groups {
+        for m in models {
+            if let Some((v, i)) = value(g, m, rel) {
+                ends.push(v);
+                if let Some(i) = i {
+                    ends.extend([i.low, i.high]);
+                }
+            }
+        }
+    }
+    let lo = ends.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ends.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Axis::new(lo, hi, 5)
+}
+
+/// One model's bar in a group: `x` its left edge, `cx` its whisker's, `bar`
+/// its slot's width; its value and interval (`rel`: the relative action
+/// count; none: `n/a`), drawn on `y` from the `zero` line; its colour and
+/// name. `certified`: the range `(least, most, certified lines)` a row with
+/// certified labels allows (docs/output.md), named in the bar's title and
+/// marked `*` after its value.
+fn bar_mark(
+    s: &mut String,
+    (x, cx, bar): (f64, f64, f64),
+    value: Option<(f64, Option<Interval>)>,
+    rel: bool,
+    certified: Option<(f64, f64, usize)>,
+    (y, zero): (&dyn Fn(f64) -> f64, f64),
+    (colour, name): (&str, &str),
+) {
+    let Some((v, interval)) = value else {
+        let _ = writeln!(
+            s,
+            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
+            zero - 3.0
+        );
+        return;
+    };
+    let (y0, y1) = (y(v).min(zero), y(v).max(zero));
+    let shown = |v: f64| {
+        if rel {
+            format!("{v:+.2}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
+    let mut range = interval.map_or(String::new(), |i| {
+        format!(" (95%: {} to {})", shown(i.low), shown(i.high))
+    });
+    if let Some((least, most, lines)) = certified {
+        range.push_str(&format!(
+            "; {lines} certified label(s): between {} and {}",
+            shown(least),
+            shown(most)
+        ));
+    }
+    let _ = writeln!(
+        s,
+        r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{colour}" fill-opacity="0.75"><title>{}: {v:.3}{range}</title></rect>"#,
+        bar - 4.0,
+        (y1 - y0).max(0.5),
+        esc(name)
+    );
+    // The whisker, and the value beside its top.
+    let top_of_label = match interval {
+        Some(i) => {
+            let (a, b) = (y(i.high), y(i.low));
+            let _ = writeln!(
+                s,
+                r##"<path d="M{cx:.1} {a:.1}V{b:.1}M{:.1} {a:.1}h8M{:.1} {b:.1}h8" stroke="#222" stroke-width="1.2" fill="none"/>"##,
+                cx - 4.0,
+                cx - 4.0
+            );
+            a.min(y0)
+        }
+        None => y0,
+    };
+    let _ = writeln!(
+        s,
+        r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}{}</text>"#,
+        top_of_label - 3.0,
+        shown(v),
+        if certified.is_some() { "*" } else { "" }
+    );
+}
+
+/// The legend under the panels (a swatch per model), how the whiskers
+/// were made and, when a row has certified labels (`any_certified`), what
+/// its `*` means.
+fn legend(s: &mut String, models: &[String], any_certified: bool, left: f64, ly: f64) {
     for (mi, m) in models.iter().enumerate() {
         let yy = ly + 20.0 * mi as f64;
         let _ = writeln!(
@@ -415,6 +443,44 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
             ly + 20.0 * models.len() as f64 + 54.0,
         );
     }
-    s.push_str("</svg>\n");
-    s
+}
+
+/// A panel's title, its value axis across the plot and its zero line
+/// (`rel`: the relative action count's panel); returns the zero line's
+/// height.
+fn panel_frame(
+    s: &mut String,
+    axis: &Axis,
+    rel: bool,
+    (top, left, plot_w): (f64, f64, f64),
+    y: &dyn Fn(f64) -> f64,
+) -> f64 {
+    let title = if rel {
+        "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
+    } else {
+        "success rate, 95% Wilson interval"
+    };
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
+        top + 12.0
+    );
+    for &v in &axis.ticks {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            left + plot_w,
+            left - 4.0,
+            y(v) + 4.0,
+            axis.label(v),
+            y = y(v)
+        );
+    }
+    let zero = y(0.0_f64.clamp(axis.low, axis.high));
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
+        left + plot_w
+    );
+    zero
 }

@@ -38,11 +38,11 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::catalog::{Catalog, Pick};
-use super::sessions::Seat;
+use super::seats::Seat;
 use crate::analysis::LiveGame;
 use crate::game::Task;
 use crate::game::session::Session;
-use crate::game::{ResultLine, Step, menu_choice};
+use crate::game::{Agent, ResultLine, Step, menu_choice};
 
 /// Who plays, which decides how replies are read and where results go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,10 +62,9 @@ impl Player {
 
     /// The agent folder of the results: eval's or play's.
     pub fn agent(&self, budget: Option<usize>) -> String {
-        match (self, budget) {
-            (Player::Model(_), budget) => crate::eval::agent_name(budget),
-            (Player::Person(_), None) => "HumanAgent".to_string(),
-            (Player::Person(_), Some(n)) => format!("HumanAgent-budget={n}"),
+        match self {
+            Player::Model(_) => Agent::Model.name(budget),
+            Player::Person(_) => Agent::Person.name(budget),
         }
     }
 }
@@ -291,7 +290,7 @@ impl Play {
             "env": catalog.env(self.pick).name,
             "split": split.name,
             "index": self.pick.index,
-            "seed": split.lines[self.pick.index].seed,
+            "seed": split.seed(self.pick.index),
             "player": self.player.name(),
             "budget": self.session.budget(),
             "reward": self.reward_name(),

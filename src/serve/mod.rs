@@ -42,6 +42,7 @@ pub mod listen;
 pub mod page;
 pub mod results;
 pub mod routes;
+pub mod seats;
 pub mod sessions;
 pub mod wire;
 
@@ -54,7 +55,8 @@ use catalog::Catalog;
 use episode::{Play, Player, Rewards};
 pub use listen::Notice;
 use results::Results;
-use sessions::{Seat, Seats, Sessions};
+use seats::{Seat, Seats};
+use sessions::Sessions;
 use wire::{Code, Refusal, ResetArgs};
 
 /// The environment variable whose value, when set and not empty, every
@@ -224,7 +226,7 @@ impl Service {
         }
         let dense = match args.rewards {
             Rewards::Outcome => None,
-            Rewards::Dense => Some(self.catalog.live_game(pick).map_err(|e| {
+            Rewards::Dense => Some(self.catalog.live_game(pick, &task).map_err(|e| {
                 Refusal::new(
                     Code::ExecutionError,
                     format!("cannot score the episode's moves (reward \"dense\"): {e}"),
@@ -264,10 +266,10 @@ impl Service {
         let setting = split.setting.to_string();
         self.seats
             .deal(
-                (0..split.lines.len()).map(|index| catalog::Pick { index, ..start }),
+                (0..split.len()).map(|index| catalog::Pick { index, ..start }),
                 |pick| {
                     self.results
-                        .played_by_people(dataset, &setting, self.catalog.line(pick).seed)
+                        .played_by_people(dataset, &setting, self.catalog.seed(pick))
                 },
             )
             .ok_or_else(|| {

@@ -39,13 +39,21 @@ pub struct Results {
     /// `(dataset, setting, seed)` of every person's result line under the
     /// root (read at start, then added to as lines are written).
     played: Mutex<BTreeSet<(String, String, u64)>>,
+    /// The files under the root not read at start, and why (a FIFO, a
+    /// device, a line over the cap): the caller names them.
+    skipped: Vec<String>,
 }
 
 impl Results {
     /// The results root (`--out`, created if missing), locked for this
     /// server; reads which lines people have played.
     pub fn open(root: &Path) -> Result<Results, super::ServeError> {
-        std::fs::create_dir_all(root)?;
+        std::fs::create_dir_all(root).map_err(|e| {
+            super::ServeError::Io(io::Error::new(
+                e.kind(),
+                format!("cannot make the results folder `{}`: {e}", root.display()),
+            ))
+        })?;
         let guarded = root.join("serve");
         let lock = crate::files::FileLock::exclusive(&guarded).map_err(|e| match e {
             crate::files::FileError::Busy { .. } => super::ServeError::OutLocked {
@@ -54,13 +62,19 @@ impl Results {
             },
             other => super::ServeError::Io(io::Error::other(other.to_string())),
         })?;
-        let played = people_played(root);
+        let (played, skipped) = people_played(root);
         Ok(Results {
             root: root.to_path_buf(),
             _lock: lock,
             files: Mutex::new(BTreeMap::new()),
             played: Mutex::new(played),
+            skipped,
         })
+    }
+
+    /// The result files under the root not read at start, each with why.
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     pub fn root(&self) -> &Path {
@@ -101,7 +115,7 @@ impl Results {
         if sync {
             file.sync_data().map_err(io)?;
         }
-        if place.agent.starts_with("HumanAgent") {
+        if crate::game::is_human(&place.agent) {
             self.played
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -135,10 +149,13 @@ struct SeedOnly {
 }
 
 /// The instances people played: every line of
-/// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl` (unreadable
-/// files and lines are skipped: they are `score`'s to report).
-fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
+/// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl`, read by the
+/// rule of user files (a FIFO or a device is never opened, a line is at
+/// most the line cap); files not read are returned with why (lines that
+/// are no result lines are skipped: they are `score`'s to report).
+fn people_played(root: &Path) -> (BTreeSet<(String, String, u64)>, Vec<String>) {
     let mut played = BTreeSet::new();
+    let mut skipped = Vec::new();
     let dirs = |p: &Path| -> Vec<PathBuf> {
         std::fs::read_dir(p)
             .map(|it| {
@@ -153,7 +170,7 @@ fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
         for agent in dirs(&player) {
             let is_human = agent
                 .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("HumanAgent"));
+                .is_some_and(|n| crate::game::is_human(&n.to_string_lossy()));
             if !is_human {
                 continue;
             }
@@ -168,24 +185,25 @@ fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
                         continue;
                     };
                     for file in entries.filter_map(Result::ok).map(|e| e.path()) {
-                        let Ok(mut lines) = crate::files::read::lines(&file) else {
-                            continue;
-                        };
-                        let mut line = Vec::new();
-                        // A line or file over the bounds ends the file's
-                        // scan (what was read counts).
-                        while let Ok(true) = lines.next_line(&mut line) {
-                            let seed = serde_json::from_slice::<SeedOnly>(&line)
-                                .ok()
-                                .and_then(|l| l.seed);
-                            if let Some(seed) = seed {
-                                played.insert((name(&dataset), name(&setting), seed));
+                        let read = crate::files::read::lines(&file).and_then(|mut lines| {
+                            let mut line = Vec::new();
+                            while lines.next_line(&mut line)? {
+                                let seed = serde_json::from_slice::<SeedOnly>(&line)
+                                    .ok()
+                                    .and_then(|l| l.seed);
+                                if let Some(seed) = seed {
+                                    played.insert((name(&dataset), name(&setting), seed));
+                                }
                             }
+                            Ok(())
+                        });
+                        if let Err(e) = read {
+                            skipped.push(format!("`{}`: {e}", file.display()));
                         }
                     }
                 }
             }
         }
     }
-    played
+    (played, skipped)
 }
