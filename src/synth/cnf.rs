@@ -226,6 +226,14 @@ fn coverable_states(tables: &Tables, sample: &Sample) -> Result<Vec<u32>, Infeas
     Ok(candidates)
 }
 
+/// What unit propagation leaves: which candidates live, the forced
+/// states in order, and the truths they cover.
+struct Propagated {
+    alive: Vec<bool>,
+    forced: Vec<u32>,
+    covered: Vec<u64>,
+}
+
 /// Unit propagation: an invalid truth with a single live candidate state
 /// forces it, which kills the other states of its action. Returns which
 /// candidates live, the forced states in order and what they cover; a
@@ -236,7 +244,7 @@ fn propagate(
     sample: &Sample,
     candidates: &[u32],
     max_actions: usize,
-) -> Result<(Vec<bool>, Vec<u32>, Vec<u64>), Infeasible> {
+) -> Result<Propagated, Infeasible> {
     let mut covered = vec![0u64; sample.words];
     let action_of = |s: u32| tables.state_action[s as usize];
     let mut alive = vec![true; candidates.len()];
@@ -278,7 +286,11 @@ fn propagate(
             }
         }
     }
-    Ok((alive, forced, covered))
+    Ok(Propagated {
+        alive,
+        forced,
+        covered,
+    })
 }
 
 /// Why a sample has no selection, found before calling the solver.
@@ -307,7 +319,11 @@ impl Selection {
         rng: &mut ChaCha8Rng,
     ) -> Result<Selection, Infeasible> {
         let candidates = coverable_states(tables, sample)?;
-        let (alive, forced, covered) = propagate(tables, sample, &candidates, max_actions)?;
+        let Propagated {
+            alive,
+            forced,
+            covered,
+        } = propagate(tables, sample, &candidates, max_actions)?;
         let action_of = |s: u32| tables.state_action[s as usize];
         let uncovered: Vec<u64> = sample
             .invalid
