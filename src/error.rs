@@ -64,7 +64,7 @@ pub enum Error {
     Results(#[from] ResultsError),
     /// `-n` is more than the setting can give (checked before writing).
     #[error("{0}; nothing was written")]
-    Capacity(#[source] crate::contamination::capacity::CapacityError),
+    Capacity(#[from] crate::contamination::capacity::CapacityError),
     /// The server cannot listen or stopped badly; its kind decides the exit
     /// code.
     #[error(transparent)]
@@ -242,7 +242,8 @@ impl Error {
     pub fn help(&self) -> Option<String> {
         match self {
             Error::Output(e) => e.help(),
-            Error::File(e) | Error::Results(ResultsError::Refused(e)) => e.help(),
+            Error::File(e) => e.help(),
+            Error::Results(e) => e.help(),
             Error::Synth(e) => Some(e.help.clone()),
             Error::Family(e) => Some(e.help.clone()),
             Error::Recorded(e) => Some(e.help().to_string()),

@@ -458,3 +458,68 @@ fn a_game_without_a_move_has_no_optimal_move() {
     assert!(text.contains("a game that answers at once or makes no move has regret 0"));
     assert!(text.contains("a game without a move counts 0"));
 }
+
+/// Games of random replies (actions with repeats, then a truth) on
+/// lines of two domains: every float a game on a memo shared with
+/// the games before it (in two orders) gives is the fresh memo's.
+#[test]
+fn a_shared_memo_gives_every_game_the_fresh_memos_floats() {
+    use kumo_gen::analysis::{Analyst, Analysts, LiveGame};
+    use kumo_gen::search::SearchBudget;
+    use kumo_gen::synth::Params;
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(55);
+    for (name, truths, actions) in [("medical", 8, 10), ("car-identification", 8, 10)] {
+        let domain = Registry::new(None).load(name).unwrap().0;
+        let params = Params {
+            truths,
+            actions,
+            valid: 1,
+            seed: 3,
+            allow_shortcuts: false,
+            decimals: 2,
+        };
+        let lines =
+            kumo_gen::pipeline::generate_range_lines(&domain, params, 0..3, None, None, None)
+                .unwrap();
+        for text in &lines {
+            let line: InstanceLine = serde_json::from_str(text).unwrap();
+            let analyst = || Analyst::new(&domain, &line, SearchBudget::default()).unwrap();
+            let games: Vec<Vec<String>> = (0..12)
+                .map(|_| {
+                    let mut g: Vec<String> = (0..rng.random_range(0..=actions))
+                        .map(|_| line.actions[rng.random_range(0..actions)].clone())
+                        .collect();
+                    g.push(line.truths[rng.random_range(0..truths)].clone());
+                    g
+                })
+                .collect();
+            let bits = |game: &mut LiveGame, names: &[String]| -> Vec<u64> {
+                game.restart();
+                let mut out = Vec::new();
+                for n in names {
+                    let scored = game.reward(Some(n)).unwrap();
+                    out.push(scored.reward.to_bits());
+                    out.push(scored.before.value.to_bits());
+                    out.extend(scored.before.q.iter().map(|(_, q)| q.to_bits()));
+                    let m = scored.analysed.unwrap();
+                    out.extend([m.q.to_bits(), m.regret.to_bits()]);
+                }
+                out
+            };
+            let fresh: Vec<_> = games
+                .iter()
+                .map(|g| bits(&mut LiveGame::new(analyst()), g))
+                .collect();
+            let table = Analysts::default();
+            let mut forward = table.game(0, || Ok::<_, ()>(analyst())).unwrap();
+            let mut backward = LiveGame::new(analyst());
+            for (i, g) in games.iter().enumerate() {
+                assert_eq!(bits(&mut forward, g), fresh[i], "{name} line {text}");
+            }
+            for (i, g) in games.iter().enumerate().rev() {
+                assert_eq!(bits(&mut backward, g), fresh[i], "{name} line {text}");
+            }
+        }
+    }
+}

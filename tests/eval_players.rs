@@ -321,7 +321,7 @@ fn play_in_memory(player: Player, seed: u64) -> Vec<(bool, usize, Option<f64>)> 
             let mut session = Session::new(Arc::clone(&task), "golden", 50);
             while let Some(request) = session.request() {
                 let reply = player
-                    .reply(&domain, &task.instance, request, seed)
+                    .reply(&domain, &task.instance, &request, seed)
                     .unwrap();
                 assert!(reply.input_tokens > 0 && reply.output_tokens >= 3);
                 session

@@ -228,7 +228,7 @@ fn graph_and_split_refuse_to_write_over_their_input_domain() {
         .arg("-o")
         .arg(&domain)
         .expect_code(1)
-        .stderr_contains("it would be overwritten");
+        .stderr_contains("would replace its own input");
     // `split` writes `<name>-ind.yaml`: a domain file of that name.
     let name = "tiny-ind.yaml";
     let ind = dir.path().join(name);
@@ -239,7 +239,7 @@ fn graph_and_split_refuse_to_write_over_their_input_domain() {
         .arg("--out-dir")
         .arg(dir.path())
         .expect_code(1)
-        .stderr_contains("it would be overwritten");
+        .stderr_contains("would replace its own input");
     assert_eq!(std::fs::read(&domain).unwrap(), before);
     assert_eq!(std::fs::read(&ind).unwrap(), before);
     assert!(!dir.path().join("tiny-ood.yaml").exists());
@@ -460,7 +460,7 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         ("eval" | "propose", "timeout") => "0",
         ("eval" | "propose", "temperature") => "nan",
         ("eval" | "propose", "retries") => "101",
-        ("eval" | "propose", "backoff-ms") => "-1",
+        ("eval" | "propose", "backoff-ms") => "60001",
         ("eval" | "propose", "api-base") => "localhost:8001/v1",
         ("propose", "rounds") => "101",
         ("play", "line") => "0",
@@ -469,15 +469,17 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         ("stats", "pool") => "0",
         // Counts and addresses of the commands added beside this walk:
         // not numbers (or not an address) whatever the input.
-        ("pairs", "random-paths" | "limit") => "x",
+        ("pairs", "random-paths") => "2147483648",
+        ("pairs", "limit") => "x",
         ("report", "pool") => "x",
         (
             "serve",
-            "port" | "bind" | "max-sessions" | "idle-timeout" | "max-message-bytes" | "max-steps",
+            "port" | "bind" | "max-sessions" | "idle-timeout" | "max-message-bytes" | "max-steps"
+            | "max-connections" | "request-timeout",
         ) => "x",
         ("graph", "runs") => "0",
         ("check-books", "show") => "-1",
-        ("label", "search-time") => "x",
+        ("label", "search-time") => "1e308",
         ("family", "hypotheses") => "1",
         ("family", "probes") => "0",
         ("family", "max-value") => "21",

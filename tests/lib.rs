@@ -3,6 +3,7 @@
 
 mod analysis;
 mod budget;
+mod certified;
 mod cli;
 mod common;
 mod conformance;
@@ -23,7 +24,10 @@ mod family;
 mod faults;
 mod generate;
 mod graph;
+mod hostile_cache;
 mod hostile_io;
+mod hostile_outputs;
+mod hostile_reads;
 mod hostile_requests;
 mod import;
 mod messages;
@@ -41,5 +45,6 @@ mod search;
 mod search_certified;
 mod search_exact;
 mod serve;
+mod serve_limits;
 mod split_parts;
 mod values;

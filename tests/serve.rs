@@ -19,7 +19,10 @@ use crate::common::{TINY_SETTING, TestCommand, generate_tiny, json_lines};
 
 /// `n` tiny instances generated into `DIR/data` and served with results
 /// into `DIR/results`.
-fn serve_tiny(dir: &Path, n: u64) -> (Child, String, BufReader<std::process::ChildStdout>) {
+pub(crate) fn serve_tiny(
+    dir: &Path,
+    n: u64,
+) -> (Child, String, BufReader<std::process::ChildStdout>) {
     let data = dir.join("data");
     generate_tiny(&data, n, &[]).ok();
     let out = dir.join("results");
@@ -32,7 +35,9 @@ fn serve_tiny(dir: &Path, n: u64) -> (Child, String, BufReader<std::process::Chi
 }
 
 /// A server on a free port: the child and its address.
-fn start(args: &[&std::ffi::OsStr]) -> (Child, String, BufReader<std::process::ChildStdout>) {
+pub(crate) fn start(
+    args: &[&std::ffi::OsStr],
+) -> (Child, String, BufReader<std::process::ChildStdout>) {
     let mut command = TestCommand::new();
     command.arg("serve").args(args).args(["--port", "0"]);
     let mut child = command.spawn();
@@ -50,7 +55,7 @@ fn start(args: &[&std::ffi::OsStr]) -> (Child, String, BufReader<std::process::C
     (child, url, stdout)
 }
 
-fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(20)))
         .http_status_as_error(false)
@@ -58,7 +63,7 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-fn post(url: &str, body: &Value) -> (u16, Value) {
+pub(crate) fn post(url: &str, body: &Value) -> (u16, Value) {
     let mut response = agent()
         .post(url)
         .header("Content-Type", "application/json")
@@ -70,7 +75,7 @@ fn post(url: &str, body: &Value) -> (u16, Value) {
 }
 
 /// SIGTERM, then the exit code and stderr.
-fn stop(child: Child) -> (i32, String) {
+pub(crate) fn stop(child: Child) -> (i32, String) {
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -162,6 +167,11 @@ fn an_http_episode_is_evals_trial_and_its_line_is_recorded() {
     assert_eq!(last["reward"], 1.0);
     assert_eq!(last["observation"]["successful"], true);
     assert_eq!(last["observation"]["action_count"], 3);
+    // The page's verdict compares the game with its own optimum.
+    assert_eq!(
+        last["observation"]["golden_actions"],
+        lines[1]["optimal"]["golden_actions"]
+    );
 
     // Unknown episode, bad action, bad line: typed errors.
     let (status, gone) = post(
@@ -213,10 +223,20 @@ fn a_port_in_use_is_the_users_to_change() {
         .arg("--data")
         .arg(&data)
         .arg("--out")
-        .arg(&out)
+        .arg(out.with_file_name("other-results"))
         .args(["--port", &port])
         .expect_code(1);
     ran.stderr_contains("choose another --port");
+    // The same --out: a second server is refused (it would lose the end
+    // of each episode to the first one's file locks).
+    let ran = TestCommand::new()
+        .arg("serve")
+        .arg("--data")
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .expect_code(1);
+    ran.stderr_contains("another `kumo-gen serve` writes its results to");
     let (code, stderr) = stop(child);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("none open"), "{stderr}");

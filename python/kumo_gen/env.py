@@ -30,8 +30,11 @@ optional efficiency term with weight `efficiency` = w in [0, 1]:
     reward = success * ((1 - w) + w * min(1, (E + 2) / n))
 
 where n is the episode's KUMO action count and E + 2 that of optimal
-play (E = the instance's exact `optimal.expected_steps` actions, then the
-predicting reply and its `predicted_truth` entry). With w = 0 (default)
+play (E = the instance's `optimal.expected_steps` actions, then the
+predicting reply and its `predicted_truth` entry). E is exact, or for a
+certified label (`task.exact` false; docs/output.md "Certified labels")
+the certified upper bound (the optimum lies in `task.lower_bound`..E), so
+the efficiency term is then at least what the exact optimum would give. With w = 0 (default)
 the reward is success alone; an episode twice as long as optimal play
 earns 1 - w/2.
 
@@ -52,6 +55,15 @@ earns 0.0. An episode's rewards sum to
 `optimal`, `candidates`, ...), `info["optimal_actions"]` the optimal
 actions of the state the reply answered (empty where answering is
 optimal) and `info["regret"]` the move's regret.
+
+Memory: an `Env` holds the task of the instance it plays and, with
+`dense=True`, that instance's search memo, nothing of the instances
+before, so one that played 100,000 episodes holds no more than one that
+played one. The memo belongs to the line: every `Env` (and adapter) in
+the process playing the same line at the same time shares one
+(`kumo_gen._native.Moves`; the same rewards as a memo of its own), so a
+GRPO group of `Env`s reset to one index searches it once; it is freed
+with the last of them. Resetting to the instance being played keeps it.
 """
 
 from __future__ import annotations
@@ -97,8 +109,8 @@ class Env:
         user message, as in KUMO); `max_steps` is eval's `--max-steps`."""
         if not 0.0 <= efficiency <= 1.0:
             raise ValueError(f"efficiency must be from 0 to 1, not {efficiency}")
-        if max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
+        if not 1 <= max_steps <= 10_000:
+            raise ValueError(f"max_steps must be from 1 to 10000, not {max_steps}")
         if budget is not None and budget < 1:
             raise ValueError("budget must be at least 1")
         self.domain = load_domain(domain, domains_dir)
@@ -113,7 +125,9 @@ class Env:
         self.efficiency = efficiency
         self.budget = budget
         self.dense = dense
-        self._moves: Dict[int, Any] = {}
+        # The current instance's memo only (shared with other live games
+        # of the line in the process).
+        self._moves: Optional[Tuple[int, Any]] = None
         self._templates_dir = templates_dir
         # The current instance's task only: an Env that played 100,000
         # episodes holds no more than one that played one.
@@ -169,11 +183,11 @@ class Env:
     def moves(self, index: int) -> Any:
         """The per-move values of instance `index`'s game
         (`kumo_gen._native.Moves`: `state()`, `step(name)`, `score(name)`,
-        `reset()`)."""
-        moves = self._moves.get(index)
-        if moves is None:
-            moves = _native.Moves(self.task(index))
-            self._moves[index] = moves
+        `reset()`); the `Env` keeps the last instance's only."""
+        if self._moves is not None and self._moves[0] == index:
+            return self._moves[1]
+        moves = _native.Moves(self.task(index))
+        self._moves = (index, moves)
         return moves
 
     @property

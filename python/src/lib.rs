@@ -4,7 +4,8 @@
 //! stage:
 //!
 //! - domains: [`kumo_gen::domain::Registry`] (shipped domains, a
-//!   `--domains-dir`, paths) and [`kumo_gen::domain::Domain::from_yaml`];
+//!   `--domains-dir`, paths; compiled once per file: [`domains`]) and
+//!   [`kumo_gen::domain::Domain::from_yaml`];
 //! - generation: [`kumo_gen::pipeline::generate_lines`] (the dataset lines
 //!   `kumo-gen generate` writes, byte for byte);
 //! - labels: [`kumo_gen::pipeline::relabel`] (`kumo-gen label`);
@@ -27,7 +28,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
-use kumo_gen::analysis::{Analyst, LiveGame};
+use kumo_gen::analysis::{Analyst, Analysts, LiveGame};
 use kumo_gen::dataset::Setting;
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::eval::players;
@@ -40,6 +41,7 @@ use kumo_gen::render::{RenderOptions, Renderer, Templates};
 use kumo_gen::search::SearchBudget;
 use kumo_gen::synth::{Params, SynthError};
 
+mod domains;
 mod moves;
 use moves::PyMoves;
 
@@ -205,15 +207,13 @@ fn domain_names(domains_dir: Option<std::path::PathBuf>) -> PyResult<Vec<String>
     Ok(all.into_iter().map(|(name, _)| name).collect())
 }
 
-/// Loads a domain by name or path, as every command's `--domain` does.
+/// Loads a domain by name or path, as every command's `--domain` does
+/// (compiled once per file: [`domains`]).
 #[pyfunction]
 #[pyo3(signature = (spec, domains_dir=None))]
 fn load_domain(spec: &str, domains_dir: Option<std::path::PathBuf>) -> PyResult<PyDomain> {
-    let (domain, warnings) = Registry::new(domains_dir).load(spec).map_err(value_error)?;
-    Ok(PyDomain::new(
-        domain,
-        warnings.iter().map(ToString::to_string).collect(),
-    ))
+    let (inner, warnings) = domains::load(spec, domains_dir).map_err(value_error)?;
+    Ok(PyDomain { inner, warnings })
 }
 
 /// Compiles a domain from YAML (or JSON) text; `file` names it in errors.
@@ -547,10 +547,28 @@ impl PyTask {
         protocol::instruction(&self.inner.instance.actions, &self.inner.instance.truths)
     }
 
-    /// The optimal expected number of actions, when the line is labelled.
+    /// The optimal expected number of actions, when the line is labelled:
+    /// exact, or a certified upper bound when `exact` is false.
     #[getter]
     fn expected_steps(&self) -> Option<f64> {
         self.inner.instance.expected_steps()
+    }
+
+    /// Whether `expected_steps` is proven optimal (`False`: a certified
+    /// label, docs/output.md "Certified labels"); `None` when unlabelled.
+    #[getter]
+    fn exact(&self) -> Option<bool> {
+        self.inner.instance.steps().map(|s| s.is_exact())
+    }
+
+    /// A certified label's proven lower bound of the optimal expected
+    /// number of actions; `None` when exact or unlabelled.
+    #[getter]
+    fn lower_bound(&self) -> Option<f64> {
+        match self.inner.instance.steps()? {
+            kumo_gen::game::Steps::Certified { lower, .. } => Some(lower),
+            kumo_gen::game::Steps::Exact(_) => None,
+        }
     }
 
     /// Whether `answer` names a truth no observation rules out.
@@ -595,24 +613,41 @@ struct PySession {
 #[pymethods]
 impl PySession {
     /// `budget`: the budgeted protocol with that many turns
-    /// ([`Session::budgeted`]; `max_steps` is then unused).
+    /// ([`Session::budgeted`]; `max_steps` is then unused). `max_steps`
+    /// is 1 to 10 000 and `budget` follows eval's rule (below the
+    /// instance's truths, at most 10 000: [`game::check_budget`]).
     #[new]
     #[pyo3(signature = (task, model="", max_steps=50, budget=None))]
-    fn new(task: &PyTask, model: &str, max_steps: usize, budget: Option<usize>) -> Self {
+    fn new(task: &PyTask, model: &str, max_steps: usize, budget: Option<usize>) -> PyResult<Self> {
+        if !(1..=game::MAX_REPLIES).contains(&max_steps) {
+            return Err(value_error(format!(
+                "max_steps must be from 1 to {}, not {max_steps}",
+                game::MAX_REPLIES
+            )));
+        }
+        let truths = task.inner.instance.truths.len();
+        if let Some(budget) = budget
+            && let Err(e) = game::check_budget(budget, truths, game::MAX_REPLIES)
+        {
+            return Err(value_error(format!(
+                "budget {budget}: {e}; give {} or fewer",
+                game::largest_budget(truths, game::MAX_REPLIES).max(1)
+            )));
+        }
         let task = Arc::clone(&task.inner);
-        PySession {
+        Ok(PySession {
             inner: match budget {
                 Some(budget) => Session::budgeted(task, model, budget),
                 None => Session::new(task, model, max_steps),
             },
-        }
+        })
     }
 
     /// The messages eval sends for the next reply (`None` once over).
     fn request<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.inner
             .request()
-            .map(|messages| to_py(py, &Value::Array(messages.to_vec())))
+            .map(|messages| to_py(py, &Value::Array(messages)))
             .transpose()
     }
 

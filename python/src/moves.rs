@@ -2,6 +2,12 @@
 //! ([`kumo_gen::analysis::Analyst`], `kumo-gen moves`' rows one move at a
 //! time), for the dense rewards of the Python `Env` and the framework adapters
 //! (one definition: `kumo_gen::analysis::dense_reward`, docs/analytics.md).
+//!
+//! The memo is the line's: every `Moves` of one line (same domain, same
+//! line text) alive in the process shares one analyst
+//! ([`kumo_gen::analysis::Analysts`]), freed with the last of them, so a
+//! GRPO group of episodes of one line searches it once and an `Env` that
+//! played 100 000 lines holds the memo of the line it plays.
 
 use pyo3::prelude::*;
 
@@ -11,7 +17,8 @@ use super::*;
 /// state is the candidates and the actions left; each move is scored
 /// against the exact optimum and earns the library's dense reward
 /// (`kumo_gen::analysis::dense_reward`, docs/analytics.md). The game sits
-/// behind a mutex: its memo is not shared between threads.
+/// behind a mutex; its memo is shared with the other games of the line
+/// (the same floats: `kumo_gen::analysis::live`).
 #[pyclass(module = "kumo_gen._native", name = "Moves")]
 pub(crate) struct PyMoves {
     game: std::sync::Mutex<LiveGame>,
@@ -55,10 +62,17 @@ fn state_json(game: &mut LiveGame) -> PyResult<Value> {
 impl PyMoves {
     #[new]
     fn new(task: &PyTask) -> PyResult<Self> {
-        let analyst = Analyst::new(&task.domain, &task.inner.instance, SearchBudget::default())
+        static ANALYSTS: std::sync::OnceLock<Analysts<(String, String)>> =
+            std::sync::OnceLock::new();
+        let key = (task.domain.source_hash.clone(), task.line.clone());
+        let game = ANALYSTS
+            .get_or_init(Analysts::default)
+            .game(key, || {
+                Analyst::new(&task.domain, &task.inner.instance, SearchBudget::default())
+            })
             .map_err(value_error)?;
         Ok(PyMoves {
-            game: std::sync::Mutex::new(LiveGame::new(analyst)),
+            game: std::sync::Mutex::new(game),
         })
     }
 
@@ -118,9 +132,6 @@ impl PyMoves {
     /// Actions of the golden trajectory on this instance.
     #[getter]
     fn golden_length(&self) -> PyResult<usize> {
-        self.game()
-            .analyst_mut()
-            .golden_length()
-            .map_err(value_error)
+        self.game().analyst().golden_length().map_err(value_error)
     }
 }

@@ -97,7 +97,7 @@ fn path_pairs(
     let mut state = analyst.root();
     let mut step = 0usize;
     loop {
-        let Some(prompt) = session.request().map(<[Value]>::to_vec) else {
+        let Some(prompt) = session.request() else {
             break;
         };
         let values = analyst.state_values(state)?;

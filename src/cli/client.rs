@@ -40,8 +40,9 @@ pub struct ClientFlags {
     /// Retries of a request after a timeout, 429 or 5xx (0 to 100).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = parse_retries)]
     pub retries: u32,
-    /// First backoff delay in milliseconds (doubles per retry, up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    /// First backoff delay in milliseconds (0 to 60 000; doubles per
+    /// retry, up to 60 s).
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub backoff_ms: u64,
 }
 

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use super::client::ClientFlags;
 use super::flags::TemplatesFlags;
 use super::{Error, Globals, Report, out};
-use crate::dataset::{self, Setting};
+use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::eval::players::{PLAYER_NAMES, Player, UnplayableFile};
 use crate::eval::subset::Subset;
-use crate::eval::{self, RunConfig, Suite};
+use crate::eval::{self, RunConfig, Suite, TaskSource};
+use crate::files::target::{Input, Written};
+use crate::game::Task;
 use crate::progress::{Progress as _, Stage};
-use crate::render::{RenderOptions, Renderer};
+use crate::render::{RenderOptions, Renderer, Templates};
 
 // A model (`--api-base` with `--model`) or an offline `--player`.
 #[derive(clap::Args, Debug)]
@@ -51,7 +53,8 @@ pub struct EvalArgs {
     /// Seed of `--sample` (not `--seed`, which seeds retries and players).
     #[arg(long, value_name = "S", default_value_t = 0, requires = "sample")]
     sample_seed: u64,
-    /// Trials per instance (KUMO's `eval_times`).
+    /// Trials per instance (KUMO's `eval_times`; 1 to 1000: an instance's
+    /// result line holds all of them).
     #[arg(long, value_name = "K", default_value_t = 5, value_parser = parse_trials)]
     trials: usize,
     /// Instances played at once (1 to 1024).
@@ -83,17 +86,20 @@ pub struct EvalArgs {
     templates: TemplatesFlags,
 }
 
-/// Most trials per instance `--trials` accepts (every trial's result is
-/// kept in memory until its instance is written).
-pub const MAX_TRIALS: usize = 10_000;
+/// Most trials per instance `--trials` accepts: every trial's result is
+/// kept in memory until its instance is written, in one result line that
+/// `score` and `report` read under the 16 MiB line cap (10 000 trials of
+/// 50 steps made a 26 MB line; a longer line is not written anyway).
+pub const MAX_TRIALS: usize = 1_000;
 
 /// `--trials K`: 1 to [`MAX_TRIALS`], refused at once beyond.
 fn parse_trials(text: &str) -> Result<usize, super::flags::BadValue> {
     super::flags::parse_count(text, "trials", 1, MAX_TRIALS as u64).map(|n| n as usize)
 }
 
-/// Most replies per trial `--max-steps` and `--budget` accept.
-pub const MAX_STEPS: usize = 10_000;
+/// Most replies per trial `--max-steps` and `--budget` accept (the
+/// game's bound for every player).
+pub const MAX_STEPS: usize = crate::game::MAX_REPLIES;
 
 /// `--max-steps M`, `--budget N`: 1 to [`MAX_STEPS`].
 fn parse_steps(text: &str) -> Result<usize, super::flags::BadValue> {
@@ -149,7 +155,42 @@ fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
     }
 }
 
-fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error> {
+/// A suite's tasks: the dataset's file read again a line at a time when
+/// the run plays it.
+struct DatasetTasks {
+    data: Dataset,
+    setting: Setting,
+    templates: std::sync::Arc<Templates>,
+    require_books: bool,
+}
+
+impl TaskSource for DatasetTasks {
+    fn for_each(
+        &self,
+        positions: &[usize],
+        each: &mut dyn FnMut(Task) -> bool,
+    ) -> Result<(), DatasetError> {
+        let renderer = Renderer::new(&self.templates, RenderOptions::default());
+        self.data.for_each_task(
+            &renderer,
+            &self.setting,
+            positions,
+            self.require_books,
+            |_, task| each(task),
+        )
+    }
+}
+
+/// The suites to play, each file read a line at a time (twice with
+/// `--sample`: its length first): every line is checked, and of the
+/// chosen ones only the position and seed are kept, the fewest truths
+/// (for `--budget`) noted, the player's needs checked and the missing
+/// books counted, before anything is played.
+fn build_suites(
+    globals: &Globals,
+    args: &EvalArgs,
+    player: Option<Player>,
+) -> Result<Vec<(Suite, Option<usize>)>, Error> {
     if !args.data.is_dir() {
         return Err(Error::input(format!(
             "`{}` is not a directory",
@@ -157,55 +198,104 @@ fn build_suites(globals: &Globals, args: &EvalArgs) -> Result<Vec<Suite>, Error>
         )));
     }
     let wanted = wanted_setting(args).map_err(Error::input)?;
-    let templates = args.templates.templates()?;
-    let renderer = Renderer::new(&templates, RenderOptions::default());
-    let datasets = dataset::open_all(
+    let templates = std::sync::Arc::new(args.templates.templates()?);
+    let (datasets, unread) = dataset::open_all(
         &globals.registry,
         &args.data,
         args.domain.as_deref(),
         |s: &Setting| wanted.is_none_or(|w| w == (s.truths, s.actions)),
     )?;
+    super::note_unread(&unread);
     let mut suites = Vec::new();
-    let mut missing_books: Vec<PathBuf> = Vec::new();
+    let (mut missing, mut first_missing): (usize, Option<PathBuf>) = (0, None);
     for (data, settings) in datasets {
         for setting in settings {
-            let lines = data.lines(&setting)?;
-            let chosen = subset(args).indices(lines.len());
-            let found = data.tasks(&renderer, &setting, lines, &chosen, args.require_books)?;
-            missing_books.extend(found.missing_books);
-            let setting = setting.to_string();
-            suites.push(Suite {
+            let count = match args.sample {
+                None => None,
+                Some(_) => {
+                    let mut reader = data.stream(&setting)?;
+                    let mut count = 0;
+                    while reader.next_instance()?.is_some() {
+                        count += 1;
+                    }
+                    Some(count)
+                }
+            };
+            let positions = count.map(|n| subset(args).indices(n));
+            let limit = args.limit.unwrap_or(usize::MAX);
+            let file = format!("{}/{setting}.jsonl", data.name());
+            let mut chosen = Vec::new();
+            let mut fewest_truths: Option<usize> = None;
+            let mut next = positions.as_ref().map(|p| p.iter().copied().peekable());
+            let mut reader = data.stream(&setting)?;
+            while let Some(read) = reader.next_instance()? {
+                let picked = match &mut next {
+                    Some(next) => next.next_if_eq(&read.position).is_some(),
+                    None => read.position < limit,
+                };
+                if !picked {
+                    continue;
+                }
+                let book = data.book_path(&setting, read.position);
+                if !book.exists() {
+                    missing += 1;
+                    first_missing.get_or_insert(book);
+                    if args.require_books {
+                        continue;
+                    }
+                }
+                if let Some(player) = player {
+                    player
+                        .check(&read.instance)
+                        .map_err(|source| UnplayableFile {
+                            file: file.clone(),
+                            source,
+                        })?;
+                }
+                let truths = read.instance.truths.len();
+                fewest_truths = Some(fewest_truths.map_or(truths, |t| t.min(truths)));
+                chosen.push((read.position, read.instance.seed));
+            }
+            let name = setting.to_string();
+            let suite = Suite {
                 root: args.out.clone(),
                 out: crate::results::result_path(
                     &args.out,
                     results_name(args),
-                    &eval::agent_name(args.budget),
+                    &crate::game::Agent::Model.name(args.budget),
                     &data.name(),
-                    &setting,
+                    &name,
                     args.trials,
                 ),
                 domain: data.domain().clone(),
                 domain_dir: data.name(),
-                setting,
-                tasks: found.tasks.into_iter().map(std::sync::Arc::new).collect(),
-            });
+                setting: name,
+                chosen,
+                source: Box::new(DatasetTasks {
+                    data: data.clone(),
+                    setting,
+                    templates: templates.clone(),
+                    require_books: args.require_books,
+                }),
+            };
+            suites.push((suite, fewest_truths));
         }
     }
     if suites.is_empty() {
         return Err(Error::input(format!(
-            "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}",
+            "no instance files `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl` under `{}`{}{}",
             args.data.display(),
             match (&args.domain, &args.setting) {
                 (None, None) => String::new(),
                 _ => " matching --domain/--setting".into(),
-            }
+            },
+            super::unread_list(&unread)
         )));
     }
-    if !missing_books.is_empty() {
+    if let Some(first) = first_missing {
         let what = format!(
-            "{} knowledge book(s) missing, e.g. `{}`",
-            missing_books.len(),
-            missing_books[0].display()
+            "{missing} knowledge book(s) missing, e.g. `{}`",
+            first.display()
         );
         if args.require_books {
             return Err(Error::input(format!(
@@ -233,27 +323,28 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         });
     }
     super::flags::check_out_dir(&args.out, "--out")?;
+    let mut inputs = vec![Input::data("--data", &args.data)];
+    inputs.extend(
+        args.domain
+            .as_deref()
+            .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+    );
+    inputs.extend(super::flags::templates_input(&args.templates));
+    // The folder this model's (or player's) results go into.
+    let folder = args
+        .out
+        .join(crate::results::path_component(results_name(args)));
+    super::flags::refuse_within("--out", &args.out, &folder, Written::Folder, &inputs)?;
     // Every other flag value was checked as the flags were read (exit 2).
     let player: Option<Player> = match args.player.as_deref().map(str::parse).transpose() {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let suites = build_suites(globals, args)?;
+    let built = build_suites(globals, args, player)?;
     if let Some(budget) = args.budget {
-        check_budget(budget, &suites)?;
+        check_budget(budget, &built)?;
     }
-    if let Some(player) = player {
-        for suite in &suites {
-            for task in &suite.tasks {
-                player
-                    .check(&task.instance)
-                    .map_err(|source| UnplayableFile {
-                        file: format!("{}/{}.jsonl", suite.domain_dir, suite.setting),
-                        source,
-                    })?;
-            }
-        }
-    }
+    let suites: Vec<Suite> = built.into_iter().map(|(suite, _)| suite).collect();
     if let Some(problem) = crate::results::results_folder_problem(&args.out, results_name(args)) {
         return Err(Error::input_with_help(
             problem,
@@ -314,6 +405,12 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     // A closed stdout must not hide a failed run: the failure decides the
     // exit code, the summary is printed where it can be.
     let printed = out(&text);
+    if let Some(why) = &summary.unreadable {
+        return Err(Error::input_with_help(
+            why.clone(),
+            "the results written so far are kept; run the same command again to resume",
+        ));
+    }
     let mut failures: Vec<String> = summary.failures.iter().map(ToString::to_string).collect();
     if let Some(fatal) = &summary.fatal {
         failures.push(format!("the API refused the run: {fatal}"));
@@ -332,23 +429,24 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     Ok(Report::Done)
 }
 
-/// Refuses a `--budget` of at least an instance's truths: with a turn per
-/// truth, naming every truth in turn wins without one action, so the
-/// budget would measure nothing.
-fn check_budget(budget: usize, suites: &[Suite]) -> Result<(), Error> {
-    for suite in suites {
-        let Some(truths) = suite.tasks.iter().map(|t| t.instance.truths.len()).min() else {
+/// Refuses a `--budget` the game refuses for some instance
+/// ([`crate::game::check_budget`]: at least its truths, with a turn per
+/// truth, lets naming every truth in turn win without one action, so the
+/// budget would measure nothing).
+fn check_budget(budget: usize, suites: &[(Suite, Option<usize>)]) -> Result<(), Error> {
+    for (suite, fewest_truths) in suites {
+        let Some(truths) = *fewest_truths else {
             continue;
         };
-        if budget >= truths {
+        if let Err(e) = crate::game::check_budget(budget, truths, MAX_STEPS) {
             return Err(Error::input_with_help(
                 format!(
-                    "`--budget {budget}` is at least the {truths} truths of `{}/{}.jsonl`: naming every truth in turn would win within the budget without one action",
+                    "`--budget {budget}` cannot be played on `{}/{}.jsonl`: {e}",
                     suite.domain_dir, suite.setting
                 ),
                 format!(
                     "use `--budget {}` or fewer (`--setting` picks the settings played)",
-                    truths.saturating_sub(1).max(1)
+                    crate::game::largest_budget(truths, MAX_STEPS).max(1)
                 ),
             ));
         }

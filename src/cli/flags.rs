@@ -235,24 +235,53 @@ pub fn parse_api_base(text: &str) -> Result<String, BadValue> {
         .map_err(BadValue::from)
 }
 
-/// Whether `a` and `b` name one existing file (through links too).
-pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+/// The domain file `spec` names (`--domain d.yaml`, or a name that
+/// resolves to a file of `--domains-dir`), as an input no output may
+/// replace; a shipped domain is none.
+pub fn domain_input(
+    registry: &crate::domain::Registry,
+    flag: &str,
+    spec: &str,
+) -> Option<crate::files::target::Input> {
+    match registry.resolve(spec) {
+        Ok(crate::domain::DomainSource::File(path)) => {
+            Some(crate::files::target::Input::file(flag, path))
+        }
+        _ => None,
     }
-    #[cfg(not(unix))]
-    {
-        let _ = (ma, mb);
-        matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
-    }
+}
+
+/// `--templates-dir DIR` as an input: every file in it is read.
+pub fn templates_input(flags: &TemplatesFlags) -> Option<crate::files::target::Input> {
+    flags
+        .templates_dir
+        .as_ref()
+        .map(|dir| crate::files::target::Input::tree("--templates-dir", dir))
+}
+
+/// Refuses writing `target` (`flag`) over, or inside, what the command
+/// reads ([`crate::files::target::check`]): the user's input (exit 1),
+/// before anything is written.
+pub fn refuse_over_inputs(
+    flag: &str,
+    target: &std::path::Path,
+    written: crate::files::target::Written,
+    inputs: &[crate::files::target::Input],
+) -> Result<(), crate::error::Error> {
+    refuse_within(flag, target, target, written, inputs)
+}
+
+/// [`refuse_over_inputs`] of `target`, a place the command writes inside
+/// the flag's value `given` (`--out OUT` fills `OUT/<domain>`).
+pub fn refuse_within(
+    flag: &str,
+    given: &std::path::Path,
+    target: &std::path::Path,
+    written: crate::files::target::Written,
+    inputs: &[crate::files::target::Input],
+) -> Result<(), crate::error::Error> {
+    crate::files::target::check_within(flag, given, target, written, inputs)
+        .map_err(|e| crate::error::Error::input_with_help(e.to_string(), e.help()))
 }
 
 /// Refuses to write `output` (`flag`) over the domain file `spec` names:
@@ -263,27 +292,45 @@ pub fn refuse_overwriting_domain(
     output: &std::path::Path,
     flag: &str,
 ) -> Result<(), crate::error::Error> {
-    let Ok(crate::domain::DomainSource::File(input)) = registry.resolve(spec) else {
-        return Ok(());
-    };
-    if !same_file(&input, output) {
-        return Ok(());
-    }
-    // The same code as `import -o` naming the file it imports.
-    Err(crate::error::Error::input_with_help(
-        format!(
-            "{flag} `{}` is the domain file this command reads (`{}`); it would be overwritten",
-            output.display(),
-            input.display()
-        ),
-        format!("give {flag} another file"),
-    ))
+    let inputs: Vec<_> = domain_input(registry, "--domain", spec)
+        .into_iter()
+        .collect();
+    refuse_over_inputs(flag, output, crate::files::target::Written::File, &inputs)
 }
 
 /// Refuses an output directory flag (`--out`, `--out-dir`) that names a
 /// file, or a path below a file, before anything is written: the
-/// message says which flag and what it takes (exit 2, usage).
+/// message says which flag and what it takes (exit 2, usage). A
+/// symbolic link on the way whose target does not exist is refused by
+/// name too (exit 1: the user's file system).
 pub fn check_out_dir(path: &std::path::Path, flag: &str) -> Result<(), crate::error::Error> {
+    // A link whose target is missing (or a loop of links) on the way:
+    // creating the folder would fail with a bare "File exists".
+    let dangling = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| std::fs::symlink_metadata(a).is_ok())
+        .filter(|a| std::fs::metadata(a).is_err());
+    if let Some(link) = dangling {
+        let target = std::fs::read_link(link)
+            .map(|t| format!("`{}`", t.display()))
+            .unwrap_or_else(|_| "nothing".into());
+        let at = if link == path {
+            String::new()
+        } else {
+            format!(" (`{}` is on its way)", link.display())
+        };
+        return Err(crate::error::Error::input_with_help(
+            format!(
+                "`{flag} {}`: `{}` is a symbolic link to {target}, which does not exist{at}",
+                path.display(),
+                link.display()
+            ),
+            format!(
+                "create the folder the link points to, remove the link, or give `{flag}` another folder"
+            ),
+        ));
+    }
     let file = path
         .ancestors()
         .filter(|a| !a.as_os_str().is_empty())

@@ -11,6 +11,7 @@ use super::{Error, Globals, Report};
 use crate::contamination::split;
 use crate::dataset::manifest::ShardId;
 use crate::difficulty::Band;
+use crate::files::target::{Input, Written};
 use crate::pipeline::Target;
 use crate::pipeline::{self, Books, Datasets, DerivedFiles, GenerateJob};
 use crate::render::{RenderOptions, SftBook, Templates};
@@ -355,6 +356,7 @@ pub(super) fn job(
         allow_shortcuts: args.allow_shortcuts,
         decimals: args.decimals,
     };
+    refuse_writing_inputs(globals, args, &domain.name, &datasets)?;
     let derived = args.render.derived_files()?;
     let exclude = args.exclude.read(&domain)?;
     Ok(GenerateJob {
@@ -371,6 +373,45 @@ pub(super) fn job(
         secret_seed,
         force: args.force,
     })
+}
+
+/// Refuses a run whose folders (the domain's, each part's or level's,
+/// `hf/`, `SECRET-seeds/`) are, lie inside, or hold what it reads: an
+/// `--exclude` set, the domain file, `--templates-dir`.
+fn refuse_writing_inputs(
+    globals: &Globals,
+    args: &GenerateArgs,
+    domain: &str,
+    datasets: &Datasets,
+) -> Result<(), Error> {
+    let mut inputs: Vec<Input> = args
+        .exclude
+        .exclude
+        .iter()
+        .map(|p| Input::tree("--exclude", p))
+        .collect();
+    inputs.extend(super::flags::domain_input(
+        &globals.registry,
+        "--domain",
+        &args.domain,
+    ));
+    inputs.extend(super::flags::templates_input(&args.render.templates));
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    let mut folders = match datasets {
+        Datasets::One => vec![pipeline::write::domain_dir(&args.out, domain)],
+        Datasets::Split { parts, .. } => parts.iter().map(|p| args.out.join(&p.name)).collect(),
+        Datasets::Levels(levels) => (1..=*levels)
+            .map(|k| args.out.join(crate::difficulty::curriculum::level_name(k)))
+            .collect(),
+    };
+    folders.push(args.out.join("hf"));
+    folders.push(args.out.join(crate::pipeline::secret::SECRET_DIR));
+    for folder in folders {
+        super::flags::refuse_within("--out", &args.out, &folder, Written::Folder, &inputs)?;
+    }
+    Ok(())
 }
 
 /// Runs `job` on `--threads` workers with progress on stderr.

@@ -88,19 +88,18 @@ pub fn run(args: &ImportArgs) -> Result<Report, Error> {
             .into());
         }
     };
-    if let Some(output) = &args.output
-        && std::fs::canonicalize(output).ok() == std::fs::canonicalize(&args.file).ok()
-    {
-        return Err(Error::input_with_help(
-            format!(
-                "`-o {}` is the Python file being imported; it would be overwritten",
-                output.display()
-            ),
-            format!(
-                "write the YAML to another file, e.g. `-o {}`",
-                args.file.with_extension("yaml").display()
-            ),
-        ));
+    if let Some(output) = &args.output {
+        let input = [crate::files::target::Input::file("Python file", &args.file)];
+        let written = crate::files::target::Written::File;
+        if let Err(e) = crate::files::target::check("-o", output, written, &input) {
+            return Err(Error::input_with_help(
+                e.to_string(),
+                format!(
+                    "write the YAML to another file, e.g. `-o {}`",
+                    args.file.with_extension("yaml").display()
+                ),
+            ));
+        }
     }
     let imported = import_python(&file, &source, &args.options())
         .map_err(|e| Error::Located(e.to_string()))?;

@@ -20,6 +20,7 @@ use std::time::Duration;
 use super::progress::Stderr;
 use super::{Error, Report};
 use crate::domain::Registry;
+use crate::files::target::{Input, Written};
 use crate::pipeline::{self, LabelJob};
 use crate::search::SearchBudget;
 
@@ -38,20 +39,30 @@ pub struct LabelArgs {
     pub pool: super::flags::PoolFlags,
     #[command(flatten)]
     pub budget: super::flags::BudgetFlags,
-    /// Also limit each search's wall time; which instances get labelled
-    /// then depends on the machine.
-    #[arg(long, value_name = "SECONDS")]
+    /// Also limit each search's wall time (a positive number of seconds up
+    /// to a day); which instances get labelled then depends on the machine.
+    #[arg(long, value_name = "SECONDS", value_parser = super::flags::parse_timeout)]
     pub search_time: Option<f64>,
 }
 
 /// Runs `kumo-gen label`, resolving the domain in `registry`.
 pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
+    if let Some(output) = &args.output {
+        let mut inputs = vec![Input::file("--instances", &args.instances)];
+        inputs.extend(super::flags::domain_input(
+            registry,
+            "--domain",
+            &args.domain,
+        ));
+        super::flags::refuse_over_inputs("-o", output, Written::File, &inputs)?;
+    }
     let (domain, warnings) = registry.load(&args.domain)?;
     super::report_warnings(&domain, &warnings);
-    let budget = budget(args).map_err(|message| Error::Usage {
-        message,
-        help: None,
-    })?;
+    let budget = SearchBudget {
+        // Checked as the flag was read: positive, finite, at most a day.
+        max_time: args.search_time.map(Duration::from_secs_f64),
+        ..args.budget.budget()
+    };
     let pool = args.pool.pool()?;
     let job = LabelJob {
         domain,
@@ -62,20 +73,4 @@ pub fn run_in(registry: &Registry, args: &LabelArgs) -> Result<Report, Error> {
     let mut stdout = BufWriter::new(io::stdout().lock());
     pipeline::label(&job, &pool, &mut stdout, &Stderr::new())?;
     Ok(Report::Done)
-}
-
-fn budget(args: &LabelArgs) -> Result<SearchBudget, String> {
-    let max_time = match args.search_time {
-        None => None,
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(s) => {
-            return Err(format!(
-                "`--search-time` must be a positive number of seconds, not {s}"
-            ));
-        }
-    };
-    Ok(SearchBudget {
-        max_time,
-        ..args.budget.budget()
-    })
 }

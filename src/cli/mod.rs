@@ -208,6 +208,10 @@ pub fn main() -> i32 {
             return EXIT_OTHER;
         }
     };
+    // Cache files that failed their check were computed again: say so.
+    for note in crate::cache::take_notes() {
+        crate::stderr_line!("note: {note}");
+    }
     match result {
         Ok(Report::Done) => 0,
         Ok(Report::Findings) => EXIT_INPUT,
@@ -279,6 +283,24 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
     args
 }
 
+/// Names the instance files a reader skipped because they are not regular
+/// files ([`crate::dataset::unread_settings`]).
+pub fn note_unread(unread: &[String]) {
+    for file in unread {
+        crate::stderr_line!("note: not read: {file}");
+    }
+}
+
+/// The files not read, for an error that found nothing else: `` (not
+/// read: `A`: why; ...)``, or nothing.
+pub fn unread_list(unread: &[String]) -> String {
+    if unread.is_empty() {
+        String::new()
+    } else {
+        format!(" (not read: {})", unread.join("; "))
+    }
+}
+
 /// Writes to stdout, reporting a closed pipe as an error the caller maps to 0.
 pub fn out(text: &str) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
@@ -302,7 +324,23 @@ pub fn report_warnings(domain: &crate::domain::Domain, warnings: &[crate::domain
         );
         return;
     }
-    for w in warnings {
+    for w in warnings.iter().take(MAX_WARNINGS_SHOWN) {
         crate::stderr_line!("{w}\n");
     }
+    if let Some(more) = warnings
+        .len()
+        .checked_sub(MAX_WARNINGS_SHOWN)
+        .filter(|&k| k > 0)
+    {
+        crate::stderr_line!(
+            "note: {more} more validation warning{} of `{}` not shown; `kumo-gen validate {}` lists them all",
+            if more == 1 { "" } else { "s" },
+            domain.name,
+            warnings[0].file
+        );
+    }
 }
+
+/// A user's domain's warnings printed by a command that loads it (all of
+/// them: `kumo-gen validate`).
+const MAX_WARNINGS_SHOWN: usize = 20;

@@ -8,6 +8,7 @@ use super::score::{ScoreInputs, load};
 use super::{Error, Globals, Report};
 use crate::analysis::files::analyse_file;
 use crate::files::FileError;
+use crate::files::target::Written;
 use crate::search::SearchBudget;
 
 #[derive(clap::Args, Debug)]
@@ -23,6 +24,10 @@ pub struct MovesArgs {
 }
 
 pub fn run(globals: &Globals, args: &MovesArgs) -> Result<Report, Error> {
+    if let Some(output) = &args.output {
+        let inputs = args.inputs.inputs(globals);
+        super::flags::refuse_over_inputs("-o", output, Written::File, &inputs)?;
+    }
     let (files, sources) = load(globals, &args.inputs, None)?;
     let pool = args.pool.pool()?;
     let budget = SearchBudget::default();

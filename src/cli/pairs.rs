@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::flags::{domain_input, refuse_over_inputs, templates_input};
 use super::{Error, Globals, Report};
 use crate::analysis::pairs::{PairOptions, task_pairs};
 use crate::dataset::{self, Setting};
 use crate::files::FileError;
+use crate::files::target::{Input, Written};
 use crate::render::{RenderOptions, Renderer};
 use crate::search::SearchBudget;
 
@@ -31,8 +33,9 @@ pub struct PairsArgs {
     /// Seed of the random-player paths.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
-    /// Random-player (off-policy) paths per instance.
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    /// Random-player (off-policy) paths per instance (0 to 100; an
+    /// instance's pairs are held in memory until written).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = super::flags::in_range("random paths", 0..=MAX_RANDOM_PATHS))]
     random_paths: usize,
     /// Leave out the pairs along the golden path.
     #[arg(long)]
@@ -49,6 +52,10 @@ pub struct PairsArgs {
     pool: super::flags::PoolFlags,
 }
 
+/// Most `--random-paths`: every pair carries its whole conversation (a
+/// few KiB to tens of KiB), and an instance's pairs are made at once.
+pub const MAX_RANDOM_PATHS: usize = 100;
+
 pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
     if !args.data.is_dir() {
         return Err(Error::input(format!(
@@ -56,14 +63,25 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
             args.data.display()
         )));
     }
+    if let Some(output) = &args.output {
+        let mut inputs = vec![Input::data("--data", &args.data)];
+        inputs.extend(
+            args.domain
+                .as_deref()
+                .and_then(|d| domain_input(&globals.registry, "--domain", d)),
+        );
+        inputs.extend(templates_input(&args.templates));
+        refuse_over_inputs("-o", output, Written::File, &inputs)?;
+    }
     let templates = args.templates.templates()?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
-    let datasets = dataset::open_all(
+    let (datasets, unread) = dataset::open_all(
         &globals.registry,
         &args.data,
         args.domain.as_deref(),
         |_: &Setting| true,
     )?;
+    super::note_unread(&unread);
     let options = PairOptions {
         seed: args.seed,
         random_paths: args.random_paths,
@@ -72,60 +90,83 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         budget: SearchBudget::default(),
     };
     let pool = args.pool.pool()?;
-    let mut rows: Vec<String> = Vec::new();
-    let mut skipped = 0usize;
-    for (data, settings) in datasets {
-        for setting in settings {
-            let lines = data.lines(&setting)?;
-            let n = args.limit.unwrap_or(lines.len()).min(lines.len());
-            let positions: Vec<usize> = (0..n).collect();
-            let found = data.tasks(&renderer, &setting, lines, &positions, false)?;
-            let domain = data.domain();
-            let made: Vec<_> = pool.install(|| {
-                found
-                    .tasks
-                    .into_par_iter()
-                    .map(|task| task_pairs(domain, &Arc::new(task), &options))
-                    .collect()
-            });
-            for pairs in made {
-                match pairs {
-                    Ok(p) => rows.extend(p),
-                    Err(e) => {
-                        skipped += 1;
-                        crate::stderr_line!(
-                            "note: {} {setting}: an instance is left out: {e}",
-                            data.name()
-                        );
+    // The instances are read a line at a time and their pairs written a
+    // batch at a time, in file order: memory does not grow with the
+    // dataset.
+    let batch = 4 * pool.current_num_threads().max(1);
+    let write = |w: &mut dyn Write| -> Result<(usize, usize), Error> {
+        let (mut rows, mut skipped) = (0usize, 0usize);
+        for (data, settings) in &datasets {
+            for setting in settings {
+                let mut reader = data.stream(setting)?;
+                let mut tasks = Vec::with_capacity(batch);
+                loop {
+                    let read = match args.limit {
+                        Some(limit) if reader.position() >= limit => None,
+                        _ => reader.next_instance()?,
+                    };
+                    let done = read.is_none();
+                    if let Some(read) = read {
+                        let task = data.task_of(&renderer, setting, read, false)?;
+                        tasks.extend(task.map(Arc::new));
+                    }
+                    if tasks.len() < batch && !done {
+                        continue;
+                    }
+                    let domain = data.domain();
+                    let made: Vec<_> = pool.install(|| {
+                        tasks
+                            .par_iter()
+                            .map(|task| task_pairs(domain, task, &options))
+                            .collect()
+                    });
+                    tasks.clear();
+                    for pairs in made {
+                        match pairs {
+                            Ok(pairs) => {
+                                for row in &pairs {
+                                    w.write_all(row.as_bytes())?;
+                                    w.write_all(b"\n")?;
+                                }
+                                rows += pairs.len();
+                            }
+                            Err(e) => {
+                                skipped += 1;
+                                crate::stderr_line!(
+                                    "note: {} {setting}: an instance is left out: {e}",
+                                    data.name()
+                                );
+                            }
+                        }
+                    }
+                    if done {
+                        break;
                     }
                 }
             }
         }
-    }
-    if rows.is_empty() {
-        return Err(Error::input_with_help(
-            format!("no preference pair from `{}`", args.data.display()),
-            "give a dataset root as `eval --data` takes it (DIR/<domain>/<setting>.jsonl)",
-        ));
-    }
-    let write = |w: &mut dyn Write| -> io::Result<()> {
-        for row in &rows {
-            w.write_all(row.as_bytes())?;
-            w.write_all(b"\n")?;
+        if rows == 0 {
+            return Err(Error::input_with_help(
+                format!(
+                    "no preference pair from `{}`{}",
+                    args.data.display(),
+                    super::unread_list(&unread)
+                ),
+                "give a dataset root as `eval --data` takes it (DIR/<domain>/<setting>.jsonl)",
+            ));
         }
-        w.flush()
+        w.flush()?;
+        Ok((rows, skipped))
     };
-    match args.output.as_deref() {
-        Some(path) if path.as_os_str() != "-" => crate::files::write_atomic_with(
-            path,
-            |w| write(w).map_err(|e| FileError::io(path, e)),
-            FileError::io,
-        )?,
+    let (rows, skipped) = match args.output.as_deref() {
+        Some(path) if path.as_os_str() != "-" => {
+            crate::files::write_atomic_with(path, write, |p, e| FileError::io(p, e).into())?
+        }
         _ => write(&mut io::stdout().lock())?,
-    }
+    };
     crate::stderr_line!(
         "{} pairs written{}",
-        rows.len(),
+        rows,
         if skipped > 0 {
             format!(" ({skipped} instances left out)")
         } else {

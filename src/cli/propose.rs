@@ -9,6 +9,7 @@ use super::client::ClientFlags;
 use super::{Error, Globals, Report, out};
 use crate::dataset::DatasetError;
 use crate::eval::client::Client;
+use crate::files::target::{Input, Written};
 use crate::propose::batch::{self, BatchError, Row, Settings, Topic};
 use crate::propose::files::Status;
 use crate::propose::{DEFAULT_ROUNDS, Example, MAX_ROUNDS, Prompts};
@@ -154,10 +155,30 @@ fn stem(path: &Path) -> Result<String, Error> {
 pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
     // Every flag value was checked as the flags were read (exit 2).
     let (topics, dir) = topics(args)?;
+    let mut inputs: Vec<Input> = args
+        .topics
+        .iter()
+        .map(|t| Input::file("--topics", t))
+        .collect();
+    inputs.extend(super::flags::domain_input(
+        &globals.registry,
+        "--example",
+        &args.example,
+    ));
+    inputs.extend(
+        args.templates_dir
+            .iter()
+            .map(|d| Input::tree("--templates-dir", d)),
+    );
+    for topic in &topics {
+        let file = dir.join(&topic.file);
+        super::flags::refuse_over_inputs("-o", &file, Written::File, &inputs)?;
+    }
     let example = Example::load(&globals.registry, &args.example)?;
     let prompts = Prompts::load(args.templates_dir.as_deref())?;
     if !dir.as_os_str().is_empty() {
-        std::fs::create_dir_all(&dir)?;
+        super::flags::check_out_dir(&dir, "-o")?;
+        std::fs::create_dir_all(&dir).map_err(|e| crate::files::FileError::io(&dir, e))?;
     }
     // Say at once when nobody listens, instead of retrying in silence
     // (unless every topic is finished already).

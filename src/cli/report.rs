@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use super::score::{ScoreInputs, load};
 use super::{Error, Globals, Report};
 use crate::dataset::{Dataset, Setting};
+use crate::files::target::{Input, Written};
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::report::{self, Page, Structure};
 use crate::score;
@@ -41,6 +42,11 @@ pub struct ReportArgs {
 }
 
 pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
+    super::flags::check_out_dir(&args.out, "--out")?;
+    let mut inputs = args.inputs.inputs(globals);
+    inputs.extend(args.oracle.iter().map(|p| Input::file("--oracle", p)));
+    let page = args.out.join("index.html");
+    super::flags::refuse_within("--out", &args.out, &page, Written::File, &inputs)?;
     let (files, mut sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
     // With the instances at hand every move is scored, as `score --moves`.
     if !sources.instance_sets.is_empty() {

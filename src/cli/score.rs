@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Error, Globals, Report, out};
 use crate::dataset;
-use crate::files::FileError;
+use crate::files::target::{Input, Written};
 use crate::results::{self, ResultFile, Sources};
 use crate::score;
 
@@ -64,6 +64,25 @@ pub struct ScoreArgs {
     pool: super::flags::PoolFlags,
 }
 
+impl ScoreInputs {
+    /// What these flags read, for refusing an output over it: the result
+    /// paths, the instances and the domain file.
+    pub fn inputs(&self, globals: &Globals) -> Vec<Input> {
+        let mut inputs: Vec<Input> = self
+            .paths
+            .iter()
+            .map(|p| Input::data("results path", p))
+            .collect();
+        inputs.extend(self.instances.iter().map(|p| Input::data("--instances", p)));
+        inputs.extend(
+            self.domain
+                .as_deref()
+                .and_then(|d| super::flags::domain_input(&globals.registry, "--domain", d)),
+        );
+        inputs
+    }
+}
+
 /// Reads the result files and what scoring consults beside them (the
 /// instances, their domains, an oracle file), printing the notes `score`
 /// prints: the one loader of `score`, `report` and `moves`, so all score
@@ -96,6 +115,33 @@ pub(super) fn read(
 ) -> Result<(Vec<ResultFile>, Sources), Error> {
     let files = results::read_result_files(&inputs.paths)?;
     let (instance_sets, skipped) = dataset::instance_sets(&inputs.instances)?;
+    // An `--instances` that gives no instance would leave every answer
+    // unchecked without a word: refused, naming it.
+    for given in &inputs.instances {
+        let from_given = |set: &dataset::InstanceSet| match set.dir.as_deref() {
+            Some(dir) if given.is_file() => {
+                Some(dir) == given.parent()
+                    && given
+                        .file_stem()
+                        .is_some_and(|s| s.to_string_lossy() == set.setting)
+            }
+            Some(dir) => dir.starts_with(given),
+            None => false,
+        };
+        let counted = instance_sets
+            .iter()
+            .filter(|set| from_given(set))
+            .any(|set| !set.instances.is_empty());
+        if !counted {
+            return Err(Error::input_with_help(
+                format!(
+                    "`--instances {}` holds no instance (no non-empty `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`)",
+                    given.display()
+                ),
+                "give the dataset directory or instance files the results were played on, or drop `--instances` to score the recorded outcomes",
+            ));
+        }
+    }
     let oracle = match oracle {
         Some(path) => results::read_oracle(path)?,
         None => Vec::new(),
@@ -141,6 +187,13 @@ pub(super) fn read(
 }
 
 pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
+    let mut inputs = args.inputs.inputs(globals);
+    inputs.extend(args.oracle.iter().map(|p| Input::file("--oracle", p)));
+    for (flag, path) in [("--svg", &args.svg), ("--curve-svg", &args.curve_svg)] {
+        if let Some(path) = path {
+            super::flags::refuse_over_inputs(flag, path, Written::File, &inputs)?;
+        }
+    }
     let (files, mut sources) = load(globals, &args.inputs, args.oracle.as_deref())?;
     if args.moves {
         if sources.instance_sets.is_empty() {
@@ -160,8 +213,11 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
         crate::stderr_line!("note: {note}");
     }
     if let Some(svg) = &args.svg {
-        std::fs::write(svg, score::render_svg(&report.rows, &report.lines))
-            .map_err(|e| FileError::io(svg, e))?;
+        // Atomically, replacing a link there rather than writing through it.
+        crate::files::write_atomic(
+            svg,
+            score::render_svg(&report.rows, &report.lines).as_bytes(),
+        )?;
     }
     if let Some(path) = &args.curve_svg {
         let curves = score::curves(&files, &sources);
@@ -171,8 +227,7 @@ pub fn run(globals: &Globals, args: &ScoreArgs) -> Result<Report, Error> {
                 "pass --instances DIR (and --domain if the domain is not found by name)",
             ));
         }
-        std::fs::write(path, score::render_curve_svg(&curves))
-            .map_err(|e| FileError::io(path, e))?;
+        crate::files::write_atomic(path, score::render_curve_svg(&curves).as_bytes())?;
     }
     if args.json {
         out(&score::render_json(&report.rows))?;

@@ -68,7 +68,7 @@ pub fn run(globals: &Globals, args: &SplitArgs) -> Result<Report, Error> {
             &globals.registry,
             &args.domain,
             &path,
-            "`--out-dir`'s",
+            "--out-dir",
         )?;
     }
     let mut files = Vec::new();

@@ -8,9 +8,10 @@
 //! `DIR/knowledge_book/<setting>/seed=<i>.txt` books, `DIR/manifest.json`
 //! (ours only). [`Dataset::open`] picks the directory's domain once, by
 //! one rule for every reader (eval, play, check-books, score, stats,
-//! merge); [`Dataset::lines`], [`Dataset::book`] and [`Dataset::task`]
+//! merge); [`Dataset::stream`], [`Dataset::book`] and [`Dataset::task`]
 //! read a setting's instances, an instance's book and the task eval plays.
-//! [`Setting`] names the files ([`setting`]). Readers of loose files
+//! [`Setting`] names the files ([`setting`]); [`stream`] reads an
+//! instance file a line at a time. Readers of loose files
 //! (`score`, `stats`: any `*.jsonl` under the paths given) use
 //! [`jsonl_files`] and [`instance_sets`]. Nothing here writes.
 
@@ -20,6 +21,7 @@ pub mod manifest;
 pub mod record;
 pub mod reserved;
 pub mod setting;
+pub mod stream;
 
 pub use books::{BookCheck, BookFinding, BookFormat, check_books};
 pub use setting::{Setting, SettingError, SettingProblem, book_file_name, books_dir};
@@ -78,7 +80,7 @@ pub enum DatasetError {
 }
 
 impl DatasetError {
-    fn io(path: &Path, source: io::Error) -> DatasetError {
+    pub(crate) fn io(path: &Path, source: io::Error) -> DatasetError {
         DatasetError::Io {
             path: path.to_path_buf(),
             source,
@@ -156,21 +158,22 @@ impl Dataset {
         self.dir.join(setting.file_name())
     }
 
-    /// The instances of a setting, in file order.
-    pub fn lines(&self, setting: &Setting) -> Result<Vec<InstanceLine>, DatasetError> {
-        read_instances(&self.file(setting))
-    }
-
     /// Where the book of the instance at position `i` of the setting's
     /// file is: `DIR/knowledge_book/<setting>/seed=<i>.txt`.
     pub fn book_path(&self, setting: &Setting, i: usize) -> PathBuf {
         books_dir(&self.dir, &setting.to_string()).join(book_file_name(i as u64))
     }
 
-    /// The book file of instance `i`, or `None` when there is none.
+    /// The book file of instance `i`, or `None` when there is none. A
+    /// book goes into every prompt of its instance (and into an SFT line),
+    /// so it is bounded by the line cap (16 MiB; a book of the largest
+    /// shipped setting is a few KiB): a larger file is refused by name.
     pub fn book_file(&self, setting: &Setting, i: usize) -> Result<Option<String>, DatasetError> {
         let path = self.book_path(setting, i);
-        match crate::files::read::read_to_string(&path) {
+        let read = crate::files::read::read_as_line(&path, "a knowledge book").and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+        });
+        match read {
             Ok(book) => Ok(Some(book)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(DatasetError::io(&path, e)),
@@ -215,39 +218,62 @@ impl Dataset {
             })
     }
 
-    /// The tasks eval plays for the instances at `positions` of `lines`
-    /// (the setting's instances), each with its book file, else (unless
+    /// The instances of a setting, read a line at a time.
+    pub fn stream(&self, setting: &Setting) -> Result<stream::InstanceReader, DatasetError> {
+        stream::InstanceReader::open(&self.file(setting))
+    }
+
+    /// Calls `each(position, task)` for the instances at `positions`
+    /// (ascending) of the setting's file, in order, reading the file a
+    /// line at a time (so only the task in hand is in memory), until
+    /// `each` returns `false`. Each task has its book file, else (unless
     /// `require_books`, which leaves the instance out) the book rendered
-    /// from the domain; and the book files that were missing.
-    pub fn tasks(
+    /// from the domain.
+    pub fn for_each_task(
         &self,
         renderer: &Renderer,
         setting: &Setting,
-        lines: Vec<InstanceLine>,
         positions: &[usize],
         require_books: bool,
-    ) -> Result<Tasks, DatasetError> {
-        let mut lines: Vec<Option<InstanceLine>> = lines.into_iter().map(Some).collect();
-        let mut tasks = Tasks::default();
-        for &i in positions {
-            let Some(instance) = lines.get_mut(i).and_then(Option::take) else {
+        mut each: impl FnMut(usize, Task) -> bool,
+    ) -> Result<(), DatasetError> {
+        let mut wanted = positions.iter().copied().peekable();
+        let mut reader = self.stream(setting)?;
+        while let Some(&next) = wanted.peek() {
+            let Some(read) = reader.next_instance()? else {
+                break;
+            };
+            if read.position < next {
+                continue;
+            }
+            wanted.next();
+            let position = read.position;
+            let Some(task) = self.task_of(renderer, setting, read, require_books)? else {
                 continue;
             };
-            let book = match self.book_file(setting, i)? {
-                Some(book) => book,
-                None => {
-                    tasks.missing_books.push(self.book_path(setting, i));
-                    if require_books {
-                        continue;
-                    }
-                    self.rendered_book(renderer, setting, &instance)?
-                }
-            };
-            tasks
-                .tasks
-                .push(self.task(renderer, setting, instance, &book)?);
+            if !each(position, task) {
+                break;
+            }
         }
-        Ok(tasks)
+        Ok(())
+    }
+
+    /// The task of an instance read from the setting's file: with its
+    /// book file, else (unless `require_books`: `None`) the book rendered
+    /// from the domain.
+    pub fn task_of(
+        &self,
+        renderer: &Renderer,
+        setting: &Setting,
+        read: stream::Read,
+        require_books: bool,
+    ) -> Result<Option<Task>, DatasetError> {
+        let book = match self.book_file(setting, read.position)? {
+            Some(book) => book,
+            None if require_books => return Ok(None),
+            None => self.rendered_book(renderer, setting, &read.instance)?,
+        };
+        self.task(renderer, setting, read.instance, &book).map(Some)
     }
 
     /// The task eval plays for an instance of the setting with its book:
@@ -274,14 +300,6 @@ impl Dataset {
     }
 }
 
-/// What [`Dataset::tasks`] found.
-#[derive(Default)]
-pub struct Tasks {
-    pub tasks: Vec<Task>,
-    /// Book files that do not exist.
-    pub missing_books: Vec<PathBuf>,
-}
-
 /// The settings that have an instance file in `dir`, in file-name order.
 /// Only files named by KUMO's full name count.
 pub fn settings_in(dir: &Path) -> Result<Vec<Setting>, DatasetError> {
@@ -305,24 +323,62 @@ pub fn settings_in(dir: &Path) -> Result<Vec<Setting>, DatasetError> {
         .collect())
 }
 
+/// The files of `dir` named like a setting's instance file that are not
+/// read because they are not regular files (a FIFO, a device, a directory,
+/// a dangling link), each as `` `PATH`: why ``: [`settings_in`] leaves
+/// them out, and the readers name them.
+pub fn unread_settings(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut unread: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jsonl"))
+                .and_then(|stem| {
+                    stem.parse::<Setting>()
+                        .ok()
+                        .filter(|s| s.to_string() == stem)
+                })
+                .is_some()
+        })
+        .filter_map(|path| match crate::files::read::open(&path) {
+            Ok(_) => None,
+            Err(e) => Some(format!("`{}`: {e}", path.display())),
+        })
+        .collect();
+    unread.sort();
+    unread
+}
+
+/// Datasets opened under a root, each with its settings kept.
+pub type Opened = Vec<(Dataset, Vec<Setting>)>;
+
 /// The datasets under `root` (one directory each, in name order) that
 /// have a setting `keep` keeps, each with its settings kept, and opened
 /// with its domain. `domain` picks the directories: one of that name, or
 /// those a domain of that name or path is for (its name, or KUMO's env
 /// name of it: `medical` picks `MedicalEnv`), which it then judges. A
 /// `domain` that names no directory and does not load is an error.
+///
+/// Also returns the setting files it did not read because they are not
+/// regular files ([`unread_settings`]), for the caller to name.
 pub fn open_all(
     registry: &Registry,
     root: &Path,
     domain: Option<&str>,
     keep: impl Fn(&Setting) -> bool,
-) -> Result<Vec<(Dataset, Vec<Setting>)>, DatasetError> {
+) -> Result<(Opened, Vec<String>), DatasetError> {
     let given = domain.map(|spec| (spec, registry.load(spec).map(|(d, _)| d)));
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect())
         .map_err(|e| DatasetError::io(root, e))?;
     dirs.sort();
     let mut found = Vec::new();
+    let mut unread = Vec::new();
     for dir in dirs.iter().filter(|d| d.is_dir()) {
         let name = name_of(dir);
         let spec = match &given {
@@ -338,6 +394,7 @@ pub fn open_all(
             Some((spec, Err(_))) if *spec == name => None,
             Some(_) => continue,
         };
+        unread.extend(unread_settings(dir));
         let settings: Vec<Setting> = settings_in(dir)?.into_iter().filter(&keep).collect();
         if settings.is_empty() {
             continue;
@@ -352,7 +409,7 @@ pub fn open_all(
             source,
         });
     }
-    Ok(found)
+    Ok((found, unread))
 }
 
 /// The domain recorded in `dir/manifest.json`, with the recorded hash of

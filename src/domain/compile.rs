@@ -353,15 +353,39 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             related,
         });
     }
-    for (i, truth) in doc.truths.iter().enumerate() {
-        if !ruled_out_anywhere.contains(i) && !truth.trim().is_empty() {
+    let unruled: Vec<usize> = (0..doc.truths.len())
+        .filter(|&i| !ruled_out_anywhere.contains(i) && !doc.truths[i].trim().is_empty())
+        .collect();
+    let help = "it can only be found by elimination of all others; add a state that rules it out";
+    if unruled.len() <= MAX_TRUTH_WARNINGS {
+        for &i in &unruled {
             cx.warning(
                 Kind::Coverage,
                 format!("truths[{i}]"),
-                format!("no state rules out truth `{truth}`"),
-                "it can only be found by elimination of all others; add a state that rules it out",
+                format!("no state rules out truth `{}`", doc.truths[i]),
+                help,
             );
         }
+    } else {
+        // One warning, not one per truth: a large domain whose states rule
+        // nothing out would print hundreds of thousands of lines.
+        let shown: Vec<String> = unruled
+            .iter()
+            .take(5)
+            .map(|&i| format!("`{}`", doc.truths[i]))
+            .collect();
+        cx.warning(
+            Kind::Coverage,
+            format!("truths[{}]", unruled[0]),
+            format!(
+                "no state rules out {} of the {} truths: {} and {} more",
+                unruled.len(),
+                doc.truths.len(),
+                shown.join(", "),
+                unruled.len() - shown.len()
+            ),
+            help,
+        );
     }
     if cx.has_errors() {
         return None;
@@ -393,6 +417,10 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         document: doc,
     })
 }
+
+/// Truths no state rules out warned about one by one; more are one
+/// warning.
+const MAX_TRUTH_WARNINGS: usize = 10;
 
 fn compile_states(
     cx: &mut Context,

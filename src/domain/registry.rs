@@ -133,7 +133,10 @@ impl Registry {
         if let Some(dir) = &self.domains_dir {
             for ext in ["yaml", "yml"] {
                 let path = dir.join(format!("{spec}.{ext}"));
-                if path.is_file() {
+                // Whatever is there overrides the shipped domain: a FIFO,
+                // a device or a dangling link is then refused by name
+                // when it is read, never silently replaced.
+                if std::fs::symlink_metadata(&path).is_ok() {
                     return Ok(DomainSource::File(path));
                 }
             }

@@ -1,9 +1,9 @@
 //! Side tool `eval`: play models over an OpenAI-compatible chat API on a
 //! generated dataset, KUMO's VanillaAgent way, and write KUMO-format results.
 //!
-//! In: [`Suite`]s (one per domain and setting: the instances with their
-//! system prompts, the domain to judge answers, the result file) and a
-//! [`RunConfig`].
+//! In: [`Suite`]s (one per domain and setting: the instances chosen,
+//! where their tasks come from, the domain to judge answers, the result
+//! file) and a [`RunConfig`].
 //! Out: result lines appended to each suite's file, and a [`Summary`].
 //!
 //! - Replies: the API ([`client`]), or an offline player ([`players`]:
@@ -15,6 +15,13 @@
 //! - Concurrency: `concurrency` worker threads take whole instances (all K
 //!   trials) from a shared queue; one writer thread appends lines in
 //!   completion order (the scorer does not depend on line order).
+//! - Memory: a suite holds each chosen instance's position and seed; the
+//!   tasks (prompt and book) are made in file order by one reader thread
+//!   ([`TaskSource`]) a few ahead of the workers, so a run's memory does
+//!   not grow with the dataset (docs/safety.md "Reading").
+//! - A result line longer than the line cap that `score` and `report`
+//!   read ([`crate::files::read::Limits`]) is not written: the run stops
+//!   with [`ResultsError::LineTooLong`].
 //! - Durability and resume: a line is written whole with one `write_all`
 //!   and `sync_data` after its instance's K trials; on start, a trailing
 //!   partial line left by a crash is cut off and the seeds already present
@@ -29,9 +36,8 @@ pub mod subset;
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 
 use crate::domain::Domain;
 use crate::game::session::Session;
@@ -41,8 +47,17 @@ use crate::results::{ResultsError, open_results};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
 
-/// KUMO's agent name, used in result paths.
-pub const AGENT: &str = "VanillaAgent";
+/// Where a suite's tasks come from: made one at a time, in file order,
+/// when they are about to be played.
+pub trait TaskSource: Send + Sync {
+    /// Calls `each(task)` for the instances at `positions` (ascending) of
+    /// the suite's file, in order, until `each` returns `false`.
+    fn for_each(
+        &self,
+        positions: &[usize],
+        each: &mut dyn FnMut(Task) -> bool,
+    ) -> Result<(), crate::dataset::DatasetError>;
+}
 
 /// The instances of one domain and setting, and where their results go.
 pub struct Suite {
@@ -50,7 +65,10 @@ pub struct Suite {
     /// The dataset's directory name for the domain (used in result paths).
     pub domain_dir: String,
     pub setting: String,
-    pub tasks: Vec<Arc<Task>>,
+    /// The instances to play: position in the file and seed, ascending.
+    pub chosen: Vec<(usize, u64)>,
+    /// Makes their tasks.
+    pub source: Box<dyn TaskSource>,
     /// The results root (`--out`): nothing is written outside it.
     pub root: PathBuf,
     /// The result file, below `root` ([`crate::results::result_path`]).
@@ -78,16 +96,6 @@ pub struct RunConfig {
     pub budget: Option<usize>,
 }
 
-/// The agent folder of a results path: KUMO's `VanillaAgent`, or
-/// `VanillaAgent-budget=N` under the budgeted protocol, so the two
-/// protocols never share a results file and `score` gives each its rows.
-pub fn agent_name(budget: Option<usize>) -> String {
-    match budget {
-        None => AGENT.to_string(),
-        Some(n) => format!("{AGENT}-budget={n}"),
-    }
-}
-
 /// What a run did.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -103,6 +111,9 @@ pub struct Summary {
     pub failures: Vec<String>,
     /// Set when the API refused the run (bad key, model or URL).
     pub fatal: Option<String>,
+    /// Set when a task could not be made (the dataset changed or became
+    /// unreadable while the run played it).
+    pub unreadable: Option<String>,
 }
 
 /// Plays one instance K times. A transport failure abandons the instance.
@@ -122,6 +133,7 @@ fn play_instance(
             Some(budget) => Session::budgeted(Arc::clone(task), model, budget),
         };
         while let Some(messages) = session.request() {
+            let messages = messages.as_slice();
             let reply = match config.player {
                 None => client.complete(messages)?,
                 Some(player) => {
@@ -145,7 +157,7 @@ fn play_instance(
     }
     let mut line = ResultLine::new(instance.seed, trials);
     line.model = Some(config.client.model.clone());
-    line.agent = Some(agent_name(config.budget));
+    line.agent = Some(crate::game::Agent::Model.name(config.budget));
     line.domain = Some(suite.domain_dir.clone());
     line.setting = Some(suite.setting.clone());
     Ok(line)
@@ -155,6 +167,7 @@ enum Done {
     Line(usize, Box<ResultLine>, u64),
     Failed(String, u64),
     Fatal(String),
+    Unreadable(String),
 }
 
 /// Runs every pending instance of every suite. `progress` is told of each
@@ -166,28 +179,73 @@ pub fn run(
 ) -> Result<Summary, ResultsError> {
     let mut summary = Summary::default();
     let mut files = Vec::with_capacity(suites.len());
-    let mut jobs: Vec<(usize, usize)> = Vec::new();
-    for (s, suite) in suites.iter().enumerate() {
+    // Per suite, the chosen instances not played yet.
+    let mut pending: Vec<Vec<(usize, u64)>> = Vec::with_capacity(suites.len());
+    for suite in suites {
         let (file, done) = open_results(&suite.root, &suite.out)?;
         files.push(file);
-        for (t, task) in suite.tasks.iter().enumerate() {
-            if done.contains(&task.instance.seed) {
-                summary.skipped += 1;
-            } else {
-                jobs.push((s, t));
-            }
-        }
+        let left: Vec<(usize, u64)> = suite
+            .chosen
+            .iter()
+            .copied()
+            .filter(|(_, seed)| !done.contains(seed))
+            .collect();
+        summary.skipped += suite.chosen.len() - left.len();
+        pending.push(left);
     }
-    let total = jobs.len();
-    let next = AtomicUsize::new(0);
+    let total: usize = pending.iter().map(Vec::len).sum();
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<Done>();
     let workers = config.concurrency.clamp(1, total.max(1));
+    // Bounded too: workers wait while the writer (which syncs every line)
+    // catches up, instead of piling finished lines up in memory.
+    let (tx, rx) = mpsc::sync_channel::<Done>(2 * workers);
+    // A few tasks ahead of the workers, never the whole dataset.
+    let (task_tx, task_rx) = mpsc::sync_channel::<(usize, Arc<Task>)>(2 * workers);
+    let task_rx = Arc::new(Mutex::new(task_rx));
+    let line_cap = crate::files::read::Limits::current().line;
     let mut io_error: Option<ResultsError> = None;
     std::thread::scope(|scope| {
+        {
+            let (tx, stop, pending) = (tx.clone(), &stop, &pending);
+            scope.spawn(move || {
+                for (s, left) in pending.iter().enumerate() {
+                    if left.is_empty() {
+                        continue;
+                    }
+                    let positions: Vec<usize> = left.iter().map(|&(p, _)| p).collect();
+                    let mut at = 0;
+                    let mut changed = None;
+                    let made = suites[s].source.for_each(&positions, &mut |task| {
+                        let expected = left.get(at).map(|&(_, seed)| seed);
+                        at += 1;
+                        if expected != Some(task.instance.seed) {
+                            changed = Some(task.instance.seed);
+                            return false;
+                        }
+                        !stop.load(Ordering::Relaxed) && task_tx.send((s, Arc::new(task))).is_ok()
+                    });
+                    let failed = match (made, changed) {
+                        (Err(e), _) => Some(e.to_string()),
+                        (Ok(()), Some(seed)) => Some(format!(
+                            "`{}/{}.jsonl` changed while it was played (seed {seed} where another was read); run the same command again",
+                            suites[s].domain_dir, suites[s].setting
+                        )),
+                        (Ok(()), None) => None,
+                    };
+                    if let Some(why) = failed {
+                        stop.store(true, Ordering::Relaxed);
+                        let _ = tx.send(Done::Unreadable(why));
+                        return;
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+            });
+        }
         for w in 0..workers {
             let tx = tx.clone();
-            let (next, stop, jobs) = (&next, &stop, &jobs);
+            let (stop, task_rx) = (&stop, Arc::clone(&task_rx));
             scope.spawn(move || {
                 let mut client =
                     Client::new(config.client.clone(), config.seed, w as u64, progress);
@@ -195,11 +253,12 @@ pub fn run(
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(s, t)) = jobs.get(i) else { break };
-                    let (suite, task) = (&suites[s], &suites[s].tasks[t]);
+                    let next = task_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((s, task)) = next else { break };
+                    let suite = &suites[s];
                     let mut retried = 0;
-                    let done = match play_instance(&mut client, config, suite, task, &mut retried) {
+                    let done = match play_instance(&mut client, config, suite, &task, &mut retried)
+                    {
                         Ok(line) => Done::Line(s, Box::new(line), retried),
                         Err(CallError::Fatal(why)) => {
                             stop.store(true, Ordering::Relaxed);
@@ -216,6 +275,9 @@ pub fn run(
                 }
             });
         }
+        // The workers hold the only receivers now: when they stop, the
+        // reader's next send fails and it stops too.
+        drop(task_rx);
         drop(tx);
         let mut finished = 0;
         for done in rx {
@@ -223,8 +285,19 @@ pub fn run(
                 Done::Line(s, line, retried) => {
                     summary.retried += retried;
                     if io_error.is_none() {
+                        let text = line.to_jsonl();
+                        if text.len() as u64 > line_cap + 1 {
+                            stop.store(true, Ordering::Relaxed);
+                            io_error = Some(ResultsError::LineTooLong {
+                                path: suites[s].out.clone(),
+                                seed: line.seed,
+                                bytes: text.len() as u64 - 1,
+                                limit: line_cap,
+                            });
+                            continue;
+                        }
                         let written = files[s]
-                            .write_all(line.to_jsonl().as_bytes())
+                            .write_all(text.as_bytes())
                             .and_then(|()| files[s].sync_data());
                         if let Err(source) = written {
                             stop.store(true, Ordering::Relaxed);
@@ -254,6 +327,10 @@ pub fn run(
                     if summary.fatal.is_none() {
                         summary.fatal = Some(why);
                     }
+                }
+                Done::Unreadable(why) => {
+                    summary.unreadable = Some(why);
+                    continue;
                 }
             }
             finished += 1;

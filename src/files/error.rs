@@ -14,10 +14,18 @@ pub enum FileError {
     /// An existing file is not what it must be (exit 1).
     #[error("`{}` is damaged: {message}", path.display())]
     Corrupt { path: PathBuf, message: String },
-    /// Reading or writing failed (exit 2), or a file the user named is
-    /// refused by [`crate::files::read`]'s rule (exit 1).
+    /// Writing failed (exit 2), or a file the user named is refused by
+    /// [`crate::files::read`]'s rule (exit 1).
     #[error("cannot write `{}`: {source}", path.display())]
     Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file there cannot be read: missing, not permitted, not a regular
+    /// file (exit 1: the user's files).
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -32,6 +40,13 @@ impl FileError {
         }
     }
 
+    pub fn read(path: &Path, source: std::io::Error) -> FileError {
+        FileError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     /// How to fix it, when there is advice.
     pub fn help(&self) -> Option<String> {
         match self {
@@ -41,7 +56,7 @@ impl FileError {
             FileError::Corrupt { .. } => {
                 Some("pass `--force` to start over, or choose another `--out`".into())
             }
-            FileError::Io { .. } => None,
+            FileError::Io { .. } | FileError::Read { .. } => None,
         }
     }
 
@@ -50,7 +65,7 @@ impl FileError {
     pub fn is_input(&self) -> bool {
         match self {
             FileError::Io { source, .. } => crate::files::read::is_refusal(source),
-            FileError::Busy { .. } | FileError::Corrupt { .. } => true,
+            FileError::Busy { .. } | FileError::Corrupt { .. } | FileError::Read { .. } => true,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! How we write safely: whole lines only, atomic replacement, locks,
 //! directories made below a root, and file digests ([`digest`]); and how
 //! we read a file the user names ([`read`]: regular files only, bounded
-//! lines and sizes, walks that end).
+//! lines and sizes, walks that end), and where a command may write
+//! ([`target`]: never over, or inside, what it reads).
 //!
 //! A JSONL file is only ever appended to in whole chunks of whole lines;
 //! an interrupted write can leave at most one partial line at the end,
@@ -26,6 +27,7 @@
 pub mod digest;
 mod error;
 pub mod read;
+pub mod target;
 
 pub use error::FileError;
 use std::fs::{File, OpenOptions};
@@ -57,6 +59,15 @@ impl FileLock {
                 return Err(symlink_refused(link));
             }
         }
+        // A FIFO there would block the open below.
+        if std::fs::symlink_metadata(&lock).is_ok_and(|m| !m.is_file()) {
+            return Err(FileError::io(
+                &lock,
+                std::io::Error::other(
+                    "the lock file is not a regular file; remove it (kumo-gen makes it again)",
+                ),
+            ));
+        }
         if let Some(dir) = lock.parent() {
             match std::fs::create_dir_all(dir) {
                 Ok(()) => {}
@@ -70,11 +81,15 @@ impl FileLock {
         if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(symlink_refused(&lock));
         }
-        let opened = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock);
+        let mut options = OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        {
+            // Never blocks, even on a FIFO swapped in since the look.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let opened = options.open(&lock);
         match opened {
             Ok(file) => Ok(Some(file)),
             Err(e) if read_only(&e) => match File::open(&lock) {
@@ -156,7 +171,7 @@ fn sidecar_lock_path(path: &Path) -> std::path::PathBuf {
 /// FNV-1a 64 of a file's bytes, as hex: the content digest a finished
 /// dataset's manifest entry records ([`crate::files::digest::file_digest`]).
 pub fn digest(path: &Path) -> Result<String, FileError> {
-    crate::files::digest::file_digest(path).map_err(|e| FileError::io(path, e))
+    crate::files::digest::file_digest(path).map_err(|e| FileError::read(path, e))
 }
 
 /// The digest of a directory's regular files: FNV-1a 64 over every file's
@@ -317,7 +332,7 @@ impl AtomicFile {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
         let dir = dir.unwrap_or(Path::new("."));
         remove_orphaned_temps(dir, &name);
-        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let tmp = dir.join(temp_name(&name));
         if std::fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_dir()) {
             let _ = std::fs::remove_dir_all(&tmp);
         } else {
@@ -430,6 +445,22 @@ pub fn replace_dir(staged: &Path, dir: &Path) -> Result<(), FileError> {
     }
     .map_err(|e| FileError::io(dir, e))?;
     std::fs::rename(staged, dir).map_err(|e| FileError::io(dir, e))
+}
+
+/// The name of this process's temp file or directory for `name`:
+/// `.NAME.tmp-PID`, hidden, beside it (the atomic writer's, and the
+/// staged knowledge-book directory's).
+fn temp_name(name: &str) -> String {
+    format!(".{name}.tmp-{}", std::process::id())
+}
+
+/// This process's temp path for `path` (`dir/.NAME.tmp-PID`, beside it).
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(temp_name(&name))
 }
 
 /// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
@@ -550,7 +581,7 @@ pub fn for_each_batch<E: From<FileError>>(
     count: u64,
     mut each: impl FnMut(u64, &[Vec<u8>]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let file = read::open(path).map_err(|e| FileError::io(path, e))?;
+    let file = read::open(path).map_err(|e| FileError::read(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
     let mut start = 0u64;
@@ -558,7 +589,7 @@ pub fn for_each_batch<E: From<FileError>>(
         let mut line = Vec::new();
         reader
             .read_until(b'\n', &mut line)
-            .map_err(|e| FileError::io(path, e))?;
+            .map_err(|e| FileError::read(path, e))?;
         if line.last() != Some(&b'\n') {
             return Err(FileError::Corrupt {
                 path: path.to_path_buf(),

@@ -102,16 +102,15 @@ pub enum Refusal {
         "line {line} is longer than {limit} bytes, the line limit; a line of a dataset is a few KiB (set {LINE_VAR} to a larger byte count if this one is meant)"
     )]
     LongLine { line: u64, limit: u64 },
-    #[error("it is larger than {limit} bytes, the limit for {what}{}", if *.raisable {
-        format!("; split it, or set {FILE_VAR} to a larger byte count if it is meant")
-    } else {
-        "; no such file is that large: is it the right file?".to_string()
+    #[error("it is larger than {limit} bytes, the limit for {what}{}", match .raise {
+        Some(var) => format!("; split it, or set {var} to a larger byte count if it is meant"),
+        None => "; no such file is that large: is it the right file?".to_string(),
     })]
     TooLarge {
         limit: u64,
         what: &'static str,
-        /// Whether [`FILE_VAR`] raises the limit.
-        raisable: bool,
+        /// The variable that raises the limit, if one does.
+        raise: Option<&'static str>,
     },
 }
 
@@ -192,14 +191,31 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 fn read_with(path: &Path, limits: Limits) -> io::Result<Vec<u8>> {
-    read_bounded(path, limits.whole, "a file read whole", true)
+    read_bounded(path, limits.whole, "a file read whole", Some(FILE_VAR))
 }
 
 /// A user's file of a kind with its own size bound (a domain file, a
 /// Python domain file), read whole: at most `limit` bytes, `what` naming
 /// the kind in the refusal (`"a domain file"`).
 pub fn read_at_most(path: &Path, limit: u64, what: &'static str) -> io::Result<Vec<u8>> {
-    read_bounded(path, limit, what, false)
+    read_bounded(path, limit, what, None)
+}
+
+/// The bound of a template file (`--templates-dir`): 16 MiB (the shipped
+/// ones are a few KiB).
+pub const MAX_TEMPLATE_BYTES: u64 = 16 << 20;
+
+/// [`read_at_most`] as UTF-8 text.
+pub fn read_text_at_most(path: &Path, limit: u64, what: &'static str) -> io::Result<String> {
+    String::from_utf8(read_at_most(path, limit, what)?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// A user's file read whole that goes into one line or one prompt (a
+/// knowledge book): at most [`Limits::line`] bytes, raised by the same
+/// [`LINE_VAR`]; `what` names the kind in the refusal.
+pub fn read_as_line(path: &Path, what: &'static str) -> io::Result<Vec<u8>> {
+    read_bounded(path, Limits::current().line, what, Some(LINE_VAR))
 }
 
 /// Reads `path` whole unless it holds more than `limit` bytes (by its
@@ -208,16 +224,9 @@ fn read_bounded(
     path: &Path,
     limit: u64,
     what: &'static str,
-    raisable: bool,
+    raise: Option<&'static str>,
 ) -> io::Result<Vec<u8>> {
-    let too_large = || {
-        Refusal::TooLarge {
-            limit,
-            what,
-            raisable,
-        }
-        .into_io()
-    };
+    let too_large = || Refusal::TooLarge { limit, what, raise }.into_io();
     let file = open(path)?;
     let size = file.metadata()?.len();
     if size > limit {
@@ -231,32 +240,57 @@ fn read_bounded(
     Ok(bytes)
 }
 
-/// A user's file of lines (JSONL, topics) read whole: [`read`], with no
-/// line over [`Limits::line`].
+/// A user's file of lines (JSONL, topics) read whole: at most
+/// [`Limits::whole`] bytes, with no line over [`Limits::line`]. Both are
+/// checked as the file is read: a long line is refused once the cap is
+/// passed, never read to its end.
 pub fn read_lines(path: &Path) -> io::Result<Vec<u8>> {
-    let limits = Limits::current();
-    let bytes = read_with(path, limits)?;
-    check_line_lengths(&bytes, limits.line)?;
-    Ok(bytes)
+    read_lines_with(path, Limits::current())
+}
+
+fn read_lines_with(path: &Path, limits: Limits) -> io::Result<Vec<u8>> {
+    let file = open(path)?;
+    let size = file.metadata()?.len();
+    let too_large = || {
+        Refusal::TooLarge {
+            limit: limits.whole,
+            what: "a file read whole",
+            raise: Some(FILE_VAR),
+        }
+        .into_io()
+    };
+    if size > limits.whole {
+        return Err(too_large());
+    }
+    let mut lines = Lines::with_limits(
+        BufReader::with_capacity(1 << 20, file),
+        Limits {
+            streamed: limits.whole,
+            ..limits
+        },
+    );
+    // Grown as read: a file's size may lie (it may grow while it is read).
+    let mut bytes = Vec::with_capacity(size.min(limits.line) as usize);
+    let mut line = Vec::new();
+    loop {
+        match lines.next_line(&mut line) {
+            Ok(true) => bytes.extend_from_slice(&line),
+            Ok(false) => return Ok(bytes),
+            Err(e) if is_too_large(&e) => return Err(too_large()),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn is_too_large(e: &io::Error) -> bool {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Refusal>())
+        .is_some_and(|r| matches!(r, Refusal::TooLarge { .. }))
 }
 
 /// A user's text file read whole: [`read`], as UTF-8.
 pub fn read_to_string(path: &Path) -> io::Result<String> {
     String::from_utf8(read(path)?).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
-}
-
-/// The first line of `bytes` longer than `limit`, refused.
-fn check_line_lengths(bytes: &[u8], limit: u64) -> io::Result<()> {
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.len() as u64 > limit {
-            return Err(Refusal::LongLine {
-                line: i as u64 + 1,
-                limit,
-            }
-            .into_io());
-        }
-    }
-    Ok(())
 }
 
 /// A user's file (or stdin) read line by line under the line cap and the
@@ -314,7 +348,7 @@ impl<R: BufRead> Lines<R> {
             return Err(Refusal::TooLarge {
                 limit: self.limits.streamed,
                 what: "a file read line by line",
-                raisable: true,
+                raise: Some(FILE_VAR),
             }
             .into_io());
         }
@@ -473,8 +507,6 @@ mod tests {
             e.get_ref().unwrap().downcast_ref::<Refusal>(),
             Some(&Refusal::LongLine { line: 2, limit: 5 })
         );
-        assert!(check_line_lengths(b"12345\n12345", 5).is_ok());
-        assert!(check_line_lengths(b"12345\n123456", 5).is_err());
     }
 
     #[test]
@@ -486,6 +518,21 @@ mod tests {
         assert!(lines.next_line(&mut line).unwrap());
         let e = lines.next_line(&mut line).unwrap_err();
         assert!(e.to_string().contains("larger than 12 bytes"), "{e}");
+    }
+
+    #[test]
+    fn lines_read_whole_are_capped_while_they_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.jsonl");
+        std::fs::write(&path, b"12345\n1234567890\n").unwrap();
+        assert_eq!(read_lines_with(&path, small(10, 100)).unwrap().len(), 17);
+        let e = read_lines_with(&path, small(5, 100)).unwrap_err();
+        assert_eq!(
+            e.get_ref().unwrap().downcast_ref::<Refusal>(),
+            Some(&Refusal::LongLine { line: 2, limit: 5 })
+        );
+        let e = read_lines_with(&path, small(10, 16)).unwrap_err();
+        assert!(e.to_string().contains("a file read whole"), "{e}");
     }
 
     #[test]

@@ -28,6 +28,7 @@
 //! Why here: the three tools must agree on these rules to the letter, and
 //! none of them should re-derive them.
 
+mod agent;
 mod line;
 mod menu;
 pub mod protocol;
@@ -35,14 +36,19 @@ mod record;
 pub mod session;
 mod task;
 pub mod text;
+mod verdict;
 
+pub use agent::{Agent, HUMAN_AGENT, MODEL_AGENT, is_human};
 pub use line::{
-    InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances, task_from_json,
+    InstanceError, InstanceLine, Optimal, ResolvedLine, Steps, parse_instances, task_from_json,
 };
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
-pub use task::{Task, budget_rule, render_book};
+pub use task::{
+    BudgetError, MAX_REPLIES, Task, budget_rule, check_budget, largest_budget, render_book,
+};
 pub use text::read_jsonl;
+pub use verdict::{Verdict, actions_taken, kumo_action_count};
 
 use serde_json::{Value, json};
 
@@ -145,11 +151,7 @@ pub enum Step {
 pub struct Episode<'a> {
     instance: &'a InstanceLine,
     judge: &'a Judge,
-    trial: Trial,
-    observation: Value,
-    finished: bool,
-    /// Whether a wrong truth lets play go on (the budgeted protocol).
-    budgeted: bool,
+    progress: Progress,
 }
 
 impl<'a> Episode<'a> {
@@ -157,10 +159,7 @@ impl<'a> Episode<'a> {
         Episode {
             instance,
             judge,
-            trial: Trial::default(),
-            observation: Value::Null,
-            finished: false,
-            budgeted: false,
+            progress: Progress::default(),
         }
     }
 
@@ -168,6 +167,53 @@ impl<'a> Episode<'a> {
     /// "wrong" and costs a turn instead of ending the trial. The caller
     /// stops after `budget` replies (as it stops KUMO's protocol after
     /// `max_steps`).
+    pub fn budgeted(mut self, budget: usize) -> Self {
+        self.progress = self.progress.budgeted(budget);
+        self
+    }
+
+    /// The observation the next reply answers (`null` before the first).
+    pub fn observation(&self) -> &Value {
+        self.progress.observation()
+    }
+
+    /// Number of replies recorded so far.
+    pub fn replies(&self) -> usize {
+        self.progress.replies()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.progress.is_finished()
+    }
+
+    /// Records one reply: `answer` as parsed from `text` (or `None` when
+    /// nothing could be parsed), with the tokens it cost.
+    pub fn respond(&mut self, answer: Option<&str>, text: Option<String>, tokens: u64) -> Step {
+        self.progress
+            .respond(self.instance, self.judge, answer, text, tokens)
+    }
+
+    /// The finished (or abandoned at the step limit) trial.
+    pub fn into_trial(self) -> Trial {
+        self.progress.into_trial()
+    }
+}
+
+/// What an [`Episode`] records, owned and apart from the instance and
+/// judge it is played on: a [`session::Session`] keeps one beside its
+/// shared task and records each reply in time and memory of that reply
+/// alone (no replay of the earlier ones).
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    trial: Trial,
+    observation: Value,
+    finished: bool,
+    /// Whether a wrong truth lets play go on (the budgeted protocol).
+    budgeted: bool,
+}
+
+impl Progress {
+    /// [`Episode::budgeted`].
     pub fn budgeted(mut self, budget: usize) -> Self {
         self.budgeted = true;
         self.trial.budget = Some(budget);
@@ -188,11 +234,23 @@ impl<'a> Episode<'a> {
         self.finished
     }
 
-    /// Records one reply: `answer` as parsed from `text` (or `None` when
-    /// nothing could be parsed), with the tokens it cost.
-    pub fn respond(&mut self, answer: Option<&str>, text: Option<String>, tokens: u64) -> Step {
+    /// The trial so far.
+    pub fn trial(&self) -> &Trial {
+        &self.trial
+    }
+
+    /// [`Episode::respond`] on `instance`, judged by `judge` (the same
+    /// pair for every reply of one trial).
+    pub fn respond(
+        &mut self,
+        instance: &InstanceLine,
+        judge: &Judge,
+        answer: Option<&str>,
+        text: Option<String>,
+        tokens: u64,
+    ) -> Step {
         debug_assert!(!self.finished, "respond after the trial ended");
-        let inst = self.instance;
+        let inst = instance;
         let answer = answer.filter(|a| inst.truths.iter().chain(&inst.actions).any(|x| x == a));
         self.trial
             .actions
@@ -207,7 +265,7 @@ impl<'a> Episode<'a> {
         match answer {
             Some(a) if inst.truths.iter().any(|t| t == a) => {
                 self.trial.actions.push(json!({ "predicted_truth": a }));
-                let successful = self.judge.evaluate(a);
+                let successful = judge.evaluate(a);
                 if self.budgeted && !successful {
                     self.observation = json!({ "action": a, "observation": "wrong" });
                     return Step::Wrong {

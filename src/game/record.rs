@@ -3,7 +3,10 @@
 //!
 //! Our files are the same format; the optional top-level fields `model`,
 //! `agent`, `domain` and `setting` say what the path would (readers prefer
-//! the path when it has KUMO's layout).
+//! the path when it has KUMO's layout), and `episode_id`, which `serve`
+//! writes, names one served episode: the lines of one seed with distinct
+//! episode ids are trials of that instance (one line per episode), which
+//! the readers count as one line of k trials.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -46,6 +49,9 @@ pub struct ResultLine {
     pub domain: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub setting: Option<String>,
+    /// The served episode this line records (`serve`; absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub episode_id: Option<String>,
 }
 
 impl ResultLine {
@@ -63,12 +69,12 @@ impl ResultLine {
                 .sum::<f64>()
         };
         ResultLine {
-            average_actions: sum(&|t| t.actions.len() as f64) / k,
+            average_actions: sum(&|t| super::kumo_action_count(&t.actions) as f64) / k,
             average_tokens: sum(&|t| t.consumed_tokens as f64) / k,
             average_correct: wins / k,
             average_parse_error: sum(&|t| f64::from(u8::from(t.parse_error))) / k,
             average_successful_action_num: if wins > 0.0 {
-                win_sum(&|t| t.actions.len() as f64) / wins
+                win_sum(&|t| super::kumo_action_count(&t.actions) as f64) / wins
             } else {
                 0.0
             },
@@ -83,6 +89,7 @@ impl ResultLine {
             agent: None,
             domain: None,
             setting: None,
+            episode_id: None,
         }
     }
 

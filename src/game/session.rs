@@ -8,18 +8,22 @@
 //! ([`Session::request`]), what each reply led to ([`Step`]), and the
 //! trial in KUMO's result format ([`Session::trial`]).
 //!
-//! The pieces are eval's own, in eval's order: [`Conversation::request`]
+//! The pieces are eval's own, in eval's order: [`Conversation::messages`]
 //! builds each request, [`Conversation::reply`] records the reply,
-//! [`protocol::parse_answer`] reads it, [`Episode::respond`] applies the
+//! [`protocol::parse_answer`] reads it, [`Progress::respond`] applies the
 //! rules and counts actions KUMO's way (every reply one entry, a
 //! prediction a second, an unusable reply ends the trial as a parse error,
 //! the reply limit ends it unsuccessful). A session is eval's trial loop
 //! with the API call replaced by [`Session::respond`]; the same replies
 //! give the same trial.
 //!
-//! An [`Episode`] borrows its instance and judge, so a session keeps the
-//! replies and replays them into a fresh episode when it needs one (at
-//! most `max_steps` replies, each replayed in microseconds).
+//! A step costs time and memory of its reply alone, whatever the trial's
+//! length: the trial is recorded as it goes ([`Progress`], no replay of
+//! earlier replies), each reply is kept at most [`crate::render::protocol::MAX_KEPT_REPLY`]
+//! bytes (in the conversation and in the trial, as eval keeps it), and
+//! the whole request, a copy of the history, is built only when asked
+//! ([`Session::request`]; [`Session::prompt`] is this round's message
+//! alone).
 
 use std::sync::Arc;
 
@@ -27,15 +31,7 @@ use serde_json::Value;
 
 use super::Task;
 use super::protocol::{self, Conversation};
-use crate::game::{Episode, Step, Trial};
-
-/// One reply as the episode saw it.
-#[derive(Clone, Debug)]
-struct Reply {
-    answer: Option<String>,
-    text: Option<String>,
-    tokens: u64,
-}
+use crate::game::{Progress, Step, Trial};
 
 /// A trial in progress.
 #[derive(Clone)]
@@ -44,9 +40,10 @@ pub struct Session {
     conversation: Conversation,
     instruction: String,
     max_steps: usize,
-    replies: Vec<Reply>,
-    /// The request the next reply answers; `None` once the trial is over.
-    request: Option<Vec<Value>>,
+    progress: Progress,
+    /// Whether a request awaits its reply (`false` once the trial is
+    /// over).
+    open: bool,
     last: Option<Step>,
     /// The budgeted protocol's turns ([`Session::budgeted`]).
     budget: Option<usize>,
@@ -61,40 +58,48 @@ impl Session {
     /// Starts a trial: the first request is ready (none when `max_steps`
     /// is 0).
     pub fn new(task: Arc<Task>, model: &str, max_steps: usize) -> Session {
-        let instruction = protocol::instruction(&task.instance.actions, &task.instance.truths);
-        let mut conversation = Conversation::new(model, task.system_prompt.clone());
-        let request = (max_steps > 0).then(|| conversation.request(None, &instruction));
-        Session {
-            task,
-            conversation,
-            instruction,
-            max_steps,
-            replies: Vec::new(),
-            request,
-            last: None,
-            budget: None,
-        }
+        let system_prompt = task.system_prompt.clone();
+        Session::start(task, model, system_prompt, max_steps, None)
     }
 
     /// A trial of the budgeted protocol with `budget` turns, as `kumo-gen
     /// eval --budget`: the system prompt ends with
     /// [`crate::game::budget_rule`], each reply is a turn, a wrong answer
-    /// is told "wrong" ([`Episode::budgeted`]) and the trial goes on until
-    /// a right answer, a parse error or the `budget`-th reply.
+    /// is told "wrong" ([`crate::game::Episode::budgeted`]) and the trial
+    /// goes on until a right answer, a parse error or the `budget`-th
+    /// reply. The caller checks the budget first
+    /// ([`crate::game::check_budget`]).
     pub fn budgeted(task: Arc<Task>, model: &str, budget: usize) -> Session {
-        let instruction = protocol::instruction(&task.instance.actions, &task.instance.truths);
         let system_prompt = format!("{}\n\n{}", task.system_prompt, super::budget_rule(budget));
+        Session::start(task, model, system_prompt, budget, Some(budget))
+    }
+
+    fn start(
+        task: Arc<Task>,
+        model: &str,
+        system_prompt: String,
+        max_steps: usize,
+        budget: Option<usize>,
+    ) -> Session {
+        let instruction = protocol::instruction(&task.instance.actions, &task.instance.truths);
         let mut conversation = Conversation::new(model, system_prompt);
-        let request = (budget > 0).then(|| conversation.request(None, &instruction));
+        let open = max_steps > 0;
+        if open {
+            conversation.observe(None);
+        }
+        let progress = match budget {
+            Some(b) => Progress::default().budgeted(b),
+            None => Progress::default(),
+        };
         Session {
             task,
             conversation,
             instruction,
-            max_steps: budget,
-            replies: Vec::new(),
-            request,
+            max_steps,
+            progress,
+            open,
             last: None,
-            budget: Some(budget),
+            budget,
         }
     }
 
@@ -103,18 +108,30 @@ impl Session {
     }
 
     /// The messages eval sends for the next reply; `None` once the trial
-    /// is over.
-    pub fn request(&self) -> Option<&[Value]> {
-        self.request.as_deref()
+    /// is over. Built when asked: a copy of the conversation.
+    pub fn request(&self) -> Option<Vec<Value>> {
+        self.open
+            .then(|| self.conversation.messages(&self.instruction))
+    }
+
+    /// The last message of [`Session::request`] (the user message of this
+    /// round), without copying the rest; `None` once the trial is over.
+    pub fn prompt(&self) -> Option<Value> {
+        if !self.open {
+            return None;
+        }
+        self.conversation
+            .last_message(&self.instruction)
+            .and_then(|m| m.get("content").cloned())
     }
 
     pub fn is_finished(&self) -> bool {
-        self.request.is_none()
+        !self.open
     }
 
     /// Replies recorded so far.
     pub fn replies(&self) -> usize {
-        self.replies.len()
+        self.progress.replies()
     }
 
     /// What the last reply led to.
@@ -139,31 +156,28 @@ impl Session {
         text: Option<&str>,
         tokens: u64,
     ) -> Result<Step, Finished> {
-        if self.request.take().is_none() {
+        if !self.open {
             return Err(Finished);
         }
+        self.open = false;
         self.conversation.reply(text);
-        let step = {
-            let mut episode = self.replay();
-            episode.respond(answer.as_deref(), text.map(str::to_string), tokens)
-        };
-        self.replies.push(Reply {
-            answer,
-            text: text.map(str::to_string),
+        let step = self.progress.respond(
+            &self.task.instance,
+            &self.task.judge,
+            answer.as_deref(),
+            text.map(str::to_string),
             tokens,
-        });
+        );
         let shown = match &step {
-            Step::Observation { action, value } => Some((action.clone(), value.clone())),
-            Step::Wrong { truth } => Some((truth.clone(), Value::from("wrong"))),
+            Step::Observation { action, value } => Some((action.as_str(), value.clone())),
+            Step::Wrong { truth } => Some((truth.as_str(), Value::from("wrong"))),
             Step::Predicted { .. } | Step::ParseError => None,
         };
         if let Some((action, value)) = shown
-            && self.replies.len() < self.max_steps
+            && self.progress.replies() < self.max_steps
         {
-            self.request = Some(
-                self.conversation
-                    .request(Some((&action, &value)), &self.instruction),
-            );
+            self.conversation.observe(Some((action, &value)));
+            self.open = true;
         }
         self.last = Some(step.clone());
         Ok(step)
@@ -172,7 +186,7 @@ impl Session {
     /// The trial so far in KUMO's result format (final once
     /// [`Session::is_finished`]).
     pub fn trial(&self) -> Trial {
-        self.replay().into_trial()
+        self.progress.trial().clone()
     }
 
     /// Whether the trial named a truth no observation rules out.
@@ -187,29 +201,15 @@ impl Session {
     }
 
     /// KUMO's action count so far: one per reply, plus one for a
-    /// prediction.
+    /// prediction (a wrong answer of the budgeted protocol adds its
+    /// `predicted_truth` entry too).
     pub fn action_count(&self) -> usize {
-        if self.budget.is_some() {
-            // A wrong answer adds its `predicted_truth` entry too.
-            return self.trial().actions.len();
-        }
-        self.replies.len() + usize::from(matches!(self.last, Some(Step::Predicted { .. })))
+        self.progress.trial().actions.len()
     }
 
     /// The budgeted protocol's turns, if this trial plays it.
     pub fn budget(&self) -> Option<usize> {
         self.budget
-    }
-
-    fn replay(&self) -> Episode<'_> {
-        let mut episode = Episode::new(&self.task.instance, &self.task.judge);
-        if let Some(budget) = self.budget {
-            episode = episode.budgeted(budget);
-        }
-        for r in &self.replies {
-            episode.respond(r.answer.as_deref(), r.text.clone(), r.tokens);
-        }
-        episode
     }
 }
 
@@ -347,6 +347,61 @@ mod tests {
         }
         assert!(s.is_finished() && !s.successful());
         assert_eq!(s.replies(), 3);
+    }
+
+    #[test]
+    fn a_step_costs_its_reply_not_the_history() {
+        // 5 000 replies of a long trial, then one of 1 MiB: each step is
+        // recorded without replaying the others (quadratic before: 73 ms
+        // a step at step 1 000), and the huge reply is kept at the
+        // conversation's cap in the trial and the next request alike.
+        let mut s = Session::new(task(), "gpt-4o", 5_002);
+        let started = std::time::Instant::now();
+        for _ in 0..5_000 {
+            s.respond(Some("<ANSWER> Voltage </ANSWER>"), 1).unwrap();
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        let huge = format!("{}<ANSWER> Voltage </ANSWER>", "x".repeat(1 << 20));
+        s.respond(Some(&huge), 0).unwrap();
+        let kept = crate::render::protocol::MAX_KEPT_REPLY + 100;
+        let trial = s.trial();
+        assert!(trial.generated_text.last().unwrap().as_str().unwrap().len() < kept);
+        let request = s.request().unwrap();
+        let reply = &request[request.len() - 2];
+        assert_eq!(reply["role"], "assistant");
+        assert!(reply["content"].as_str().unwrap().len() < kept);
+        // The round's message alone is the request's last.
+        assert_eq!(
+            s.prompt().as_ref(),
+            request.last().and_then(|m| m.get("content"))
+        );
+        assert_eq!(s.action_count(), 5_001);
+    }
+
+    #[test]
+    fn the_prompt_is_the_requests_last_message_for_every_model() {
+        for model in ["gpt-4o", "claude-3", "gemma-2", "o1-mini"] {
+            for budget in [None, Some(3)] {
+                let mut s = match budget {
+                    None => Session::new(task(), model, 50),
+                    Some(b) => Session::budgeted(task(), model, b),
+                };
+                for reply in ["<ANSWER> Voltage </ANSWER>", "<ANSWER> Fuse </ANSWER>"] {
+                    let request = s.request().unwrap();
+                    assert_eq!(
+                        s.prompt().as_ref(),
+                        request.last().and_then(|m| m.get("content")),
+                        "{model}"
+                    );
+                    s.respond(Some(reply), 0).unwrap();
+                }
+                assert_eq!(s.prompt().is_none(), s.request().is_none());
+            }
+        }
     }
 
     #[test]

@@ -77,18 +77,6 @@ pub fn generate_lines(
     generate_range_lines(domain, params, 0..n, labels, None, None)
 }
 
-/// [`generate_lines`] with `--exclude`: instances of `exclude` are redrawn
-/// like duplicates.
-pub fn generate_lines_excluding(
-    domain: &Domain,
-    params: Params,
-    n: u64,
-    labels: Option<SearchBudget>,
-    exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
-) -> Result<Vec<String>, SynthError> {
-    generate_range_lines(domain, params, 0..n, labels, exclude, None)
-}
-
 /// Lines `range` of the dataset file of `0..range.end` (line `i` is
 /// instance `i`), without labelling or rendering the lines before
 /// `range.start`. Instance `i` is the first draw of its stream whose dedup

@@ -323,14 +323,15 @@ impl Example {
         let (domain, _) = source.load()?;
         let text = match &source {
             DomainSource::Shipped(d) => d.text.to_string(),
-            DomainSource::File(path) => {
-                crate::files::read::read_to_string(path).map_err(|source| {
-                    ExampleError::Unreadable {
-                        path: path.clone(),
-                        source,
-                    }
-                })?
-            }
+            DomainSource::File(path) => crate::files::read::read_text_at_most(
+                path,
+                crate::domain::MAX_FILE_BYTES as u64,
+                "a domain file",
+            )
+            .map_err(|source| ExampleError::Unreadable {
+                path: path.clone(),
+                source,
+            })?,
         };
         Ok(Example {
             name: domain.name,

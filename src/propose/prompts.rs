@@ -69,11 +69,14 @@ impl Prompts {
         for &(name, shipped) in SHIPPED {
             let (text, origin) = match dir.map(|d| d.join(format!("{name}.j2"))) {
                 Some(path) if path.exists() => (
-                    crate::files::read::read_to_string(&path).map_err(|source| {
-                        PromptError::Unreadable {
-                            path: path.clone(),
-                            source,
-                        }
+                    crate::files::read::read_text_at_most(
+                        &path,
+                        crate::files::read::MAX_TEMPLATE_BYTES,
+                        "a template file",
+                    )
+                    .map_err(|source| PromptError::Unreadable {
+                        path: path.clone(),
+                        source,
                     })?,
                     path.display().to_string(),
                 ),

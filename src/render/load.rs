@@ -58,11 +58,15 @@ impl Templates {
                     expected: expected_list(),
                 });
             }
-            let text =
-                crate::files::read::read_to_string(&path).map_err(|source| TemplateError::Io {
-                    dir: path.clone(),
-                    source,
-                })?;
+            let text = crate::files::read::read_text_at_most(
+                &path,
+                crate::files::read::MAX_TEMPLATE_BYTES,
+                "a template file",
+            )
+            .map_err(|source| TemplateError::Io {
+                dir: path.clone(),
+                source,
+            })?;
             overrides.push((stem.to_string(), text, path.display().to_string()));
         }
         Templates::from_overrides(overrides)

@@ -71,6 +71,9 @@ pub fn instruction<A: AsRef<str>, T: AsRef<str>>(actions: &[A], truths: &[T]) ->
 pub struct Conversation {
     model: String,
     history: Vec<Value>,
+    /// Whether the next request is the first (its user message is the
+    /// instruction alone; the history says "Begin the game." there).
+    opening: bool,
 }
 
 impl Conversation {
@@ -87,36 +90,42 @@ impl Conversation {
         Conversation {
             model: model.to_string(),
             history: vec![json!({"role": role, "content": system_prompt})],
+            opening: false,
         }
     }
 
     /// The messages to send for the next reply, given what the previous
-    /// action showed (`None` on the first round).
+    /// action showed (`None` on the first round): [`Conversation::observe`]
+    /// then [`Conversation::messages`].
     pub fn request(
         &mut self,
         observation: Option<(&str, &Value)>,
         instruction: &str,
     ) -> Vec<Value> {
-        let mut messages;
-        match observation {
-            Some((action, value)) => {
-                self.history
-                    .push(json!({"role": "user", "content": observation_message(action, value)}));
-                messages = self.history.clone();
-                if let Some(last) = messages.last_mut() {
-                    let content = format!(
-                        "{}\n\n{instruction}",
-                        last["content"].as_str().unwrap_or_default()
-                    );
-                    last["content"] = Value::String(content);
-                }
-            }
-            None => {
-                messages = self.history.clone();
-                self.history
-                    .push(json!({"role": "user", "content": "Begin the game."}));
-                messages.push(json!({"role": "user", "content": instruction}));
-            }
+        self.observe(observation);
+        self.messages(instruction)
+    }
+
+    /// Records what the previous action showed (`None`: the game begins),
+    /// as KUMO's history keeps it, in time of that message alone.
+    pub fn observe(&mut self, observation: Option<(&str, &Value)>) {
+        let content = match observation {
+            Some((action, value)) => observation_message(action, value),
+            None => "Begin the game.".to_string(),
+        };
+        self.opening = observation.is_none();
+        self.history
+            .push(json!({"role": "user", "content": content}));
+    }
+
+    /// The request for the reply to the last [`Conversation::observe`]:
+    /// the history, whose last user message gets `"\n\n"` and the
+    /// instruction (the first request: the instruction in place of "Begin
+    /// the game."). A copy of the whole history: built when asked.
+    pub fn messages(&self, instruction: &str) -> Vec<Value> {
+        let mut messages = self.history.clone();
+        if let Some(last) = messages.last_mut() {
+            last["content"] = Value::String(self.with_instruction(last, instruction));
         }
         if self.model.contains("gemma") {
             messages = alternate(messages);
@@ -124,10 +133,35 @@ impl Conversation {
         messages
     }
 
+    /// The last message of [`Conversation::messages`] alone (the user
+    /// message of this round), in time of that message (of the whole
+    /// history for gemma models, whose messages KUMO merges into one).
+    pub fn last_message(&self, instruction: &str) -> Option<Value> {
+        if self.model.contains("gemma") {
+            return self.messages(instruction).pop();
+        }
+        let last = self.history.last()?;
+        let mut message = last.clone();
+        message["content"] = Value::String(self.with_instruction(last, instruction));
+        Some(message)
+    }
+
+    fn with_instruction(&self, last: &Value, instruction: &str) -> String {
+        if self.opening {
+            instruction.to_string()
+        } else {
+            format!(
+                "{}\n\n{instruction}",
+                last["content"].as_str().unwrap_or_default()
+            )
+        }
+    }
+
     /// Records the model's reply (`None` when the call failed), at most
     /// [`MAX_KEPT_REPLY`] bytes of it.
     pub fn reply(&mut self, text: Option<&str>) {
         let kept = text.map(kept_reply);
+        self.opening = false;
         self.history
             .push(json!({"role": "assistant", "content": kept}));
     }

@@ -60,6 +60,52 @@ pub(super) fn cell(
     )
 }
 
+/// [`cell`] (three digits; `signed`: with the sign, as [`signed_cell`])
+/// of a number that certified labels make a range (docs/output.md,
+/// "Certified labels"): with `least`, the text shows `least..value` (or
+/// `value..least`, whichever is ascending) and says in its title how many
+/// labels are certified; `data-value` stays the number `score --json`
+/// prints and `data-least` holds the other end.
+pub(super) fn range_cell(
+    key: &str,
+    value: Option<f64>,
+    least: Option<f64>,
+    certified: usize,
+    signed: bool,
+    interval: Option<Interval>,
+) -> String {
+    let (Some(v), Some(other)) = (value, least) else {
+        return if signed {
+            signed_cell(key, value, interval)
+        } else {
+            cell(key, value, 3, interval)
+        };
+    };
+    let (lo, hi) = if other <= v { (other, v) } else { (v, other) };
+    let shown = |x: f64| {
+        if signed {
+            format!("{x:+.3}")
+        } else {
+            format!("{x:.3}")
+        }
+    };
+    let ends = interval.map_or(String::new(), |i| {
+        format!(
+            r#" data-low="{}" data-high="{}""#,
+            json(&i.low),
+            json(&i.high)
+        )
+    });
+    format!(
+        r#"<td class="num certified" data-key="{key}" data-value="{}" data-least="{}"{ends} title="{certified} certified label(s): a range, not a value">{}..{}{}</td>"#,
+        json(&v),
+        json(&other),
+        shown(lo),
+        shown(hi),
+        interval_text(interval, 2)
+    )
+}
+
 /// A count cell: the number in `data-value` and the text.
 pub(super) fn count_cell(key: &str, value: usize) -> String {
     format!(r#"<td class="num" data-key="{key}" data-value="{value}">{value}</td>"#)

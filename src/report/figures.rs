@@ -13,7 +13,8 @@
 
 use std::fmt::Write as _;
 
-use super::{TableRow, is_human};
+use super::TableRow;
+use crate::game::is_human;
 use crate::score::axis::Axis;
 use crate::score::interval::Interval;
 use crate::stats::Test;
@@ -104,8 +105,18 @@ fn entries(rows: &[TableRow], domain: &str) -> Vec<(String, Vec<Entry>)> {
                 .filter(|r| r.row.optimal_actions.is_some())
                 .max_by_key(|r| r.row.labelled)
             {
+                // Certified labels bound E from above: the point is the
+                // strategy their golden trajectories follow, at most E + 2.
+                let label = if best.row.certified > 0 {
+                    format!(
+                        "optimal actions ≤ ({} inst., {} cert.)",
+                        best.row.labelled, best.row.certified
+                    )
+                } else {
+                    format!("optimal actions, expected ({} inst.)", best.row.labelled)
+                };
                 list.push(Entry {
-                    label: format!("optimal actions, expected ({} inst.)", best.row.labelled),
+                    label,
                     kind: Kind::Optimal,
                     success: Some((1.0, None)),
                     actions: best.row.optimal_actions.map(|e| (e, None)),
@@ -210,36 +221,53 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
                 esc(&clip(&e.label, 42))
             );
             for ((x0, axis, _), value) in panels.iter().zip([e.success, e.actions]) {
-                let Some((v, interval)) = value else { continue };
+                let Some(value) = value else { continue };
                 let x = |v: f64| x0 + (v - axis.low) / (axis.high - axis.low) * panel_w;
-                if let Some(i) = interval {
-                    let _ = writeln!(
-                        s,
-                        r##"<path d="M{:.1} {cy:.1}H{:.1}M{:.1} {:.1}v8M{:.1} {:.1}v8" stroke="#555" fill="none"/>"##,
-                        x(i.low),
-                        x(i.high),
-                        x(i.low),
-                        cy - 4.0,
-                        x(i.high),
-                        cy - 4.0
-                    );
-                }
-                let range = interval.map_or(String::new(), |i| {
-                    format!(" (95%: {:.3} to {:.3})", i.low, i.high)
-                });
-                let _ = writeln!(
-                    s,
-                    "<g>{}<title>{}: {v:.3}{range}</title></g>",
-                    marker(e.kind, x(v), cy),
-                    esc(&e.label)
-                );
+                point_mark(&mut s, e, value, &x, cy);
             }
             y += line_h;
         }
     }
-    // Legend: the kinds of player the figure shows.
-    let ly = height - 12.0;
-    let mut lx = label_w;
+    legend(&mut s, &groups, label_w, height - 12.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// One player's value in a panel at height `cy`: its 95% whisker and its
+/// marker (`x`: the panel's scale).
+fn point_mark(
+    s: &mut String,
+    e: &Entry,
+    (v, interval): (f64, Option<Interval>),
+    x: &dyn Fn(f64) -> f64,
+    cy: f64,
+) {
+    if let Some(i) = interval {
+        let _ = writeln!(
+            s,
+            r##"<path d="M{:.1} {cy:.1}H{:.1}M{:.1} {:.1}v8M{:.1} {:.1}v8" stroke="#555" fill="none"/>"##,
+            x(i.low),
+            x(i.high),
+            x(i.low),
+            cy - 4.0,
+            x(i.high),
+            cy - 4.0
+        );
+    }
+    let range = interval.map_or(String::new(), |i| {
+        format!(" (95%: {:.3} to {:.3})", i.low, i.high)
+    });
+    let _ = writeln!(
+        s,
+        "<g>{}<title>{}: {v:.3}{range}</title></g>",
+        marker(e.kind, x(v), cy),
+        esc(&e.label)
+    );
+}
+
+/// The markers' legend along the bottom, from `lx`, on the line `ly`:
+/// the kinds of player the figure's `groups` show.
+fn legend(s: &mut String, groups: &[(String, Vec<Entry>)], mut lx: f64, ly: f64) {
     for (kind, name) in [
         (Kind::Model, "model"),
         (Kind::Human, "person"),
@@ -261,8 +289,6 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
         );
         lx += 24.0 + 7.0 * name.len() as f64;
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16`.

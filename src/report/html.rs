@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::cells::{cell, count_cell, json, script_json, signed_cell, text_cell};
+use super::cells::{cell, count_cell, json, range_cell, script_json, signed_cell, text_cell};
 use super::figures::{STRUCTURE_BARS, domain_figure, domains, esc, short, structure_figure};
 use super::{Book, Page, Replay, ReplayLimit, Structure, TableRow};
 use crate::score::interval::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
@@ -43,7 +43,7 @@ const COLUMNS: [(&str, &str, &str); 18] = [
     (
         "optimal_actions",
         "optimal actions",
-        "optimal_actions = optimal_steps + 2: optimal play's expected count in the same count (KUMO's expected steps E, which weight each outcome by the candidates it leaves)",
+        "optimal_actions = optimal_steps + 2: optimal play's expected count in the same count (KUMO's expected steps E, which weight each outcome by the candidates it leaves); a range where labels are certified (lower <= E <= upper)",
     ),
     (
         "golden_mean_actions",
@@ -53,7 +53,7 @@ const COLUMNS: [(&str, &str, &str); 18] = [
     (
         "relative_action_count",
         "relative",
-        "relative_action_count = (actions - optimal actions) / optimal actions: KUMO's measure, kept for comparability (the golden player scores above 0 on it); 95% percentile bootstrap over instances",
+        "relative_action_count = (actions - optimal actions) / optimal actions: KUMO's measure, kept for comparability (the golden player scores above 0 on it); 95% percentile bootstrap over instances; a range where labels are certified",
     ),
     (
         "mean_queries",
@@ -100,8 +100,23 @@ fn row_cell(key: &str, t: &TableRow) -> String {
         "trials" => count_cell(key, r.trials),
         "success_rate" => cell(key, Some(r.success_rate), 3, i.success_rate),
         "mean_actions" => cell(key, Some(r.mean_actions), 3, i.mean_actions),
-        "optimal_actions" => cell(key, r.optimal_actions, 3, None),
+        "optimal_actions" => range_cell(
+            key,
+            r.optimal_actions,
+            r.optimal_steps_min.map(|e| e + 2.0),
+            r.certified,
+            false,
+            None,
+        ),
         "golden_mean_actions" => cell(key, r.golden_mean_actions, 3, None),
+        "relative_action_count" if r.relative_action_count_max.is_some() => range_cell(
+            key,
+            r.relative_action_count,
+            r.relative_action_count_max,
+            r.certified,
+            true,
+            i.relative_action_count,
+        ),
         "relative_action_count" => {
             signed_cell(key, r.relative_action_count, i.relative_action_count)
         }
@@ -271,6 +286,36 @@ fn replay_coverage(page: &Page) -> String {
     }
 }
 
+/// The players-per-domain figures and the charts of `score --svg` and
+/// `--curve-svg`.
+fn players_and_charts(s: &mut String, page: &Page) {
+    s.push_str(r#"<section id="players"><h2>Players on one axis per domain</h2><p>Per setting, models, people (<code>HumanAgent</code> results of <code>kumo-gen play</code>) and optimal play, all in actions per trial of KUMO's count (every reply one action, the prediction one more): the diamond is optimal play's expectation, <em>optimal actions</em> = expected steps E + 2, the figure the relative action count compares with (where labels are certified, lower &lt;= E &lt;= upper, it is the upper end: at most that); the square is the golden player's own mean on the same instances, <em>golden actions</em> (its trajectory + 2). The two differ because E weights each outcome by the candidates it leaves, not by how often the instances show it. Whiskers are 95% intervals.</p>"#);
+    for d in domains(&page.rows) {
+        let _ = writeln!(
+            s,
+            "<figure><figcaption>{}</figcaption>{}</figure>",
+            esc(&d),
+            domain_figure(&page.rows, &d)
+        );
+    }
+    s.push_str("</section>\n");
+    let rows: Vec<crate::score::Row> = page.rows.iter().map(|t| t.row.clone()).collect();
+    let intervals: Vec<_> = page.rows.iter().map(|t| t.intervals.clone()).collect();
+    let _ = writeln!(
+        s,
+        r#"<section id="charts"><h2>Success and relative action count</h2><p>The chart of <code>kumo-gen score --svg</code>: the relative action count is (actions - optimal actions) / optimal actions, KUMO's measure (the golden player scores above 0 on it: see the players above).</p><figure>{}</figure>"#,
+        render_svg_with(&rows, &intervals)
+    );
+    if !page.curves.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<details><summary>Hypotheses left after each action (per result file)</summary><p>The player's mean (solid) against the optimal policy's (dashed); <code>score --curve-svg</code>.</p><figure>{}</figure></details>"#,
+            render_curve_svg(&page.curves)
+        );
+    }
+    s.push_str("</section>\n");
+}
+
 /// The whole page.
 pub fn render_html(page: &Page) -> String {
     let mut s = String::new();
@@ -313,31 +358,7 @@ pub fn render_html(page: &Page) -> String {
 <div class="scroll">{}</div></section>"#,
         table(&page.rows)
     );
-    s.push_str(r#"<section id="players"><h2>Players on one axis per domain</h2><p>Per setting, models, people (<code>HumanAgent</code> results of <code>kumo-gen play</code>) and optimal play, all in actions per trial of KUMO's count (every reply one action, the prediction one more): the diamond is optimal play's expectation, <em>optimal actions</em> = expected steps E + 2, the figure the relative action count compares with; the square is the golden player's own mean on the same instances, <em>golden actions</em> (its trajectory + 2). The two differ because E weights each outcome by the candidates it leaves, not by how often the instances show it. Whiskers are 95% intervals.</p>"#);
-    for d in domains(&page.rows) {
-        let _ = writeln!(
-            s,
-            "<figure><figcaption>{}</figcaption>{}</figure>",
-            esc(&d),
-            domain_figure(&page.rows, &d)
-        );
-    }
-    s.push_str("</section>\n");
-    let rows: Vec<crate::score::Row> = page.rows.iter().map(|t| t.row.clone()).collect();
-    let intervals: Vec<_> = page.rows.iter().map(|t| t.intervals.clone()).collect();
-    let _ = writeln!(
-        s,
-        r#"<section id="charts"><h2>Success and relative action count</h2><p>The chart of <code>kumo-gen score --svg</code>: the relative action count is (actions - optimal actions) / optimal actions, KUMO's measure (the golden player scores above 0 on it: see the players above).</p><figure>{}</figure>"#,
-        render_svg_with(&rows, &intervals)
-    );
-    if !page.curves.is_empty() {
-        let _ = writeln!(
-            s,
-            r#"<details><summary>Hypotheses left after each action (per result file)</summary><p>The player's mean (solid) against the optimal policy's (dashed); <code>score --curve-svg</code>.</p><figure>{}</figure></details>"#,
-            render_curve_svg(&page.curves)
-        );
-    }
-    s.push_str("</section>\n");
+    players_and_charts(&mut s, page);
     s.push_str(&super::moves_page::section(&page.moves));
     let _ = writeln!(
         s,

@@ -39,7 +39,7 @@ pub use moves::{
     MoveRow, MoveSection, PositionChart, PositionPoint, PositionSeries, move_section,
     score_with_moves,
 };
-pub use replay::{Book, Replay, ReplayStep, ReplayTrial, Replays, StepAnalysis, replays};
+pub use replay::{Book, Replay, ReplayStep, ReplayTrial, Replays, StepAnalysis, StepKind, replays};
 pub use sample::ReplayLimit;
 
 use serde::Serialize;
@@ -96,10 +96,4 @@ pub fn table_rows(report: &crate::score::Report) -> Vec<TableRow> {
             intervals: row_intervals(lines),
         })
         .collect()
-}
-
-/// Whether a row is a person's play (`play` records `HumanAgent`, or
-/// `HumanAgent-budget=N`).
-pub fn is_human(agent: &str) -> bool {
-    agent.starts_with("HumanAgent")
 }

@@ -225,6 +225,20 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
         left + plot_w,
         y(0.0)
     );
+    position_series(&mut s, chart, &x, &y);
+    position_legend(&mut s, chart, left, bottom);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Each player's line of mean regret by move position, its 95% whiskers
+/// and a marker per position (series side by side around a position).
+fn position_series(
+    s: &mut String,
+    chart: &PositionChart,
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) {
     let count = chart.series.len().max(1) as f64;
     for (n, series) in chart.series.iter().enumerate() {
         let colour = PALETTE[series.player % PALETTE.len()];
@@ -277,6 +291,10 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
             );
         }
     }
+}
+
+/// The legend under the plot: the optimal player, then each series.
+fn position_legend(s: &mut String, chart: &PositionChart, left: f64, bottom: f64) {
     // Legend: the optimal player, then each series.
     let mut ly = bottom + 52.0;
     let _ = writeln!(
@@ -302,8 +320,6 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
             esc(&series.agent)
         );
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// The section: the table and the charts, or why they are absent.

@@ -59,7 +59,10 @@ pub struct ResultFile {
     pub key: GroupKey,
     pub lines: Vec<LineFacts>,
     /// Lines left out because their seed was already scored (two runs
-    /// appended to one file): `file:line: ...` warnings.
+    /// appended to one file, a copied line): `file:line: ...` warnings.
+    /// Lines of one seed with distinct `episode_id`s (`serve` writes one
+    /// line per episode) are not repeats: their trials join the seed's
+    /// line.
     pub repeated: Vec<String>,
 }
 
@@ -77,9 +80,14 @@ pub struct ReadError {
 /// else from the first line's optional fields, else `unknown`.
 pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadError> {
     let file = path.display().to_string();
-    let mut lines = Vec::new();
+    let mut lines: Vec<LineFacts> = Vec::new();
     let mut repeated = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // Per seed: its line's position and the episode ids of its lines
+    // (`None` once a line of it had none: then nothing joins it).
+    let mut seen: std::collections::HashMap<
+        u64,
+        (usize, Option<std::collections::HashSet<String>>),
+    > = std::collections::HashMap::new();
     let mut first: Option<Value> = None;
     for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
@@ -108,15 +116,40 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
             s.as_u64()
                 .or_else(|| s.as_str().and_then(|s| s.parse().ok()))
         });
-        if let Some(s) = seed
-            && !seen.insert(s)
-        {
-            // Counting it twice would weigh the instance double.
-            repeated.push(format!(
-                "{file}:{}: seed {s} was already scored earlier in the file; this line is left out",
-                i + 1
-            ));
-            continue;
+        let episode = value
+            .get("episode_id")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let Some(s) = seed {
+            match seen.get_mut(&s) {
+                None => {
+                    let episodes = episode.map(|e| std::iter::once(e).collect());
+                    seen.insert(s, (lines.len(), episodes));
+                }
+                Some((at, episodes)) => {
+                    // Another served episode of the instance: more trials.
+                    let joins = match (episodes.as_mut(), &episode) {
+                        (Some(episodes), Some(e)) => episodes.insert(e.clone()),
+                        _ => false,
+                    };
+                    if joins {
+                        lines[*at].trials.extend(trials);
+                        continue;
+                    }
+                    // Counting it twice would weigh the instance double.
+                    repeated.push(match &episode {
+                        Some(e) => format!(
+                            "{file}:{}: seed {s}, episode `{e}`, was already scored earlier in the file (a copied line); this line is left out",
+                            i + 1
+                        ),
+                        None => format!(
+                            "{file}:{}: seed {s} was already scored earlier in the file; this line is left out",
+                            i + 1
+                        ),
+                    });
+                    continue;
+                }
+            }
         }
         lines.push(LineFacts { seed, trials });
         if first.is_none() {
@@ -132,7 +165,7 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
     };
     let key = key_from_path(path).unwrap_or_else(|| GroupKey {
         model: field("model").unwrap_or_else(|| "unknown".into()),
-        agent: field("agent").unwrap_or_else(|| "VanillaAgent".into()),
+        agent: field("agent").unwrap_or_else(|| crate::game::MODEL_AGENT.into()),
         domain: field("domain").unwrap_or_else(|| "unknown".into()),
         setting: field("setting").unwrap_or_else(|| {
             path.file_stem()
@@ -196,7 +229,7 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
         .filter(|action| !seen.insert(action.as_str()))
         .count();
     Ok(TrialFacts {
-        kumo_actions: actions.len(),
+        kumo_actions: crate::game::kumo_action_count(actions),
         queries,
         repeats,
         turns: actions.iter().filter(|a| !a.is_object()).count(),
@@ -256,6 +289,48 @@ mod tests {
         assert_eq!(l.trials[1].kumo_actions, 2);
         assert_eq!(l.trials[1].queries, 1);
         assert!(l.trials[1].parse_error);
+    }
+
+    #[test]
+    fn served_episodes_of_one_seed_are_its_trials_and_copies_are_not() {
+        let line = |seed: u64, episode: Option<&str>, won: bool| {
+            let mut v = serde_json::json!({"trajectories": [{"actions": ["A", "T", {"predicted_truth": "T"}], "successful": won}], "seed": seed});
+            if let Some(e) = episode {
+                v["episode_id"] = e.into();
+            }
+            v.to_string()
+        };
+        let text = [
+            line(0, Some("e1"), true),
+            line(1, Some("e2"), false),
+            line(0, Some("e3"), false),
+            line(0, Some("e4"), true),
+            // A copied line (the same episode) and a line without an id
+            // after served ones: left out, with a warning each.
+            line(0, Some("e3"), true),
+            line(1, None, true),
+        ]
+        .join("\n");
+        let path = Path::new(
+            "r/m/VanillaAgent/E/truth_num=4+action_num=6+valid_truth_num=1/eval_times=1.jsonl",
+        );
+        let f = parse_result_file(path, &text).unwrap();
+        assert_eq!(f.lines.len(), 2);
+        let wins = |l: &LineFacts| {
+            l.trials
+                .iter()
+                .map(|t| t.recorded_success == Some(true))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(wins(&f.lines[0]), [true, false, true]);
+        assert_eq!(wins(&f.lines[1]), [false]);
+        assert_eq!(f.repeated.len(), 2, "{:?}", f.repeated);
+        assert!(f.repeated[0].contains("episode `e3`") && f.repeated[0].contains(":5:"));
+        // Lines without ids (two runs appended to one file): the first
+        // counts, as before.
+        let text = [line(0, None, true), line(0, None, false)].join("\n");
+        let f = parse_result_file(path, &text).unwrap();
+        assert_eq!((f.lines[0].trials.len(), f.repeated.len()), (1, 1));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -33,6 +33,18 @@ pub enum ResultsError {
     /// (refused by `files::read`'s rule).
     #[error("`{}`: {source}", path.display())]
     NotAFile { path: PathBuf, source: io::Error },
+    /// A result line longer than the line cap `score` and `report` read
+    /// (not written: the run stops).
+    #[error(
+        "`{}`: the result line of seed {seed} is {bytes} bytes, longer than {limit} bytes, the line limit of the readers of results; it was not written",
+        path.display()
+    )]
+    LineTooLong {
+        path: PathBuf,
+        seed: u64,
+        bytes: u64,
+        limit: u64,
+    },
     /// Reading or writing the file failed.
     #[error("cannot write `{}`: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
@@ -45,9 +57,22 @@ impl ResultsError {
         match self {
             ResultsError::Busy { .. }
             | ResultsError::NotResults { .. }
-            | ResultsError::NotAFile { .. } => true,
+            | ResultsError::NotAFile { .. }
+            | ResultsError::LineTooLong { .. } => true,
             ResultsError::Refused(e) => e.is_input(),
             ResultsError::Io { .. } => false,
+        }
+    }
+
+    /// How to fix it, when there is advice.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            ResultsError::LineTooLong { .. } => Some(format!(
+                "lower `--trials` or `--max-steps` (a line holds every trial of its instance), or set {} to a larger byte count for every reader",
+                crate::files::read::LINE_VAR
+            )),
+            ResultsError::Refused(e) => e.help(),
+            _ => None,
         }
     }
 }
@@ -188,20 +213,37 @@ pub fn open_results(root: &Path, path: &Path) -> Result<(File, BTreeSet<u64>), R
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
     }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io)?;
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    if whole < bytes.len() {
-        file.set_len(whole as u64).map_err(io)?;
-        file.sync_data().map_err(io)?;
-    }
-    file.seek(SeekFrom::End(0)).map_err(io)?;
+    // Read a line at a time under the line cap: only the seeds are kept.
+    let size = file.metadata().map_err(io)?.len();
+    let mut lines =
+        crate::files::read::Lines::new(std::io::BufReader::with_capacity(1 << 20, &file));
+    let mut line = Vec::new();
+    let (mut whole, mut end) = (0u64, 0u64);
     let mut seeds = BTreeSet::new();
-    for (i, line) in String::from_utf8_lossy(&bytes[..whole]).lines().enumerate() {
-        if line.trim().is_empty() {
+    loop {
+        let more = lines.next_line(&mut line).map_err(|source| {
+            if crate::files::read::is_refusal(&source) {
+                ResultsError::NotAFile {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            } else {
+                io(source)
+            }
+        })?;
+        if !more {
+            break;
+        }
+        end += line.len() as u64;
+        if line.last() != Some(&b'\n') {
+            break; // a partial last line, cut off below
+        }
+        whole = end;
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
             continue;
         }
-        let seed = serde_json::from_str::<Value>(line)
+        let seed = serde_json::from_str::<Value>(&text)
             .ok()
             .and_then(|v| v.get("seed").and_then(Value::as_u64));
         match seed {
@@ -211,10 +253,16 @@ pub fn open_results(root: &Path, path: &Path) -> Result<(File, BTreeSet<u64>), R
             None => {
                 return Err(ResultsError::NotResults {
                     path: path.to_path_buf(),
-                    line: i + 1,
+                    line: lines.number() as usize,
                 });
             }
         }
     }
+    drop(lines);
+    if whole < size {
+        file.set_len(whole).map_err(io)?;
+        file.sync_data().map_err(io)?;
+    }
+    file.seek(SeekFrom::End(0)).map_err(io)?;
     Ok((file, seeds))
 }

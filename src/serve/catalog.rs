@@ -17,19 +17,22 @@
 //!
 //! The tasks eval plays ([`crate::dataset::Dataset::task`]: the system
 //! prompt with the line's book file, else the book rendered as the
-//! generator renders it) are built on first use and kept, so a server of
-//! large datasets starts at once and holds only the prompts it played.
+//! generator renders it) are built when played, from the line read again
+//! by itself; a split keeps the few it built last. At start each file is
+//! read a line at a time (every line checked) and only each line's seed
+//! and place are kept (16 bytes a line), so a server's memory does not
+//! grow with its datasets (docs/safety.md "Reading").
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use crate::analysis::{AnalysisError, Analyst, LiveGame};
+use crate::analysis::{AnalysisError, Analyst, Analysts, LiveGame};
 use crate::dataset::{self, Dataset, DatasetError, Setting};
 use crate::domain::Registry;
-use crate::game::InstanceLine;
 use crate::game::Task;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::search::SearchBudget;
@@ -37,9 +40,15 @@ use crate::search::SearchBudget;
 /// The datasets a server serves.
 pub struct Catalog {
     pub envs: Vec<Environment>,
+    /// Instance files not read because they are not regular files (a
+    /// FIFO, a device), each `` `PATH`: why ``: the caller names them.
+    pub unread: Vec<String>,
     templates: Templates,
     /// The next line of a `reset` that names none (round robin).
     next: AtomicUsize,
+    /// The analysts of the lines dense episodes play (one memo per line,
+    /// shared by its live episodes).
+    analysts: Analysts<Pick>,
 }
 
 /// One dataset directory (or the parts of a `--split` run of one domain).
@@ -53,8 +62,30 @@ pub struct Split {
     pub name: String,
     pub setting: Setting,
     dataset: Dataset,
-    pub lines: Vec<InstanceLine>,
-    tasks: Vec<OnceLock<Arc<Task>>>,
+    /// Each line's seed and byte offset, in file order.
+    lines: Vec<(u64, u64)>,
+    /// The tasks built last, newest first (at most [`RECENT_TASKS`]).
+    recent: Mutex<VecDeque<(usize, Arc<Task>)>>,
+}
+
+/// Tasks a split keeps built (a player resetting the same line, the
+/// page's next line).
+const RECENT_TASKS: usize = 16;
+
+impl Split {
+    /// Its lines.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The seed of line `index`.
+    pub fn seed(&self, index: usize) -> u64 {
+        self.lines[index].0
+    }
 }
 
 /// A line of the catalog: environment, split and position.
@@ -114,10 +145,12 @@ impl Catalog {
         templates: Templates,
     ) -> Result<Catalog, DatasetError> {
         let mut envs: Vec<Environment> = Vec::new();
+        let mut unread = Vec::new();
         for root in data {
             if !root.is_dir() {
                 return Err(DatasetError::NotFound { path: root.clone() });
             }
+            unread.extend(unread_below(root));
             for (part, dir) in dataset_dirs(root)? {
                 let dataset = Dataset::open(registry, &dir, domain)?;
                 let name = dataset.name();
@@ -145,14 +178,17 @@ impl Catalog {
                             ),
                         });
                     }
-                    let lines = dataset.lines(&setting)?;
-                    let tasks = lines.iter().map(|_| OnceLock::new()).collect();
+                    let mut reader = dataset.stream(&setting)?;
+                    let mut lines = Vec::new();
+                    while let Some(read) = reader.next_instance()? {
+                        lines.push((read.instance.seed, read.offset));
+                    }
                     envs[env].splits.push(Split {
                         name: split,
                         setting,
                         dataset: dataset.clone(),
                         lines,
-                        tasks,
+                        recent: Mutex::new(VecDeque::new()),
                     });
                 }
             }
@@ -167,14 +203,21 @@ impl Catalog {
             return Err(DatasetError::Instance {
                 path: data.first().cloned().unwrap_or_default(),
                 message: format!(
-                    "no instance file (`truth_num=T+action_num=A+valid_truth_num=V.jsonl`) in {list} nor in the directories inside; give a dataset directory (kumo-gen's `OUT/<domain>`) or the `--out` of a generate run"
+                    "no instance file (`truth_num=T+action_num=A+valid_truth_num=V.jsonl`) in {list} nor in the directories inside{}; give a dataset directory (kumo-gen's `OUT/<domain>`) or the `--out` of a generate run",
+                    if unread.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (not read: {})", unread.join("; "))
+                    }
                 ),
             });
         }
         Ok(Catalog {
             envs,
+            unread,
             templates,
             next: AtomicUsize::new(0),
+            analysts: Analysts::default(),
         })
     }
 
@@ -186,8 +229,9 @@ impl Catalog {
         &self.envs[pick.env].splits[pick.split]
     }
 
-    pub fn line(&self, pick: Pick) -> &InstanceLine {
-        &self.split(pick).lines[pick.index]
+    /// The seed of the line.
+    pub fn seed(&self, pick: Pick) -> u64 {
+        self.split(pick).seed(pick.index)
     }
 
     /// `<env>/<split>/<index>`.
@@ -263,7 +307,7 @@ impl Catalog {
                 })?,
             None => 0,
         };
-        let n = self.envs[env].splits[split].lines.len();
+        let n = self.envs[env].splits[split].len();
         let index = match (selection.index, selection.seed) {
             (Some(index), _) => index,
             (None, Some(seed)) => seed % n.max(1) as u64,
@@ -274,7 +318,7 @@ impl Catalog {
 
     fn at(&self, env: usize, split: usize, index: u64) -> Result<Pick, PickError> {
         let s = &self.envs[env].splits[split];
-        let n = s.lines.len();
+        let n = s.len();
         if index >= n as u64 {
             return Err(PickError::OutOfRange {
                 index,
@@ -290,35 +334,62 @@ impl Catalog {
         })
     }
 
-    /// The task eval plays for the line (built once, then shared).
+    /// The task eval plays for the line: one the split built last, else
+    /// built from the line read again by itself (a line that changed
+    /// since the server read the file is refused).
     pub fn task(&self, pick: Pick) -> Result<Arc<Task>, DatasetError> {
         let split = self.split(pick);
-        if let Some(task) = split.tasks[pick.index].get() {
+        let recent = || split.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, task)) = recent().iter().find(|(i, _)| *i == pick.index) {
             return Ok(task.clone());
         }
         let renderer = Renderer::new(&self.templates, RenderOptions::default());
-        let instance = split.lines[pick.index].clone();
+        let (seed, offset) = split.lines[pick.index];
+        let file = split.dataset.file(&split.setting);
+        let instance = dataset::stream::read_instance_at(&file, offset, pick.index + 1)?;
+        if instance.seed != seed {
+            return Err(DatasetError::Instance {
+                path: file,
+                message: format!(
+                    "instance {} has seed {}, not {seed}: the file changed since the server read it; restart the server",
+                    pick.index + 1,
+                    instance.seed
+                ),
+            });
+        }
         let book = split
             .dataset
             .book(&renderer, &split.setting, pick.index, &instance)?;
-        let task = split
-            .dataset
-            .task(&renderer, &split.setting, instance, &book)?;
-        Ok(split.tasks[pick.index]
-            .get_or_init(|| Arc::new(task))
-            .clone())
+        let task = Arc::new(
+            split
+                .dataset
+                .task(&renderer, &split.setting, instance, &book)?,
+        );
+        let mut kept = recent();
+        kept.push_front((pick.index, task.clone()));
+        kept.truncate(RECENT_TASKS);
+        Ok(task)
     }
 
-    /// The line's game at its start, scored move by move (a dense-reward
-    /// episode's; each episode has its own memo, freed with it).
-    pub fn live_game(&self, pick: Pick) -> Result<LiveGame, AnalysisError> {
-        let split = self.split(pick);
-        let analyst = Analyst::new(
-            split.dataset.domain(),
-            &split.lines[pick.index],
-            SearchBudget::default(),
-        )?;
-        Ok(LiveGame::new(analyst))
+    /// The game of `task` (the line's) at its start, scored move by move
+    /// (a dense-reward episode's), on the memo the line's live episodes
+    /// share (the same rewards as a memo of its own:
+    /// [`crate::analysis::live`]); the memo is freed with the line's last
+    /// episode.
+    pub fn live_game(&self, pick: Pick, task: &Task) -> Result<LiveGame, AnalysisError> {
+        self.analysts.game(pick, || {
+            let split = self.split(pick);
+            Analyst::new(
+                split.dataset.domain(),
+                &task.instance,
+                SearchBudget::default(),
+            )
+        })
+    }
+
+    /// Lines whose memo some live dense episode holds.
+    pub fn lines_searched(&self) -> usize {
+        self.analysts.in_play()
     }
 
     /// `GET /list_environments`.
@@ -335,7 +406,7 @@ impl Catalog {
                 .iter()
                 .map(|s| {
                     let kind = s.name.rsplit_once('/').map_or("test", |(part, _)| part);
-                    json!({"name": s.name, "type": kind, "num_tasks": s.lines.len(), "setting": s.setting.to_string()})
+                    json!({"name": s.name, "type": kind, "num_tasks": s.len(), "setting": s.setting.to_string()})
                 })
                 .collect::<Vec<_>>(),
         )
@@ -350,7 +421,7 @@ impl Catalog {
             "env": self.env(pick).name,
             "split": split.name,
             "index": pick.index,
-            "seed": split.lines[pick.index].seed,
+            "seed": split.seed(pick.index),
             "setting": split.setting.to_string(),
             "reset": {"env": self.env(pick).name, "split": split.name, "index": pick.index},
         })
@@ -369,7 +440,7 @@ impl Catalog {
         self.envs
             .iter()
             .flat_map(|e| &e.splits)
-            .map(|s| s.lines.len())
+            .map(Split::len)
             .sum()
     }
 }
@@ -406,6 +477,20 @@ fn dataset_dirs(root: &Path) -> Result<Vec<(Option<String>, PathBuf)>, DatasetEr
         }
     }
     Ok(found)
+}
+
+/// The setting files [`dataset_dirs`] looks at (the root, the folders
+/// inside, and theirs) that are not read because they are not regular
+/// files.
+fn unread_below(root: &Path) -> Vec<String> {
+    let mut unread = dataset::unread_settings(root);
+    for dir in subdirs(root).unwrap_or_default() {
+        unread.extend(dataset::unread_settings(&dir));
+        for inner in subdirs(&dir).unwrap_or_default() {
+            unread.extend(dataset::unread_settings(&inner));
+        }
+    }
+    unread
 }
 
 fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, DatasetError> {

@@ -12,15 +12,21 @@
 //! never changes) and the user message of each turn (`prompt`). The
 //! valid truth, the instance's other observations and its labels are
 //! never in an observation or the state; the final observation tells the
-//! outcome, the answer and the counts (`action_count`, KUMO's count, and
-//! `expected_steps`, optimal play's, when the line is labelled).
+//! outcome, the answer and the counts (`action_count`, KUMO's count;
+//! when the line is labelled, `expected_steps`, optimal play's average
+//! over the truths, and `golden_actions`, the actions optimal play takes
+//! on this very game; for a certified label `expected_steps` is its upper
+//! bound, with `exact: false` and `lower_bound`, and `golden_actions` are
+//! the certified strategy's, not proven optimal).
 //!
 //! Rewards ([`Rewards`], `reset`'s `reward`): by default `0.0` for every
 //! turn before the last, then `1.0` for a success and `0.0` otherwise, as
 //! `score` counts success. With `reward: "dense"` every turn earns the
 //! library's dense reward ([`crate::analysis::dense_reward`]: `-regret`
 //! for an action, `1` for a proven answer, `0` otherwise), computed here
-//! from the hidden game with one memo per episode ([`LiveGame`]). Only
+//! from the hidden game on the memo its line's live episodes share
+//! ([`LiveGame`], [`Catalog::live_game`]), on the server's search pool,
+//! never on the threads that answer requests. Only
 //! the number goes to the client: no candidates, values or optimal
 //! actions; and a reward tells nothing the player could not work out
 //! from the book and the observations it saw (the values depend on the
@@ -32,10 +38,11 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::catalog::{Catalog, Pick};
+use super::seats::Seat;
 use crate::analysis::LiveGame;
 use crate::game::Task;
 use crate::game::session::Session;
-use crate::game::{ResultLine, Step, menu_choice};
+use crate::game::{Agent, ResultLine, Step, menu_choice};
 
 /// Who plays, which decides how replies are read and where results go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,10 +62,9 @@ impl Player {
 
     /// The agent folder of the results: eval's or play's.
     pub fn agent(&self, budget: Option<usize>) -> String {
-        match (self, budget) {
-            (Player::Model(_), budget) => crate::eval::agent_name(budget),
-            (Player::Person(_), None) => "HumanAgent".to_string(),
-            (Player::Person(_), Some(n)) => format!("HumanAgent-budget={n}"),
+        match self {
+            Player::Model(_) => Agent::Model.name(budget),
+            Player::Person(_) => Agent::Person.name(budget),
         }
     }
 }
@@ -102,6 +108,9 @@ pub struct Play {
     /// The last step's reward (set by [`Play::step`]).
     last_reward: f64,
     pub last_active: Instant,
+    /// A person's place at the line while the episode lives (the page's
+    /// "next unplayed" deals around it).
+    pub seat: Option<Seat>,
 }
 
 impl Play {
@@ -134,6 +143,7 @@ impl Play {
             dense,
             last_reward: 0.0,
             last_active: Instant::now(),
+            seat: None,
         }
     }
 
@@ -187,7 +197,7 @@ impl Play {
         if self.messages && !done {
             o.insert(
                 "messages".into(),
-                Value::from(self.session.request().unwrap_or_default().to_vec()),
+                Value::from(self.session.request().unwrap_or_default()),
             );
         }
         if let Player::Person(_) = self.player {
@@ -204,8 +214,20 @@ impl Play {
             o.insert("parse_error".into(), json!(trial.parse_error));
             o.insert("answer".into(), json!(instance.valid_truths()));
             o.insert("action_count".into(), json!(self.session.action_count()));
-            if let Some(e) = instance.expected_steps() {
-                o.insert("expected_steps".into(), json!(e));
+            if let Some(steps) = instance.steps() {
+                let (lower, upper) = steps.interval();
+                o.insert("expected_steps".into(), json!(upper));
+                // A certified label: `expected_steps` is its upper bound
+                // (docs/output.md "Certified labels"), `exact` false and
+                // `lower_bound` follow; an exact line has neither, as in
+                // the dataset.
+                if !steps.is_exact() {
+                    o.insert("exact".into(), json!(false));
+                    o.insert("lower_bound".into(), json!(lower));
+                }
+            }
+            if let Some(g) = instance.optimal.as_ref().and_then(|o| o.golden_actions) {
+                o.insert("golden_actions".into(), json!(g));
             }
         }
         let reward = match step {
@@ -254,12 +276,7 @@ impl Play {
     /// The user message eval sends next (the last message of its
     /// request); `null` once the episode is over.
     fn prompt(&self) -> Value {
-        self.session
-            .request()
-            .and_then(|r| r.last())
-            .and_then(|m| m.get("content"))
-            .cloned()
-            .unwrap_or(Value::Null)
+        self.session.prompt().unwrap_or(Value::Null)
     }
 
     /// OpenEnv's `state`: which episode this is and how far it got;
@@ -273,7 +290,7 @@ impl Play {
             "env": catalog.env(self.pick).name,
             "split": split.name,
             "index": self.pick.index,
-            "seed": split.lines[self.pick.index].seed,
+            "seed": split.seed(self.pick.index),
             "player": self.player.name(),
             "budget": self.session.budget(),
             "reward": self.reward_name(),
@@ -310,6 +327,8 @@ impl Play {
         line.agent = Some(place.agent.clone());
         line.domain = Some(place.dataset.clone());
         line.setting = Some(place.setting.clone());
+        // Repeats of a line are told apart by it (docs/serve.md).
+        line.episode_id = Some(self.episode_id.clone());
         Some((place, line))
     }
 }

@@ -18,18 +18,31 @@
 //! - Sessions ([`sessions`]): a WebSocket connection or an HTTP episode
 //!   each take one place of `--max-sessions`; idle ones are closed after
 //!   `--idle-timeout`; messages are bounded by `--max-message-bytes`.
-//! - Access: loopback unless `--bind` says otherwise; a bearer token from
-//!   [`TOKEN_VAR`] when set; no CORS headers, and requests a browser
-//!   sends from another origin refused.
+//! - Connections ([`listen`]): at most `--max-connections` (and what the
+//!   open-files limit allows), each request's headers and body within
+//!   `--request-timeout`, an idle keep-alive connection closed after it,
+//!   a client that reads nothing of an answer cut off after it.
+//! - Work: a step costs its reply ([`crate::game::session`]); the dense
+//!   rewards' searches run on a pool of `--threads` (at most that many at
+//!   once), never on the threads that answer requests.
+//! - Access: loopback unless `--bind` says otherwise, and then only with
+//!   a bearer token from [`TOKEN_VAR`] (or `--insecure-no-token`, loudly
+//!   warned); without a token a request must name the server by a
+//!   loopback name or its bound address (`Host`), so a web page cannot
+//!   reach it through a DNS name rebound to 127.0.0.1; no CORS headers,
+//!   and requests a browser sends from another origin refused.
+//! - One server per `--out`: a lock file there refuses a second.
 //! - Shutdown (SIGINT, SIGTERM): open WebSocket sessions are told and
 //!   closed, and the open episodes are reported (they are not recorded,
 //!   as `play` records no abandoned game).
 
 pub mod catalog;
 pub mod episode;
+pub mod listen;
 pub mod page;
 pub mod results;
 pub mod routes;
+pub mod seats;
 pub mod sessions;
 pub mod wire;
 
@@ -38,9 +51,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use catalog::{Catalog, Pick};
+use catalog::Catalog;
 use episode::{Play, Player, Rewards};
+pub use listen::Notice;
 use results::Results;
+use seats::{Seat, Seats};
 use sessions::Sessions;
 use wire::{Code, Refusal, ResetArgs};
 
@@ -52,6 +67,10 @@ pub const TOKEN_VAR: &str = "KUMO_SERVE_TOKEN";
 
 /// The model name of a `reset` that names none.
 pub const DEFAULT_MODEL: &str = "openenv";
+
+/// A token shorter than this gets a note at start: 16 random characters
+/// (`openssl rand -hex 16` gives 32) resist guessing over the network.
+pub const SHORT_TOKEN: usize = 16;
 
 /// How a server runs.
 #[derive(Clone, Debug)]
@@ -65,12 +84,65 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Largest request body or WebSocket message.
     pub max_message_bytes: usize,
-    /// Replies per episode at most (eval's `--max-steps`).
+    /// Replies per episode at most (eval's `--max-steps`; 1 to
+    /// [`crate::game::MAX_REPLIES`]); a `budget` is at most this too.
     pub max_steps: usize,
-    /// Worker threads (0: one per core).
+    /// Worker threads (0: one per core); also the searches of dense
+    /// rewards run at once, on a pool of their own.
     pub threads: usize,
     /// The bearer token ([`TOKEN_VAR`]).
     pub token: Option<String>,
+    /// Open connections at most (WebSocket sessions included); lowered
+    /// to what the open-files limit allows.
+    pub max_connections: usize,
+    /// A request's headers and its body must each arrive within this; a
+    /// keep-alive connection idle this long is closed; a client that
+    /// reads nothing of an answer this long is cut off.
+    pub request_timeout: Duration,
+    /// Serve a non-loopback `bind` without a token (refused otherwise).
+    pub insecure_no_token: bool,
+}
+
+impl Config {
+    /// Refuses a configuration that would let anyone on the network play
+    /// (and write results) unasked: a non-loopback `bind` without a token,
+    /// unless `insecure_no_token`.
+    pub fn check(&self) -> Result<(), ServeError> {
+        if self.token.is_none() && !self.bind.ip().is_loopback() && !self.insecure_no_token {
+            return Err(ServeError::NoToken { bind: self.bind });
+        }
+        if !(1..=crate::game::MAX_REPLIES).contains(&self.max_steps) {
+            return Err(ServeError::MaxSteps {
+                max_steps: self.max_steps,
+            });
+        }
+        Ok(())
+    }
+
+    /// What the operator should hear at start: a short token, a server
+    /// open to the network without one.
+    pub fn notices(&self) -> Vec<Notice> {
+        let mut notices = Vec::new();
+        if let Some(token) = &self.token
+            && token.chars().count() < SHORT_TOKEN
+        {
+            notices.push(Notice::ShortToken {
+                chars: token.chars().count(),
+            });
+        }
+        if self.token.is_none() && !self.bind.ip().is_loopback() {
+            notices.push(Notice::OpenWithoutToken { bind: self.bind });
+        }
+        notices
+    }
+
+    /// The searches of dense rewards run at once.
+    pub fn search_threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
 }
 
 /// What a server did, for the CLI to print when it stops.
@@ -82,6 +154,9 @@ pub struct Summary {
     pub reaped: usize,
 }
 
+/// How a server tells its operator what happened (the CLI prints it).
+pub type Notices = Box<dyn Fn(&Notice) + Send + Sync>;
+
 /// Everything a request handler needs.
 pub struct Service {
     pub catalog: Catalog,
@@ -89,16 +164,25 @@ pub struct Service {
     pub results: Results,
     pub config: Config,
     pub counters: Mutex<Summary>,
+    /// The lines people play now.
+    pub seats: Seats,
+    /// Places on the search pool (dense rewards).
+    pub searches: tokio::sync::Semaphore,
+    pub notices: Notices,
 }
 
 impl Service {
-    pub fn new(catalog: Catalog, config: Config) -> std::io::Result<Service> {
+    /// The service of a catalog: opens (and locks) the results root.
+    pub fn new(catalog: Catalog, config: Config, notices: Notices) -> Result<Service, ServeError> {
         Ok(Service {
             results: Results::open(&config.out)?,
             sessions: Sessions::new(config.max_sessions),
+            searches: tokio::sync::Semaphore::new(config.search_threads()),
             catalog,
             config,
             counters: Mutex::new(Summary::default()),
+            seats: Seats::default(),
+            notices,
         })
     }
 
@@ -111,10 +195,14 @@ impl Service {
             (None, Some(m)) => Player::Model(m.clone()),
             (None, None) => Player::Model(DEFAULT_MODEL.to_string()),
         };
-        let pick = if args.next_unplayed {
-            self.next_unplayed(args)?
-        } else {
-            self.catalog.pick(&args.selection)?
+        let seat = match (&player, args.next_unplayed) {
+            (_, true) => Some(self.next_unplayed(args)?),
+            (Player::Person(_), false) => Some(self.seats.sit(self.catalog.pick(&args.selection)?)),
+            (Player::Model(_), false) => None,
+        };
+        let pick = match &seat {
+            Some(seat) => seat.pick(),
+            None => self.catalog.pick(&args.selection)?,
         };
         let task = self.catalog.task(pick).map_err(|e| {
             Refusal::new(
@@ -122,9 +210,23 @@ impl Service {
                 format!("cannot build the episode: {e}"),
             )
         })?;
+        if let Some(budget) = args.budget {
+            crate::game::check_budget(budget, task.instance.truths.len(), self.config.max_steps)
+                .map_err(|e| {
+                    Refusal::invalid(format!(
+                        "`budget` {budget} cannot be played on `{}`: {e}; give {} or fewer",
+                        self.catalog.task_id(pick),
+                        crate::game::largest_budget(
+                            task.instance.truths.len(),
+                            self.config.max_steps
+                        )
+                        .max(1)
+                    ))
+                })?;
+        }
         let dense = match args.rewards {
             Rewards::Outcome => None,
-            Rewards::Dense => Some(self.catalog.live_game(pick).map_err(|e| {
+            Rewards::Dense => Some(self.catalog.live_game(pick, &task).map_err(|e| {
                 Refusal::new(
                     Code::ExecutionError,
                     format!("cannot score the episode's moves (reward \"dense\"): {e}"),
@@ -135,7 +237,7 @@ impl Service {
             (Some(own), true) => own.clone(),
             _ => id,
         };
-        Ok(Play::start(
+        let mut play = Play::start(
             &self.catalog,
             pick,
             task,
@@ -145,31 +247,31 @@ impl Service {
             args.budget,
             args.messages,
             dense,
-        ))
+        );
+        play.seat = seat;
+        Ok(play)
     }
 
-    /// The first line of the split no person has a result for and no
-    /// person is playing now (the page's "next unplayed").
-    fn next_unplayed(&self, args: &ResetArgs) -> Result<Pick, Refusal> {
+    /// A seat at the first line of the split no person has a result for
+    /// and no person is playing now (the page's "next unplayed"), dealt
+    /// under one lock ([`Seats::deal`]).
+    fn next_unplayed(&self, args: &ResetArgs) -> Result<Seat, Refusal> {
         let mut first = args.selection.clone();
         first.index = Some(0);
         first.seed = None;
         first.task_id = None;
         let start = self.catalog.pick(&first)?;
-        let (playing, _) = self.sessions.open_http();
         let split = self.catalog.split(start);
         let dataset = &self.catalog.env(start).name;
         let setting = split.setting.to_string();
-        (0..split.lines.len())
-            .map(|index| Pick { index, ..start })
-            .find(|&pick| {
-                !playing.contains(&pick)
-                    && !self.results.played_by_people(
-                        dataset,
-                        &setting,
-                        self.catalog.line(pick).seed,
-                    )
-            })
+        self.seats
+            .deal(
+                (0..split.len()).map(|index| catalog::Pick { index, ..start }),
+                |pick| {
+                    self.results
+                        .played_by_people(dataset, &setting, self.catalog.seed(pick))
+                },
+            )
             .ok_or_else(|| {
                 Refusal::new(
                     Code::ExecutionError,
@@ -257,6 +359,18 @@ pub enum ServeError {
         #[source]
         source: std::io::Error,
     },
+    /// A non-loopback address without a token (exit 1).
+    #[error(
+        "--bind {} lets other machines play and write results, and no {TOKEN_VAR} is set",
+        bind.ip()
+    )]
+    NoToken { bind: SocketAddr },
+    /// `--max-steps` out of range (exit 1).
+    #[error("--max-steps {max_steps} is not 1 to {}", crate::game::MAX_REPLIES)]
+    MaxSteps { max_steps: usize },
+    /// Another server writes to the same `--out` (exit 1).
+    #[error("another `kumo-gen serve` writes its results to `{}` (it holds `{}`)", out.display(), lock.display())]
+    OutLocked { out: PathBuf, lock: PathBuf },
     /// Running, serving or syncing the results failed (exit 2).
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -266,35 +380,64 @@ impl ServeError {
     /// Whether the user's request is the cause (an address in use or not
     /// available here), not the system.
     pub fn is_input(&self) -> bool {
-        matches!(
-            self,
-            ServeError::Listen { source, .. } if matches!(
+        match self {
+            ServeError::Listen { source, .. } => matches!(
                 source.kind(),
                 std::io::ErrorKind::AddrInUse | std::io::ErrorKind::AddrNotAvailable
-            )
-        )
+            ),
+            ServeError::NoToken { .. }
+            | ServeError::MaxSteps { .. }
+            | ServeError::OutLocked { .. } => true,
+            ServeError::Io(_) => false,
+        }
     }
 
     /// How to fix it, when there is advice.
     pub fn help(&self) -> Option<String> {
-        self.is_input()
-            .then(|| "choose another --port (0 picks a free one) or --bind address".into())
+        match self {
+            ServeError::Listen { .. } if self.is_input() => {
+                Some("choose another --port (0 picks a free one) or --bind address".into())
+            }
+            ServeError::NoToken { .. } => Some(format!(
+                "set a token, e.g. `{TOKEN_VAR}=$(openssl rand -hex 16)`, or keep the default --bind 127.0.0.1 and reach it through an SSH tunnel (--insecure-no-token serves without one, to anyone who can reach the port)"
+            )),
+            ServeError::MaxSteps { .. } => Some(format!(
+                "give --max-steps from 1 to {}",
+                crate::game::MAX_REPLIES
+            )),
+            ServeError::OutLocked { .. } => Some(
+                "give each server its own --out (score and stats read several roots), or stop the other server first".into(),
+            ),
+            _ => None,
+        }
     }
 }
 
-/// Serves until SIGINT or SIGTERM. `ready` is told the bound address once
-/// the server listens (the CLI prints it).
+/// Serves until SIGINT or SIGTERM. `notices` hears what the operator
+/// should (at start: the open-files limit, a short token; while serving:
+/// failed accepts, refused connections); `ready` is told the bound
+/// address once the server listens (the CLI prints it).
 pub fn run(
     catalog: Catalog,
-    config: Config,
+    mut config: Config,
+    notices: Notices,
     ready: impl FnOnce(SocketAddr, &Service),
 ) -> Result<Summary, ServeError> {
+    config.check()?;
+    for notice in config.notices() {
+        notices(&notice);
+    }
+    let files = listen::raise_open_files(config.max_connections);
+    if let Some(files) = &files {
+        config.max_connections = files.connections;
+        notices(&Notice::OpenFiles(files.clone()));
+    }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if config.threads > 0 {
         builder.worker_threads(config.threads);
     }
     let runtime = builder.enable_all().build()?;
-    let service = Arc::new(Service::new(catalog, config)?);
+    let service = Arc::new(Service::new(catalog, config, notices)?);
     runtime.block_on(routes::serve(service.clone(), ready))?;
     // The runtime's tasks (closed sessions) are done or dropped here.
     drop(runtime);

@@ -13,7 +13,13 @@
 //! line is cut off when the file is next opened).
 //!
 //! Also the record of which lines people have played, for the page's
-//! "next unplayed".
+//! "next unplayed" (read at start line by line, each line and file under
+//! the bounds of every user's file: [`crate::files::read::lines`]).
+//!
+//! One server per root: [`Results::open`] takes the lock `<out>/.serve.lock`
+//! ([`crate::files::FileLock::exclusive`]) for the server's life, so a
+//! second server on the same `--out` is refused at start instead of
+//! losing the ends of its episodes to the first one's file locks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -28,23 +34,47 @@ use crate::results::ResultsError;
 /// The open result files of a server.
 pub struct Results {
     root: PathBuf,
+    _lock: crate::files::FileLock,
     files: Mutex<BTreeMap<PathBuf, File>>,
     /// `(dataset, setting, seed)` of every person's result line under the
     /// root (read at start, then added to as lines are written).
     played: Mutex<BTreeSet<(String, String, u64)>>,
+    /// The files under the root not read at start, and why (a FIFO, a
+    /// device, a line over the cap): the caller names them.
+    skipped: Vec<String>,
 }
 
 impl Results {
-    /// The results root (`--out`, created if missing); reads which lines
-    /// people have played.
-    pub fn open(root: &Path) -> io::Result<Results> {
-        std::fs::create_dir_all(root)?;
-        let played = people_played(root);
+    /// The results root (`--out`, created if missing), locked for this
+    /// server; reads which lines people have played.
+    pub fn open(root: &Path) -> Result<Results, super::ServeError> {
+        std::fs::create_dir_all(root).map_err(|e| {
+            super::ServeError::Io(io::Error::new(
+                e.kind(),
+                format!("cannot make the results folder `{}`: {e}", root.display()),
+            ))
+        })?;
+        let guarded = root.join("serve");
+        let lock = crate::files::FileLock::exclusive(&guarded).map_err(|e| match e {
+            crate::files::FileError::Busy { .. } => super::ServeError::OutLocked {
+                out: root.to_path_buf(),
+                lock: crate::files::lock_path(&guarded),
+            },
+            other => super::ServeError::Io(io::Error::other(other.to_string())),
+        })?;
+        let (played, skipped) = people_played(root);
         Ok(Results {
             root: root.to_path_buf(),
+            _lock: lock,
             files: Mutex::new(BTreeMap::new()),
             played: Mutex::new(played),
+            skipped,
         })
+    }
+
+    /// The result files under the root not read at start, each with why.
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     pub fn root(&self) -> &Path {
@@ -85,7 +115,7 @@ impl Results {
         if sync {
             file.sync_data().map_err(io)?;
         }
-        if place.agent.starts_with("HumanAgent") {
+        if crate::game::is_human(&place.agent) {
             self.played
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -112,11 +142,20 @@ impl Results {
     }
 }
 
+/// The one field the scan reads of a result line.
+#[derive(serde::Deserialize)]
+struct SeedOnly {
+    seed: Option<u64>,
+}
+
 /// The instances people played: every line of
-/// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl` (unreadable
-/// files and lines are skipped: they are `score`'s to report).
-fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
+/// `<root>/<player>/HumanAgent*/<dataset>/<setting>/*.jsonl`, read by the
+/// rule of user files (a FIFO or a device is never opened, a line is at
+/// most the line cap); files not read are returned with why (lines that
+/// are no result lines are skipped: they are `score`'s to report).
+fn people_played(root: &Path) -> (BTreeSet<(String, String, u64)>, Vec<String>) {
     let mut played = BTreeSet::new();
+    let mut skipped = Vec::new();
     let dirs = |p: &Path| -> Vec<PathBuf> {
         std::fs::read_dir(p)
             .map(|it| {
@@ -131,7 +170,7 @@ fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
         for agent in dirs(&player) {
             let is_human = agent
                 .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("HumanAgent"));
+                .is_some_and(|n| crate::game::is_human(&n.to_string_lossy()));
             if !is_human {
                 continue;
             }
@@ -146,21 +185,25 @@ fn people_played(root: &Path) -> BTreeSet<(String, String, u64)> {
                         continue;
                     };
                     for file in entries.filter_map(Result::ok).map(|e| e.path()) {
-                        let Ok(text) = std::fs::read_to_string(&file) else {
-                            continue;
-                        };
-                        for line in text.lines() {
-                            let seed = serde_json::from_str::<serde_json::Value>(line)
-                                .ok()
-                                .and_then(|v| v.get("seed").and_then(|s| s.as_u64()));
-                            if let Some(seed) = seed {
-                                played.insert((name(&dataset), name(&setting), seed));
+                        let read = crate::files::read::lines(&file).and_then(|mut lines| {
+                            let mut line = Vec::new();
+                            while lines.next_line(&mut line)? {
+                                let seed = serde_json::from_slice::<SeedOnly>(&line)
+                                    .ok()
+                                    .and_then(|l| l.seed);
+                                if let Some(seed) = seed {
+                                    played.insert((name(&dataset), name(&setting), seed));
+                                }
                             }
+                            Ok(())
+                        });
+                        if let Err(e) = read {
+                            skipped.push(format!("`{}`: {e}", file.display()));
                         }
                     }
                 }
             }
         }
     }
-    played
+    (played, skipped)
 }

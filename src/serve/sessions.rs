@@ -9,16 +9,18 @@
 //! - Ids are 128 random bits from the operating system, in hex: knowing
 //!   one episode's id tells nothing of another's.
 //! - Idle sessions are closed: a WebSocket that sends nothing for
-//!   `--idle-timeout` is told so and closed by its own task; HTTP episodes
-//!   idle that long are dropped by [`Sessions::reap`], which the server
-//!   runs every few seconds.
+//!   `--idle-timeout` is told so and closed by its own task (pings do not
+//!   count: a client's keep-alive is not a player); HTTP episodes idle
+//!   that long are dropped by [`Sessions::reap`], which the server runs
+//!   every few seconds.
+//!
+//! The lines people play are [`super::seats`]'.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::catalog::Pick;
 use super::episode::Play;
 
 /// The open sessions of a server.
@@ -132,23 +134,23 @@ impl Sessions {
         before - table.len()
     }
 
-    /// The lines of the open HTTP episodes of people (held by the page's
-    /// "next unplayed" so two people do not get the same line), and every
-    /// open HTTP episode's task id (the shutdown report), in id order.
-    pub fn open_http(&self) -> (Vec<Pick>, Vec<String>) {
+    /// Every open HTTP episode's task id (the shutdown report), in id
+    /// order.
+    pub fn open_http(&self) -> Vec<String> {
         let table = self.table();
-        let mut people = Vec::new();
         let mut ids = Vec::new();
         for entry in table.values() {
             let p = entry.play.lock().unwrap_or_else(|e| e.into_inner());
-            if matches!(p.player, super::episode::Player::Person(_)) {
-                people.push(p.pick);
-            }
             if !p.is_done() {
                 ids.push(p.task_id.clone());
             }
         }
-        (people, ids)
+        ids
+    }
+
+    /// HTTP episodes open now.
+    pub fn http_episodes(&self) -> usize {
+        self.table().len()
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {

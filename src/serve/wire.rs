@@ -14,8 +14,9 @@
 //!   `task_id` (which line: [`super::catalog::Catalog::pick`]),
 //!   `episode_id` (the client's name of the episode), `model` (the results
 //!   folder, and the system message's role as in eval), `budget` (the
-//!   budgeted protocol), `messages` (observations carry eval's whole
-//!   request), `reward` (`"outcome"`, the default, or `"dense"`: every
+//!   budgeted protocol; below the line's truths and at most `--max-steps`,
+//!   as eval's), `messages` (observations carry eval's whole request),
+//!   `reward` (`"outcome"`, the default, or `"dense"`: every
 //!   step earns the dense reward, docs/analytics.md). Others are ignored, as OpenEnv ignores arguments `reset`
 //!   does not take.
 
@@ -169,10 +170,17 @@ impl ResetArgs {
                 Some(_) => Err(Refusal::invalid(format!("`{key}` is true or false"))),
             }
         };
+        // The line's own rule (below its truths, at most --max-steps) is
+        // checked when the line is known ([`crate::game::check_budget`]).
         let budget = match number("budget")? {
             None => None,
-            Some(b) if (1..=1_000_000).contains(&b) => Some(b as usize),
-            Some(_) => return Err(Refusal::invalid("`budget` is 1 to 1000000 turns")),
+            Some(b) if (1..=crate::game::MAX_REPLIES as u64).contains(&b) => Some(b as usize),
+            Some(_) => {
+                return Err(Refusal::invalid(format!(
+                    "`budget` is 1 to {} turns, at most the server's --max-steps and below the line's truths",
+                    crate::game::MAX_REPLIES
+                )));
+            }
         };
         let rewards = match text("reward")?.as_deref() {
             None | Some("outcome") => Rewards::Outcome,
@@ -277,7 +285,10 @@ pub fn schema() -> Value {
                 "parse_error": {"type": "boolean", "description": "Final only."},
                 "answer": {"type": "array", "items": {"type": "string"}, "description": "Final only: the valid truths."},
                 "action_count": {"type": "integer", "description": "Final only: KUMO's action count."},
-                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions (labelled lines)."}
+                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions over the line's truths (labelled lines); an upper bound when `exact` is false."},
+                "exact": {"type": "boolean", "description": "Final only, certified labels: false (`expected_steps` is then an upper bound and `golden_actions` the certified strategy's); absent when the label is exact."},
+                "lower_bound": {"type": "number", "description": "Final only, certified labels: the proven lower bound of optimal play's expected actions."},
+                "golden_actions": {"type": "integer", "description": "Final only: the actions optimal play takes on this very game (labelled lines; for a certified label, the certified strategy's)."}
             },
             "required": ["prompt", "task_id", "episode_id", "turn"]
         },

@@ -13,6 +13,7 @@ the Python packages) the tests skip on a developer machine and fail under
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -139,6 +140,15 @@ def start_server(kumo_bin: Path, data: Path, tmp_path: Path) -> Iterator:
         if server.process.poll() is None:
             server.process.kill()
             server.process.wait()
+
+
+def without_episode_id(line: str) -> str:
+    """A served result line without the `episode_id` it ends with (a served
+    episode's line carries one so that repeats count as trials; eval's and
+    play's lines have none), after checking it is there: 32 hex digits."""
+    match = re.fullmatch(r'(.*),"episode_id":"([0-9a-f]{32})"}', line)
+    assert match, f"a served line ends with its episode_id: {line[-80:]}"
+    return match.group(1) + "}"
 
 
 def wait_until(check, timeout: float = 10.0) -> None:

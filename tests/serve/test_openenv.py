@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DOMAIN, LINES, SETTING, SPLIT, read_jsonl, wait_until
+from conftest import DOMAIN, LINES, SETTING, SPLIT, read_jsonl, wait_until, without_episode_id
 
 MISSING = ""
 try:
@@ -69,7 +69,9 @@ def test_websocket_episodes_equal_eval_golden(start_server, golden, instances, d
             assert final["action_count"] == len(json.loads(golden[index])["trajectories"][0]["actions"])
             assert final["expected_steps"] == pytest.approx(instances[index]["optimal"]["expected_steps"], abs=1e-12)
     server.stop()
-    served = {json.loads(line)["seed"]: line for line in server.results("golden").read_text().splitlines()}
+    lines = server.results("golden").read_text().splitlines()
+    assert len({json.loads(line)["episode_id"] for line in lines}) == len(lines)
+    served = {json.loads(line)["seed"]: without_episode_id(line) for line in lines}
     assert served == golden
 
 
@@ -92,7 +94,9 @@ def test_http_episodes_equal_eval_golden(start_server, golden) -> None:
         r = requests.post(f"{server.url}/step", json={"episode_id": episode, "action": {"message": "x"}})
         assert r.status_code == 404 and r.json()["code"] == "SESSION_ERROR"
     server.stop()
-    served = {json.loads(line)["seed"]: line for line in server.results("golden").read_text().splitlines()}
+    lines = server.results("golden").read_text().splitlines()
+    assert len({json.loads(line)["episode_id"] for line in lines}) == len(lines)
+    served = {json.loads(line)["seed"]: without_episode_id(line) for line in lines}
     assert served == golden
 
 

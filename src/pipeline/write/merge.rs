@@ -4,7 +4,7 @@
 //! a taken key replays stream `i` (first draw, then retries) as the
 //! unsharded run does.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -36,7 +36,7 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<ShardGroup>, OutputError> {
     let mut groups = Vec::new();
     let read = |dir: &Path| -> Result<Vec<PathBuf>, OutputError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| OutputError::io(dir, e))?
+            .map_err(|e| OutputError::read(dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             // Hidden folders are kumo-gen's own (the lock files' `.locks`).
             .filter(|p| {
@@ -103,7 +103,7 @@ pub fn merge(
 fn complete_group(group: &Path) -> Result<(Vec<ShardManifest>, Vec<PathBuf>), OutputError> {
     let mut manifests: Vec<ShardManifest> = Vec::new();
     let mut names: Vec<PathBuf> = std::fs::read_dir(group)
-        .map_err(|e| OutputError::io(group, e))?
+        .map_err(|e| OutputError::read(group, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.file_name()
@@ -366,8 +366,18 @@ fn already_merged(
     })
 }
 
+/// A damaged shard: `--force` (which replaces the merged dataset) does
+/// not mend it; making the shard again does.
+fn damaged_shard(path: &Path, message: String) -> OutputError {
+    OutputError::Shards {
+        message: format!("`{}` is damaged: {message}", path.display()),
+        help: "make that shard again (its `kumo-gen generate ... --shard K/N` with `--force`), then run `merge` again".into(),
+    }
+}
+
 /// A shard file open for reading, and its path (for messages).
-type ShardReader = (PathBuf, BufReader<std::fs::File>);
+/// (Lines under the line cap: a shard is a user's file once it is on disk.)
+type ShardReader = (PathBuf, crate::files::read::Lines<BufReader<std::fs::File>>);
 
 /// The shard files of the group, open for reading, and the counts the
 /// shards recorded (draws an excluded set or another part took, redrawn
@@ -378,8 +388,9 @@ fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), O
     for m in &group.manifests {
         let shard_path = dir.join(&m.file);
         let file =
-            crate::files::read::open(&shard_path).map_err(|e| OutputError::io(&shard_path, e))?;
-        readers.push((shard_path, BufReader::with_capacity(1 << 20, file)));
+            crate::files::read::open(&shard_path).map_err(|e| OutputError::read(&shard_path, e))?;
+        let lines = crate::files::read::Lines::new(BufReader::with_capacity(1 << 20, file));
+        readers.push((shard_path, lines));
         stats.add(&Stats {
             instances: 0,
             resamples: m.counts.resamples,
@@ -387,6 +398,8 @@ fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), O
             sat_calls: m.counts.sat_calls,
             duplicates: m.counts.duplicates_rejected,
             out_of_band: m.counts.out_of_band_rejected,
+            band_straddling: m.counts.out_of_band_straddling,
+            band_unlabelled: m.counts.out_of_band_unlabelled,
         });
     }
     Ok((readers, stats))
@@ -434,18 +447,15 @@ fn merge_lines(
         let (shard_path, reader) = &mut readers[(i % count) as usize];
         line.clear();
         reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| OutputError::io(shard_path, e))?;
+            .next_line(&mut line)
+            .map_err(|e| OutputError::read(shard_path, e))?;
         if line.pop() != Some(b'\n') {
-            return Err(OutputError::Corrupt {
-                path: shard_path.clone(),
-                message: format!("instance {i} is missing"),
-            });
+            return Err(damaged_shard(
+                shard_path,
+                format!("instance {i} is missing"),
+            ));
         }
-        let corrupt = |message: String| OutputError::Corrupt {
-            path: shard_path.clone(),
-            message,
-        };
+        let corrupt = |message: String| damaged_shard(shard_path, message);
         let (seed, key) = record::read_key(domain, &index, &line)
             .map_err(|m| corrupt(format!("instance {i}: {m}")))?;
         if seed != i {
@@ -469,6 +479,8 @@ fn merge_lines(
             let after = candidate.stats;
             stats.duplicates += after.duplicates - at_shard.duplicates;
             stats.out_of_band += after.out_of_band - at_shard.out_of_band;
+            stats.band_straddling += after.band_straddling - at_shard.band_straddling;
+            stats.band_unlabelled += after.band_unlabelled - at_shard.band_unlabelled;
             stats.resamples += after.resamples - at_shard.resamples;
             stats.unsat += after.unsat - at_shard.unsat;
             stats.sat_calls += after.sat_calls - at_shard.sat_calls;
@@ -493,14 +505,14 @@ fn merge_lines(
     }
     for (shard_path, reader) in &mut readers {
         let mut rest = Vec::new();
-        reader
-            .read_until(b'\n', &mut rest)
-            .map_err(|e| OutputError::io(shard_path, e))?;
-        if !rest.is_empty() {
-            return Err(OutputError::Corrupt {
-                path: shard_path.clone(),
-                message: format!("it holds more lines than `-n {n}` gives it"),
-            });
+        let more = reader
+            .next_line(&mut rest)
+            .map_err(|e| OutputError::read(shard_path, e))?;
+        if more {
+            return Err(damaged_shard(
+                shard_path,
+                format!("it holds more lines than `-n {n}` gives it"),
+            ));
         }
     }
     stats.instances = n;

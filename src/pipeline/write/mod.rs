@@ -334,9 +334,16 @@ pub enum OutputError {
     /// An `--exclude` set cannot be read (exit 1).
     #[error(transparent)]
     Exclude(#[from] crate::contamination::ReadError),
-    /// Reading or writing failed (exit 2).
+    /// Writing failed (exit 2).
     #[error("cannot write `{}`: {source}", path.display())]
     Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file there cannot be read (exit 1: the user's files).
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -350,6 +357,7 @@ impl From<FileError> for OutputError {
             FileError::Busy { path } => OutputError::Busy { path },
             FileError::Corrupt { path, message } => OutputError::Corrupt { path, message },
             FileError::Io { path, source } => OutputError::Io { path, source },
+            FileError::Read { path, source } => OutputError::Read { path, source },
         }
     }
 }
@@ -380,6 +388,13 @@ impl OutputError {
         }
     }
 
+    pub fn read(path: &Path, source: std::io::Error) -> OutputError {
+        OutputError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     /// How to fix it, when there is advice.
     pub fn help(&self) -> Option<String> {
         match self {
@@ -399,7 +414,7 @@ impl OutputError {
                 "wait for that run to finish (re-running the same command then resumes or finds it up to date), or choose another `--out`".into(),
             ),
             OutputError::Exclude(e) => Some(e.help().into()),
-            OutputError::Io { .. } => None,
+            OutputError::Io { .. } | OutputError::Read { .. } => None,
         }
     }
 

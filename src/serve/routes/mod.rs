@@ -11,17 +11,22 @@
 //! `/close` name. HTTP errors are JSON, `{"detail", "code"}`, with
 //! OpenEnv's codes and statuses: 400 bad JSON, 422 a bad value, 404 an
 //! unknown episode or environment, 409 a step the episode cannot take,
-//! 413 too large, 401 no token, 403 another origin, 503 the session limit.
+//! 408 a body that did not arrive in time, 413 too large (read to its end
+//! first, up to 16 times the limit, so the client hears it instead of a
+//! reset), 401 no token, 403 another origin or (without a token) a `Host`
+//! that is not this server's, 503 the session or connection limit.
 //!
-//! Here: the listener and its shutdown, the token and origin checks, the
-//! HTTP episodes and the fixed documents; [`ws`] the WebSocket session,
-//! [`tasks`] the task API.
+//! Here: the server's start and shutdown, the token, host and origin
+//! checks, the HTTP episodes and the fixed documents; [`ws`] the
+//! WebSocket session, [`tasks`] the task API; the listener is
+//! [`super::listen`]. A step of a dense-reward episode runs on the search
+//! pool ([`on_pool`]), never on the threads that answer requests.
 
 mod tasks;
 mod ws;
 
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -32,7 +37,8 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use super::episode::StepError;
+use super::episode::{Play, Rewards, StepError};
+use super::listen::{self, Limits};
 use super::sessions::new_id;
 use super::wire::{self, Code, Refusal, ResetArgs, StepArgs};
 use super::{Service, page};
@@ -62,24 +68,31 @@ pub async fn serve(
         service: service.clone(),
         stop: stop_rx.clone(),
     };
-    let reaper = tokio::spawn(reap(service.clone(), stop_rx));
-    let shutdown = async move {
-        stop_signal().await;
-        let _ = stop_tx.send(true);
+    let reaper = tokio::spawn(reap(service.clone(), stop_rx.clone()));
+    let limits = Limits {
+        max_connections: service.config.max_connections,
+        request_timeout: service.config.request_timeout,
     };
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let accepting = tokio::spawn(listen::accept_loop(
+        listener,
+        router(app),
+        limits,
+        service.clone(),
+        stop_rx,
+    ));
+    stop_signal().await;
+    let _ = stop_tx.send(true);
+    let _ = accepting.await;
     // WebSocket sessions close themselves on the signal; give them a
     // moment to say so, then report the HTTP episodes still open.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
-    while service.sessions.open() > service.sessions.open_http().1.len()
+    while service.sessions.open() > service.sessions.http_episodes()
         && tokio::time::Instant::now() < deadline
     {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     reaper.abort();
-    let (_, open) = service.sessions.open_http();
+    let open = service.sessions.open_http();
     service
         .counters
         .lock()
@@ -112,11 +125,6 @@ async fn stop_signal() {
     }
 }
 
-/// Returns once the server begins to stop.
-async fn stopping(stop: &mut watch::Receiver<bool>) {
-    let _ = stop.wait_for(|&stopping| stopping).await;
-}
-
 /// Drops idle HTTP episodes every few seconds.
 async fn reap(service: Arc<Service>, mut stop: watch::Receiver<bool>) {
     let every =
@@ -124,7 +132,7 @@ async fn reap(service: Arc<Service>, mut stop: watch::Receiver<bool>) {
     loop {
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
-            () = stopping(&mut stop) => return,
+            () = listen::stopping(&mut stop) => return,
         }
         let reaped = service.sessions.reap(service.config.idle_timeout);
         if reaped > 0 {
@@ -192,7 +200,29 @@ fn error(status: StatusCode, code: &str, message: &str) -> Response {
     json_response(status, &json!({"detail": message, "code": code}))
 }
 
-/// Checks the token and the origin of a request; `None` when it may go on.
+/// Whether a request's `Host` names this server as only a client on this
+/// machine, or one that knows the server's address, would: a loopback
+/// name (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`) or the bound
+/// address (any address literal when bound to all of them). A web page
+/// that rebinds its own DNS name to 127.0.0.1 sends its name.
+fn host_is_ours(host: &str, bind: SocketAddr) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host
+            .rsplit_once(':')
+            .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(host, |(name, _)| name),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    name.parse::<IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback() || ip == bind.ip() || bind.ip().is_unspecified())
+}
+
+/// Checks the origin, the host (without a token) and the token of a
+/// request; `None` when it may go on.
 fn guard(app: &App, headers: &HeaderMap) -> Option<Response> {
     if let Some(origin) = headers.get(header::ORIGIN) {
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
@@ -206,6 +236,21 @@ fn guard(app: &App, headers: &HeaderMap) -> Option<Response> {
                 StatusCode::FORBIDDEN,
                 "FORBIDDEN",
                 "requests from another web origin are refused (this server sends no CORS headers)",
+            ));
+        }
+    }
+    if app.service.config.token.is_none()
+        && let Some(host) = headers.get(header::HOST)
+    {
+        let host = host.to_str().unwrap_or_default();
+        if !host_is_ours(host, app.service.config.bind) {
+            return Some(error(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                &format!(
+                    "this server has no token, so it answers only requests that name it by a loopback name or its address, not `{host}` (a web page's name pointed at this machine?); set {} to serve other names",
+                    super::TOKEN_VAR
+                ),
             ));
         }
     }
@@ -229,18 +274,57 @@ fn guard(app: &App, headers: &HeaderMap) -> Option<Response> {
     None
 }
 
-/// A request's body as JSON (an empty body is `null`), within the limit.
+/// A request's body as JSON (an empty body is `null`), within the size
+/// limit and the request timeout.
 async fn body_json(app: &App, request: Request) -> Result<Value, Response> {
     let limit = app.service.config.max_message_bytes;
-    let bytes = axum::body::to_bytes(request.into_body(), limit)
-        .await
-        .map_err(|_| {
-            error(
-                StatusCode::PAYLOAD_TOO_LARGE,
+    let timeout = app.service.config.request_timeout;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let too_large = || {
+        let mut response = error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "VALIDATION_ERROR",
+            &format!("the request body is over {limit} bytes (--max-message-bytes)"),
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        response
+    };
+    let drain = limit.saturating_mul(16).min(64 << 20);
+    if declared.is_some_and(|n| n > drain as u64) {
+        return Err(too_large());
+    }
+    let read = tokio::time::timeout(timeout, read_body(request.into_body(), limit, drain)).await;
+    let bytes = match read {
+        Err(_) => {
+            let mut response = error(
+                StatusCode::REQUEST_TIMEOUT,
                 "VALIDATION_ERROR",
-                &format!("the request body is over {limit} bytes (--max-message-bytes)"),
-            )
-        })?;
+                &format!(
+                    "the request body did not arrive within {} s (--request-timeout)",
+                    timeout.as_secs()
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return Err(response);
+        }
+        Ok(ReadBody::Over) => return Err(too_large()),
+        Ok(ReadBody::Broken) => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_JSON",
+                "the request body could not be read",
+            ));
+        }
+        Ok(ReadBody::Read(bytes)) => bytes,
+    };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
@@ -250,6 +334,44 @@ async fn body_json(app: &App, request: Request) -> Result<Value, Response> {
             format!("Invalid JSON: {e}"),
         ))
     })
+}
+
+/// What [`read_body`] read.
+enum ReadBody {
+    Read(Vec<u8>),
+    /// Over the limit (read on, discarded, up to the drain bound).
+    Over,
+    Broken,
+}
+
+/// Reads a body of at most `limit` bytes; past it, reads on and discards
+/// up to `drain` bytes, so the client gets the refusal and not a reset.
+async fn read_body(mut body: axum::body::Body, limit: usize, drain: usize) -> ReadBody {
+    use axum::body::HttpBody as _;
+    let mut bytes = Vec::new();
+    let mut seen = 0usize;
+    while let Some(frame) =
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+    {
+        let Ok(frame) = frame else {
+            return ReadBody::Broken;
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        seen = seen.saturating_add(data.len());
+        if seen > drain {
+            return ReadBody::Over;
+        }
+        if seen <= limit {
+            bytes.extend_from_slice(&data);
+        }
+    }
+    if seen > limit {
+        ReadBody::Over
+    } else {
+        ReadBody::Read(bytes)
+    }
 }
 
 /// The guard, then the body.
@@ -359,18 +481,31 @@ async fn step(State(app): State<App>, request: Request) -> Response {
     let Some(play) = s.sessions.get(&id) else {
         return refused(&unknown_episode(&id));
     };
-    let (result, done) = {
-        let mut play = play.lock().unwrap_or_else(|e| e.into_inner());
+    let service = s.clone();
+    let take_step = move || {
+        let mut play = lock(&play);
         let result = play
-            .step(&s.catalog, &args.message, args.tokens)
+            .step(&service.catalog, &args.message, args.tokens)
             .map_err(step_refusal)
             .and_then(|response| {
                 if play.is_done() {
-                    s.record(&play)?;
+                    service.record(&play)?;
                 }
                 Ok(response)
             });
         (result, play.is_done())
+    };
+    let dense = s
+        .sessions
+        .get(&id)
+        .is_some_and(|p| p.try_lock().map_or(true, |p| p.rewards() == Rewards::Dense));
+    let (result, done) = if dense {
+        match on_pool(s, take_step).await {
+            Ok(stepped) => stepped,
+            Err(r) => return refused(&r),
+        }
+    } else {
+        take_step()
     };
     if done {
         s.sessions.remove(&id);
@@ -379,6 +514,25 @@ async fn step(State(app): State<App>, request: Request) -> Response {
         Ok(response) => ok(&response),
         Err(r) => refused(&r),
     }
+}
+
+/// Runs a step that may search (a dense reward) on the search pool: at
+/// most `--threads` at once, on threads of their own, so the threads
+/// that answer requests (`/health` among them) never wait on a search.
+pub(super) async fn on_pool<T: Send + 'static>(
+    service: &super::Service,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Refusal> {
+    let failed = || Refusal::new(Code::ExecutionError, "the step could not be run");
+    let _place = service.searches.acquire().await.map_err(|_| failed())?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|_| failed())
+}
+
+/// An HTTP episode, locked (a poisoned lock still holds the episode).
+fn lock(play: &Mutex<Play>) -> std::sync::MutexGuard<'_, Play> {
+    play.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn step_refusal(e: StepError) -> Refusal {
@@ -404,12 +558,20 @@ async fn state(State(app): State<App>, request: Request) -> Response {
         // OpenEnv's answer for no episode.
         return ok(&json!({"episode_id": null, "step_count": 0}));
     };
-    match s.sessions.get(&id) {
-        Some(play) => {
-            let play = play.lock().unwrap_or_else(|e| e.into_inner());
-            ok(&play.state(&s.catalog))
-        }
-        None => refused(&unknown_episode(&id)),
+    let Some(play) = s.sessions.get(&id) else {
+        return refused(&unknown_episode(&id));
+    };
+    if let Ok(play) = play.try_lock() {
+        return ok(&play.state(&s.catalog));
+    }
+    // A step is searching: wait for it off the request threads.
+    let service = s.clone();
+    match tokio::task::spawn_blocking(move || lock(&play).state(&service.catalog)).await {
+        Ok(state) => ok(&state),
+        Err(_) => refused(&Refusal::new(
+            Code::ExecutionError,
+            "the state could not be read",
+        )),
     }
 }
 

@@ -87,7 +87,7 @@ pub(super) async fn tasks(
 ) -> Response {
     match task_request(&app, &env, request).await {
         Ok((e, s, _)) => {
-            let n = app.service.catalog.envs[e].splits[s].lines.len();
+            let n = app.service.catalog.envs[e].splits[s].len();
             ok(&json!({"tasks": tasks_json(&app, e, s, 0..n), "env_name": env}))
         }
         Err(response) => response,
@@ -100,9 +100,7 @@ pub(super) async fn num_tasks(
     request: Request,
 ) -> Response {
     match task_request(&app, &env, request).await {
-        Ok((e, s, _)) => {
-            ok(&json!({"num_tasks": app.service.catalog.envs[e].splits[s].lines.len()}))
-        }
+        Ok((e, s, _)) => ok(&json!({"num_tasks": app.service.catalog.envs[e].splits[s].len()})),
         Err(response) => response,
     }
 }
@@ -141,7 +139,7 @@ pub(super) async fn task(
         Ok(found) => found,
         Err(response) => return response,
     };
-    let n = app.service.catalog.envs[e].splits[s].lines.len();
+    let n = app.service.catalog.envs[e].splits[s].len();
     match index_of(&body, "index") {
         Ok(index) if index < n => {
             ok(&json!({"task": app.service.catalog.task_json(Pick { env: e, split: s, index })}))
@@ -160,7 +158,7 @@ pub(super) async fn task_range(
         Ok(found) => found,
         Err(response) => return response,
     };
-    let n = app.service.catalog.envs[e].splits[s].lines.len();
+    let n = app.service.catalog.envs[e].splits[s].len();
     let start = match index_of(&body, "start") {
         Ok(start) => start,
         Err(response) => return *response,

@@ -1,8 +1,11 @@
 //! OpenEnv's WebSocket session (`/ws`): one episode at a time per
 //! connection, in the connection's own task, as OpenEnv keeps one
 //! environment per connection; typed errors for every bad frame, the idle
-//! timeout, the capacity error, and the word to open sessions when the
-//! server stops.
+//! timeout (counted from the last message: pings and pongs, which
+//! openenv-core's client sends every few seconds, keep the connection,
+//! not the session), the capacity error, and the word to open sessions
+//! when the server stops. A dense episode's step runs on the search pool
+//! ([`super::on_pool`]).
 
 use axum::extract::State;
 use axum::extract::ws::{Message as Frame, WebSocket, WebSocketUpgrade};
@@ -10,8 +13,9 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::{App, capacity, guard, no_random, step_refusal, stopping};
-use crate::serve::episode::Play;
+use super::super::listen::stopping;
+use super::{App, capacity, guard, no_random, on_pool, step_refusal};
+use crate::serve::episode::{Play, Rewards};
 use crate::serve::sessions::new_id;
 use crate::serve::wire::{self, Code, Message, Refusal};
 
@@ -62,9 +66,10 @@ async fn ws_session(app: App, mut socket: WebSocket) {
     let mut play: Option<Play> = None;
     let mut stop = app.stop.clone();
     let idle = s.config.idle_timeout;
+    let mut idle_at = tokio::time::Instant::now() + idle;
     loop {
         let received = tokio::select! {
-            r = tokio::time::timeout(idle, socket.recv()) => r,
+            r = tokio::time::timeout_at(idle_at, socket.recv()) => r,
             () = stopping(&mut stop) => {
                 if let Some(p) = play.as_ref().filter(|p| !p.is_done()) {
                     s.counters.lock().unwrap_or_else(|e| e.into_inner()).open_at_shutdown.push(p.task_id.clone());
@@ -112,6 +117,7 @@ async fn ws_session(app: App, mut socket: WebSocket) {
             Frame::Close(_) => break,
             Frame::Ping(_) | Frame::Pong(_) => continue,
         };
+        idle_at = tokio::time::Instant::now() + idle;
         let reply = match wire::parse_message(&text) {
             Err(r) => r.to_ws(),
             Ok(Message::Close) => break,
@@ -126,17 +132,36 @@ async fn ws_session(app: App, mut socket: WebSocket) {
                 }
                 Err(r) => r.to_ws(),
             },
-            Ok(Message::Step(args)) => match play.as_mut() {
+            Ok(Message::Step(args)) => match play.take() {
                 None => {
                     Refusal::new(Code::ExecutionError, "no episode yet: send `reset` first").to_ws()
                 }
-                Some(p) => match p.step(&s.catalog, &args.message, args.tokens) {
-                    Ok(response) => match p.is_done().then(|| s.record(p)) {
-                        Some(Err(r)) => r.to_ws(),
-                        _ => json!({"type": "observation", "data": response}),
-                    },
-                    Err(e) => step_refusal(e).to_ws(),
-                },
+                Some(mut p) => {
+                    let dense = p.rewards() == Rewards::Dense;
+                    let service = s.clone();
+                    let take_step = move || {
+                        let reply = match p.step(&service.catalog, &args.message, args.tokens) {
+                            Ok(response) => match p.is_done().then(|| service.record(&p)) {
+                                Some(Err(r)) => r.to_ws(),
+                                _ => json!({"type": "observation", "data": response}),
+                            },
+                            Err(e) => step_refusal(e).to_ws(),
+                        };
+                        (p, reply)
+                    };
+                    let stepped = if dense {
+                        on_pool(&s, take_step).await
+                    } else {
+                        Ok(take_step())
+                    };
+                    match stepped {
+                        Ok((p, reply)) => {
+                            play = Some(p);
+                            reply
+                        }
+                        Err(r) => r.to_ws(),
+                    }
+                }
             },
             Ok(Message::State) => {
                 let state = match &play {
