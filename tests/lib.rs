@@ -4,6 +4,7 @@
 mod analysis;
 mod black_boxes;
 mod budget;
+mod certified;
 mod cli;
 mod common;
 mod conformance;

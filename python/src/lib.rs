@@ -549,10 +549,28 @@ impl PyTask {
         protocol::instruction(&self.inner.instance.actions, &self.inner.instance.truths)
     }
 
-    /// The optimal expected number of actions, when the line is labelled.
+    /// The optimal expected number of actions, when the line is labelled:
+    /// exact, or a certified upper bound when `exact` is false.
     #[getter]
     fn expected_steps(&self) -> Option<f64> {
         self.inner.instance.expected_steps()
+    }
+
+    /// Whether `expected_steps` is proven optimal (`False`: a certified
+    /// label, docs/output.md "Certified labels"); `None` when unlabelled.
+    #[getter]
+    fn exact(&self) -> Option<bool> {
+        self.inner.instance.steps().map(|s| s.is_exact())
+    }
+
+    /// A certified label's proven lower bound of the optimal expected
+    /// number of actions; `None` when exact or unlabelled.
+    #[getter]
+    fn lower_bound(&self) -> Option<f64> {
+        match self.inner.instance.steps()? {
+            kumo_gen::game::Steps::Certified { lower, .. } => Some(lower),
+            kumo_gen::game::Steps::Exact(_) => None,
+        }
     }
 
     /// Whether `answer` names a truth no observation rules out.

@@ -94,7 +94,7 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, #truths, #actions, title.
     Domains,
-    /// Score trajectories in KUMO's result format: success, actions, efficiency.
+    /// Score trajectories in KUMO's result format: success, action counts, relative action count.
     Score(score::ScoreArgs),
     /// Chi-square test: structure signature vs correctness, per model.
     Stats(stats::StatsArgs),

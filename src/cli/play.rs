@@ -24,7 +24,7 @@ use crate::domain::Domain;
 use crate::files::target::{Input, Written};
 use crate::game::session::Session;
 use crate::game::{
-    Agent, InstanceLine, Judge, ResultLine, Step, Task, Trial, Verdict, actions_taken,
+    Agent, InstanceLine, Judge, ResultLine, Step, Steps, Task, Trial, Verdict, actions_taken,
     kumo_action_count, menu_choice, parse_instances, protocol,
 };
 use crate::python_repr::py_repr;
@@ -395,16 +395,26 @@ fn summary(
 ) -> String {
     let turns = trial.generated_text.len();
     let verdict = Verdict::of(instance, truth, successful, turns, budget.is_some());
-    let optimal = match (&instance.optimal, instance.expected_steps()) {
-        (Some(o), Some(e)) => format!(
-            "optimal play: {} action(s) on this instance ({}), {e:.2} expected",
-            o.golden_trajectory.len(),
-            if o.golden_trajectory.is_empty() {
+    let optimal = match (&instance.optimal, instance.steps()) {
+        (Some(o), Some(steps)) => {
+            let path = if o.golden_trajectory.is_empty() {
                 "the book alone decides".to_string()
             } else {
                 o.golden_trajectory.join(", ")
+            };
+            match steps {
+                Steps::Exact(e) => format!(
+                    "optimal play: {} action(s) on this instance ({path}), {e:.2} expected",
+                    o.golden_trajectory.len()
+                ),
+                // A certified label (docs/output.md): the golden strategy
+                // is not proven optimal, only within the interval.
+                Steps::Certified { lower, upper } => format!(
+                    "certified play (the exact search ran over budget): {} action(s) on this instance ({path}), at most {upper:.2} expected; optimal play takes at least {lower:.2}",
+                    o.golden_trajectory.len()
+                ),
             }
-        ),
+        }
         _ => "optimal play: not labelled for this instance".to_string(),
     };
     format!(

@@ -40,7 +40,7 @@ mod verdict;
 
 pub use agent::{Agent, HUMAN_AGENT, MODEL_AGENT, is_human};
 pub use line::{
-    InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances, task_from_json,
+    InstanceError, InstanceLine, Optimal, ResolvedLine, Steps, parse_instances, task_from_json,
 };
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};

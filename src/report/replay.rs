@@ -19,6 +19,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::sample::{ReplayLimit, chosen};
 use crate::analysis::Analyst;
 use crate::analysis::files::trial_moves;
 use crate::domain::Domain;
@@ -105,6 +106,10 @@ pub struct Replay {
     /// The optimal player's queries (the golden trajectory), when labelled.
     pub golden: Vec<String>,
     pub expected_steps: Option<f64>,
+    /// A certified label's proven lower bound (`expected_steps` is then
+    /// its upper bound, the golden trajectory's strategy's: docs/output.md
+    /// "Certified labels"); `None` when exact or unlabelled.
+    pub lower_bound: Option<f64>,
     pub trials: Vec<ReplayTrial>,
 }
 
@@ -115,22 +120,35 @@ fn shown(value: &serde_json::Value) -> String {
     }
 }
 
-/// The replays of every result line whose instance and domain are known,
-/// the books they use (one per instance, first use first), and how many
-/// lines had none. `book` gives the text of an instance's book: its file
-/// in the dataset, else the rendered one (`Err` leaves the line out with
-/// its message as a note).
+/// What the page replays: the replays, the books they use (one per
+/// instance, first use first), notes for the user, and how many lines
+/// could have been replayed (their instance and domain at hand).
+#[derive(Clone, Debug, Default)]
+pub struct Replays {
+    pub replays: Vec<Replay>,
+    pub books: Vec<Book>,
+    pub notes: Vec<String>,
+    pub replayable: usize,
+}
+
+/// The replays of the result lines `limit` picks ([`super::sample`]) whose
+/// instance and domain are known, and how many lines had none. `book`
+/// gives the text of an instance's book: its file in the dataset, else the
+/// rendered one (`Err` leaves the line out with its message as a note).
 pub fn replays(
     files: &[ResultFile],
     sources: &Sources,
+    limit: ReplayLimit,
     mut book: impl FnMut(&ResultFile, &InstanceLine) -> Result<String, String>,
-) -> (Vec<Replay>, Vec<Book>, Vec<String>) {
+) -> Replays {
     let mut out = Vec::new();
     let mut books: Vec<Book> = Vec::new();
     let mut book_of: std::collections::BTreeMap<(String, String, u64), usize> = Default::default();
     let mut notes = Vec::new();
     let mut missing = 0usize;
-    for file in files {
+    let mut replayable = 0usize;
+    let picked = chosen(files, limit);
+    for (file, marks) in files.iter().zip(&picked) {
         let (Some(set), Some(domain)) = (
             sources.instances(&file.key),
             sources.domains.get(&file.key.domain),
@@ -138,14 +156,17 @@ pub fn replays(
             missing += file.lines.len();
             continue;
         };
-        for line in &file.lines {
-            let Some(instance) = line
-                .seed
-                .and_then(|seed| set.instances.iter().find(|i| i.seed == seed))
-            else {
+        let by_seed: HashMap<u64, &InstanceLine> =
+            set.instances.iter().map(|i| (i.seed, i)).collect();
+        for (line, &mark) in file.lines.iter().zip(marks) {
+            let Some(&instance) = line.seed.and_then(|seed| by_seed.get(&seed)) else {
                 missing += 1;
                 continue;
             };
+            replayable += 1;
+            if !mark {
+                continue;
+            }
             let (Ok(resolved), Ok(judge)) =
                 (instance.resolve(domain), Judge::new(domain, instance))
             else {
@@ -170,6 +191,10 @@ pub fn replays(
             };
             let trials = replay_trials(line, instance, domain, &resolved, &judge, sources);
             let optimal = instance.optimal.clone().unwrap_or_default();
+            let lower_bound = match optimal.steps() {
+                Some(crate::game::Steps::Certified { lower, .. }) => Some(lower),
+                _ => None,
+            };
             out.push(Replay {
                 model: file.key.model.clone(),
                 agent: file.key.agent.clone(),
@@ -180,6 +205,7 @@ pub fn replays(
                 truths: instance.truths.clone(),
                 valid: instance.valid_truths(),
                 golden: optimal.golden_trajectory,
+                lower_bound,
                 expected_steps: optimal.expected_steps,
                 trials,
             });
@@ -190,7 +216,12 @@ pub fn replays(
             "{missing} result line(s) have no replay: their instance or domain was not found (pass --instances DIR)"
         ));
     }
-    (out, books, notes)
+    Replays {
+        replays: out,
+        books,
+        notes,
+        replayable,
+    }
 }
 
 /// The replays of every trial of a result line on its instance: each
