@@ -111,7 +111,7 @@ pub(super) fn holds_certified(dataset: &Path) -> Result<bool, DerivedError> {
 /// How the rows of one instance file are labelled (docs/output.md,
 /// "Certified labels").
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct FileLabels {
+pub struct FileLabels {
     pub counts: LabelCounts,
     pub unlabelled: u64,
 }
@@ -124,7 +124,9 @@ pub(super) const LABELS_KEY: &str = "kumo-gen.labels";
 impl FileLabels {
     /// The labels of JSON Lines instance rows: every row counted as
     /// exact unless the file has the label columns or an unlabelled row,
-    /// which are then read row by row.
+    /// which are then read row by row (Parquet files keep theirs in the
+    /// footer instead).
+    #[cfg(not(feature = "parquet"))]
     pub(super) fn of_lines(
         path: &Path,
         bytes: &[u8],
@@ -155,6 +157,7 @@ impl FileLabels {
 
     /// Counts one row: its `expected_steps` (null: unlabelled), `exact`
     /// and `lower_bound` columns.
+    #[cfg(not(feature = "parquet"))]
     pub fn add_row(&mut self, upper: Option<f64>, exact: bool, lower: Option<f64>) {
         let optimal = crate::game::Optimal {
             expected_steps: upper,

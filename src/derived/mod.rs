@@ -48,7 +48,7 @@ mod error;
 mod hf_card;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;
-mod labels;
+pub mod labels;
 mod stamp;
 
 use crate::domain::Domain;
