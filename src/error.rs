@@ -64,7 +64,7 @@ pub enum Error {
     Results(#[from] ResultsError),
     /// `-n` is more than the setting can give (checked before writing).
     #[error("{0}; nothing was written")]
-    Capacity(#[source] crate::contamination::capacity::CapacityError),
+    Capacity(#[from] crate::contamination::capacity::CapacityError),
     /// The server cannot listen or stopped badly; its kind decides the exit
     /// code.
     #[error(transparent)]

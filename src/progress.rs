@@ -90,6 +90,16 @@ pub enum Event<'a> {
     },
     /// The derived files of `domain`'s dataset are written.
     Derived(DerivedWritten<'a>),
+    /// How `domain`'s dataset is labelled: lines with an exact label,
+    /// lines with a certified one (DESIGN.md "Certified labels"), and the
+    /// mean and largest relative gap `(upper - lower) / lower` of those.
+    Labels {
+        domain: &'a str,
+        exact: u64,
+        certified: u64,
+        mean_gap: f64,
+        max_gap: f64,
+    },
     /// Instances of a labelled run left unlabelled by the search budget.
     Unlabelled { instances: u64 },
     /// `label`: a line's warning, naming the line.
@@ -144,6 +154,10 @@ pub struct Written<'a> {
     pub duplicates: u64,
     /// Draws outside the difficulty band, redrawn.
     pub out_of_band: u64,
+    /// Of those, certified draws whose interval crosses an edge of the
+    /// band, and draws left unlabelled (`--exact-only`).
+    pub band_straddling: u64,
+    pub band_unlabelled: u64,
 }
 
 /// Why a dataset's derived files hold no SFT records.

@@ -2,12 +2,16 @@
 //! copied verbatim or writes into the repository.
 //!
 //! The documents are README.md and every `docs/*.md` (found, not listed,
-//! so a new page is covered at once). Each runs in a scratch directory of
-//! its own, as a reader would from the repository root: a copy of
-//! `tests/fixtures` (which examples name), an empty `generated/` (the
-//! repository's holds only a README), `../shared` linked to the
-//! repository's when it exists, `kumo-gen` on `PATH`. Its fenced blocks
-//! run in order (later commands read what earlier ones wrote):
+//! so a new page is covered at once). They run one after another in ONE
+//! scratch directory, as a reader of a fresh clone follows them from the
+//! repository root: README.md first (its main job), then the pages in the
+//! order README's "Next steps" table links them, then any other page by
+//! name; so every page's commands must work after everything before them
+//! ran (a folder holding several datasets, files an earlier page wrote).
+//! The directory holds a copy of `tests/fixtures` (which examples name),
+//! an empty `generated/` (the repository's holds only a README),
+//! `../shared` linked to the repository's when it exists, and `kumo-gen`
+//! on `PATH`. A page's fenced blocks run in order:
 //!
 //! - ` ```console `: each `$ ` line (with `\` continuation lines) is a
 //!   command; the lines after it are its expected output: each must be a
@@ -23,8 +27,9 @@
 //! - `cargo run --release --locked -- ` is run as `kumo-gen `; any other
 //!   `cargo` or `pip` command must be marked not run.
 //!
-//! Afterwards the scratch directory may hold nothing new but
-//! `generated/` (where every example writes, and which git ignores).
+//! After each page the scratch directory may hold nothing new but
+//! `generated/` (where every example writes, and which git ignores); a
+//! page that wrote elsewhere is named.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -266,8 +271,28 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs one document's commands; the problems found.
-fn run_document(path: &Path) -> Vec<String> {
+/// The scratch directory every document runs in (see the module doc),
+/// kept alive by the returned guard.
+fn scratch() -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::tempdir().unwrap();
+    let work = scratch.path().join("work");
+    copy_dir(&root().join("tests/fixtures"), &work.join("tests/fixtures"));
+    // As in the repository, where `generated/` holds a tracked README.
+    std::fs::create_dir_all(work.join("generated")).unwrap();
+    let shared = root().join("../shared");
+    if shared.is_dir() {
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            std::fs::canonicalize(&shared).unwrap(),
+            scratch.path().join("shared"),
+        )
+        .unwrap();
+    }
+    (scratch, work)
+}
+
+/// Runs one document's commands in `work`; the problems found.
+fn run_document(path: &Path, work: &Path) -> Vec<String> {
     let doc = path.strip_prefix(root()).unwrap().display().to_string();
     let text = std::fs::read_to_string(path).unwrap();
     let blocks = match blocks(&doc, &text) {
@@ -278,24 +303,11 @@ fn run_document(path: &Path) -> Vec<String> {
     if !blocks.iter().any(runs) {
         return Vec::new();
     }
-    let scratch = tempfile::tempdir().unwrap();
-    let work = scratch.path().join("work");
-    copy_dir(&root().join("tests/fixtures"), &work.join("tests/fixtures"));
-    // As in the repository, where `generated/` holds a tracked README.
-    std::fs::create_dir_all(work.join("generated")).unwrap();
-    let shared = root().join("../shared");
     let needs_shared = blocks
         .iter()
         .any(|b| runs(b) && b.text.contains("../shared"));
     let have_shared = !needs_shared || crate::common::kumo_reference().is_some();
-    if shared.is_dir() {
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(
-            std::fs::canonicalize(&shared).unwrap(),
-            scratch.path().join("shared"),
-        )
-        .unwrap();
-    }
+    let started = Instant::now();
     let mut problems = Vec::new();
     for block in &blocks {
         let at = format!("{doc}:{}", block.line);
@@ -313,7 +325,7 @@ fn run_document(path: &Path) -> Vec<String> {
                             continue;
                         }
                     };
-                    let (code, printed) = shell(&work, &command);
+                    let (code, printed) = shell(work, &command);
                     let must_fail = step.expected.iter().any(|l| l.starts_with("error:"));
                     let ok = if must_fail {
                         code.is_some_and(|c| c != 0)
@@ -340,7 +352,7 @@ fn run_document(path: &Path) -> Vec<String> {
                     problems.push(problem);
                     continue;
                 }
-                let (code, printed) = shell(&work, &block.text);
+                let (code, printed) = shell(work, &block.text);
                 if code != Some(0) {
                     problems.push(format!(
                         "{at}: the block exited {code:?}; it printed:\n{printed}"
@@ -350,7 +362,8 @@ fn run_document(path: &Path) -> Vec<String> {
             Kind::Skipped(_) | Kind::NotCommands => {}
         }
     }
-    for entry in std::fs::read_dir(&work).unwrap() {
+    eprintln!("{doc}: its commands ran in {:.1?}", started.elapsed());
+    for entry in std::fs::read_dir(work).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         if name != "generated" && name != "tests" {
             problems.push(format!(
@@ -361,33 +374,55 @@ fn run_document(path: &Path) -> Vec<String> {
     problems
 }
 
-/// README.md and every page under docs/.
+/// README.md, then the pages under docs/ in the order README.md links
+/// them, then any page it does not link, by name.
 fn documents() -> Vec<PathBuf> {
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .collect();
-    docs.sort();
-    docs.insert(0, root().join("README.md"));
+    pages.sort();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut linked: Vec<PathBuf> = Vec::new();
+    for (at, _) in readme.match_indices("(docs/") {
+        let name = &readme[at + 1..];
+        let name = &name[..name.find([')', '#']).unwrap_or(name.len())];
+        let page = root().join(name);
+        if pages.contains(&page) && !linked.contains(&page) {
+            linked.push(page);
+        }
+    }
+    let mut docs = vec![root().join("README.md")];
+    docs.extend(linked.iter().cloned());
+    docs.extend(pages.into_iter().filter(|p| !linked.contains(p)));
     docs
 }
 
 #[test]
-fn every_command_of_the_documents_runs_as_written() {
-    let docs = documents();
-    let problems: Vec<String> = std::thread::scope(|scope| {
-        let runs: Vec<_> = docs
-            .iter()
-            .map(|doc| scope.spawn(move || run_document(doc)))
-            .collect();
-        runs.into_iter().flat_map(|r| r.join().unwrap()).collect()
-    });
+fn every_command_of_the_documents_runs_as_written_in_reading_order() {
+    let (_guard, work) = scratch();
+    let mut problems = Vec::new();
+    for doc in documents() {
+        problems.extend(run_document(&doc, &work));
+    }
     assert!(
         problems.is_empty(),
-        "commands of the documents fail as written:\n\n{}",
+        "commands of the documents fail as written, run in reading order after README.md's main job:\n\n{}",
         problems.join("\n\n")
     );
+}
+
+#[test]
+fn the_reading_order_starts_with_the_readme_and_follows_its_links() {
+    let docs = documents();
+    let name = |p: &PathBuf| p.strip_prefix(root()).unwrap().display().to_string();
+    assert_eq!(name(&docs[0]), "README.md");
+    assert_eq!(name(&docs[1]), "docs/install.md");
+    assert_eq!(name(&docs[2]), "docs/output.md");
+    assert_eq!(name(&docs[3]), "docs/evaluation.md");
+    let all = std::fs::read_dir(root().join("docs")).unwrap().count();
+    assert_eq!(docs.len(), all + 1, "every page once");
 }
 
 #[test]

@@ -120,7 +120,7 @@ fn encrypt(key: &str, plain: &str, n: u32) -> String {
 
 /// Checks every state of every action of `domain`: it rules out exactly
 /// the truths whose independent answer differs from the state's label.
-fn check_rule_outs(domain: &Domain, answer: &dyn Fn(&str, &str) -> String) {
+pub(crate) fn check_rule_outs(domain: &Domain, answer: &dyn Fn(&str, &str) -> String) {
     for action in &domain.actions {
         let answers: HashMap<usize, String> = (0..domain.truths.len())
             .map(|t| (t, answer(&domain.truths[t], &action.name)))

@@ -471,7 +471,7 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         // not numbers (or not an address) whatever the input.
         ("pairs", "random-paths") => "2147483648",
         ("pairs", "limit") => "x",
-        ("report", "pool") => "x",
+        ("report", "pool" | "replays") => "x",
         (
             "serve",
             "port" | "bind" | "max-sessions" | "idle-timeout" | "max-message-bytes" | "max-steps"
@@ -489,6 +489,7 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         ("family", "length") => "7",
         ("family", "curve-truths") => "25",
         ("family", "curve-actions" | "curve-n") => "0",
+        ("family", "turns") => "13",
         _ => return None,
     })
 }

@@ -2,7 +2,9 @@
 //! the only test binary).
 
 mod analysis;
+mod black_boxes;
 mod budget;
+mod certified;
 mod cli;
 mod common;
 mod conformance;

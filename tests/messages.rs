@@ -106,6 +106,35 @@ fn completions_and_man_pages_come_from_the_flag_definitions() {
     ] {
         bash.stdout_contains(word);
     }
+    // Bash completes a subcommand's flags (and their values), not only
+    // the subcommands: the script is run as bash runs it on <Tab>.
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("kumo-gen.bash");
+    std::fs::write(&script, &bash.stdout).unwrap();
+    for (words, want) in [
+        ("kumo-gen sco", "score"),
+        ("kumo-gen score --mo", "--moves"),
+        ("kumo-gen check-books --fo", "--format"),
+        ("kumo-gen report --repl", "--replays"),
+        ("kumo-gen generate --search-b", "--search-budget"),
+    ] {
+        let cword = words.split(' ').count() - 1;
+        let current = words.rsplit(' ').next().unwrap();
+        let previous = words.split(' ').nth(cword - 1).unwrap();
+        let run = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; COMP_WORDS=({words}); COMP_CWORD={cword}; _kumo__gen kumo-gen '{current}' '{previous}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+                script.display()
+            ))
+            .output()
+            .unwrap();
+        let offered = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            offered.lines().any(|l| l == want),
+            "`{words}<Tab>` offers {offered:?}, not {want}"
+        );
+    }
     TestCommand::new()
         .args(["completions", "zsh"])
         .ok()

@@ -185,8 +185,12 @@ fn checker_accepts_every_rendered_book() {
                     .map(|(p, s)| view.ruled_out(p, s).count())
                     .sum();
                 assert_eq!(check.facts, facts);
-                // Our books also pass the (looser, slower) KUMO heuristic.
-                if nt > 12 {
+                // Our books also pass the (looser, slower) KUMO heuristic,
+                // which reads clauses split at "; ": a truth whose name
+                // holds one (the programs family's `y = x + 5; y = y * 2`)
+                // cannot be read by it, and is proved by the exact checker
+                // above.
+                if nt > 12 || view.truths.iter().any(|&t| d.truths[t].contains("; ")) {
                     continue;
                 }
                 let kumo = check_kumo_book(&book, &view);

@@ -53,6 +53,7 @@ fn hf_rows_have_one_type_per_column() {
         }],
         parameters: vec![("seed".into(), "0".into())],
         domains: vec![("tiny".into(), "Tiny test domain".into())],
+        labels: Vec::new(),
     });
     assert!(card.starts_with("---\nlicense: \"apache-2.0\"\n"), "{card}");
     assert!(card.contains(
@@ -318,6 +319,7 @@ fn hf_export_directory() {
         ],
         parameters: vec![("truths".into(), "4".into())],
         domains: vec![("tiny".into(), "Tiny test domain".into())],
+        labels: Vec::new(),
     });
     std::fs::write(dir.join("README.md"), card).unwrap();
     // Every line of a config has the same keys and JSON types.

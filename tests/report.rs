@@ -1,7 +1,9 @@
 //! `kumo-gen report`: one self-contained HTML page whose table holds the
 //! numbers of `score --json` (compared cell by cell), whose intervals are
 //! recomputed here from their definitions, which is byte-identical across
-//! runs, needs no network, and replays every result line.
+//! runs, needs no network, replays a sample of the result lines (the same
+//! seeds for every model) by default and every line with `--replays all`,
+//! and stays small for a real evaluation's size.
 
 use std::path::Path;
 
@@ -60,6 +62,11 @@ pub(crate) fn results(root: &Path) {
 }
 
 pub(crate) fn report(root: &Path, out: &Path) -> String {
+    report_with(root, out, &[])
+}
+
+/// [`report`] with more flags.
+pub(crate) fn report_with(root: &Path, out: &Path, flags: &[&str]) -> String {
     TestCommand::new()
         .arg("report")
         .arg(root.join("results"))
@@ -67,8 +74,18 @@ pub(crate) fn report(root: &Path, out: &Path) -> String {
         .arg(root.join("data"))
         .arg("-o")
         .arg(out)
+        .args(flags)
         .ok();
     std::fs::read_to_string(out.join("index.html")).unwrap()
+}
+
+/// The replay viewer's data island of a page.
+fn replay_data(html: &str) -> Value {
+    let start = html
+        .find(r#"<script type="application/json" id="replay-data">"#)
+        .unwrap();
+    let json = &html[html[start..].find('>').unwrap() + start + 1..];
+    serde_json::from_str(&json[..json.find("</script>").unwrap()]).unwrap()
 }
 
 fn score_json(root: &Path) -> (Vec<Value>, String) {
@@ -214,9 +231,22 @@ fn the_page_holds_score_json_numbers_with_their_intervals() {
         (low.as_deref(), high.as_deref()),
         (Some("2.0"), Some("2.0"))
     );
-    // The person and the optimal player are on the medical figure.
+    // The person, optimal play's expectation and the golden player's own
+    // mean are on the medical figure, on one scale (KUMO's count).
     assert!(html.contains("person (HumanAgent)"));
-    assert!(html.contains("optimal player (24 instances)"));
+    assert!(html.contains("optimal actions, expected (24 inst.)"));
+    assert!(html.contains("golden actions: golden player (24 inst.)"));
+    assert!(html.contains("actions per trial, KUMO's count"));
+    // The golden player plays its labels: its own mean actions is the
+    // golden_mean_actions every row of its instances shows.
+    for golden in rows.iter().filter(|r| r["model"] == "golden") {
+        let mean = golden["mean_actions"].as_f64().unwrap();
+        let own = golden["golden_mean_actions"].as_f64().unwrap();
+        assert!((mean - own).abs() < 1e-9, "{golden}");
+        let optimal = golden["optimal_actions"].as_f64().unwrap();
+        let steps = golden["optimal_steps"].as_f64().unwrap();
+        assert!((optimal - steps - 2.0).abs() < 1e-12, "{golden}");
+    }
     // The structure tests ran (or said why not) for every model.
     for model in ["golden", "random", "guess", "person"] {
         assert!(
@@ -227,7 +257,7 @@ fn the_page_holds_score_json_numbers_with_their_intervals() {
 }
 
 #[test]
-fn the_page_is_self_contained_identical_and_replays_every_line() {
+fn the_page_is_self_contained_identical_and_replays_a_sample_or_every_line() {
     let tmp = tempfile::tempdir().unwrap();
     results(tmp.path());
     let a = report(tmp.path(), &tmp.path().join("a"));
@@ -240,20 +270,56 @@ fn the_page_is_self_contained_identical_and_replays_every_line() {
     }
     let without_namespace = a.replace("http://www.w3.org/2000/svg", "");
     assert!(!without_namespace.contains("http://") && !without_namespace.contains("https://"));
-    // The replay data: one replay per result line, each step's candidates
-    // never growing, the valid truth always among them.
-    let start = a
-        .find(r#"<script type="application/json" id="replay-data">"#)
-        .unwrap();
-    let json = &a[a[start..].find('>').unwrap() + start + 1..];
-    let json = &json[..json.find("</script>").unwrap()];
-    let data: Value = serde_json::from_str(json).unwrap();
     let lines: usize = walk(&tmp.path().join("results"))
         .iter()
         .map(|f| json_lines(f).len())
         .sum();
+    // By default at most 20 lines per model, agent, domain and setting,
+    // the same seeds for every model played on all of them, and the page
+    // says what it left out and how to get it.
+    let sampled = replay_data(&a);
+    let sampled = sampled["replays"].as_array().unwrap();
+    assert!(sampled.len() < lines, "{} of {lines}", sampled.len());
+    let mut per_group: std::collections::BTreeMap<(String, String, String, String), Vec<u64>> =
+        Default::default();
+    for r in sampled {
+        let key =
+            ["model", "agent", "domain", "setting"].map(|k| r[k].as_str().unwrap().to_string());
+        per_group
+            .entry(key.into())
+            .or_default()
+            .push(r["seed"].as_u64().unwrap());
+    }
+    for seeds in per_group.values() {
+        assert!(seeds.len() <= 20);
+    }
+    let seeds_of = |model: &str, setting: &str| {
+        let mut s = per_group
+            .iter()
+            .find(|(k, _)| k.0 == model && k.2 == "medical" && k.3 == setting)
+            .unwrap()
+            .1
+            .clone();
+        s.sort_unstable();
+        s
+    };
+    assert_eq!(seeds_of("golden", MEDIUM).len(), 20);
+    assert_eq!(seeds_of("golden", MEDIUM), seeds_of("random", MEDIUM));
+    assert_eq!(seeds_of("golden", MEDIUM), seeds_of("guess", MEDIUM));
+    assert!(a.contains(&format!(
+        "{} of {lines} result lines are replayed",
+        sampled.len()
+    )));
+    assert!(a.contains("<code>--replays all</code> every line"));
+    // `--replays all`: one replay per result line, each step's candidates
+    // never growing, the valid truth always among them.
+    let all = report_with(tmp.path(), &tmp.path().join("all"), &["--replays", "all"]);
+    let data = replay_data(&all);
     let replays = data["replays"].as_array().unwrap();
     assert_eq!(replays.len(), lines);
+    assert!(all.contains(&format!(
+        "All {lines} result lines with their instance at hand are replayed"
+    )));
     for r in replays {
         let valid = r["valid"][0].as_str().unwrap();
         assert!(r["book"].as_u64().unwrap() < data["books"].as_array().unwrap().len() as u64);
@@ -267,6 +333,13 @@ fn the_page_is_self_contained_identical_and_replays_every_line() {
             }
         }
     }
+    TestCommand::new()
+        .arg("report")
+        .arg(tmp.path().join("results"))
+        .args(["--replays", "some", "-o"])
+        .arg(tmp.path().join("bad"))
+        .expect_code(2)
+        .stderr_contains("neither a number of lines nor `all`");
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {

@@ -392,6 +392,10 @@ fn instance_directories_skip_files_that_are_not_instances() {
     )
     .unwrap();
     std::fs::write(data.join("sft").join(setting), "{\"messages\": []}\n").unwrap();
+    // A file of another kind named like a setting, outside the folders a
+    // dataset derives (sft/, knowledge_book/, shards/, hf/): noted.
+    std::fs::create_dir_all(data.join("notes")).unwrap();
+    std::fs::write(data.join("notes").join(setting), "{\"messages\": []}\n").unwrap();
     let output = TestCommand::new()
         .arg("score")
         .arg(root().join("tests/fixtures/score/results"))
@@ -401,7 +405,17 @@ fn instance_directories_skip_files_that_are_not_instances() {
         .arg(root().join("tests/fixtures/ok/tiny.yaml"))
         .arg("--json")
         .ok();
-    assert!(String::from_utf8_lossy(&output.stderr).contains("not an instance file"));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains(
+            "notes/truth_num=4+action_num=3+valid_truth_num=1.jsonl`: not an instance file"
+        ),
+        "{said}"
+    );
+    assert!(
+        !said.contains("sft/"),
+        "the SFT records pass silently: {said}"
+    );
     let rows: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(rows[0]["success_from"], "checked");
 }

@@ -88,7 +88,9 @@ fn check_states(
             if q < v {
                 return Err(format!("state {state:?} action {a}: Q {q} below V {v}"));
             }
-            if best.is_some() && q == v {
+            // Optimal: within the documented tie tolerance of V (1e-9,
+            // DESIGN.md), the rule every reader of moves applies.
+            if best.is_some() && q - v <= 1e-9 {
                 optimal.push(a);
             }
         }

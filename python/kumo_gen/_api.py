@@ -56,8 +56,9 @@ def family(
     **params: int,
 ) -> Domain:
     """The domain of a procedural task family (`rules3`, `circuits`,
-    `ciphers`), as `kumo-gen family NAME` compiles it; family parameters as
-    keywords (`max_value`, `inputs`, `gates`, `alphabet`, `length`).
+    `ciphers`, `programs`, `mechanics`, `puzzles`, `opponents`), as
+    `kumo-gen family NAME` compiles it; family parameters as keywords
+    (`max_value`, `inputs`, `gates`, `alphabet`, `length`, `hard`).
     `family_yaml(...)` gives the file text `kumo-gen family -o` writes."""
     text = family_yaml(name, hypotheses=hypotheses, probes=probes, seed=seed, **params)
     return _native.load_domain_text(f"<{name}>", text)
@@ -221,13 +222,18 @@ def stamp(
     """What every Python item carries about its instance: `id`
     (`task_id`), `generator_version`, `domain_hash` (as in `manifest.json`)
     and `difficulty`: the setting (`truths`, `actions`, `valid`) and the
-    line's own `difficulty` object (`expected_steps`, the exact optimal
-    expected number of actions; `golden_length`, the actions the golden
-    player takes on this instance; `consistent_at_answer`, the truths no
-    observation along the golden trajectory rules out when it answers;
-    `percentile`, of `expected_steps` in the setting's fixed reference
-    sample), each `None` for an unlabelled line."""
+    line's own `difficulty` object (`expected_steps`, the optimal
+    expected number of actions: exact when `exact` is true, else a
+    certified upper bound with `lower_bound` the proven lower bound and
+    `percentile_lower` its percentile (docs/output.md "Certified
+    labels"); `golden_length`, the actions the golden player takes on this
+    instance; `consistent_at_answer`, the truths no observation along the
+    golden trajectory rules out when it answers; `percentile`, of
+    `expected_steps` in the setting's fixed reference sample), each `None`
+    for an unlabelled line (`lower_bound` and `percentile_lower` also for
+    an exact one)."""
     labels = task.get("difficulty") or {}
+    labelled = labels.get("expected_steps") is not None
     return {
         "id": task_id(domain.name, truths, actions, valid, seed, index),
         "generator_version": _native.__version__,
@@ -237,9 +243,12 @@ def stamp(
             "actions": actions,
             "valid": valid,
             "expected_steps": labels.get("expected_steps"),
+            "exact": labels.get("exact", True) if labelled else None,
+            "lower_bound": labels.get("lower_bound"),
             "golden_length": labels.get("golden_length"),
             "consistent_at_answer": labels.get("consistent_at_answer"),
             "percentile": labels.get("percentile"),
+            "percentile_lower": labels.get("percentile_lower"),
         },
     }
 

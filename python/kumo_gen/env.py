@@ -30,8 +30,11 @@ optional efficiency term with weight `efficiency` = w in [0, 1]:
     reward = success * ((1 - w) + w * min(1, (E + 2) / n))
 
 where n is the episode's KUMO action count and E + 2 that of optimal
-play (E = the instance's exact `optimal.expected_steps` actions, then the
-predicting reply and its `predicted_truth` entry). With w = 0 (default)
+play (E = the instance's `optimal.expected_steps` actions, then the
+predicting reply and its `predicted_truth` entry). E is exact, or for a
+certified label (`task.exact` false; docs/output.md "Certified labels")
+the certified upper bound (the optimum lies in `task.lower_bound`..E), so
+the efficiency term is then at least what the exact optimum would give. With w = 0 (default)
 the reward is success alone; an episode twice as long as optimal play
 earns 1 - w/2.
 

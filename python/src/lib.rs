@@ -230,7 +230,7 @@ fn load_domain_text(file: &str, text: &str) -> PyResult<PyDomain> {
 /// `kumo-gen family NAME -o FILE` writes it.
 #[pyfunction]
 #[pyo3(signature = (name, hypotheses=None, probes=None, seed=0, max_value=9, inputs=4,
-    gates=3, alphabet=5, length=2))]
+    gates=3, alphabet=5, length=2, hard=false))]
 #[allow(clippy::too_many_arguments)]
 fn family_yaml(
     name: &str,
@@ -242,8 +242,9 @@ fn family_yaml(
     gates: u32,
     alphabet: u32,
     length: u32,
+    hard: bool,
 ) -> PyResult<String> {
-    let (h, p) = kumo_gen::family::default_counts(name);
+    let (h, p) = kumo_gen::family::default_counts(name, hard);
     let params = kumo_gen::family::FamilyParams {
         hypotheses: hypotheses.unwrap_or(h),
         probes: probes.unwrap_or(p),
@@ -253,6 +254,7 @@ fn family_yaml(
         gates,
         alphabet,
         length,
+        hard,
     };
     kumo_gen::family::domain_file(name, &params)
         .map(|(text, _report)| text)
@@ -547,10 +549,28 @@ impl PyTask {
         protocol::instruction(&self.inner.instance.actions, &self.inner.instance.truths)
     }
 
-    /// The optimal expected number of actions, when the line is labelled.
+    /// The optimal expected number of actions, when the line is labelled:
+    /// exact, or a certified upper bound when `exact` is false.
     #[getter]
     fn expected_steps(&self) -> Option<f64> {
         self.inner.instance.expected_steps()
+    }
+
+    /// Whether `expected_steps` is proven optimal (`False`: a certified
+    /// label, docs/output.md "Certified labels"); `None` when unlabelled.
+    #[getter]
+    fn exact(&self) -> Option<bool> {
+        self.inner.instance.steps().map(|s| s.is_exact())
+    }
+
+    /// A certified label's proven lower bound of the optimal expected
+    /// number of actions; `None` when exact or unlabelled.
+    #[getter]
+    fn lower_bound(&self) -> Option<f64> {
+        match self.inner.instance.steps()? {
+            kumo_gen::game::Steps::Certified { lower, .. } => Some(lower),
+            kumo_gen::game::Steps::Exact(_) => None,
+        }
     }
 
     /// Whether `answer` names a truth no observation rules out.

@@ -9,10 +9,8 @@
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use super::Analyst;
-use crate::results::{
-    FileAnalysis, GameAnalysis, LineAnalysis, MoveAnalysis, ResultFile, Said, Sources, TrialFacts,
-};
+use super::{Analysed, Analyst};
+use crate::results::{FileAnalysis, LineAnalysis, ResultFile, Said, Sources, TrialFacts};
 use crate::search::SearchBudget;
 
 /// The moves of a trial, as this instance reads its names (names of
@@ -79,18 +77,19 @@ pub fn analyse_file(
             let mut games = Vec::with_capacity(line.trials.len());
             let mut line_rows = Vec::new();
             for (trial_index, trial) in line.trials.iter().enumerate() {
-                let moves = trial_moves(&analyst, trial);
-                match analyst.game(&moves) {
-                    Ok(game) => {
-                        if rows {
-                            for m in &game.moves {
-                                line_rows.push(row(file, seed, trial_index, &analyst, m, &game));
-                            }
-                        }
-                        games.push(Some(game));
+                let said = trial_moves(&analyst, trial);
+                let moves = analyst.moves(&said);
+                // A game is totalled only when every value is exact; its
+                // rows are written either way, a move over the budget
+                // with what is proven of it (`analysis::bounded`).
+                let game = analyst.game_of(&moves).ok();
+                if rows {
+                    let golden = game.as_ref().map(|g| g.golden_length);
+                    for m in &moves {
+                        line_rows.push(row(file, seed, trial_index, &analyst, m, golden));
                     }
-                    Err(_) => games.push(None),
                 }
+                games.push(game);
             }
             Some(Ok(LineAnalysis {
                 seed,
@@ -111,7 +110,7 @@ pub fn analyse_file(
     }
     if over_budget > 0 {
         out.notes.push(format!(
-            "{}: {over_budget} trial(s) not analysed: a value's search went over its budget",
+            "{}: {over_budget} trial(s) not totalled: a value's search went over its budget (their moves' rows give what is proven: `value_bounds`, `regret_bounds`, `unproven`)",
             file.path
         ));
     }
@@ -123,8 +122,8 @@ fn row(
     seed: u64,
     trial: usize,
     analyst: &Analyst,
-    m: &MoveAnalysis,
-    game: &GameAnalysis,
+    m: &Analysed,
+    golden_length: Option<usize>,
 ) -> String {
     let mut object = Map::new();
     object.insert("model".into(), Value::from(file.key.model.as_str()));
@@ -133,9 +132,9 @@ fn row(
     object.insert("setting".into(), Value::from(file.key.setting.as_str()));
     object.insert("seed".into(), Value::from(seed));
     object.insert("trial".into(), Value::from(trial));
-    if let Value::Object(fields) = analyst.move_json(m) {
+    if let Value::Object(fields) = analyst.analysed_json(m) {
         object.extend(fields);
     }
-    object.insert("golden_length".into(), Value::from(game.golden_length));
+    object.insert("golden_length".into(), Value::from(golden_length));
     serde_json::to_string(&Value::Object(object)).expect("rows serialize")
 }

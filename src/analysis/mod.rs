@@ -14,6 +14,8 @@
 //!   far rules out; an observation rules out what its state does, the
 //!   search's reading: the first range holding a number) and the actions
 //!   not taken yet; `V` and `Q` are [`crate::search::Values`]'s, exact;
+//!   an action is *optimal* when its `Q` ties with `V` within 1e-9
+//!   ([`crate::search::is_tie`]: float noise between equal sums is a tie);
 //! - an action taken again shows nothing new: `Q = 1 + V`, regret 1;
 //! - *redundant*: the action cannot rule out a candidate whatever it
 //!   shows (taken before, or related to none of them);
@@ -23,6 +25,8 @@
 //!   truth is ruled out by some observation of the instance); *correct* is
 //!   KUMO's `evaluate_answer` ([`Judge`]); an answer is *optimal* when
 //!   proven, which is when the optimal player answers;
+//! - optimal-move rate of a game: optimal moves over moves, 0 for a game
+//!   without a move (every reply unusable: it made no optimal move);
 //! - efficiency: `min(1, g / n)^2` with `g` the golden trajectory's
 //!   actions and `n` the player's, `1` when both are 0, and `0` when the
 //!   game did not end in a proven answer;
@@ -31,16 +35,18 @@
 //!   `-regret` for an action, `1` for a proven answer, `0` for an
 //!   unproven one (a lucky guess earns nothing) and for a reply that
 //!   names nothing; a game's rewards sum to `1[proven answer] - total
-//!   regret` ([`dense_total`]). [`LiveGame`] scores a game reply by reply.
+//!   regret`. [`LiveGame`] scores a game reply by reply.
 //!
 //! What an analysis is (the per-move row and the game, line and file
 //! totals) lives in [`crate::results::moves`]. No I/O: [`files`] analyses
 //! result files read by [`crate::results`].
 
+mod bounded;
 pub mod files;
 mod live;
 pub mod pairs;
 
+pub use bounded::{Analysed, BoundedMove, Bounds};
 pub use live::{Analysts, LiveGame, Scored};
 
 use serde_json::{Value, json};
@@ -88,12 +94,6 @@ pub fn dense_reward(reply: Option<&MoveAnalysis>) -> f64 {
     }
 }
 
-/// What a game's dense rewards sum to: `1[its last answer proven] -
-/// total regret` (a proven answer ends a game, so at most one earns 1).
-pub fn dense_total(game: &GameAnalysis) -> f64 {
-    f64::from(u8::from(game.proven)) - game.total_regret
-}
-
 /// One instance, ready to analyse any number of games on it (they share
 /// one memo).
 pub struct Analyst {
@@ -103,11 +103,19 @@ pub struct Analyst {
     actions: Vec<String>,
     judge: Judge,
     golden_length: Option<usize>,
+    /// What the line's label proves of `V` at the start (`(lower,
+    /// upper)`, a point when exact), and its first action: the bounds of a
+    /// start over the search budget ([`bounded`]).
+    label_interval: Option<(f64, f64)>,
+    label_first: Option<usize>,
 }
 
 impl Analyst {
     /// The analyst of `line`, an instance of `domain`; `budget` limits
-    /// each value's search.
+    /// each value's search (the default node budget scaled to the game as
+    /// the labels' is, [`SearchBudget::nodes_for`]: beyond 16 actions a
+    /// value over it is reported as over budget in seconds, not searched
+    /// for minutes).
     pub fn new(
         domain: &Domain,
         line: &InstanceLine,
@@ -115,6 +123,15 @@ impl Analyst {
     ) -> Result<Analyst, AnalysisError> {
         let resolved = line.resolve(domain)?;
         let problem = Problem::new(domain, &resolved.truths, &resolved.actions)?;
+        let budget = SearchBudget {
+            max_nodes: budget.nodes_for(problem.action_count()),
+            ..budget
+        };
+        let label_first = line
+            .optimal
+            .as_ref()
+            .and_then(|o| o.first_action.as_deref())
+            .and_then(|name| line.actions.iter().position(|a| a == name));
         Ok(Analyst {
             values: Values::new(problem, budget),
             observed: resolved.observed,
@@ -122,6 +139,8 @@ impl Analyst {
             actions: line.actions.clone(),
             judge: Judge::new(domain, line)?,
             golden_length: None,
+            label_interval: line.steps().map(crate::game::Steps::interval),
+            label_first,
         })
     }
 
@@ -192,62 +211,17 @@ impl Analyst {
     }
 
     /// Analyses one move at `state` (the `step`-th), returning it and the
-    /// state after it.
+    /// state after it; an error when its values are over the search
+    /// budget ([`Analyst::analyse`] says what is still proven then).
     pub fn step(
         &mut self,
         state: State,
         step: usize,
         said: Said,
     ) -> Result<(MoveAnalysis, State), SearchError> {
-        let value = self.values.value(state)?;
-        match said {
-            Said::Action(a) => {
-                let repeated = !state.has_action(a);
-                let q = self.values.q(state, a)?;
-                let after = state.after(self.values.problem(), a, self.observed[a]);
-                let regret = q - value;
-                let optimal = !repeated && value > 0.0 && q == value;
-                Ok((
-                    MoveAnalysis {
-                        step,
-                        said,
-                        before: state,
-                        candidates_after: after.truths,
-                        value,
-                        q,
-                        regret,
-                        optimal,
-                        redundant: !self.values.can_learn(state, a),
-                        repeated,
-                        proven: None,
-                        correct: None,
-                    },
-                    after,
-                ))
-            }
-            Said::Answer(t) => {
-                let candidate = state.truths >> t & 1 == 1;
-                let proven = candidate
-                    && (state.candidates() == 1 || self.values.certified(state) >> t & 1 == 1);
-                let correct = self.judge.evaluate(&self.truths[t]);
-                Ok((
-                    MoveAnalysis {
-                        step,
-                        said,
-                        before: state,
-                        candidates_after: state.truths,
-                        value,
-                        q: value,
-                        regret: 0.0,
-                        optimal: proven,
-                        redundant: false,
-                        repeated: false,
-                        proven: Some(proven),
-                        correct: Some(correct),
-                    },
-                    state,
-                ))
-            }
+        match self.analyse(state, step, said) {
+            (Analysed::Exact(m), next) => Ok((m, next)),
+            (Analysed::Bounded(m), _) => Err(m.why),
         }
     }
 
@@ -255,14 +229,35 @@ impl Analyst {
     /// nor an action of the instance are left out; play goes on after an
     /// answer only when more moves follow, as in the budgeted protocol).
     pub fn game(&mut self, moves: &[Said]) -> Result<GameAnalysis, SearchError> {
-        let golden_length = self.golden_length()?;
+        let analysed = self.moves(moves);
+        self.game_of(&analysed)
+    }
+
+    /// Every move of a game analysed as far as the budget allows, in
+    /// order ([`Analyst::analyse`]).
+    pub fn moves(&mut self, moves: &[Said]) -> Vec<Analysed> {
         let mut state = self.root();
         let mut out = Vec::with_capacity(moves.len());
         for (step, &said) in moves.iter().enumerate() {
-            let (analysed, next) = self.step(state, step, said)?;
+            let (analysed, next) = self.analyse(state, step, said);
             out.push(analysed);
             state = next;
         }
+        out
+    }
+
+    /// The game of analysed `moves` ([`Analyst::moves`]): its totals when
+    /// every move is exact and the golden length is proven, else the
+    /// search's error (a game is never totalled from bounds).
+    pub fn game_of(&mut self, moves: &[Analysed]) -> Result<GameAnalysis, SearchError> {
+        let out = moves
+            .iter()
+            .map(|m| match m {
+                Analysed::Exact(m) => Ok(m.clone()),
+                Analysed::Bounded(m) => Err(m.why.clone()),
+            })
+            .collect::<Result<Vec<MoveAnalysis>, SearchError>>()?;
+        let golden_length = self.golden_length()?;
         let total_regret = out.iter().map(|m| m.regret).sum();
         let optimal_moves = out.iter().filter(|m| m.optimal).count();
         let actions_taken = out

@@ -15,7 +15,9 @@
 //! - a state where the optimal player acts: `chosen` is the golden
 //!   player's action (optimal, first in instance order among ties),
 //!   `rejected` the action of largest `Q` (largest regret; the first in
-//!   instance order among ties); no pair when every action is optimal;
+//!   instance order among ties); no pair when every action is optimal,
+//!   ties within 1e-9 counted as optimal ([`crate::search::is_tie`]): a
+//!   pair never prefers one of two equal actions;
 //! - a state where the optimal player answers (`V = 0`): `chosen` names
 //!   the golden answer (the certified truth, `chosen_q = 0`), `rejected`
 //!   the first action left (`Q = 1`: it cannot change the answer).
@@ -129,7 +131,7 @@ fn path_pairs(
             })
             .expect("a state that is no base case has actions");
         let best_q = values.q_of(best).unwrap_or(values.value);
-        if worst.1 > best_q {
+        if !crate::search::is_tie(worst.1, best_q) {
             out.push(pair_row(
                 task,
                 &path,

@@ -262,7 +262,7 @@ fn build_suites(
                 out: crate::results::result_path(
                     &args.out,
                     results_name(args),
-                    &eval::agent_name(args.budget),
+                    &crate::game::Agent::Model.name(args.budget),
                     &data.name(),
                     &name,
                     args.trials,

@@ -42,6 +42,23 @@ pub fn line(event: &Event<'_>) -> String {
             no_sft_words(*why)
         ),
         Event::Derived(derived) => derived_line(derived),
+        Event::Labels {
+            domain,
+            exact,
+            certified: 0,
+            ..
+        } => format!("{domain}: labels: {exact} exact, 0 certified"),
+        Event::Labels {
+            domain,
+            exact,
+            certified,
+            mean_gap,
+            max_gap,
+        } => format!(
+            "{domain}: labels: {exact} exact, {certified} certified (an interval: the search ran over budget); relative gap (upper - lower) / lower of the certified: mean {}, largest {}",
+            percent(*mean_gap),
+            percent(*max_gap)
+        ),
         Event::Unlabelled { instances } => format!(
             "warning: {instances} instances are unlabelled (`\"optimal\": {{\"unlabelled\": ...}}`): their search exceeded `--search-budget` or `--search-nodes`\n  = help: re-run the same command with a larger `--search-nodes` (or `--search-budget`): those lines are labelled in place"
         ),
@@ -71,6 +88,16 @@ pub fn line(event: &Event<'_>) -> String {
     }
 }
 
+/// A relative gap as a percentage a person reads: `2.31%`, `0.0042%`.
+fn percent(gap: f64) -> String {
+    let p = 100.0 * gap;
+    if p == 0.0 || p >= 0.01 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.2e}%")
+    }
+}
+
 /// The summary line of a written (`medical:`, `shard 0/4:`) or merged
 /// dataset.
 fn written_line(w: &Written<'_>) -> String {
@@ -91,10 +118,34 @@ fn written_line(w: &Written<'_>) -> String {
     } else {
         String::new()
     };
-    let out_of_band = if w.out_of_band > 0 {
+    let out_of_band = if w.out_of_band == 0 {
+        String::new()
+    } else if w.band_straddling == 0 && w.band_unlabelled == 0 {
         format!(", {} draws outside the band redrawn", w.out_of_band)
     } else {
-        String::new()
+        // Why a draw was not in the band: outside it, a certified interval
+        // across its edge, or no label at all (`--exact-only`).
+        let outside = w
+            .out_of_band
+            .saturating_sub(w.band_straddling + w.band_unlabelled);
+        let mut why = vec![format!("{outside} outside it")];
+        if w.band_straddling > 0 {
+            why.push(format!(
+                "{} certified with an interval across its edge",
+                w.band_straddling
+            ));
+        }
+        if w.band_unlabelled > 0 {
+            why.push(format!(
+                "{} unlabelled (over the search budget)",
+                w.band_unlabelled
+            ));
+        }
+        format!(
+            ", {} draws not in the band redrawn ({})",
+            w.out_of_band,
+            why.join(", ")
+        )
     };
     format!(
         "{what} {} instances in {:.3} s ({:.0} instances/s{resumed}): {} resamples, {} UNSAT samples, {} duplicates rejected{out_of_band} -> {}",
@@ -154,6 +205,8 @@ mod tests {
             unsat: 1,
             duplicates: 2,
             out_of_band: 0,
+            band_straddling: 0,
+            band_unlabelled: 0,
         })
     }
 
@@ -168,5 +221,30 @@ mod tests {
                 .starts_with("shard 1/4: 6 instances")
         );
         assert!(written(WrittenFile::Merged, 0).starts_with("merged 10 instances"));
+    }
+
+    #[test]
+    fn band_rejections_say_why() {
+        let line = |out_of_band, band_straddling, band_unlabelled| {
+            written_line(&Written {
+                file: WrittenFile::Dataset { domain: "music" },
+                path: Path::new("x.jsonl"),
+                instances: 3,
+                resumed_from: 0,
+                up_to_date: false,
+                seconds: 1.0,
+                rate: 3.0,
+                resamples: 0,
+                unsat: 0,
+                duplicates: 0,
+                out_of_band,
+                band_straddling,
+                band_unlabelled,
+            })
+        };
+        assert!(line(4, 0, 0).contains(", 4 draws outside the band redrawn ->"));
+        assert!(line(5, 2, 1).contains(
+            ", 5 draws not in the band redrawn (2 outside it, 2 certified with an interval across its edge, 1 unlabelled (over the search budget)) ->"
+        ));
     }
 }

@@ -1,5 +1,6 @@
 //! `kumo-gen family NAME [params] -o DOMAIN.yaml`: compile a procedural
-//! task family (`rules3`, `circuits`, `ciphers`; see `crate::family`) into
+//! task family (`rules3`, `circuits`, `ciphers`, `programs`, `mechanics`,
+//! `puzzles`, `opponents`; the table `crate::family::FAMILIES`) into
 //! an ordinary domain file, and with `--curve` print the exact optimal
 //! expected number of probes as the number of hypotheses per instance
 //! grows, with the golden trajectory's hypothesis-space size after each
@@ -12,8 +13,9 @@ use super::graph::write_atomic;
 use super::{Error, Report, out};
 use crate::domain::Domain;
 use crate::family::{
-    self, FamilyParams, FamilyReport, ciphers, circuits, default_counts, domain_file, rules3,
+    self, FamilyParams, FamilyReport, ciphers, circuits, default_counts, domain_file, rules3, table,
 };
+use crate::pipeline::explorer_curve;
 use crate::pipeline::family_curve::{self as curve, CurveRequest};
 use crate::search::SearchBudget;
 
@@ -26,16 +28,20 @@ const DEFAULT_CURVE_ACTIONS: usize = 16;
 #[derive(clap::Args, Debug)]
 pub struct FamilyArgs {
     /// The family: `rules3` (hidden rules over integer triples), `circuits`
-    /// (boolean circuits), `ciphers` (cipher keys).
+    /// (boolean circuits), `ciphers` (cipher keys), `programs` (programs read
+    /// at checkpoints), `mechanics` (a launch with hidden parameters,
+    /// positions rounded), `puzzles` (a secret code with near-miss
+    /// feedback), `opponents` (a rock-paper-scissors strategy).
     name: String,
     /// Write the domain here (YAML).
     #[arg(short = 'o', long, value_name = "DOMAIN.yaml")]
     output: Option<PathBuf>,
     /// Hypotheses to draw (equivalent ones are merged) [default: 200;
-    /// ciphers 80].
+    /// ciphers 80; programs 60; mechanics 40; puzzles 64, --hard 100].
     #[arg(long, value_parser = in_range("hypotheses", family::HYPOTHESES_RANGE))]
     hypotheses: Option<usize>,
-    /// Probes to draw [default: 40; ciphers 25].
+    /// Probes to draw [default: 40; ciphers 25; programs 16, --hard 24;
+    /// mechanics 16; puzzles 30].
     #[arg(long, value_parser = in_range("probes", family::PROBES_RANGE))]
     probes: Option<usize>,
     /// Seed of the hypotheses and probes drawn (the same seed gives the
@@ -57,16 +63,35 @@ pub struct FamilyArgs {
     /// ciphers: plaintext length of a probe.
     #[arg(long, default_value_t = FamilyParams::default().length as usize, value_parser = in_range("letters", ciphers::LENGTH_RANGE))]
     length: usize,
+    /// programs, mechanics, puzzles, opponents: draw the family's hard
+    /// boxes (longer programs with checkpoints, 2-D launches, longer codes,
+    /// longer games with more strategies).
+    #[arg(long)]
+    hard: bool,
+    /// Print the family's knowledge book (how its boxes work, never the
+    /// hidden member) and exit.
+    #[arg(long)]
+    book: bool,
     /// Print the curve: for each hypotheses-per-instance count, the mean
     /// exact optimal expected probes and the golden reduction curve.
     #[arg(long)]
     curve: bool,
+    /// Print the exact best explorer instead of --curve's probes: the
+    /// expected accuracy on the held-out probes (the domain's probes not in
+    /// the instance) after T = 0..=--turns probes, of the golden policy and
+    /// of the best T-probe policy (docs/black-boxes.md).
+    #[arg(long)]
+    explorer: bool,
+    /// --explorer: the most probes T (0 to 12).
+    #[arg(long, default_value_t = 6, value_parser = in_range("turns", 0..=12))]
+    turns: usize,
     /// Hypotheses per instance for --curve (2 to 24 each, at most 64
     /// points).
     #[arg(long, value_delimiter = ',', default_values_t = [4usize, 6, 8, 10, 12, 14], value_parser = in_range("hypotheses per instance", 2..=curve::MAX_CURVE_HYPOTHESES))]
     curve_truths: Vec<usize>,
     /// Probes per instance for --curve (1 up to the domain's probes)
-    /// [default: 16, or every probe if the domain has fewer].
+    /// [default: 16, or every probe if the domain has fewer; --explorer:
+    /// at most half the domain's probes].
     #[arg(long, value_parser = in_range("probes per instance", 1..=usize::MAX))]
     curve_actions: Option<usize>,
     /// Instances per point of --curve (1 to 10 000).
@@ -86,7 +111,7 @@ pub struct FamilyArgs {
 
 /// Runs `kumo-gen family`.
 pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
-    let (hypotheses, probes) = default_counts(&args.name);
+    let (hypotheses, probes) = default_counts(&args.name, args.hard);
     let params = FamilyParams {
         hypotheses: args.hypotheses.unwrap_or(hypotheses),
         probes: args.probes.unwrap_or(probes),
@@ -97,7 +122,16 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
         gates: args.gates as u32,
         alphabet: args.alphabet as u32,
         length: args.length as u32,
+        hard: args.hard,
     };
+    if args.book {
+        let family = table::find(&args.name)?;
+        out(&format!(
+            "{} ({}; {})\n\n{}\n",
+            family.name, family.about, family.box_type, family.book
+        ))?;
+        return Ok(Report::Done);
+    }
     if args.curve_truths.len() > MAX_CURVE_POINTS {
         return Err(Error::Usage {
             message: format!(
@@ -107,10 +141,10 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
             help: Some("name fewer hypotheses-per-instance counts".into()),
         });
     }
-    if args.output.is_none() && !args.curve {
+    if args.output.is_none() && !args.curve && !args.explorer {
         return Err(Error::input_with_help(
             "nothing to do",
-            "pass -o DOMAIN.yaml, --curve, or both",
+            "pass -o DOMAIN.yaml, --curve, --explorer, --book, or both",
         ));
     }
     let (text, report) = domain_file(&args.name, &params)?;
@@ -123,7 +157,7 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
         write_atomic(path, text.as_bytes())?;
         crate::stderr_line!("{}", summary(&args.name, &report, path));
     }
-    if args.curve {
+    if args.curve || args.explorer {
         return print_curve(&domain, args);
     }
     Ok(Report::Done)
@@ -145,9 +179,15 @@ fn summary(name: &str, report: &FamilyReport, path: &std::path::Path) -> String 
 fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
     let request = CurveRequest {
         hypotheses: &args.curve_truths,
-        probes: args
-            .curve_actions
-            .unwrap_or_else(|| DEFAULT_CURVE_ACTIONS.min(domain.actions.len())),
+        probes: args.curve_actions.unwrap_or_else(|| {
+            // --explorer holds out the probes an instance does not have.
+            let room = if args.explorer {
+                (domain.actions.len() / 2).max(1)
+            } else {
+                domain.actions.len()
+            };
+            DEFAULT_CURVE_ACTIONS.min(room)
+        }),
         instances: args.curve_n as u64,
         // A curve's points are exact values: a search over budget leaves
         // its point out rather than certifying it.
@@ -156,6 +196,16 @@ fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
             ..SearchBudget::new(args.search_budget, args.search_nodes)
         },
     };
+    if args.explorer {
+        let points = explorer_curve::explorer_curve(domain, &request, args.turns)?;
+        let text = if args.json {
+            format!("{}\n", explorer_curve::to_json(&points))
+        } else {
+            explorer_curve::to_table(domain, &points)
+        };
+        out(&text)?;
+        return Ok(Report::Done);
+    }
     let points = curve::curve(domain, &request)?;
     let text = if args.json {
         format!("{}\n", curve::to_json(&points))

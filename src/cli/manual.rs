@@ -28,12 +28,30 @@ pub struct ManArgs {
     dir: Option<PathBuf>,
 }
 
+/// The binary's name, which completion scripts register.
+const BIN: &str = "kumo-gen";
+
 /// Prints the completion script of `args.shell` to stdout.
 pub fn completions(args: &CompletionsArgs) -> Result<Report, Error> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut super::command(), "kumo-gen", &mut script);
-    out(&String::from_utf8_lossy(&script))?;
+    clap_complete::generate(args.shell, &mut super::command(), BIN, &mut script);
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    if args.shell == Shell::Bash {
+        script = bash_fixed(&script);
+    }
+    out(&script)?;
     Ok(Report::Done)
+}
+
+/// clap_complete's bash script for a binary whose name has a hyphen never
+/// completes a subcommand's flags: the loop that tracks the subcommand
+/// builds `kumo__gen__subcmd__score`, while the `case` arms holding each
+/// subcommand's flags are named with the hyphen read as a subcommand
+/// separator, `kumo__subcmd__gen__subcmd__score`, so no arm matches
+/// (clap_complete 4.6). Naming the arms as the loop does fixes it; a test
+/// runs bash on the script (`tests/messages.rs`).
+fn bash_fixed(script: &str) -> String {
+    script.replace(&BIN.replace('-', "__subcmd__"), &BIN.replace('-', "__"))
 }
 
 /// The root command as its pages show it: built, so each command knows

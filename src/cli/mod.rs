@@ -94,7 +94,7 @@ enum Command {
     Validate(domains::ValidateArgs),
     /// List the known domains: name, #truths, #actions, title.
     Domains,
-    /// Score trajectories in KUMO's result format: success, actions, efficiency.
+    /// Score trajectories in KUMO's result format: success, action counts, relative action count.
     Score(score::ScoreArgs),
     /// Chi-square test: structure signature vs correctness, per model.
     Stats(stats::StatsArgs),
@@ -120,7 +120,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Split a domain into disjoint in-domain / out-of-domain halves.
     Split(split::SplitArgs),
-    /// Compile a procedural task family (rules3, circuits, ciphers) into a domain.
+    /// Compile a procedural task family (rules3, circuits, ciphers, programs, mechanics, puzzles,
+    /// opponents) into a domain.
     Family(family::FamilyArgs),
     /// Check the knowledge books of a dataset directory against its instances.
     CheckBooks(check_books::CheckBooksArgs),

@@ -24,7 +24,8 @@ use crate::domain::Domain;
 use crate::files::target::{Input, Written};
 use crate::game::session::Session;
 use crate::game::{
-    InstanceLine, Judge, ResultLine, Step, Task, menu_choice, parse_instances, protocol,
+    Agent, InstanceLine, Judge, ResultLine, Step, Steps, Task, Trial, Verdict, actions_taken,
+    kumo_action_count, menu_choice, parse_instances, protocol,
 };
 use crate::python_repr::py_repr;
 use crate::render::{RenderOptions, Renderer};
@@ -268,7 +269,32 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         judge,
     });
     let instance = &task.instance;
+    out(&introduction(&domain, instance, &book))?;
+    let budget = args.budget.map(|b| b as usize);
+    if let Some(budget) = budget {
+        out(&format!("{}\n\n", crate::game::budget_rule(budget)))?;
+    }
+    let mut session = match budget {
+        Some(budget) => Session::budgeted(task.clone(), &args.player, budget),
+        None => Session::new(task.clone(), &args.player, usize::MAX),
+    };
+    let (truth, successful) = play_rounds(&mut session, instance, &domain)?;
+    let trial = session.trial();
+    out(&summary(
+        instance,
+        &trial,
+        truth.as_deref(),
+        successful,
+        budget,
+    ))?;
+    let path = record(args, trial, instance.seed, budget, &dataset, &setting)?;
+    out(&format!("trajectory appended to {}\n", path.display()))?;
+    Ok(Report::Done)
+}
 
+/// What the player is shown before the first round: the domain's goal,
+/// the book, and the menu of numbered actions and truths.
+fn introduction(domain: &Domain, instance: &InstanceLine, book: &str) -> String {
     let n_actions = instance.actions.len();
     let mut menu = String::new();
     menu.push_str(&format!("{}:\n", capital(&domain.action_plural)));
@@ -279,32 +305,32 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     for (i, t) in instance.truths.iter().enumerate() {
         menu.push_str(&format!("  {:>2}. {t}\n", n_actions + i + 1));
     }
-    out(&format!(
+    format!(
         "{}: {}.\nPick one {} per round; name the {} when you are sure, in as few rounds as you can.\n\n{}\n\n{menu}",
         domain.title,
         domain.goal,
         domain.action_noun,
         domain.truth_noun,
         book.trim_end()
-    ))?;
+    )
+}
 
-    let budget = args.budget.map(|b| b as usize);
-    if let Some(budget) = budget {
-        out(&format!("{}\n\n", crate::game::budget_rule(budget)))?;
-    }
-    let mut session = match budget {
-        Some(budget) => Session::budgeted(task.clone(), &args.player, budget),
-        None => Session::new(task.clone(), &args.player, usize::MAX),
-    };
+/// Reads replies from stdin round by round until the game ends: the last
+/// truth named and whether it was right (`None`: the budget ran out
+/// before a right answer). A reply not on the menu is asked again; `quit`
+/// or the end of input abandons the game.
+fn play_rounds(
+    session: &mut Session,
+    instance: &InstanceLine,
+    domain: &Domain,
+) -> Result<(Option<String>, bool), Error> {
     let stdin = io::stdin();
     // Replies under the line cap of every user input.
     let mut lines = crate::files::read::Lines::new(stdin.lock());
-    // The last truth named and whether it was right; `None`: the budget
-    // ran out before a right answer.
-    let (truth, successful) = loop {
+    loop {
         if session.is_finished() {
             // Only the budgeted protocol ends without an answer.
-            break (None, false);
+            return Ok((None, false));
         }
         out(&format!("round {}> ", session.replies() + 1))?;
         let reply = lines.next().transpose().map_err(|e| {
@@ -327,11 +353,10 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         if input.eq_ignore_ascii_case("quit") {
             return Err(Error::input("game abandoned; nothing recorded"));
         }
-        let choice = menu_choice(input, &instance.actions, &instance.truths);
-        let Some(choice) = choice else {
+        let Some(choice) = menu_choice(input, &instance.actions, &instance.truths) else {
             out(&format!(
                 "`{input}` is not on the menu: give a number from 1 to {}, or a name\n",
-                n_actions + instance.truths.len()
+                instance.actions.len() + instance.truths.len()
             ))?;
             continue;
         };
@@ -351,64 +376,70 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
                     .map_or_else(|| py_repr(&value), str::to_string);
                 out(&format!("{action}: {shown}{unit}\n"))?;
             }
-            Step::Predicted { truth, successful } => break (Some(truth), successful),
+            Step::Predicted { truth, successful } => return Ok((Some(truth), successful)),
             // The budgeted protocol: the game goes on.
             Step::Wrong { truth } => out(&format!("{truth}: wrong\n"))?,
             Step::ParseError => unreachable!("menu_choice only returns menu entries"),
         }
-    };
-    let trial = session.trial();
+    }
+}
+
+/// The end of the game: the verdict, the player's actions and KUMO's
+/// count of them, and what optimal play takes on the instance.
+fn summary(
+    instance: &InstanceLine,
+    trial: &Trial,
+    truth: Option<&str>,
+    successful: bool,
+    budget: Option<usize>,
+) -> String {
     let turns = trial.generated_text.len();
-    let verdict = match (&truth, successful) {
-        (Some(truth), true) if budget.is_some() => {
-            format!("correct in {turns} turn(s): no observation rules out {truth}.")
-        }
-        (Some(truth), true) => format!("correct: no observation rules out {truth}."),
-        (Some(truth), false) => format!(
-            "wrong: the observations rule out {truth}; the answer was {}.",
-            instance.valid_truths().join(" or ")
-        ),
-        (None, _) => format!(
-            "the {turns} turns are spent; the answer was {}.",
-            instance.valid_truths().join(" or ")
-        ),
-    };
-    let optimal = match (&instance.optimal, instance.expected_steps()) {
-        (Some(o), Some(e)) => format!(
-            "optimal play: {} action(s) on this instance ({}), {e:.2} expected",
-            o.golden_trajectory.len(),
-            if o.golden_trajectory.is_empty() {
+    let verdict = Verdict::of(instance, truth, successful, turns, budget.is_some());
+    let optimal = match (&instance.optimal, instance.steps()) {
+        (Some(o), Some(steps)) => {
+            let path = if o.golden_trajectory.is_empty() {
                 "the book alone decides".to_string()
             } else {
                 o.golden_trajectory.join(", ")
+            };
+            match steps {
+                Steps::Exact(e) => format!(
+                    "optimal play: {} action(s) on this instance ({path}), {e:.2} expected",
+                    o.golden_trajectory.len()
+                ),
+                // A certified label (docs/output.md): the golden strategy
+                // is not proven optimal, only within the interval.
+                Steps::Certified { lower, upper } => format!(
+                    "certified play (the exact search ran over budget): {} action(s) on this instance ({path}), at most {upper:.2} expected; optimal play takes at least {lower:.2}",
+                    o.golden_trajectory.len()
+                ),
             }
-        ),
+        }
         _ => "optimal play: not labelled for this instance".to_string(),
     };
-    // Actions taken: replies that named an action (KUMO counts every
-    // entry of `actions`, a prediction twice).
-    let taken = trial
-        .actions
-        .iter()
-        .filter(|a| {
-            a.as_str()
-                .is_some_and(|a| instance.actions.iter().any(|x| x == a))
-        })
-        .count();
-    out(&format!(
-        "\n{verdict}\nyou took {taken} action(s) (KUMO counts {}); {optimal}\n",
-        trial.actions.len()
-    ))?;
+    format!(
+        "\n{verdict}\nyou took {} action(s) (KUMO counts {}); {optimal}\n",
+        actions_taken(&trial.actions, instance),
+        kumo_action_count(&trial.actions)
+    )
+}
 
-    let mut line = ResultLine::new(instance.seed, vec![trial]);
+/// Appends the finished trial to `--out`, or to the player's results file
+/// under `results/` (a person's agent, `HumanAgent`); returns its path.
+fn record(
+    args: &PlayArgs,
+    trial: Trial,
+    seed: u64,
+    budget: Option<usize>,
+    dataset: &str,
+    setting: &str,
+) -> Result<PathBuf, Error> {
+    let mut line = ResultLine::new(seed, vec![trial]);
     line.model = Some(args.player.clone());
-    let agent = match budget {
-        Some(n) => format!("HumanAgent-budget={n}"),
-        None => "HumanAgent".to_string(),
-    };
+    let agent = Agent::Person.name(budget);
     line.agent = Some(agent.clone());
-    line.domain = Some(dataset.clone());
-    line.setting = Some(setting.clone());
+    line.domain = Some(dataset.to_string());
+    line.setting = Some(setting.to_string());
     let (root, path) = match &args.out {
         Some(path) => (
             path.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -417,7 +448,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         None => {
             let root = PathBuf::from("results");
             let path =
-                crate::results::result_path(&root, &args.player, &agent, &dataset, &setting, 1);
+                crate::results::result_path(&root, &args.player, &agent, dataset, setting, 1);
             (root, path)
         }
     };
@@ -425,8 +456,7 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
     use std::io::Write;
     file.write_all(line.to_jsonl().as_bytes())?;
     file.sync_data()?;
-    out(&format!("trajectory appended to {}\n", path.display()))?;
-    Ok(Report::Done)
+    Ok(path)
 }
 
 fn capital(s: &str) -> String {

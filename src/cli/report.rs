@@ -34,6 +34,11 @@ pub struct ReportArgs {
     /// The page's title.
     #[arg(long, default_value = "kumo-gen results")]
     title: String,
+    /// Result lines replayed per model, agent, domain and setting (the
+    /// same seeds for every model, spread evenly over those played), or
+    /// `all`: every line (a page of about 12 KB per line).
+    #[arg(long, value_name = "N|all", default_value = "20")]
+    replays: report::ReplayLimit,
 }
 
 pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
@@ -82,7 +87,7 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
 
     let templates = Templates::resolve(None)?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
-    let (replays, books, replay_notes) = report::replays(&files, &sources, |file, instance| {
+    let replayed = report::replays(&files, &sources, args.replays, |file, instance| {
         let set = sources
             .instances(&file.key)
             .ok_or_else(|| format!("{}: no instances", file.path))?;
@@ -109,10 +114,10 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
             )
         })
     });
-    for note in &replay_notes {
+    for note in &replayed.notes {
         crate::stderr_line!("note: {note}");
     }
-    notes.extend(replay_notes);
+    notes.extend(replayed.notes);
 
     let page = Page {
         title: args.title.clone(),
@@ -122,18 +127,22 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         curves: score::curves(&files, &sources),
         structure,
         moves,
-        replays,
-        books,
+        replays: replayed.replays,
+        books: replayed.books,
+        replay_limit: args.replays,
+        replayable: replayed.replayable,
     };
     let html = report::render_html(&page);
     std::fs::create_dir_all(&args.out).map_err(|e| crate::files::FileError::io(&args.out, e))?;
     let path = args.out.join("index.html");
     crate::files::write_atomic(&path, html.as_bytes())?;
     crate::stderr_line!(
-        "wrote {} ({} rows, {} replays)",
+        "wrote {} ({} rows, {} of {} result lines replayed, {:.1} MB)",
         path.display(),
         page.rows.len(),
-        page.replays.len()
+        page.replays.len(),
+        page.replayable,
+        html.len() as f64 / 1e6
     );
     Ok(Report::Done)
 }

@@ -267,27 +267,38 @@ impl Exclusion {
                 context_only: 0,
             };
             let mut digests = Vec::with_capacity(files.len());
+            // Distinct instances by the key in use: a release directory
+            // holds each instance twice (the dataset and its HF export),
+            // and counts it once.
+            let mut distinct: HashSet<(u8, u128)> = HashSet::new();
+            let mut sft: HashSet<u128> = HashSet::new();
             for file in files {
                 let digest = read_keys(&file.path, Some(domain), |_, keys| {
-                    set.instances += 1;
-                    match (kind, keys.exact) {
+                    let key = match (kind, keys.exact) {
                         (KeyKind::Exact, Some(exact)) => {
                             exclusion.exact.insert(exact);
+                            (0, exact)
                         }
                         (KeyKind::Exact, None) => {
-                            set.context_only += 1;
+                            sft.insert(keys.context);
                             exclusion.context.insert(keys.context);
+                            (1, keys.context)
                         }
                         (KeyKind::Context, _) => {
                             exclusion.context.insert(keys.context);
+                            (1, keys.context)
                         }
                         (KeyKind::Book, _) => {
                             exclusion.book.insert(keys.book);
+                            (2, keys.book)
                         }
-                    }
+                    };
+                    distinct.insert(key);
                 })?;
                 digests.push((file, digest));
             }
+            set.instances = distinct.len() as u64;
+            set.context_only = sft.len() as u64;
             set.digest = sources::digest_of(path, &digests);
             exclusion.sets.push(set);
         }

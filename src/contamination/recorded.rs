@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::dataset::record::ObservationsVisitor;
+use crate::dataset::record::{ObservationsVisitor, ValidTruth};
 use crate::python_repr::py_strip;
 
 pub use crate::dataset::record::{ObservationPairs as Pairs, Observed};
@@ -32,15 +32,6 @@ pub struct Recorded<'a> {
     /// `(action, observation)` pairs; `None` when the file does not record
     /// every action's observation (SFT records).
     pub observations: Option<Pairs<'a>>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ValidTruth<'a> {
-    #[serde(borrow)]
-    One(Cow<'a, str>),
-    #[serde(borrow)]
-    Many(Vec<Cow<'a, str>>),
 }
 
 #[derive(Deserialize)]

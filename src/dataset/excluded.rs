@@ -37,9 +37,11 @@ pub struct ExcludedSet {
     /// FNV-1a 64 of the file (as the manifest's dataset `digest`), or for a
     /// directory of the sorted list of its instance files' names and digests.
     pub digest: String,
-    /// Instance lines read.
+    /// Distinct instances read, by the set's key (a directory holding a
+    /// dataset and its HF export counts each instance once; manifests
+    /// written before this rule counted lines).
     pub instances: u64,
-    /// Of those, SFT records: they give the context key only.
+    /// Of those, SFT records' contexts: they give the context key only.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub context_only: u64,
 }
@@ -61,11 +63,13 @@ pub fn sets_conflict(made: &[ExcludedSet], now: &[ExcludedSet]) -> Option<String
             .collect();
         format!("`--exclude` {}", list.join(", "))
     };
+    // The digest fixes the content; the count is only reported (older
+    // manifests counted lines, not distinct instances).
     let same = made.len() == now.len()
         && made
             .iter()
             .zip(now)
-            .all(|(a, b)| (a.key, &a.digest, a.instances) == (b.key, &b.digest, b.instances));
+            .all(|(a, b)| (a.key, &a.digest) == (b.key, &b.digest));
     (!same).then(|| {
         format!(
             "it was made with {}, this run has {}",

@@ -198,6 +198,13 @@ pub struct Counts {
     /// Draws outside the difficulty band, redrawn.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub out_of_band_rejected: u64,
+    /// Of those, certified draws whose interval crosses an edge of the
+    /// band (not proven inside it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub out_of_band_straddling: u64,
+    /// Of those, draws the search budget left unlabelled (`--exact-only`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub out_of_band_unlabelled: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -214,6 +221,8 @@ impl Counts {
             sat_calls: stats.sat_calls,
             duplicates_rejected: stats.duplicates,
             out_of_band_rejected: stats.out_of_band,
+            out_of_band_straddling: stats.band_straddling,
+            out_of_band_unlabelled: stats.band_unlabelled,
         }
     }
 }

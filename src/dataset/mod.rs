@@ -486,6 +486,21 @@ pub fn jsonl_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, DatasetError> {
     Ok(out)
 }
 
+/// Whether `file`, found under the directory `root`, lies in a folder a
+/// dataset derives or keeps beside its instances (`sft/`, `knowledge_book/`,
+/// `shards/`, the HF export `hf/`, hidden folders such as `.locks/`):
+/// never an instance file, so a walk passes it by without a note.
+fn derived_folder(root: &Path, file: &Path) -> bool {
+    let Ok(inside) = file.strip_prefix(root) else {
+        return false;
+    };
+    let folders: Vec<_> = inside.components().collect();
+    folders[..folders.len().saturating_sub(1)].iter().any(|c| {
+        let name = c.as_os_str().to_string_lossy();
+        name.starts_with('.') || ["sft", "knowledge_book", "shards", "hf"].contains(&name.as_ref())
+    })
+}
+
 /// The instances of one file: `<domain>/<setting>.jsonl`.
 #[derive(Clone, Debug)]
 pub struct InstanceSet {
@@ -509,6 +524,9 @@ pub fn instance_sets(paths: &[PathBuf]) -> Result<(Vec<InstanceSet>, Vec<PathBuf
     for given in paths {
         let explicit = !given.is_dir();
         for file in jsonl_files(std::slice::from_ref(given))? {
+            if !explicit && derived_folder(given, &file) {
+                continue;
+            }
             let setting = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

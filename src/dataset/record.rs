@@ -123,8 +123,9 @@ impl Serialize for Optimal<'_> {
 }
 
 /// The `difficulty` object of a labelled instance line (DESIGN.md
-/// "Outputs"): `expected_steps` (the exact optimal expected number of
-/// actions, averaged over every truth that could be the valid one),
+/// "Outputs"): `expected_steps` (the optimal expected number of
+/// actions, averaged over every truth that could be the valid one: exact,
+/// or a certified upper bound, see below),
 /// `golden_length` (the actions the golden player takes on this instance's
 /// own observations) and `consistent_at_answer` (the instance truths that
 /// no observation along the golden trajectory rules out when the golden
@@ -134,14 +135,28 @@ impl Serialize for Optimal<'_> {
 /// rule out a survivor) and `percentile` (of `expected_steps` in the
 /// setting's reference sample, [`crate::difficulty::reference`]; absent
 /// when the setting has none, as for `kumo-gen label` of a setting the
-/// domain cannot synthesize).
+/// domain cannot synthesize). A certified label (DESIGN.md "Certified
+/// labels") makes `expected_steps` its upper bound and adds, after it,
+/// `exact: false` and `lower_bound`, and after `percentile` the
+/// `percentile_lower` of the lower bound: the line's percentile lies
+/// between the two. An exact line has none of these three.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Difficulty {
     pub expected_steps: f64,
+    #[serde(skip_serializing_if = "is_true")]
+    pub exact: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lower_bound: Option<f64>,
     pub golden_length: usize,
     pub consistent_at_answer: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentile: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile_lower: Option<f64>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Difficulty {
@@ -171,9 +186,14 @@ impl Difficulty {
             .count();
         Difficulty {
             expected_steps: label.expected_steps,
+            exact: label.is_exact(),
+            lower_bound: label.lower_bound,
             golden_length: label.golden_actions.len(),
             consistent_at_answer,
             percentile: reference.map(|r| r.percentile(label.expected_steps)),
+            percentile_lower: reference
+                .zip(label.lower_bound)
+                .map(|(r, lower)| r.percentile(lower)),
         }
     }
 
@@ -292,9 +312,11 @@ pub enum Observed<'a> {
 /// `(action, observation)` pairs in file order.
 pub type ObservationPairs<'a> = Vec<(Cow<'a, str>, Observed<'a>)>;
 
+/// `valid_truth` as a borrowing reader reads it: one name (KUMO's string)
+/// or a list (`read_key` here, `contamination`'s recorded lines).
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum ValidTruth<'a> {
+pub enum ValidTruth<'a> {
     #[serde(borrow)]
     One(Cow<'a, str>),
     #[serde(borrow)]

@@ -26,8 +26,9 @@ pub const HF_FORMAT: &str = if cfg!(feature = "parquet") {
 } else {
     "jsonl"
 };
+use super::labels::FileLabels;
 use crate::dataset::setting::Setting;
-use crate::render::hf::{Card, CardConfig, dataset_card};
+use crate::render::hf::{Card, CardConfig, ConfigLabels, dataset_card};
 
 /// One data file of the export.
 struct DataFile {
@@ -39,6 +40,8 @@ struct DataFile {
     /// Relative to the export.
     path: String,
     rows: u64,
+    /// How an instance file's rows are labelled (`None` for SFT rows).
+    labels: Option<FileLabels>,
 }
 
 /// The sorted names of the visible entries of `dir`.
@@ -85,13 +88,25 @@ fn data_files(
         for (setting, sft, file) in files {
             let path = domain_dir.join(&file);
             #[cfg(feature = "parquet")]
-            let rows = super::hf_parquet::rows(&path)?;
+            let (rows, labels) = {
+                let (rows, labels) = super::hf_parquet::rows(&path)?;
+                (
+                    rows,
+                    (!sft).then(|| labels.unwrap_or_else(|| all_exact(rows))),
+                )
+            };
             #[cfg(not(feature = "parquet"))]
-            let rows = crate::files::read::read(&path)
-                .map_err(|e| DerivedError::io(&path, e))?
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64;
+            let (rows, labels) = {
+                let bytes =
+                    crate::files::read::read(&path).map_err(|e| DerivedError::io(&path, e))?;
+                let rows = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+                let labels = if sft {
+                    None
+                } else {
+                    Some(FileLabels::of_lines(&path, &bytes, rows)?)
+                };
+                (rows, labels)
+            };
             found.push(DataFile {
                 part: part.map(str::to_string),
                 domain: domain.clone(),
@@ -99,10 +114,49 @@ fn data_files(
                 sft,
                 path: format!("{root}/{domain}/{file}"),
                 rows,
+                labels,
             });
         }
     }
     Ok(())
+}
+
+/// The labels of `rows` rows that are all exact.
+#[cfg(feature = "parquet")]
+fn all_exact(rows: u64) -> FileLabels {
+    FileLabels {
+        counts: super::LabelCounts {
+            exact: rows,
+            ..super::LabelCounts::default()
+        },
+        unlabelled: 0,
+    }
+}
+
+/// How each instance config is labelled, when some holds certified lines
+/// (else nothing: the card then says every label is exact).
+fn config_labels(files: &[DataFile], configs: &[CardConfig]) -> Vec<ConfigLabels> {
+    if !files
+        .iter()
+        .any(|f| f.labels.is_some_and(|l| l.counts.certified > 0))
+    {
+        return Vec::new();
+    }
+    files
+        .iter()
+        .zip(configs)
+        .filter_map(|(f, config)| {
+            let l = f.labels?;
+            Some(ConfigLabels {
+                config: config.name.clone(),
+                exact: l.counts.exact,
+                certified: l.counts.certified,
+                unlabelled: l.unlabelled,
+                mean_gap: l.counts.mean_gap(),
+                max_gap: l.counts.gap_max,
+            })
+        })
+        .collect()
 }
 
 /// The configs of the export's data files (see the module doc).
@@ -175,11 +229,13 @@ pub(super) fn write_card(hf_dir: &Path) -> Result<(), DerivedError> {
         [one] => format!("KUMO-style tasks: {one}"),
         many => format!("KUMO-style tasks: {} domains", many.len()),
     };
+    let configs = configs(&files);
     let card = Card {
         pretty_name,
         license: "apache-2.0".into(),
         generator: format!("kumo-gen {}", env!("CARGO_PKG_VERSION")),
-        configs: configs(&files),
+        labels: config_labels(&files, &configs),
+        configs,
         parameters: Vec::new(),
         domains: domains.into_iter().map(|d| (d, String::new())).collect(),
     };
@@ -216,6 +272,7 @@ mod tests {
             sft,
             path: String::new(),
             rows: 1,
+            labels: None,
         }
     }
 

@@ -48,13 +48,18 @@ mod error;
 mod hf_card;
 #[cfg(feature = "parquet")]
 pub mod hf_parquet;
+pub mod labels;
 mod stamp;
 
 use crate::domain::Domain;
 use crate::files::{self, AtomicFile};
-use crate::render::hf::{hf_row, hf_sft_row, part_row_id};
+use crate::game::Steps;
+use crate::render::hf::{hf_row, hf_sft_row, part_row_id, with_exact_column, with_label_columns};
+use crate::render::with_certificate;
 use crate::render::{Renderer, TemplateError, check_book};
 use hf_card::write_card;
+pub use labels::LabelCounts;
+use labels::{holds_certified, line_steps, precise};
 use stamp::Artifact;
 
 pub use error::DerivedError;
@@ -106,6 +111,10 @@ pub struct DerivedSummary {
     pub sft_steps: u64,
     /// Lines without labels (no SFT record).
     pub unlabelled: u64,
+    /// Labelled lines whose label is exact, and certified (docs/output.md,
+    /// "Certified labels"), with the sum and the largest of the certified
+    /// lines' relative gaps `(upper - lower) / lower`.
+    pub labels: LabelCounts,
     pub seconds: f64,
     /// The files on disk were current; nothing was rewritten.
     pub up_to_date: bool,
@@ -117,6 +126,8 @@ pub struct DerivedSummary {
 /// One line's rendered artifacts.
 struct Derived {
     seed: u64,
+    /// What the line's label proves (`None`: unlabelled).
+    steps: Option<Steps>,
     book: String,
     sft: Option<(String, Vec<String>)>,
     /// The HF instance row and the HF SFT row (empty when unlabelled).
@@ -133,16 +144,10 @@ enum LineError {
     Bug(String),
 }
 
-fn temp_name(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
 /// Removes `.NAME.tmp*` files and directories beside `path`: leftovers of
-/// killed runs.
+/// killed runs ([`crate::files::temp_path`]'s names). The dataset's lock
+/// is held, so no live run writes them: every one goes, where the atomic
+/// writer, which holds no lock, removes only those of dead processes.
 fn remove_stale_temps(path: &Path) -> Result<(), DerivedError> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(());
@@ -343,7 +348,11 @@ pub fn write_derived(
             return Err(e);
         }
     };
-    finish_rebuild(&paths, outputs, options.hf || removed_hf)?;
+    let labels = labels::FileLabels {
+        counts: summary.labels,
+        unlabelled: summary.unlabelled,
+    };
+    finish_rebuild(&paths, outputs, options.hf || removed_hf, labels)?;
     for a in artifacts.iter().filter(|a| a.wanted) {
         if let Some(found) = stamp::on_disk(&a.path)? {
             kept.files.insert(a.kind.to_string(), found);
@@ -411,7 +420,7 @@ fn start_rebuild(
     remove_stale_temps(&paths.books_dir)?;
     let [books, sft, steps, hf, hf_sft] = artifacts;
     let books_tmp = if books.wanted {
-        let tmp = temp_name(&paths.books_dir);
+        let tmp = crate::files::temp_path(&paths.books_dir);
         crate::files::create_dir_below(&paths.out, &tmp)?;
         Some(tmp)
     } else {
@@ -440,6 +449,9 @@ fn render_all(
     outputs: &mut Outputs,
     progress: &dyn crate::progress::Progress,
 ) -> Result<DerivedSummary, DerivedError> {
+    // The HF rows of a file with certified lines carry the label's two
+    // columns, every row of it alike (one schema per file).
+    let certified = options.hf && holds_certified(dataset)?;
     let file = crate::files::read::open(dataset).map_err(|e| DerivedError::io(dataset, e))?;
     let mut reader = BufReader::new(file);
     let mut summary = DerivedSummary::default();
@@ -462,7 +474,7 @@ fn render_all(
         let first_line = line_number;
         line_number += chunk.len() as u64;
         let derived = render_chunk(
-            domain, dataset, renderer, setting, options, &chunk, first_line,
+            domain, dataset, renderer, setting, options, certified, &chunk, first_line,
         )?;
         write_chunk(&derived, outputs, &mut summary)?;
         progress.position(summary.books);
@@ -473,12 +485,14 @@ fn render_all(
 /// Renders the lines of one chunk in parallel; an error names the line
 /// (`first_line` is the number of lines before the chunk) and whose fault
 /// it is.
+#[allow(clippy::too_many_arguments)]
 fn render_chunk(
     domain: &Domain,
     dataset: &Path,
     renderer: &Renderer,
     setting: &str,
     options: DerivedOptions<'_>,
+    certified: bool,
     chunk: &[String],
     first_line: u64,
 ) -> Result<Vec<Option<Derived>>, DerivedError> {
@@ -492,6 +506,7 @@ fn render_chunk(
             let hf = options.hf.then_some(HfRow {
                 setting,
                 part: options.part,
+                label_columns: certified,
             });
             derive_line(domain, renderer, line, hf)
                 .map(Some)
@@ -530,6 +545,9 @@ fn write_chunk(
             std::fs::write(&path, &d.book).map_err(|e| DerivedError::io(&path, e))?;
         }
         summary.books += 1;
+        if let Some(steps) = d.steps {
+            summary.labels.add(steps);
+        }
         match &d.sft {
             Some((record, step_lines)) => {
                 if let Some(sft) = &mut outputs.sft {
@@ -558,7 +576,12 @@ fn write_chunk(
 /// Puts the rebuilt files in place: the files (converted to Parquet when
 /// that is the export's format), the card when `card` (an HF file of this
 /// setting appeared or went away) or one exists, the books directory.
-fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), DerivedError> {
+fn finish_rebuild(
+    paths: &Paths,
+    outputs: Outputs,
+    card: bool,
+    #[cfg_attr(not(feature = "parquet"), allow(unused_variables))] labels: labels::FileLabels,
+) -> Result<(), DerivedError> {
     #[cfg(feature = "parquet")]
     let converts = [
         (
@@ -587,7 +610,7 @@ fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), Der
     #[cfg(feature = "parquet")]
     for (wanted, lines, parquet, sft) in converts {
         if wanted {
-            hf_parquet::convert(lines, parquet, sft)?;
+            hf_parquet::convert(lines, parquet, sft, labels)?;
             stamp::remove_path(lines)?;
         }
     }
@@ -602,11 +625,13 @@ fn finish_rebuild(paths: &Paths, outputs: Outputs, card: bool) -> Result<(), Der
 }
 
 /// Where an HF row belongs: its setting, and its `--split` part (which
-/// prefixes the row's `id`).
+/// prefixes the row's `id`); whether its file holds certified lines, and
+/// so the label's `exact` and `lower_bound` columns.
 #[derive(Clone, Copy)]
 struct HfRow<'a> {
     setting: &'a str,
     part: Option<&'a str>,
+    label_columns: bool,
 }
 
 /// Renders one dataset line; an error names the line's problem and whose
@@ -623,6 +648,7 @@ fn derive_line(
         .map_err(|e| LineError::Corrupt(e.to_string()))?;
     let view = task.view(domain);
     let seed = task.seed;
+    let steps = precise(line, line_steps(&value));
     let render_error = |e: TemplateError| {
         if e.is_user_template() {
             LineError::Template(
@@ -636,7 +662,19 @@ fn derive_line(
     let (book, sft) = match &task.golden {
         Some(golden) => {
             let out = renderer.render(&view, golden).map_err(render_error)?;
-            (out.book, Some((out.sft, out.steps)))
+            let sft = match steps {
+                // The golden trajectory of a certified line is not proven
+                // optimal: its records say what it is worth.
+                Some(Steps::Certified { lower, upper }) => (
+                    with_certificate(&out.sft, lower, upper),
+                    out.steps
+                        .iter()
+                        .map(|s| with_certificate(s, lower, upper))
+                        .collect(),
+                ),
+                _ => (out.sft, out.steps),
+            };
+            (out.book, Some(sft))
         }
         None => (renderer.book(&view).map_err(render_error)?, None),
     };
@@ -665,30 +703,58 @@ fn derive_line(
             )),
         });
     }
-    let hf = hf.map(|HfRow { setting, part }| {
-        let with_id = |mut row: Value| {
-            if let Some(part) = part {
-                row["id"] = Value::String(part_row_id(part, &domain.name, setting, seed));
+    let hf = hf.map(
+        |HfRow {
+             setting,
+             part,
+             label_columns,
+         }| {
+            let with_id = |mut row: Value| {
+                if let Some(part) = part {
+                    row["id"] = Value::String(part_row_id(part, &domain.name, setting, seed));
+                }
+                row.to_string()
+            };
+            let optimal = value.get("optimal");
+            let expected = optimal
+                .and_then(|o| o.get("expected_steps"))
+                .and_then(Value::as_f64);
+            let answer = optimal
+                .and_then(|o| o.get("golden_answer"))
+                .and_then(Value::as_str);
+            let golden = task.golden.as_deref().unwrap_or(&[]);
+            // A certified line's upper bound as the line states it (see
+            // `precise`).
+            let expected = match steps {
+                Some(Steps::Certified { upper, .. }) => Some(upper),
+                _ => expected,
+            };
+            let mut row = hf_row(&view, setting, golden, answer, expected, &book);
+            if label_columns {
+                let lower_bound = match steps {
+                    Some(Steps::Certified { lower, .. }) => Some(lower),
+                    _ => None,
+                };
+                row = with_label_columns(row, steps.map(Steps::is_exact), lower_bound);
             }
-            row.to_string()
-        };
-        let optimal = value.get("optimal");
-        let expected = optimal
-            .and_then(|o| o.get("expected_steps"))
-            .and_then(Value::as_f64);
-        let answer = optimal
-            .and_then(|o| o.get("golden_answer"))
-            .and_then(Value::as_str);
-        let golden = task.golden.as_deref().unwrap_or(&[]);
-        let row = with_id(hf_row(&view, setting, golden, answer, expected, &book));
-        let sft_row = sft
-            .as_ref()
-            .and_then(|(record, _)| serde_json::from_str::<Value>(record).ok())
-            .map(|record| with_id(hf_sft_row(&domain.name, setting, seed, &record)));
-        (row, sft_row.unwrap_or_default())
-    });
+            let row = with_id(row);
+            let sft_row = sft
+                .as_ref()
+                .and_then(|(record, _)| serde_json::from_str::<Value>(record).ok())
+                .map(|record| {
+                    let row = hf_sft_row(&domain.name, setting, seed, &record);
+                    with_id(if label_columns {
+                        with_exact_column(row, steps.is_none_or(Steps::is_exact))
+                    } else {
+                        row
+                    })
+                });
+            (row, sft_row.unwrap_or_default())
+        },
+    );
     Ok(Derived {
         seed,
+        steps,
         book,
         sft,
         hf,

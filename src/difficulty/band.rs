@@ -22,6 +22,17 @@
 //!
 //! A band no instance of the setting's reference sample lands in is
 //! refused before any drawing, naming the range the sample reaches.
+//!
+//! A certified label (DESIGN.md "Certified labels") proves only
+//! `lower <= E <= upper`, so a draw is in a band only if its whole
+//! interval is ([`Band::judge`]): `--min-expected` is met by the lower
+//! bound, `--max-expected` by the upper one, and a percentile band by the
+//! percentiles of both ends in the reference sample. A certified draw
+//! whose interval crosses an edge of the band is redrawn like one outside
+//! it, and counted apart ([`Stats::band_straddling`]), as are draws the
+//! budget leaves unlabelled under `--exact-only`
+//! ([`Stats::band_unlabelled`]): the run's summary line says how many of
+//! each. An exact label is an interval of one point, judged as before.
 
 use std::sync::Arc;
 
@@ -60,16 +71,54 @@ impl Band {
         (self != Band::default()).then_some(self)
     }
 
-    /// Whether a draw with these labels lies in the band.
+    /// Whether a draw with these labels lies in the band (an exact
+    /// label: see [`Band::judge`] for a certified one).
     pub fn admits(&self, expected_steps: f64, golden_length: usize, percentile: f64) -> bool {
-        self.min_expected.is_none_or(|m| expected_steps >= m)
-            && self.max_expected.is_none_or(|m| expected_steps <= m)
-            && self.min_golden.is_none_or(|m| golden_length >= m)
-            && self.max_golden.is_none_or(|m| golden_length <= m)
-            && self.min_percentile.is_none_or(|m| percentile >= m)
-            && self
-                .max_percentile
-                .is_none_or(|m| percentile < m || (m >= 100.0 && percentile <= m))
+        self.judge(
+            (expected_steps, expected_steps),
+            golden_length,
+            (percentile, percentile),
+        ) == Verdict::Inside
+    }
+
+    /// Where a draw whose label proves `steps.0 <= E <= steps.1` (a point
+    /// when exact), with that golden length and the percentiles of both
+    /// ends, lies: inside the band only if the whole interval is.
+    pub fn judge(
+        &self,
+        steps: (f64, f64),
+        golden_length: usize,
+        percentiles: (f64, f64),
+    ) -> Verdict {
+        let below_max_percentile = |p: f64| {
+            self.max_percentile
+                .is_none_or(|m| p < m || (m >= 100.0 && p <= m))
+        };
+        let point_inside = |e: f64, p: f64| {
+            self.min_expected.is_none_or(|m| e >= m)
+                && self.max_expected.is_none_or(|m| e <= m)
+                && self.min_percentile.is_none_or(|m| p >= m)
+                && below_max_percentile(p)
+        };
+        let golden = self.min_golden.is_none_or(|m| golden_length >= m)
+            && self.max_golden.is_none_or(|m| golden_length <= m);
+        let (lower, upper) = steps;
+        let (p_lower, p_upper) = percentiles;
+        if golden && point_inside(lower, p_lower) && point_inside(upper, p_upper) {
+            return Verdict::Inside;
+        }
+        // Some value of the interval could be in the band: none of its
+        // ends is past a bound on the far side.
+        let reachable = golden
+            && self.min_expected.is_none_or(|m| upper >= m)
+            && self.max_expected.is_none_or(|m| lower <= m)
+            && self.min_percentile.is_none_or(|m| p_upper >= m)
+            && below_max_percentile(p_lower);
+        if reachable && lower < upper {
+            Verdict::Straddles
+        } else {
+            Verdict::Outside
+        }
     }
 
     /// The band as the flags that ask for it.
@@ -145,6 +194,18 @@ impl Band {
     }
 }
 
+/// Where a labelled draw lies with respect to a band ([`Band::judge`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Its whole interval is in the band (an exact value: the value is).
+    Inside,
+    /// No value of its interval is.
+    Outside,
+    /// A certified interval with values both in and out of the band:
+    /// where `E` lies is not proven, so the draw is not in the band.
+    Straddles,
+}
+
 /// The synthesis of one setting restricted to a band.
 pub struct Banded<'s, 'd> {
     synth: &'s Synthesizer<'d>,
@@ -188,25 +249,36 @@ impl<'s, 'd> Banded<'s, 'd> {
         &self.reference
     }
 
-    fn admits(&self, label: &Label) -> bool {
-        self.band.admits(
-            label.expected_steps,
+    /// Where `label`'s interval lies with respect to the band.
+    pub fn judge(&self, label: &Label) -> Verdict {
+        let (lower, upper) = label.interval();
+        self.band.judge(
+            (lower, upper),
             label.golden_actions.len(),
-            self.reference.percentile(label.expected_steps),
+            (
+                self.reference.percentile(lower),
+                self.reference.percentile(upper),
+            ),
         )
     }
 
     /// Advances `candidate` to the first draw of its stream, from its
     /// current one on, that lies in the band; returns that draw's label.
+    /// A draw rejected for a certified interval across the band's edge,
+    /// or for having no label, is counted in the candidate's stats.
     pub fn settle(&self, candidate: &mut Candidate) -> Result<Label, SynthError> {
         let domain = self.synth.domain();
         let mut looked = 0;
         loop {
-            // A draw over the search budget has no label: outside every band.
-            if let Ok(label) = optimal_for_instance(domain, &candidate.instance, self.budget)
-                && self.admits(&label)
-            {
-                return Ok(label);
+            match optimal_for_instance(domain, &candidate.instance, self.budget) {
+                Ok(label) => match self.judge(&label) {
+                    Verdict::Inside => return Ok(label),
+                    Verdict::Straddles => candidate.stats.band_straddling += 1,
+                    Verdict::Outside => {}
+                },
+                // Over the search budget with `--exact-only`: no label,
+                // outside every band.
+                Err(_) => candidate.stats.band_unlabelled += 1,
             }
             looked += 1;
             if looked >= MAX_BAND_DRAWS {
@@ -341,5 +413,59 @@ pub fn short(v: f64) -> String {
         format!("{v:e}")
     } else {
         v.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_certified_interval_is_inside_only_when_whole() {
+        let band = Band {
+            min_expected: Some(2.0),
+            max_expected: Some(3.0),
+            ..Band::default()
+        };
+        let judge = |lo: f64, hi: f64| band.judge((lo, hi), 1, (50.0, 50.0));
+        assert_eq!(judge(2.5, 2.5), Verdict::Inside);
+        assert_eq!(judge(2.0, 3.0), Verdict::Inside);
+        assert_eq!(judge(3.5, 3.5), Verdict::Outside);
+        // Exact values judge as `admits` always did.
+        assert!(band.admits(2.5, 1, 50.0) && !band.admits(1.9, 1, 50.0));
+        // Across either edge: not proven inside, and not outside either.
+        assert_eq!(judge(1.9, 2.1), Verdict::Straddles);
+        assert_eq!(judge(2.9, 3.1), Verdict::Straddles);
+        assert_eq!(judge(1.0, 4.0), Verdict::Straddles);
+        // Wholly past an edge.
+        assert_eq!(judge(3.1, 3.4), Verdict::Outside);
+        assert_eq!(judge(1.0, 1.9), Verdict::Outside);
+        // The golden length is a fact of the trajectory, not an interval.
+        let golden = Band {
+            max_golden: Some(0),
+            ..band
+        };
+        assert_eq!(golden.judge((1.9, 2.1), 1, (50.0, 50.0)), Verdict::Outside);
+    }
+
+    #[test]
+    fn percentile_bands_judge_both_ends() {
+        let band = Band {
+            min_percentile: Some(25.0),
+            max_percentile: Some(50.0),
+            ..Band::default()
+        };
+        let judge = |lo: f64, hi: f64| band.judge((1.0, 2.0), 1, (lo, hi));
+        assert_eq!(judge(25.0, 49.9), Verdict::Inside);
+        assert_eq!(judge(20.0, 30.0), Verdict::Straddles);
+        assert_eq!(judge(40.0, 50.0), Verdict::Straddles);
+        assert_eq!(judge(50.0, 60.0), Verdict::Outside);
+        assert_eq!(judge(10.0, 24.0), Verdict::Outside);
+        let last = Band {
+            min_percentile: Some(50.0),
+            max_percentile: Some(100.0),
+            ..Band::default()
+        };
+        assert_eq!(last.judge((1.0, 2.0), 1, (60.0, 100.0)), Verdict::Inside);
     }
 }

@@ -38,7 +38,7 @@ pub use diagnostic::{Diagnostic, Kind, LoadError, Severity};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
 pub use names::{case_only_lookalikes, truths_ambiguous_in_sentences};
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};
-pub use structure::{StructureSignature, structure_signature};
+pub use structure::{StructureSignature, structure_signature, structure_signature_by_name};
 pub use truthset::TruthSet;
 pub use yaml_budget::{DEFAULT_YAML_NODES, set_yaml_node_budget};
 

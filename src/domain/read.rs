@@ -28,30 +28,13 @@ const TOP_KEYS: &[&str] = &[
 // ---------------------------------------------------------------------------
 // Pass 2: tree -> document.
 
-pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc> {
-    cx.positions.record("", root);
-    if let Node::Null = root.value {
-        cx.error(
-            Kind::File,
-            "",
-            "the file is empty",
-            "a domain needs at least `name`, `truths` and `actions`; see domains/medical.yaml",
-        );
-        return None;
-    }
-    let Node::Map(entries) = &root.value else {
-        cx.error(
-            Kind::Shape,
-            "",
-            format!(
-                "a domain file must be a mapping with `name`, `truths` and `actions`, found {}",
-                root.value.kind()
-            ),
-            "start the file with `name: my-domain`; see domains/medical.yaml",
-        );
-        return None;
-    };
-    let mut fields: HashMap<&str, &SNode> = HashMap::new();
+/// The top-level keys of a domain file by name; a key that is not a plain
+/// name or not one of [`TOP_KEYS`] is an error (and left out).
+fn top_fields<'n>(
+    cx: &mut Context,
+    entries: &'n [(SNode, SNode)],
+) -> HashMap<&'static str, &'n SNode> {
+    let mut fields: HashMap<&'static str, &SNode> = HashMap::new();
     for (key, value) in entries {
         let Some(name) = key.value.scalar_text() else {
             cx.positions.record("<key>", key);
@@ -79,6 +62,53 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
             }
         }
     }
+    fields
+}
+
+/// `case_sensitive_names`: `true` or `false` (absent: `false`).
+fn read_case_sensitive(cx: &mut Context, node: Option<&SNode>) -> bool {
+    match node {
+        None => false,
+        Some(node) => match node.value.scalar_text().as_deref() {
+            Some("true") => true,
+            Some("false") => false,
+            _ => {
+                cx.error(
+                    Kind::Shape,
+                    "case_sensitive_names",
+                    "`case_sensitive_names` must be `true` or `false`",
+                    "write `case_sensitive_names: true` or remove the key",
+                );
+                false
+            }
+        },
+    }
+}
+
+pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc> {
+    cx.positions.record("", root);
+    if let Node::Null = root.value {
+        cx.error(
+            Kind::File,
+            "",
+            "the file is empty",
+            "a domain needs at least `name`, `truths` and `actions`; see domains/medical.yaml",
+        );
+        return None;
+    }
+    let Node::Map(entries) = &root.value else {
+        cx.error(
+            Kind::Shape,
+            "",
+            format!(
+                "a domain file must be a mapping with `name`, `truths` and `actions`, found {}",
+                root.value.kind()
+            ),
+            "start the file with `name: my-domain`; see domains/medical.yaml",
+        );
+        return None;
+    };
+    let fields = top_fields(cx, entries);
     let text_field = |cx: &mut Context, key: &str, required: bool| -> Option<String> {
         match fields.get(key) {
             Some(node) => read_name(cx, key, node),
@@ -101,22 +131,7 @@ pub(super) fn read_document(cx: &mut Context, root: &SNode) -> Option<DomainDoc>
     let action_noun = text_field(cx, "action_noun", false);
     let action_plural = text_field(cx, "action_plural", false);
     let goal = text_field(cx, "goal", false);
-    let case_sensitive_names = match fields.get("case_sensitive_names") {
-        None => false,
-        Some(node) => match node.value.scalar_text().as_deref() {
-            Some("true") => true,
-            Some("false") => false,
-            _ => {
-                cx.error(
-                    Kind::Shape,
-                    "case_sensitive_names",
-                    "`case_sensitive_names` must be `true` or `false`",
-                    "write `case_sensitive_names: true` or remove the key",
-                );
-                false
-            }
-        },
-    };
+    let case_sensitive_names = read_case_sensitive(cx, fields.get("case_sensitive_names").copied());
 
     let truths = match fields.get("truths") {
         Some(node) => read_name_list(cx, "truths", node),

@@ -1,8 +1,9 @@
 //! The structure signature of an instance: sorted degree sequences of
 //! its truth–action bipartite graph (the paper's chi-square study). Domain
-//! arithmetic on [`Action::related`], used by the writers (the
-//! `structure` field of an instance line). `kumo-gen stats` computes the
-//! same degrees from an instance line by name (`crate::stats`).
+//! arithmetic on [`Action::related`], written once: the writers take it
+//! from indices (the `structure` field of an instance line), `kumo-gen
+//! stats` from an instance line's names ([`structure_signature_by_name`]);
+//! one text form ([`StructureSignature`]'s `Display`).
 
 use super::{Action, Domain};
 
@@ -20,12 +21,14 @@ pub struct StructureSignature {
     pub action_degrees: Vec<usize>,
 }
 
-impl StructureSignature {
-    /// A compact, stable key such as `t3,2,1|a2,2,2`, for tables.
-    pub fn key(&self) -> String {
+/// The one text form of a signature, as `stats` and the report print it:
+/// `T[3,2,1] A[2,2,2]`.
+impl std::fmt::Display for StructureSignature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-        format!(
-            "t{}|a{}",
+        write!(
+            f,
+            "T[{}] A[{}]",
             join(&self.truth_degrees),
             join(&self.action_degrees)
         )
@@ -39,22 +42,55 @@ pub fn structure_signature(
     truths: &[usize],
     actions: &[usize],
 ) -> StructureSignature {
-    let actions: Vec<&Action> = actions
+    let known = |indices: &[usize], len: usize| -> Vec<Option<usize>> {
+        indices
+            .iter()
+            .filter(|&&i| i < len)
+            .map(|&i| Some(i))
+            .collect()
+    };
+    degrees(
+        domain,
+        &known(truths, domain.truths.len()),
+        &known(actions, domain.actions.len()),
+    )
+}
+
+/// The structure signature of an instance given by the names of its
+/// truths and actions (an instance line's): a name the domain does not
+/// have stays in the signature with degree 0.
+pub fn structure_signature_by_name(
+    domain: &Domain,
+    truths: &[String],
+    actions: &[String],
+) -> StructureSignature {
+    let truths: Vec<Option<usize>> = truths.iter().map(|t| domain.truth_index(t)).collect();
+    let actions: Vec<Option<usize>> = actions.iter().map(|a| domain.action_index(a)).collect();
+    degrees(domain, &truths, &actions)
+}
+
+/// The sorted degree sequences of the truth-action graph of `truths` and
+/// `actions` (`None`: not in the domain, degree 0).
+fn degrees(
+    domain: &Domain,
+    truths: &[Option<usize>],
+    actions: &[Option<usize>],
+) -> StructureSignature {
+    let actions: Vec<Option<&Action>> = actions
         .iter()
-        .filter_map(|&a| domain.actions.get(a))
+        .map(|a| a.map(|a| &domain.actions[a]))
         .collect();
-    let truths: Vec<usize> = truths
-        .iter()
-        .copied()
-        .filter(|&t| t < domain.truths.len())
-        .collect();
+    let relates = |a: Option<&Action>, t: Option<usize>| match (a, t) {
+        (Some(a), Some(t)) => a.related.contains(t),
+        _ => false,
+    };
     let mut truth_degrees: Vec<usize> = truths
         .iter()
-        .map(|&t| actions.iter().filter(|a| a.related.contains(t)).count())
+        .map(|&t| actions.iter().filter(|&&a| relates(a, t)).count())
         .collect();
     let mut action_degrees: Vec<usize> = actions
         .iter()
-        .map(|a| truths.iter().filter(|&&t| a.related.contains(t)).count())
+        .map(|&a| truths.iter().filter(|&&t| relates(a, t)).count())
         .collect();
     truth_degrees.sort_unstable_by(|a, b| b.cmp(a));
     action_degrees.sort_unstable_by(|a, b| b.cmp(a));
@@ -82,7 +118,7 @@ mod tests {
         let s = structure_signature(&d, &[0, 1, 3], &[0, 2]);
         assert_eq!(s.truth_degrees, vec![1, 1, 1]);
         assert_eq!(s.action_degrees, vec![2, 1]);
-        assert_eq!(s.key(), "t1,1,1|a2,1");
+        assert_eq!(s.to_string(), "T[1,1,1] A[2,1]");
         let s = structure_signature(&d, &[0, 2], &[0, 1, 2]);
         assert_eq!(s.truth_degrees, vec![2, 0]);
         assert_eq!(s.action_degrees, vec![1, 1, 0]);

@@ -47,9 +47,6 @@ use crate::results::{ResultsError, open_results};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
 
-/// KUMO's agent name, used in result paths.
-pub const AGENT: &str = "VanillaAgent";
-
 /// Where a suite's tasks come from: made one at a time, in file order,
 /// when they are about to be played.
 pub trait TaskSource: Send + Sync {
@@ -97,16 +94,6 @@ pub struct RunConfig {
     /// KUMO's ([`crate::game::Episode::budgeted`]); `max_steps` is then
     /// unused.
     pub budget: Option<usize>,
-}
-
-/// The agent folder of a results path: KUMO's `VanillaAgent`, or
-/// `VanillaAgent-budget=N` under the budgeted protocol, so the two
-/// protocols never share a results file and `score` gives each its rows.
-pub fn agent_name(budget: Option<usize>) -> String {
-    match budget {
-        None => AGENT.to_string(),
-        Some(n) => format!("{AGENT}-budget={n}"),
-    }
 }
 
 /// What a run did.
@@ -170,7 +157,7 @@ fn play_instance(
     }
     let mut line = ResultLine::new(instance.seed, trials);
     line.model = Some(config.client.model.clone());
-    line.agent = Some(agent_name(config.budget));
+    line.agent = Some(crate::game::Agent::Model.name(config.budget));
     line.domain = Some(suite.domain_dir.clone());
     line.setting = Some(suite.setting.clone());
     Ok(line)

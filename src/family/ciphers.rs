@@ -15,6 +15,12 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{BlackBox, FamilyError, FamilyParams, check_range, sample_indices};
 
+/// The knowledge book of the family (see [`super::table`]).
+pub const BOOK: &str = "A hidden key encrypts plaintexts over a small alphabet A, B, C, ... (letter \
+values 0, 1, 2, ...). Keys are shifts (add k), affine maps (multiply by a coprime to the alphabet size, \
+then add b), two-letter Vigenère keys (add the key's letters in turn) and substitutions (a fixed letter \
+per letter). A probe is a plaintext; the box answers its ciphertext.";
+
 /// A cipher key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Key {

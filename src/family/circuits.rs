@@ -12,6 +12,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{BlackBox, FamilyError, FamilyParams, check_range, sample_indices};
 
+/// The knowledge book of the family (see [`super::table`]).
+pub const BOOK: &str = "A hidden boolean circuit reads input bits x1, x2, ... and outputs one bit. It \
+is a chain of a few gates, each NOT, AND, OR, XOR or NAND of inputs or earlier gates; the last gate is \
+the output. A probe is an input vector such as 1011 (x1 first); the box answers the output, 0 or 1.";
+
 /// A circuit: an expression tree over the inputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Circuit {

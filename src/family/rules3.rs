@@ -13,6 +13,12 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{BlackBox, FamilyError, FamilyParams, check_range, sample_indices};
 
+/// The knowledge book of the family (see [`super::table`]).
+pub const BOOK: &str = "A hidden rule says whether a triple of whole numbers (a, b, c) passes. Rules \
+are comparisons of the numbers or of sums of two of them (a < b, a + b > c, a = c), parity (c is even), \
+orderings (a < b < c), bounds (b > 4), and an `and` or `or` of two such atoms. A probe is a triple; the \
+box answers True when it passes, False otherwise.";
+
 /// One rule: a predicate over a triple, with its name.
 #[derive(Clone, Debug)]
 pub struct Rule {

@@ -14,8 +14,11 @@
 //! in whole. No other module renames files.
 //!
 //! Concurrent runs: every dataset or shard file is owned by one run at a
-//! time through an advisory lock on a sidecar `.NAME.lock` file
-//! ([`FileLock::exclusive`]; a second run exits with a clear message),
+//! time through an advisory lock on a lock file ([`FileLock::exclusive`];
+//! a second run exits with a clear message). The lock of `P/D/NAME` is
+//! `P/.locks/D/NAME.lock` ([`lock_path`]): beside the folder `D`, never in
+//! it, so a folder meant for publishing (a dataset's domain folder,
+//! `hf/`) holds no lock file;
 //! and every read-modify-write of a manifest holds the manifest's lock
 //! ([`FileLock::wait`]), so runs of different settings into one `--out`
 //! never lose each other's entries. The locks are released by the OS when
@@ -31,8 +34,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// An advisory lock on `dir/.NAME.lock` for the file `dir/NAME`, held
-/// until dropped (clones share it).
+/// An advisory lock on [`lock_path`] for a file, held until dropped
+/// (clones share it).
 #[derive(Clone, Debug)]
 pub struct FileLock {
     _file: Option<std::sync::Arc<File>>,
@@ -47,22 +50,36 @@ impl FileLock {
     /// checked or re-run with nothing to do. A run that does have to write
     /// fails at its first write, naming the file.
     fn open(path: &Path) -> Result<Option<File>, FileError> {
-        let lock = lock_path(path);
-        match std::fs::symlink_metadata(&lock) {
-            Ok(m) if m.file_type().is_symlink() => return Err(symlink_refused(&lock)),
-            // A FIFO there would block the open below.
-            Ok(m) if !m.is_file() => {
-                return Err(FileError::io(
-                    &lock,
-                    std::io::Error::other(
-                        "the lock file is not a regular file; remove it (kumo-gen makes it again)",
-                    ),
-                ));
+        let mut lock = lock_path(path);
+        // Neither the lock folders nor the lock may be links: nothing is
+        // written through one.
+        let folders: Vec<&Path> = lock.ancestors().skip(1).take(2).collect();
+        for link in std::iter::once(lock.as_path()).chain(folders) {
+            if std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(symlink_refused(link));
             }
-            _ => {}
+        }
+        // A FIFO there would block the open below.
+        if std::fs::symlink_metadata(&lock).is_ok_and(|m| !m.is_file()) {
+            return Err(FileError::io(
+                &lock,
+                std::io::Error::other(
+                    "the lock file is not a regular file; remove it (kumo-gen makes it again)",
+                ),
+            ));
         }
         if let Some(dir) = lock.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| FileError::io(dir, e))?;
+            match std::fs::create_dir_all(dir) {
+                Ok(()) => {}
+                // A folder that cannot hold the lock folder (read-only):
+                // the lock sits beside the file, where an older kumo-gen
+                // put it, so a run that can write the file still locks it.
+                Err(e) if read_only(&e) => lock = sidecar_lock_path(path),
+                Err(e) => return Err(FileError::io(dir, e)),
+            }
+        }
+        if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(symlink_refused(&lock));
         }
         let mut options = OpenOptions::new();
         options.create(true).truncate(false).write(true);
@@ -75,17 +92,10 @@ impl FileLock {
         let opened = options.open(&lock);
         match opened {
             Ok(file) => Ok(Some(file)),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
-                ) =>
-            {
-                match File::open(&lock) {
-                    Ok(file) => Ok(Some(file)),
-                    Err(_) => Ok(None),
-                }
-            }
+            Err(e) if read_only(&e) => match File::open(&lock) {
+                Ok(file) => Ok(Some(file)),
+                Err(_) => Ok(None),
+            },
             Err(e) => Err(FileError::io(&lock, e)),
         }
     }
@@ -121,8 +131,36 @@ impl FileLock {
     }
 }
 
-/// `dir/.name.lock` beside `path`.
+/// Whether an error says the place cannot be written.
+fn read_only(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
+    )
+}
+
+/// The name of the folder of lock files (see the module doc).
+pub const LOCKS: &str = ".locks";
+
+/// The lock file of `path` = `P/D/NAME`: `P/.locks/D/NAME.lock`, beside
+/// the folder `D` (a file with no folder above its own: `D/.locks/NAME.lock`).
 pub fn lock_path(path: &Path) -> std::path::PathBuf {
+    let name = format!(
+        "{}.lock",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let dir = path.parent().unwrap_or(Path::new(""));
+    match (dir.parent(), dir.file_name()) {
+        (Some(parent), Some(folder)) => parent.join(LOCKS).join(folder).join(name),
+        _ => dir.join(LOCKS).join(name),
+    }
+}
+
+/// `dir/.NAME.lock` beside `path`: where the lock goes when the folder
+/// above cannot hold [`LOCKS`].
+fn sidecar_lock_path(path: &Path) -> std::path::PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -294,7 +332,7 @@ impl AtomicFile {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
         let dir = dir.unwrap_or(Path::new("."));
         remove_orphaned_temps(dir, &name);
-        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let tmp = dir.join(temp_name(&name));
         if std::fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_dir()) {
             let _ = std::fs::remove_dir_all(&tmp);
         } else {
@@ -407,6 +445,22 @@ pub fn replace_dir(staged: &Path, dir: &Path) -> Result<(), FileError> {
     }
     .map_err(|e| FileError::io(dir, e))?;
     std::fs::rename(staged, dir).map_err(|e| FileError::io(dir, e))
+}
+
+/// The name of this process's temp file or directory for `name`:
+/// `.NAME.tmp-PID`, hidden, beside it (the atomic writer's, and the
+/// staged knowledge-book directory's).
+fn temp_name(name: &str) -> String {
+    format!(".{name}.tmp-{}", std::process::id())
+}
+
+/// This process's temp path for `path` (`dir/.NAME.tmp-PID`, beside it).
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(temp_name(&name))
 }
 
 /// Removes `dir/.NAME.tmp-PID` files left by killed runs: those whose
@@ -608,8 +662,20 @@ mod tests {
     #[test]
     fn a_held_lock_refuses_a_second_owner_until_dropped() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("d.jsonl");
+        let folder = dir.path().join("medical");
+        std::fs::create_dir(&folder).unwrap();
+        let path = folder.join("d.jsonl");
+        // The lock sits beside the folder, never in it.
+        assert_eq!(
+            lock_path(&path),
+            dir.path().join(".locks/medical/d.jsonl.lock")
+        );
+        assert_eq!(
+            lock_path(Path::new("d.jsonl")),
+            Path::new(".locks/d.jsonl.lock")
+        );
         let held = FileLock::exclusive(&path).unwrap();
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
         assert!(matches!(
             FileLock::exclusive(&path),
             Err(FileError::Busy { .. })

@@ -31,7 +31,7 @@ pub struct InstanceLine {
 }
 
 /// Optimal-play labels written by the generator (DESIGN.md "Optimal search").
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct Optimal {
     #[serde(default)]
     pub expected_steps: Option<f64>,
@@ -46,6 +46,101 @@ pub struct Optimal {
     /// The truth the golden trajectory predicts.
     #[serde(default)]
     pub golden_answer: Option<String>,
+    /// `expected_steps` is the exact optimum (`true`, and what a line
+    /// without the field means: KUMO's files and lines written before
+    /// certified labels), or a certified upper bound (`false`: the search
+    /// ran over budget, DESIGN.md "Certified labels").
+    #[serde(default = "exact_by_default")]
+    pub exact: bool,
+    /// The proven lower bound of a certified label (`exact: false`).
+    #[serde(default)]
+    pub lower_bound: Option<f64>,
+}
+
+fn exact_by_default() -> bool {
+    true
+}
+
+impl Default for Optimal {
+    fn default() -> Self {
+        Optimal {
+            expected_steps: None,
+            first_action: None,
+            golden_actions: None,
+            golden_trajectory: Vec::new(),
+            golden_answer: None,
+            exact: true,
+            lower_bound: None,
+        }
+    }
+}
+
+/// What a line's label proves about the optimal expected number of
+/// actions `E`: its exact value, or a certified interval (docs/output.md,
+/// "Certified labels"). Every reader that compares, bands or scores by
+/// `E` goes through it, so none takes a certified upper bound for `E`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Steps {
+    /// `E` exactly.
+    Exact(f64),
+    /// `lower <= E <= upper`; `upper` is the value of the strategy the
+    /// golden trajectory follows, or a bound on it.
+    Certified { lower: f64, upper: f64 },
+}
+
+impl Steps {
+    /// `(lower, upper)`: a point when exact.
+    pub fn interval(self) -> (f64, f64) {
+        match self {
+            Steps::Exact(e) => (e, e),
+            Steps::Certified { lower, upper } => (lower, upper),
+        }
+    }
+
+    pub fn is_exact(self) -> bool {
+        matches!(self, Steps::Exact(_))
+    }
+
+    /// The exact value; `None` for a certified interval.
+    pub fn exact(self) -> Option<f64> {
+        match self {
+            Steps::Exact(e) => Some(e),
+            Steps::Certified { .. } => None,
+        }
+    }
+
+    /// The upper end: the exact value, or the certified upper bound.
+    pub fn upper(self) -> f64 {
+        self.interval().1
+    }
+
+    /// `(upper - lower) / lower`; 0 when exact (or when `lower` is 0).
+    pub fn relative_gap(self) -> f64 {
+        let (lower, upper) = self.interval();
+        if lower > 0.0 {
+            (upper - lower) / lower
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Optimal {
+    /// What the label proves about `E` (`None` when unlabelled). A line
+    /// that says `exact: false` without a finite `lower_bound` proves no
+    /// more than `0 <= E`.
+    pub fn steps(&self) -> Option<Steps> {
+        let upper = self.expected_steps.filter(|e| e.is_finite())?;
+        Some(if self.exact {
+            Steps::Exact(upper)
+        } else {
+            let lower = self
+                .lower_bound
+                .filter(|l| l.is_finite())
+                .map_or(0.0, |l| l.clamp(0.0, upper));
+            Steps::Certified { lower, upper }
+        })
+    }
 }
 
 impl InstanceLine {
@@ -66,9 +161,28 @@ impl InstanceLine {
         }
     }
 
-    /// The optimal expected number of actions, when labelled.
+    /// The line's `optimal.expected_steps` when labelled: the exact
+    /// optimum, or a certified upper bound (see [`InstanceLine::steps`]).
     pub fn expected_steps(&self) -> Option<f64> {
         self.optimal.as_ref().and_then(|o| o.expected_steps)
+    }
+
+    /// The actions the golden player takes on this instance before it
+    /// answers (`optimal.golden_actions`, else the golden trajectory's
+    /// length), when labelled.
+    pub fn golden_length(&self) -> Option<usize> {
+        let optimal = self.optimal.as_ref()?;
+        optimal.expected_steps?;
+        Some(
+            optimal
+                .golden_actions
+                .map_or(optimal.golden_trajectory.len(), |g| g as usize),
+        )
+    }
+
+    /// What the line's label proves about `E`: exact or an interval.
+    pub fn steps(&self) -> Option<Steps> {
+        self.optimal.as_ref().and_then(Optimal::steps)
     }
 
     /// The line in `domain`'s indices. Every name must be the domain's and

@@ -28,6 +28,7 @@
 //! Why here: the three tools must agree on these rules to the letter, and
 //! none of them should re-derive them.
 
+mod agent;
 mod line;
 mod menu;
 pub mod protocol;
@@ -35,9 +36,11 @@ mod record;
 pub mod session;
 mod task;
 pub mod text;
+mod verdict;
 
+pub use agent::{Agent, HUMAN_AGENT, MODEL_AGENT, is_human};
 pub use line::{
-    InstanceError, InstanceLine, Optimal, ResolvedLine, parse_instances, task_from_json,
+    InstanceError, InstanceLine, Optimal, ResolvedLine, Steps, parse_instances, task_from_json,
 };
 pub use menu::menu_choice;
 pub use record::{ResultLine, Trial};
@@ -45,6 +48,7 @@ pub use task::{
     BudgetError, MAX_REPLIES, Task, budget_rule, check_budget, largest_budget, render_book,
 };
 pub use text::read_jsonl;
+pub use verdict::{Verdict, actions_taken, kumo_action_count};
 
 use serde_json::{Value, json};
 

@@ -69,12 +69,12 @@ impl ResultLine {
                 .sum::<f64>()
         };
         ResultLine {
-            average_actions: sum(&|t| t.actions.len() as f64) / k,
+            average_actions: sum(&|t| super::kumo_action_count(&t.actions) as f64) / k,
             average_tokens: sum(&|t| t.consumed_tokens as f64) / k,
             average_correct: wins / k,
             average_parse_error: sum(&|t| f64::from(u8::from(t.parse_error))) / k,
             average_successful_action_num: if wins > 0.0 {
-                win_sum(&|t| t.actions.len() as f64) / wins
+                win_sum(&|t| super::kumo_action_count(&t.actions) as f64) / wins
             } else {
                 0.0
             },

@@ -79,30 +79,8 @@ impl Layout {
         for (t, &c) in report.membership.iter().enumerate() {
             groups[c].push(t);
         }
-        // Weighted degree: a community is named by its best-connected member.
-        let mut degree = vec![0u64; n];
-        for &(a, b, w) in &report.edge_index {
-            degree[a] += u64::from(w);
-            degree[b] += u64::from(w);
-        }
-        let mut component_of = vec![0usize; n];
-        let position: BTreeMap<&str, usize> = report
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.as_str(), i))
-            .collect();
-        for (i, members) in report.components.iter().enumerate() {
-            for m in members {
-                if let Some(&t) = position.get(m.as_str()) {
-                    component_of[t] = i;
-                }
-            }
-        }
+        let (degree, component_of) = degrees_and_components(report);
 
-        // Circles: right side first half, left side the rest.
-        let split = |g: &[usize]| g.len().div_ceil(2);
-        let radius = |g: &[usize]| (split(g) as f64 * ROW / 2.0 + 10.0).max(26.0);
         let mut cells: Vec<Cell> = Vec::new();
         let lone: Vec<usize> = groups
             .iter()
@@ -114,13 +92,11 @@ impl Layout {
                 continue;
             }
             let (right, left) = g.split_at(split(g));
-            let longest = |side: &[usize]| {
-                side.iter()
-                    .map(|&t| label_width(&report.nodes[t]))
-                    .fold(0.0, f64::max)
-            };
             let r = radius(g);
-            let w = 2.0 * r + longest(right) + longest(left) + 2.0 * (LABEL_GAP + MARGIN);
+            let w = 2.0 * r
+                + longest(report, right)
+                + longest(report, left)
+                + 2.0 * (LABEL_GAP + MARGIN);
             let h = 2.0 * r + 2.0 * MARGIN;
             cells.push(Cell {
                 w,
@@ -128,26 +104,7 @@ impl Layout {
                 community: Some(c),
             });
         }
-        // Lone truths: columns of labels, about as tall as wide.
-        let lone_column = lone
-            .iter()
-            .map(|&t| label_width(&report.nodes[t]))
-            .fold(0.0, f64::max)
-            + LABEL_GAP
-            + 2.0 * MARGIN;
-        let lone_columns = if lone.is_empty() {
-            0
-        } else {
-            ((lone.len() as f64 * ROW / lone_column).sqrt().ceil() as usize).clamp(1, lone.len())
-        };
-        let lone_rows = lone.len().div_ceil(lone_columns.max(1));
-        if !lone.is_empty() {
-            cells.push(Cell {
-                w: lone_columns as f64 * lone_column,
-                h: lone_rows as f64 * ROW + 2.0 * MARGIN + ROW,
-                community: None,
-            });
-        }
+        let (lone_column, lone_rows) = lone_block(report, &lone, &mut cells);
         // Tallest first; ties by community order (lone block last).
         cells.sort_by(|a, b| {
             b.h.total_cmp(&a.h).then(
@@ -156,51 +113,14 @@ impl Layout {
                     .cmp(&b.community.unwrap_or(usize::MAX)),
             )
         });
-        // The shelf width whose packing is smallest on a landscape page.
-        let widest = cells.iter().map(|c| c.w).fold(0.0, f64::max);
-        let total: f64 = cells.iter().map(|c| c.w).sum();
-        let floor = widest.max(LEGEND_COLUMN * 2.0);
-        let mut best: Option<(f64, f64)> = None;
-        for step in 0..=40 {
-            let candidate = floor + (total - floor).max(0.0) * step as f64 / 40.0;
-            let (_, used, height) = pack(&cells, candidate);
-            let aspect = used / height.max(1.0);
-            let penalty = 1.0 + 2.0 * (1.2 - aspect).max(0.0) + (aspect - 2.2).max(0.0);
-            let score = used * height * penalty;
-            if best.is_none_or(|(s, _)| score < s - 1e-9) {
-                best = Some((score, candidate));
-            }
-        }
-        let shelf_width = best.map_or(floor, |(_, w)| w);
+        let shelf_width = best_shelf_width(&cells);
         let (boxes, used, _) = pack(&cells, shelf_width);
         let shelf_width = used.max(LEGEND_COLUMN * 2.0);
         let width = shelf_width + 2.0 * MARGIN;
 
         // Legend across the top.
-        let legend_columns = ((width - 2.0 * MARGIN) / LEGEND_COLUMN).floor().max(1.0) as usize;
-        let legend_rows = k.div_ceil(legend_columns);
-        let mut legend = Vec::with_capacity(k);
-        let mut legend_member = Vec::with_capacity(k);
-        for (c, group) in groups.iter().enumerate() {
-            let (col, row) = (c / legend_rows.max(1), c % legend_rows.max(1));
-            legend.push((
-                c,
-                MARGIN + col as f64 * LEGEND_COLUMN,
-                TITLE + 12.0 + row as f64 * LEGEND_ROW,
-            ));
-            let best = group
-                .iter()
-                .copied()
-                .max_by(|&a, &b| degree[a].cmp(&degree[b]).then(b.cmp(&a)));
-            let name = best.map(|t| report.nodes[t].clone()).unwrap_or_default();
-            let size = group.len();
-            let component = best.map(|t| component_of[t]).unwrap_or(0);
-            legend_member.push(if size > 1 {
-                format!("{name} + {} more (component {component})", size - 1)
-            } else {
-                format!("{name} (alone, component {component})")
-            });
-        }
+        let (legend, legend_member, legend_rows) =
+            legend_entries(report, &groups, (&degree, &component_of), width);
         let top = TITLE + 12.0 + legend_rows as f64 * LEGEND_ROW + MARGIN;
 
         let mut pos = vec![(0.0, 0.0); n];
@@ -211,35 +131,7 @@ impl Layout {
             let (x, y) = (MARGIN + bx, top + by);
             match cell.community {
                 Some(c) => {
-                    let g = &groups[c];
-                    let (right, left) = g.split_at(split(g));
-                    let longest = |side: &[usize]| {
-                        side.iter()
-                            .map(|&t| label_width(&report.nodes[t]))
-                            .fold(0.0, f64::max)
-                    };
-                    let r = radius(g);
-                    // The circle sits where its labels balance.
-                    let cx = x
-                        + (w - (2.0 * r + longest(right) + longest(left))) / 2.0
-                        + longest(left)
-                        + r;
-                    let cy = y + h / 2.0;
-                    circle[c] = (cx, cy, r);
-                    let place = |count: usize, k: usize| -> f64 {
-                        (k as f64 - (count as f64 - 1.0) / 2.0) * ROW
-                    };
-                    for (k, &t) in right.iter().enumerate() {
-                        let dy = place(right.len(), k);
-                        pos[t] = (cx + (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
-                        side[t] = Side::Right;
-                    }
-                    // Up the left side (clockwise round the circle).
-                    for (k, &t) in left.iter().rev().enumerate() {
-                        let dy = place(left.len(), k);
-                        pos[t] = (cx - (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
-                        side[t] = Side::Left;
-                    }
+                    circle[c] = place_circle(report, &groups[c], (x, y, w, h), &mut pos, &mut side);
                 }
                 None => {
                     loose = Some((x, y, w, h));
@@ -267,6 +159,164 @@ impl Layout {
             height: height + MARGIN,
         }
     }
+}
+
+/// The block of truths alone in their community: columns of labels,
+/// about as tall as wide, added to `cells`; its column width and rows.
+fn lone_block(report: &GraphReport, lone: &[usize], cells: &mut Vec<Cell>) -> (f64, usize) {
+    let lone_column = lone
+        .iter()
+        .map(|&t| label_width(&report.nodes[t]))
+        .fold(0.0, f64::max)
+        + LABEL_GAP
+        + 2.0 * MARGIN;
+    let lone_columns = if lone.is_empty() {
+        0
+    } else {
+        ((lone.len() as f64 * ROW / lone_column).sqrt().ceil() as usize).clamp(1, lone.len())
+    };
+    let lone_rows = lone.len().div_ceil(lone_columns.max(1));
+    if !lone.is_empty() {
+        cells.push(Cell {
+            w: lone_columns as f64 * lone_column,
+            h: lone_rows as f64 * ROW + 2.0 * MARGIN + ROW,
+            community: None,
+        });
+    }
+    (lone_column, lone_rows)
+}
+
+/// A circle's truths: the right side holds the first half, the left the
+/// rest.
+fn split(g: &[usize]) -> usize {
+    g.len().div_ceil(2)
+}
+
+/// The radius of a community's circle.
+fn radius(g: &[usize]) -> f64 {
+    (split(g) as f64 * ROW / 2.0 + 10.0).max(26.0)
+}
+
+/// The widest label of `side`'s truths.
+fn longest(report: &GraphReport, side: &[usize]) -> f64 {
+    side.iter()
+        .map(|&t| label_width(&report.nodes[t]))
+        .fold(0.0, f64::max)
+}
+
+/// Places community `g`'s truths round its circle in the cell `(x, y, w,
+/// h)`: down the right side, then up the left (clockwise), each at its
+/// side's label; the circle sits where its labels balance. Returns the
+/// circle `(cx, cy, r)`.
+fn place_circle(
+    report: &GraphReport,
+    g: &[usize],
+    (x, y, w, h): CellBox,
+    pos: &mut [(f64, f64)],
+    side: &mut [Side],
+) -> (f64, f64, f64) {
+    let (right, left) = g.split_at(split(g));
+    let r = radius(g);
+    let cx = x
+        + (w - (2.0 * r + longest(report, right) + longest(report, left))) / 2.0
+        + longest(report, left)
+        + r;
+    let cy = y + h / 2.0;
+    let place = |count: usize, k: usize| -> f64 { (k as f64 - (count as f64 - 1.0) / 2.0) * ROW };
+    for (k, &t) in right.iter().enumerate() {
+        let dy = place(right.len(), k);
+        pos[t] = (cx + (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
+        side[t] = Side::Right;
+    }
+    // Up the left side (clockwise round the circle).
+    for (k, &t) in left.iter().rev().enumerate() {
+        let dy = place(left.len(), k);
+        pos[t] = (cx - (r * r - dy * dy).max(0.0).sqrt(), cy + dy);
+        side[t] = Side::Left;
+    }
+    (cx, cy, r)
+}
+
+/// Each truth's weighted degree (a community is named by its
+/// best-connected member) and the index of its component.
+fn degrees_and_components(report: &GraphReport) -> (Vec<u64>, Vec<usize>) {
+    let n = report.nodes.len();
+    let mut degree = vec![0u64; n];
+    for &(a, b, w) in &report.edge_index {
+        degree[a] += u64::from(w);
+        degree[b] += u64::from(w);
+    }
+    let mut component_of = vec![0usize; n];
+    let position: BTreeMap<&str, usize> = report
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    for (i, members) in report.components.iter().enumerate() {
+        for m in members {
+            if let Some(&t) = position.get(m.as_str()) {
+                component_of[t] = i;
+            }
+        }
+    }
+    (degree, component_of)
+}
+
+/// The shelf width whose packing of `cells` is smallest on a landscape
+/// page.
+fn best_shelf_width(cells: &[Cell]) -> f64 {
+    let widest = cells.iter().map(|c| c.w).fold(0.0, f64::max);
+    let total: f64 = cells.iter().map(|c| c.w).sum();
+    let floor = widest.max(LEGEND_COLUMN * 2.0);
+    let mut best: Option<(f64, f64)> = None;
+    for step in 0..=40 {
+        let candidate = floor + (total - floor).max(0.0) * step as f64 / 40.0;
+        let (_, used, height) = pack(cells, candidate);
+        let aspect = used / height.max(1.0);
+        let penalty = 1.0 + 2.0 * (1.2 - aspect).max(0.0) + (aspect - 2.2).max(0.0);
+        let score = used * height * penalty;
+        if best.is_none_or(|(s, _)| score < s - 1e-9) {
+            best = Some((score, candidate));
+        }
+    }
+    best.map_or(floor, |(_, w)| w)
+}
+
+/// The legend across the top: each community's place, and its name (its
+/// best-connected member, its size and component); the legend's rows.
+fn legend_entries(
+    report: &GraphReport,
+    groups: &[Vec<usize>],
+    (degree, component_of): (&[u64], &[usize]),
+    width: f64,
+) -> (Vec<(usize, f64, f64)>, Vec<String>, usize) {
+    let k = groups.len();
+    let legend_columns = ((width - 2.0 * MARGIN) / LEGEND_COLUMN).floor().max(1.0) as usize;
+    let legend_rows = k.div_ceil(legend_columns);
+    let mut legend = Vec::with_capacity(k);
+    let mut legend_member = Vec::with_capacity(k);
+    for (c, group) in groups.iter().enumerate() {
+        let (col, row) = (c / legend_rows.max(1), c % legend_rows.max(1));
+        legend.push((
+            c,
+            MARGIN + col as f64 * LEGEND_COLUMN,
+            TITLE + 12.0 + row as f64 * LEGEND_ROW,
+        ));
+        let best = group
+            .iter()
+            .copied()
+            .max_by(|&a, &b| degree[a].cmp(&degree[b]).then(b.cmp(&a)));
+        let name = best.map(|t| report.nodes[t].clone()).unwrap_or_default();
+        let size = group.len();
+        let component = best.map(|t| component_of[t]).unwrap_or(0);
+        legend_member.push(if size > 1 {
+            format!("{name} + {} more (component {component})", size - 1)
+        } else {
+            format!("{name} (alone, component {component})")
+        });
+    }
+    (legend, legend_member, legend_rows)
 }
 
 /// Where a cell goes: `(x, y, w, h)`.

@@ -107,11 +107,6 @@ impl DomainGraph {
         edges
     }
 
-    /// Sum of the edge weights (`m`).
-    pub fn total_weight(&self) -> u64 {
-        self.graph.edge_weights().map(|&w| u64::from(w)).sum()
-    }
-
     /// Weighted degree of every node, `k_i`.
     pub fn degrees(&self) -> Vec<u64> {
         let mut k = vec![0u64; self.node_count()];

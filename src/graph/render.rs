@@ -163,28 +163,7 @@ impl GraphReport {
                 y + 24.0
             );
         }
-        let max_w = self.edge_index.iter().map(|e| e.2).max().unwrap_or(1);
-        s.push_str("<g stroke-linecap=\"round\">\n");
-        for &(a, b, wt) in &self.edge_index {
-            let (ca, cb) = (self.membership[a], self.membership[b]);
-            let (stroke, opacity) = if ca == cb {
-                (colour(ca), 0.55)
-            } else {
-                ("#999999", 0.35)
-            };
-            let width = 0.6 + 2.4 * f64::from(wt) / f64::from(max_w);
-            let (p, q) = (layout.pos[a], layout.pos[b]);
-            let _ = writeln!(
-                s,
-                "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{stroke}\" stroke-opacity=\"{opacity}\" stroke-width=\"{width:.2}\"><title>{} — {} (weight {wt})</title></line>",
-                p.0,
-                p.1,
-                q.0,
-                q.1,
-                xml(&self.nodes[a]),
-                xml(&self.nodes[b])
-            );
-        }
+        self.svg_edges(&mut s, &layout);
         s.push_str("</g>\n<g font-size=\"12\">\n");
         for (c, members) in self.communities.iter().enumerate() {
             if members.len() > 1 {
@@ -220,6 +199,33 @@ impl GraphReport {
         }
         s.push_str("</g>\n</svg>\n");
         s
+    }
+
+    /// The edges: coloured by their community inside one, grey between
+    /// two, wider with weight.
+    fn svg_edges(&self, s: &mut String, layout: &Layout) {
+        let max_w = self.edge_index.iter().map(|e| e.2).max().unwrap_or(1);
+        s.push_str("<g stroke-linecap=\"round\">\n");
+        for &(a, b, wt) in &self.edge_index {
+            let (ca, cb) = (self.membership[a], self.membership[b]);
+            let (stroke, opacity) = if ca == cb {
+                (colour(ca), 0.55)
+            } else {
+                ("#999999", 0.35)
+            };
+            let width = 0.6 + 2.4 * f64::from(wt) / f64::from(max_w);
+            let (p, q) = (layout.pos[a], layout.pos[b]);
+            let _ = writeln!(
+                s,
+                "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{stroke}\" stroke-opacity=\"{opacity}\" stroke-width=\"{width:.2}\"><title>{} — {} (weight {wt})</title></line>",
+                p.0,
+                p.1,
+                q.0,
+                q.1,
+                xml(&self.nodes[a]),
+                xml(&self.nodes[b])
+            );
+        }
     }
 }
 

@@ -415,87 +415,7 @@ impl Lexer {
                 value.push(e);
                 continue;
             }
-            match e {
-                '\n' | '\r' => {
-                    self.bump();
-                }
-                '\\' | '\'' | '"' => {
-                    self.bump();
-                    value.push(e);
-                }
-                'a' | 'b' | 'f' | 'n' | 'r' | 't' | 'v' => {
-                    self.bump();
-                    value.push(match e {
-                        'a' => '\x07',
-                        'b' => '\x08',
-                        'f' => '\x0c',
-                        'n' => '\n',
-                        'r' => '\r',
-                        't' => '\t',
-                        _ => '\x0b',
-                    });
-                }
-                '0'..='7' => {
-                    let mut code = 0u32;
-                    let mut k = 0;
-                    while k < 3 {
-                        match self.peek() {
-                            Some(d @ '0'..='7') => {
-                                code = code * 8 + d.to_digit(8).unwrap_or(0);
-                                self.bump();
-                                k += 1;
-                            }
-                            _ => break,
-                        }
-                    }
-                    value.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-                }
-                'x' | 'u' | 'U' => {
-                    self.bump();
-                    let n = match e {
-                        'x' => 2,
-                        'u' => 4,
-                        _ => 8,
-                    };
-                    let mut code = 0u32;
-                    for _ in 0..n {
-                        match self.peek().and_then(|d| d.to_digit(16)) {
-                            Some(d) => {
-                                code = code.saturating_mul(16).saturating_add(d);
-                                self.bump();
-                            }
-                            None => {
-                                return Err(SourceError::new(
-                                    here,
-                                    format!("truncated `\\{e}` escape: it needs {n} hex digits"),
-                                )
-                                .help("write the full escape or the character itself"));
-                            }
-                        }
-                    }
-                    match char::from_u32(code) {
-                        Some(ch) => value.push(ch),
-                        None => {
-                            return Err(SourceError::new(
-                                here,
-                                format!("escape `\\{e}` names no character (code {code:#x})"),
-                            )
-                            .help("surrogates and codes above U+10FFFF cannot be imported"));
-                        }
-                    }
-                }
-                'N' => {
-                    return Err(SourceError::new(
-                        here,
-                        "named escapes `\\N{...}` are not supported",
-                    )
-                    .help("write the character itself or a `\\u` escape"));
-                }
-                _ => {
-                    // Python keeps unknown escapes as written.
-                    value.push('\\');
-                }
-            }
+            self.escape(e, here, &mut value)?;
         }
         // Adjacent string literals are one string, as in Python.
         if let Some(Token {
@@ -506,6 +426,93 @@ impl Lexer {
             prev.push_str(&value);
         } else {
             self.push(Tok::Str(value), pos);
+        }
+        Ok(())
+    }
+
+    /// The escape after a backslash, `e` (not yet consumed; `here`: where
+    /// the backslash is), appended to `value` as Python reads it in a
+    /// plain string.
+    fn escape(&mut self, e: char, here: Pos, value: &mut String) -> Result<(), SourceError> {
+        match e {
+            '\n' | '\r' => {
+                self.bump();
+            }
+            '\\' | '\'' | '"' => {
+                self.bump();
+                value.push(e);
+            }
+            'a' | 'b' | 'f' | 'n' | 'r' | 't' | 'v' => {
+                self.bump();
+                value.push(match e {
+                    'a' => '\x07',
+                    'b' => '\x08',
+                    'f' => '\x0c',
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    _ => '\x0b',
+                });
+            }
+            '0'..='7' => {
+                let mut code = 0u32;
+                let mut k = 0;
+                while k < 3 {
+                    match self.peek() {
+                        Some(d @ '0'..='7') => {
+                            code = code * 8 + d.to_digit(8).unwrap_or(0);
+                            self.bump();
+                            k += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                value.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+            }
+            'x' | 'u' | 'U' => {
+                self.bump();
+                let n = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut code = 0u32;
+                for _ in 0..n {
+                    match self.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            code = code.saturating_mul(16).saturating_add(d);
+                            self.bump();
+                        }
+                        None => {
+                            return Err(SourceError::new(
+                                here,
+                                format!("truncated `\\{e}` escape: it needs {n} hex digits"),
+                            )
+                            .help("write the full escape or the character itself"));
+                        }
+                    }
+                }
+                match char::from_u32(code) {
+                    Some(ch) => value.push(ch),
+                    None => {
+                        return Err(SourceError::new(
+                            here,
+                            format!("escape `\\{e}` names no character (code {code:#x})"),
+                        )
+                        .help("surrogates and codes above U+10FFFF cannot be imported"));
+                    }
+                }
+            }
+            'N' => {
+                return Err(
+                    SourceError::new(here, "named escapes `\\N{...}` are not supported")
+                        .help("write the character itself or a `\\u` escape"),
+                );
+            }
+            _ => {
+                // Python keeps unknown escapes as written.
+                value.push('\\');
+            }
         }
         Ok(())
     }

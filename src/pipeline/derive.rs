@@ -84,6 +84,15 @@ pub(super) fn derive(
         unlabelled: s.unlabelled,
         seconds: s.seconds,
     }));
+    if s.labels.exact + s.labels.certified > 0 {
+        progress.event(Event::Labels {
+            domain: &domain.name,
+            exact: s.labels.exact,
+            certified: s.labels.certified,
+            mean_gap: s.labels.mean_gap(),
+            max_gap: s.labels.gap_max,
+        });
+    }
     if labels && s.unlabelled > 0 {
         progress.event(Event::Unlabelled {
             instances: s.unlabelled,

@@ -32,7 +32,7 @@ pub enum JobError {
     File(#[from] FileError),
     /// `-n` is more than the setting can give (checked before writing).
     #[error("{0}; nothing was written")]
-    Capacity(#[source] CapacityError),
+    Capacity(#[from] CapacityError),
     /// A private seed file that cannot be begun, read or proven.
     #[error(transparent)]
     Seed(#[from] SeedError),

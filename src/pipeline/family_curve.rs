@@ -78,7 +78,7 @@ impl CurveRequest<'_> {
 
     /// Refuses counts outside what the domain and the bound allow, naming
     /// the valid range.
-    fn check(&self, domain: &Domain) -> Result<(), FamilyError> {
+    pub(crate) fn check(&self, domain: &Domain) -> Result<(), FamilyError> {
         let probes = domain.actions.len();
         if self.probes == 0 || self.probes > probes {
             return Err(FamilyError::new(

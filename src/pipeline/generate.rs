@@ -370,6 +370,8 @@ pub(super) fn report_written(file: WrittenFile<'_>, s: &Summary, progress: &dyn 
         unsat: s.stats.unsat,
         duplicates: s.stats.duplicates,
         out_of_band: s.stats.out_of_band,
+        band_straddling: s.stats.band_straddling,
+        band_unlabelled: s.stats.band_unlabelled,
     }));
     if let Some(note) = &s.note {
         progress.event(Event::WriteNote { note });
@@ -449,7 +451,7 @@ mod tests {
         );
         assert_eq!(
             *stages.1.lock().unwrap(),
-            ["Capacity", "Written", "Derived"],
+            ["Capacity", "Written", "Derived", "Labels"],
             "what the job says besides its progress, in order"
         );
     }

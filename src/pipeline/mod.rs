@@ -25,6 +25,7 @@
 
 mod derive;
 pub mod error;
+pub mod explorer_curve;
 pub mod family_curve;
 pub mod generate;
 pub mod job;
@@ -75,18 +76,6 @@ pub fn generate_lines(
     labels: Option<SearchBudget>,
 ) -> Result<Vec<String>, SynthError> {
     generate_range_lines(domain, params, 0..n, labels, None, None)
-}
-
-/// [`generate_lines`] with `--exclude`: instances of `exclude` are redrawn
-/// like duplicates.
-pub fn generate_lines_excluding(
-    domain: &Domain,
-    params: Params,
-    n: u64,
-    labels: Option<SearchBudget>,
-    exclude: Option<std::sync::Arc<crate::contamination::Exclusion>>,
-) -> Result<Vec<String>, SynthError> {
-    generate_range_lines(domain, params, 0..n, labels, exclude, None)
 }
 
 /// Lines `range` of the dataset file of `0..range.end` (line `i` is

@@ -293,20 +293,18 @@ impl std::hash::Hasher for FnvHasher {
     }
 }
 
-/// Checks `text` against the instance (see the module docs).
-pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
+/// Each rule sentence of the instance (an action's state and the truths
+/// it rules out) must be in the book, unambiguous; each goes to
+/// `canonical`, and its false twin (a state that rules out nothing said
+/// to) to `false_twins`.
+fn check_rules(
+    task: &TaskView,
+    present: &HashSet<&str, Fnv>,
+    check: &mut BookCheck,
+    canonical: &mut Vec<String>,
+    false_twins: &mut Vec<String>,
+) {
     let d = task.domain;
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    // Each line as written and without its bullet.
-    let present: HashSet<&str, Fnv> = lines
-        .iter()
-        .flat_map(|&line| [Some(line), unbullet(line)])
-        .flatten()
-        .collect();
-    let mut check = BookCheck::default();
-    let mut canonical: Vec<String> = Vec::new();
-    let mut false_twins: Vec<String> = Vec::new();
-
     for (pos, &a) in task.actions.iter().enumerate() {
         let action = &d.actions[a];
         for s in 0..action.states.len() {
@@ -344,6 +342,48 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
             canonical.push(expected);
         }
     }
+}
+
+/// The claim lists: runs of list items (blank lines between them allowed)
+/// that hold a canonical sentence; `(first, last)` line indices.
+fn claim_lists(lines: &[&str], is_canonical: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
+    let mut claim_lists: Vec<(usize, usize)> = Vec::new();
+    let mut run: Option<(usize, usize, bool)> = None; // (first, last, holds a canonical sentence)
+    for (i, &line) in lines.iter().enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        if unbullet(line).is_some() {
+            let holds = is_canonical(line);
+            run = Some(match run {
+                Some((first, _, any)) => (first, i, any || holds),
+                None => (i, i, holds),
+            });
+        } else if let Some((first, last, true)) = run.take() {
+            claim_lists.push((first, last));
+        }
+    }
+    if let Some((first, last, true)) = run {
+        claim_lists.push((first, last));
+    }
+    claim_lists
+}
+
+/// Checks `text` against the instance (see the module docs).
+pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
+    let d = task.domain;
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // Each line as written and without its bullet.
+    let present: HashSet<&str, Fnv> = lines
+        .iter()
+        .flat_map(|&line| [Some(line), unbullet(line)])
+        .flatten()
+        .collect();
+    let mut check = BookCheck::default();
+    let mut canonical: Vec<String> = Vec::new();
+    let mut false_twins: Vec<String> = Vec::new();
+
+    check_rules(task, &present, &mut check, &mut canonical, &mut false_twins);
     for &t in task.truths {
         let expected = vocab::index_sentence(task, t);
         if !present.contains(expected.as_str()) {
@@ -385,27 +425,7 @@ pub fn check_book(text: &str, task: &TaskView) -> BookCheck {
         canonical.contains(line) || unbullet(line).is_some_and(|l| canonical.contains(l))
     };
 
-    // The claim lists: runs of list items (blank lines between them
-    // allowed) that hold a canonical sentence; `(first, last)` line indices.
-    let mut claim_lists: Vec<(usize, usize)> = Vec::new();
-    let mut run: Option<(usize, usize, bool)> = None; // (first, last, holds a canonical sentence)
-    for (i, &line) in lines.iter().enumerate() {
-        if line.is_empty() {
-            continue;
-        }
-        if unbullet(line).is_some() {
-            let holds = is_canonical(line);
-            run = Some(match run {
-                Some((first, _, any)) => (first, i, any || holds),
-                None => (i, i, holds),
-            });
-        } else if let Some((first, last, true)) = run.take() {
-            claim_lists.push((first, last));
-        }
-    }
-    if let Some((first, last, true)) = run {
-        claim_lists.push((first, last));
-    }
+    let claim_lists = claim_lists(&lines, &is_canonical);
     let in_claim_list = |i: usize| {
         let k = claim_lists.partition_point(|&(first, _)| first <= i);
         k > 0 && i <= claim_lists[k - 1].1

@@ -20,6 +20,11 @@
 //! | `golden_answer` | string (the predicted truth; null when unknown) |
 //! | `knowledge_book` | string |
 //!
+//! A data file that holds certified lines adds `exact` (bool) and
+//! `lower_bound` (float64, null unless certified) after `expected_steps`
+//! ([`with_label_columns`]), and its SFT rows `exact` after `seed`
+//! ([`with_exact_column`]); a file of exact lines has neither.
+//!
 //! SFT rows ([`hf_sft_row`]) carry the same `id`, `domain`, `setting`,
 //! `seed` and `messages`, every turn the same struct
 //! `{role, content, weight}` (`weight` 1 on assistant turns, 0 elsewhere),
@@ -67,6 +72,40 @@ pub fn hf_row(
         "golden_answer": golden_answer,
         "knowledge_book": book,
     })
+}
+
+/// An instance row of a data file that holds certified lines
+/// (docs/output.md, "Certified labels"), with the label's two columns
+/// after `expected_steps`: `exact` (bool; null when unlabelled) and
+/// `lower_bound` (the certified lower bound; null when exact or
+/// unlabelled). `expected_steps` is then the exact value or the
+/// certified upper bound. A file of exact lines only has neither column,
+/// so its rows are as they always were. The caller reads both from the
+/// line's label (`game::Steps`, a floor above this one).
+pub fn with_label_columns(mut row: Value, exact: Option<bool>, lower_bound: Option<f64>) -> Value {
+    if let Value::Object(map) = &mut row {
+        let at = map
+            .keys()
+            .position(|k| k == "expected_steps")
+            .map_or(map.len(), |i| i + 1);
+        map.shift_insert(at, "exact".into(), json!(exact));
+        map.shift_insert(at + 1, "lower_bound".into(), json!(lower_bound));
+    }
+    row
+}
+
+/// An SFT row of a data file that holds certified lines, with the
+/// label's `exact` column after `seed` (false: the messages follow a
+/// certified strategy, not a proven optimal one).
+pub fn with_exact_column(mut row: Value, exact: bool) -> Value {
+    if let Value::Object(map) = &mut row {
+        let at = map
+            .keys()
+            .position(|k| k == "seed")
+            .map_or(map.len(), |i| i + 1);
+        map.shift_insert(at, "exact".into(), json!(exact));
+    }
+    row
 }
 
 /// The stable id of a row: `medical/truth_num=12+action_num=16+valid_truth_num=1/7`.
@@ -139,6 +178,24 @@ pub struct Card {
     pub parameters: Vec<(String, String)>,
     /// Domain name and title, per domain.
     pub domains: Vec<(String, String)>,
+    /// How each instance config is labelled, when some config holds
+    /// certified lines (docs/output.md, "Certified labels"); empty when
+    /// every label is exact, and the card then says so in one sentence.
+    pub labels: Vec<ConfigLabels>,
+}
+
+/// How the lines of one instance config are labelled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigLabels {
+    pub config: String,
+    pub exact: u64,
+    pub certified: u64,
+    /// Rows without a label (`expected_steps` null: `--exact-only`).
+    pub unlabelled: u64,
+    /// Mean and largest relative gap `(upper - lower) / lower` of the
+    /// certified lines (0 without one).
+    pub mean_gap: f64,
+    pub max_gap: f64,
 }
 
 /// A YAML scalar: a JSON string is valid YAML.
@@ -148,32 +205,22 @@ fn yaml(s: &str) -> String {
 
 /// The README.md dataset card.
 pub fn dataset_card(card: &Card) -> String {
-    let mut out = String::from("---\n");
-    let _ = writeln!(out, "license: {}", yaml(&card.license));
-    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
-    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
-    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
-    out.push_str("configs:\n");
-    for (i, config) in card.configs.iter().enumerate() {
-        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
-        if i == 0 {
-            out.push_str("  default: true\n");
-        }
-        out.push_str("  data_files:\n");
-        // Split names are letters, digits and `_`: plain YAML.
-        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
-        for file in &config.files {
-            let _ = writeln!(out, "    - {}", yaml(file));
-        }
-    }
-    out.push_str("---\n\n");
+    let mut out = front_matter(card);
     let _ = writeln!(out, "# {}\n", card.pretty_name);
     out.push_str(
         "KUMO-style interactive reasoning tasks (Lin et al., \"Generative evaluation of \
          complex reasoning in large language models\"): find the one valid truth by choosing \
          actions whose observed outcomes rule candidates out, in as few actions as possible. \
-         Every instance is freshly generated and verified, with an exact optimal-play label \
-         and a knowledge book rendered from the domain's rule-out table (checked to state \
+         Every instance is freshly generated and verified, ",
+    );
+    out.push_str(if card.labels.is_empty() {
+        "with an exact optimal-play label"
+    } else {
+        "with an optimal-play label (exact, or certified where the exact search ran over \
+         its budget: see Labels)"
+    });
+    out.push_str(
+        " and a knowledge book rendered from the domain's rule-out table (checked to state \
          every rule-out and no false one).\n\n",
     );
     let _ = writeln!(out, "Generated by {}.\n", card.generator);
@@ -193,6 +240,30 @@ pub fn dataset_card(card: &Card) -> String {
                 .join(", ")
         );
     }
+    if !card.labels.is_empty() {
+        out.push_str(
+            "\n## Labels\n\nA label is *exact* (`exact` true: `expected_steps` is the optimal \
+             expected number of actions, and the golden trajectory follows an optimal policy) or \
+             *certified* (`exact` false: the exact search ran over its budget; the optimum is at \
+             least `lower_bound` and at most `expected_steps`, the value of the strategy the \
+             golden trajectory and the SFT transcript follow, which is not proven optimal). \
+             Relative gap: (upper - lower) / lower.\n\n\
+             | config | exact | certified | unlabelled | mean gap | largest gap |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: |\n",
+        );
+        for l in &card.labels {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {:.4}% | {:.4}% |",
+                l.config,
+                l.exact,
+                l.certified,
+                l.unlabelled,
+                100.0 * l.mean_gap,
+                100.0 * l.max_gap
+            );
+        }
+    }
     if !card.domains.is_empty() {
         out.push_str("\n## Domains\n\n");
         for (name, title) in &card.domains {
@@ -209,6 +280,38 @@ pub fn dataset_card(card: &Card) -> String {
             let _ = writeln!(out, "- `{key}`: {value}");
         }
     }
+    usage_and_columns(&mut out, card);
+    out
+}
+
+/// The card's YAML front matter: license, name, tags and every config's
+/// files (the first config the default).
+fn front_matter(card: &Card) -> String {
+    let mut out = String::from("---\n");
+    let _ = writeln!(out, "license: {}", yaml(&card.license));
+    let _ = writeln!(out, "pretty_name: {}", yaml(&card.pretty_name));
+    out.push_str("language:\n- en\ntask_categories:\n- text-generation\n");
+    out.push_str("tags:\n- reasoning\n- interactive\n- kumo\n- synthetic\n");
+    out.push_str("configs:\n");
+    for (i, config) in card.configs.iter().enumerate() {
+        let _ = writeln!(out, "- config_name: {}", yaml(&config.name));
+        if i == 0 {
+            out.push_str("  default: true\n");
+        }
+        out.push_str("  data_files:\n");
+        // Split names are letters, digits and `_`: plain YAML.
+        let _ = writeln!(out, "  - split: {}\n    path:", config.split);
+        for file in &config.files {
+            let _ = writeln!(out, "    - {}", yaml(file));
+        }
+    }
+    out.push_str("---\n\n");
+    out
+}
+
+/// The card's usage example, the columns of its configs, license and
+/// citation.
+fn usage_and_columns(out: &mut String, card: &Card) {
     let (first, split) = card
         .configs
         .first()
@@ -244,6 +347,15 @@ pub fn dataset_card(card: &Card) -> String {
          `messages` (a list of {role, content, weight}; `weight` is 1 on assistant turns and 0 \
          on the others).\n",
     );
+    if !card.labels.is_empty() {
+        out.push_str(
+            "\nA config that holds certified lines adds `exact` (bool) and `lower_bound` (float, \
+             null unless certified) after `expected_steps`, which is then the certified upper \
+             bound, and the policy the golden columns name is the certified strategy; its `-sft` \
+             config adds `exact` after `seed` (false: the transcript follows that strategy). \
+             Filter on `exact` for proven-optimal rows only.\n",
+        );
+    }
     let _ = writeln!(
         out,
         "\n## License\n\n`{}`. Domains imported from KUMO keep KUMO's license \
@@ -256,5 +368,4 @@ pub fn dataset_card(card: &Card) -> String {
          author={Lin, Haowei and others},\n  journal={arXiv preprint arXiv:2504.02810},\n  \
          year={2025}\n}\n```\n",
     );
-    out
 }

@@ -252,14 +252,12 @@ const NEGATION: &[&str] = &[
     " not ", "n't", "no ", "none", "neither", "cannot", "without",
 ];
 
-/// Checks KUMO's book `text` against the instance (see the module docs).
-pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
+/// Each instance truth with its aliases; an alias that is another
+/// instance truth's own name (`LQR` beside `Linear Quadratic Regulator
+/// (LQR)`) names that truth only.
+fn truth_aliases(task: &TaskView) -> Vec<(usize, Vec<String>)> {
     let d = task.domain;
-    let sentences = sentences(text);
-    // An alias that is another instance truth's own name (`LQR` beside
-    // `Linear Quadratic Regulator (LQR)`) names that truth only.
-    let truth_aliases: Vec<(usize, Vec<String>)> = task
-        .truths
+    task.truths
         .iter()
         .map(|&t| {
             let mut list = aliases(&d.truths[t]);
@@ -269,28 +267,28 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
             });
             (t, list)
         })
-        .collect();
+        .collect()
+}
+
+/// The instance's rule-outs (action, state, truth) no sentence of the
+/// book states, counting every rule-out in `facts`.
+fn missing_facts(
+    task: &TaskView,
+    sentences: &[Sentence],
+    truth_aliases: &[(usize, Vec<String>)],
+    facts: &mut usize,
+) -> Vec<(String, String, String)> {
+    let d = task.domain;
     let names = |s: &str, list: &[String]| list.iter().any(|a| mentions(s, a));
     let cue = |s: &str| EXCLUSION.iter().any(|c| s.contains(c));
-    let mut check = KumoBookCheck::default();
-
-    for s in &sentences {
-        let confirms = |clause: &str| {
-            CONFIRMATION.iter().any(|c| clause.contains(c))
-                && !cue(clause)
-                && truth_aliases.iter().any(|(_, a)| names(clause, a))
-        };
-        if s.text.split("; ").any(confirms) {
-            check.confirmations.push((s.line, s.text.clone()));
-        }
-    }
+    let mut missing = Vec::new();
     for (pos, &a) in task.actions.iter().enumerate() {
         let action = &d.actions[a];
         let action_aliases = aliases(&action.name);
         for (si, state) in action.states.iter().enumerate() {
             let state_in = |s: &str| state_in(&state.label, s);
             for t in task.ruled_out(pos, si) {
-                check.facts += 1;
+                *facts += 1;
                 let aliases = &truth_aliases
                     .iter()
                     .find(|(x, _)| *x == t)
@@ -306,7 +304,7 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
                             || names(&s.context, &action_aliases))
                 });
                 if !stated {
-                    check.missing.push((
+                    missing.push((
                         action.name.clone(),
                         state.label.to_string(),
                         d.truths[t].clone(),
@@ -315,6 +313,58 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
             }
         }
     }
+    missing
+}
+
+/// The instance truths an exclusion clause names once `action`'s name
+/// and state labels are masked: longest names first, each masked once
+/// seen, so `Expressionism` is not read inside `Structural Expressionism`
+/// (action names are masked first: a truth may share one).
+fn truths_named(
+    clause: &str,
+    action: &crate::domain::Action,
+    action_names: &[String],
+    by_length: &[(usize, &String)],
+) -> Vec<usize> {
+    let mut rest = clause.to_string();
+    for alias in action_names {
+        rest = rest.replace(alias.as_str(), " ");
+    }
+    for state in &action.states {
+        if let StateLabel::Named(label) = &state.label {
+            rest = rest.replace(normalize(label).as_str(), " ");
+        }
+    }
+    let mut named_truths = Vec::new();
+    for (t, alias) in by_length {
+        if mentions(&rest, alias) {
+            named_truths.push(*t);
+            rest = rest.replace(alias.as_str(), " ");
+        }
+    }
+    named_truths
+}
+
+/// Checks KUMO's book `text` against the instance (see the module docs).
+pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
+    let d = task.domain;
+    let sentences = sentences(text);
+    let truth_aliases = truth_aliases(task);
+    let names = |s: &str, list: &[String]| list.iter().any(|a| mentions(s, a));
+    let cue = |s: &str| EXCLUSION.iter().any(|c| s.contains(c));
+    let mut check = KumoBookCheck::default();
+
+    for s in &sentences {
+        let confirms = |clause: &str| {
+            CONFIRMATION.iter().any(|c| clause.contains(c))
+                && !cue(clause)
+                && truth_aliases.iter().any(|(_, a)| names(clause, a))
+        };
+        if s.text.split("; ").any(confirms) {
+            check.confirmations.push((s.line, s.text.clone()));
+        }
+    }
+    check.missing = missing_facts(task, &sentences, &truth_aliases, &mut check.facts);
     let mut by_length: Vec<(usize, &String)> = truth_aliases
         .iter()
         .flat_map(|(t, list)| list.iter().map(move |a| (*t, a)))
@@ -364,25 +414,7 @@ pub fn check_kumo_book(text: &str, task: &TaskView) -> KumoBookCheck {
             if !cue(clause) || NEGATION.iter().any(|n| clause.contains(n)) {
                 continue;
             }
-            // Longest names first, each masked once seen, so `Expressionism`
-            // is not read inside `Structural Expressionism`.
-            // Action names are masked first (a truth may share one).
-            let mut rest = clause.to_string();
-            for alias in &action_names {
-                rest = rest.replace(alias.as_str(), " ");
-            }
-            for state in &action.states {
-                if let StateLabel::Named(label) = &state.label {
-                    rest = rest.replace(normalize(label).as_str(), " ");
-                }
-            }
-            let mut named_truths = Vec::new();
-            for (t, alias) in &by_length {
-                if mentions(&rest, alias) {
-                    named_truths.push(*t);
-                    rest = rest.replace(alias.as_str(), " ");
-                }
-            }
+            let mut named_truths = truths_named(clause, action, &action_names, &by_length);
             named_truths.dedup();
             for t in named_truths {
                 if !action.states[si].rules_out.contains(t) {

@@ -53,6 +53,6 @@ pub use error::{LineMismatch, TaskError, TemplateError};
 pub use kumo::{KumoBookCheck, check_kumo_book};
 pub use options::{RenderOptions, SftBook};
 pub use protocol::answer_tag;
-pub use sft::{Rendered, replay_sft};
+pub use sft::{Rendered, replay_sft, with_certificate};
 pub use task::{OwnedTask, TaskView};
 pub use templates::{PROPOSE_TEMPLATE_NAMES, TEMPLATE_NAMES, Templates};

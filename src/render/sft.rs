@@ -250,6 +250,22 @@ impl Renderer<'_> {
     }
 }
 
+/// A record (one JSON object: the chat record or a step record) of a
+/// certified line (docs/output.md, "Certified labels") with a last member
+/// saying what its golden trajectory is worth:
+/// `"certified": {"expected_steps_at_most": upper,
+/// "expected_steps_at_least": lower}`. Its messages follow a strategy of
+/// at most `upper` expected actions, not one proven optimal; the optimum
+/// is at least `lower`. A record of an exact line has no such member.
+pub fn with_certificate(record: &str, lower: f64, upper: f64) -> String {
+    let member = serde_json::json!({
+        "expected_steps_at_most": upper,
+        "expected_steps_at_least": lower,
+    });
+    let body = record.strip_suffix('}').unwrap_or(record);
+    format!("{body},\"certified\":{member}}}")
+}
+
 /// One step record: `{"seed", "step", "prompt" (the request `eval`
 /// sends), "completion" ([the assistant message])}` (TRL's conversational
 /// prompt-completion format).

@@ -1,15 +1,20 @@
 //! The report's pictures, as inline SVG strings: per domain, every player
-//! (models, people, the optimal player) on one axis of success and one of
-//! actions, with 95% whiskers; and per model the structure test's table as
-//! stacked bars (share correct per signature against the overall share).
+//! (models, people, the optimal player's expectation and the golden
+//! player's own mean) on one axis of success and one of actions in KUMO's
+//! count, with 95% whiskers; and per model the structure test summarised
+//! as at most [`STRUCTURE_BARS`] + 1 stacked bars (share correct per
+//! signature against the overall share).
 //!
 //! Axes are ticked by [`crate::score::axis::Axis`]; colours and marker
 //! shapes say what a player is (circle: model, triangle: person, diamond:
-//! the optimal player), and a legend says so on every figure.
+//! optimal play's expectation `optimal_actions`, square: the golden
+//! player's mean `golden_mean_actions`), and a legend says so on every
+//! figure.
 
 use std::fmt::Write as _;
 
-use super::{TableRow, is_human};
+use super::TableRow;
+use crate::game::is_human;
 use crate::score::axis::Axis;
 use crate::score::interval::Interval;
 use crate::stats::Test;
@@ -27,6 +32,7 @@ enum Kind {
     Model,
     Human,
     Optimal,
+    Golden,
 }
 
 /// One line of a domain figure.
@@ -40,6 +46,7 @@ struct Entry {
 const MODEL: &str = "#3366aa";
 const HUMAN: &str = "#d9782d";
 const OPTIMAL: &str = "#222222";
+const GOLDEN: &str = "#8a6d00";
 
 fn marker(kind: Kind, x: f64, y: f64) -> String {
     match kind {
@@ -52,6 +59,11 @@ fn marker(kind: Kind, x: f64, y: f64) -> String {
         Kind::Optimal => format!(
             r#"<path d="M{x:.1} {:.1}l6 6l-6 6l-6 -6z" fill="{OPTIMAL}"/>"#,
             y - 6.0
+        ),
+        Kind::Golden => format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="10" height="10" fill="{GOLDEN}"/>"#,
+            x - 5.0,
+            y - 5.0
         ),
     }
 }
@@ -84,19 +96,42 @@ fn entries(rows: &[TableRow], domain: &str) -> Vec<(String, Vec<Entry>)> {
                 .filter(|r| r.row.domain == domain && r.row.setting == setting)
                 .collect();
             let mut list = Vec::new();
-            // The optimal player on the instances of the row with the most
-            // labelled ones: it always succeeds, in E + 2 of KUMO's count.
+            // Optimal play on the instances of the row with the most
+            // labelled ones: it always succeeds, in `optimal_actions`
+            // (E + 2 of KUMO's count) in expectation and in
+            // `golden_mean_actions` as the golden player plays them.
             if let Some(best) = here
                 .iter()
-                .filter(|r| r.row.optimal_steps.is_some())
+                .filter(|r| r.row.optimal_actions.is_some())
                 .max_by_key(|r| r.row.labelled)
             {
+                // Certified labels bound E from above: the point is the
+                // strategy their golden trajectories follow, at most E + 2.
+                let label = if best.row.certified > 0 {
+                    format!(
+                        "optimal actions ≤ ({} inst., {} cert.)",
+                        best.row.labelled, best.row.certified
+                    )
+                } else {
+                    format!("optimal actions, expected ({} inst.)", best.row.labelled)
+                };
                 list.push(Entry {
-                    label: format!("optimal player ({} instances)", best.row.labelled),
+                    label,
                     kind: Kind::Optimal,
                     success: Some((1.0, None)),
-                    actions: best.row.optimal_steps.map(|e| (e + 2.0, None)),
+                    actions: best.row.optimal_actions.map(|e| (e, None)),
                 });
+                if let Some(golden) = best.row.golden_mean_actions {
+                    list.push(Entry {
+                        label: format!(
+                            "golden actions: golden player ({} inst.)",
+                            best.row.labelled
+                        ),
+                        kind: Kind::Golden,
+                        success: Some((1.0, None)),
+                        actions: Some((golden, None)),
+                    });
+                }
             }
             for r in here {
                 list.push(Entry {
@@ -148,7 +183,7 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
         (
             label_w + panel_w + gap,
             &action_axis,
-            "actions, KUMO's count (95% t)",
+            "actions per trial, KUMO's count (95% t)",
         ),
     ];
     let bottom = height - 40.0;
@@ -186,41 +221,65 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
                 esc(&clip(&e.label, 42))
             );
             for ((x0, axis, _), value) in panels.iter().zip([e.success, e.actions]) {
-                let Some((v, interval)) = value else { continue };
+                let Some(value) = value else { continue };
                 let x = |v: f64| x0 + (v - axis.low) / (axis.high - axis.low) * panel_w;
-                if let Some(i) = interval {
-                    let _ = writeln!(
-                        s,
-                        r##"<path d="M{:.1} {cy:.1}H{:.1}M{:.1} {:.1}v8M{:.1} {:.1}v8" stroke="#555" fill="none"/>"##,
-                        x(i.low),
-                        x(i.high),
-                        x(i.low),
-                        cy - 4.0,
-                        x(i.high),
-                        cy - 4.0
-                    );
-                }
-                let range = interval.map_or(String::new(), |i| {
-                    format!(" (95%: {:.3} to {:.3})", i.low, i.high)
-                });
-                let _ = writeln!(
-                    s,
-                    "<g>{}<title>{}: {v:.3}{range}</title></g>",
-                    marker(e.kind, x(v), cy),
-                    esc(&e.label)
-                );
+                point_mark(&mut s, e, value, &x, cy);
             }
             y += line_h;
         }
     }
-    // Legend.
-    let ly = height - 12.0;
-    let mut lx = label_w;
+    legend(&mut s, &groups, label_w, height - 12.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// One player's value in a panel at height `cy`: its 95% whisker and its
+/// marker (`x`: the panel's scale).
+fn point_mark(
+    s: &mut String,
+    e: &Entry,
+    (v, interval): (f64, Option<Interval>),
+    x: &dyn Fn(f64) -> f64,
+    cy: f64,
+) {
+    if let Some(i) = interval {
+        let _ = writeln!(
+            s,
+            r##"<path d="M{:.1} {cy:.1}H{:.1}M{:.1} {:.1}v8M{:.1} {:.1}v8" stroke="#555" fill="none"/>"##,
+            x(i.low),
+            x(i.high),
+            x(i.low),
+            cy - 4.0,
+            x(i.high),
+            cy - 4.0
+        );
+    }
+    let range = interval.map_or(String::new(), |i| {
+        format!(" (95%: {:.3} to {:.3})", i.low, i.high)
+    });
+    let _ = writeln!(
+        s,
+        "<g>{}<title>{}: {v:.3}{range}</title></g>",
+        marker(e.kind, x(v), cy),
+        esc(&e.label)
+    );
+}
+
+/// The markers' legend along the bottom, from `lx`, on the line `ly`:
+/// the kinds of player the figure's `groups` show.
+fn legend(s: &mut String, groups: &[(String, Vec<Entry>)], mut lx: f64, ly: f64) {
     for (kind, name) in [
         (Kind::Model, "model"),
-        (Kind::Human, "person (HumanAgent)"),
-        (Kind::Optimal, "optimal player"),
+        (Kind::Human, "person"),
+        (Kind::Optimal, "optimal actions, expected (E + 2)"),
+        (Kind::Golden, "golden actions"),
     ] {
+        if !groups
+            .iter()
+            .any(|(_, list)| list.iter().any(|e| e.kind == kind))
+        {
+            continue;
+        }
         let _ = writeln!(
             s,
             r#"{}<text x="{:.1}" y="{:.1}">{name}</text>"#,
@@ -230,8 +289,6 @@ pub(super) fn domain_figure(rows: &[TableRow], domain: &str) -> String {
         );
         lx += 24.0 + 7.0 * name.len() as f64;
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16`.
@@ -251,16 +308,62 @@ fn clip(text: &str, most: usize) -> String {
     }
 }
 
-/// One model's structure test: per signature row a bar split into the
-/// share correct (green) and incorrect (grey), `n` beside it, and a dashed
-/// line at the model's overall share correct: rows far from the line are
-/// what the chi-square statistic adds up.
+/// Signatures a model's chart shows one bar each: the most frequent ones;
+/// the rest share one bar, so a model's chart has at most this many + 1
+/// bars however many signatures its instances have.
+pub(super) const STRUCTURE_BARS: usize = 10;
+
+/// The bars of one model's chart: the [`STRUCTURE_BARS`] most frequent
+/// rows of the tested table seen at least twice (most instances first,
+/// then in table order), then one bar pooling every other row, labelled
+/// with how many signatures it holds.
+pub(super) fn structure_bars(test: &Test) -> Vec<(String, [usize; 2])> {
+    let mut order: Vec<usize> = (0..test.table.len()).collect();
+    let n = |i: usize| test.table[i].1[0] + test.table[i].1[1];
+    order.sort_by_key(|&i| std::cmp::Reverse(n(i)));
+    let shown: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| n(i) >= 2)
+        .take(STRUCTURE_BARS)
+        .collect();
+    let mut bars: Vec<(String, [usize; 2])> =
+        shown.iter().map(|&i| test.table[i].clone()).collect();
+    let rest: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|i| !shown.contains(i))
+        .collect();
+    if !rest.is_empty() {
+        let mut pooled = [0usize; 2];
+        let mut signatures = 0usize;
+        for &i in &rest {
+            let (label, counts) = &test.table[i];
+            pooled[0] += counts[0];
+            pooled[1] += counts[1];
+            // `stats --pool`'s `other` row already holds several.
+            signatures += if label == "other" {
+                test.pooled.max(1)
+            } else {
+                1
+            };
+        }
+        bars.push((format!("{signatures} other signature(s)"), pooled));
+    }
+    bars
+}
+
+/// One model's structure test, summarised ([`structure_bars`]): per bar
+/// the share correct (green) and incorrect (grey), `n` beside it, and a
+/// dashed line at the model's overall share correct: bars far from the
+/// line are what the chi-square statistic adds up.
 pub(super) fn structure_figure(test: &Test) -> String {
+    let bars = structure_bars(test);
     let label_w = 260.0;
     let bar_w = 360.0;
     let line_h = 20.0;
     let top = 30.0;
-    let rows = test.table.len().max(1) as f64;
+    let rows = bars.len().max(1) as f64;
     let height = top + line_h * rows + 46.0;
     let width = label_w + bar_w + 80.0;
     let overall = if test.instances > 0 {
@@ -280,7 +383,7 @@ pub(super) fn structure_figure(test: &Test) -> String {
         s,
         r#"<text x="{label_w}" y="18" font-weight="bold">share correct (majority of trials) per structure signature</text>"#
     );
-    for (i, (label, [correct, incorrect])) in test.table.iter().enumerate() {
+    for (i, (label, [correct, incorrect])) in bars.iter().enumerate() {
         let n = correct + incorrect;
         let share = if n > 0 {
             *correct as f64 / n as f64

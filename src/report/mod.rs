@@ -18,6 +18,13 @@
 //! the replay viewer is one JSON island (`replay`), each move of it with
 //! its value, regret and the optimal moves of its state from
 //! [`crate::analysis`].
+//!
+//! The page stays small at any size of evaluation (docs/report.md
+//! "Size"): the table, charts and per-move figures summarise every line,
+//! the replays are a sample ([`sample`]: 20 lines per model, domain and
+//! setting by default, `--replays N|all`) and the structure section one
+//! bounded chart per model; the page says what it left out and how to get
+//! it.
 
 mod cells;
 mod figures;
@@ -25,13 +32,15 @@ mod html;
 mod moves;
 mod moves_page;
 mod replay;
+mod sample;
 
 pub use html::render_html;
 pub use moves::{
     MoveRow, MoveSection, PositionChart, PositionPoint, PositionSeries, move_section,
     score_with_moves,
 };
-pub use replay::{Book, Replay, ReplayStep, ReplayTrial, StepAnalysis, replays};
+pub use replay::{Book, Replay, ReplayStep, ReplayTrial, Replays, StepAnalysis, StepKind, replays};
+pub use sample::ReplayLimit;
 
 use serde::Serialize;
 
@@ -70,6 +79,10 @@ pub struct Page {
     pub moves: MoveSection,
     pub replays: Vec<Replay>,
     pub books: Vec<Book>,
+    /// How many lines the page replays at most per group, and how many
+    /// lines could have been replayed (instance and domain at hand).
+    pub replay_limit: ReplayLimit,
+    pub replayable: usize,
 }
 
 /// The table rows of a score report: each row with its intervals.
@@ -83,10 +96,4 @@ pub fn table_rows(report: &crate::score::Report) -> Vec<TableRow> {
             intervals: row_intervals(lines),
         })
         .collect()
-}
-
-/// Whether a row is a person's play (`play` records `HumanAgent`, or
-/// `HumanAgent-budget=N`).
-pub fn is_human(agent: &str) -> bool {
-    agent.starts_with("HumanAgent")
 }

@@ -55,15 +55,15 @@ const COLUMNS: [(&str, &str, &str); 14] = [
     (
         "mean_regret",
         "regret",
-        "expected actions a game's moves wasted against the optimum (sum of Q - V), mean per trial; 95% percentile bootstrap over instances",
+        "mean_regret: expected actions a game's actions wasted against the optimum (sum of Q - V), mean per trial; answers cost none, so a game that answers at once or makes no move has regret 0; 95% percentile bootstrap over instances",
     ),
     (
         "optimal_move_rate",
-        "optimal moves",
-        "share of a game's moves that were optimal, mean per trial; 95% Wilson with n = moves",
+        "optimal-move rate",
+        "optimal_move_rate: a game's optimal moves / its moves (Q within 1e-9 of V is optimal; a game without a move counts 0), mean over trials, not pooled (the pooled share is in each cell's tooltip); 95% Wilson with n = moves",
     ),
     ("moves", "moves", "moves analysed (actions and answers)"),
-    ("optimal_moves", "optimal", "optimal moves, summed"),
+    ("optimal_moves", "optimal moves", "optimal moves, summed"),
     (
         "redundant_moves",
         "redundant",
@@ -83,7 +83,7 @@ const COLUMNS: [(&str, &str, &str); 14] = [
     (
         "mean_efficiency",
         "efficiency",
-        "min(1, golden actions / actions)^2, 0 without a proven answer; mean per trial; 95% percentile bootstrap over instances",
+        "mean_efficiency: min(1, golden actions / actions)^2 for a game ending in a proven answer, else 0; mean per trial; 95% percentile bootstrap over instances",
     ),
 ];
 
@@ -225,6 +225,20 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
         left + plot_w,
         y(0.0)
     );
+    position_series(&mut s, chart, &x, &y);
+    position_legend(&mut s, chart, left, bottom);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Each player's line of mean regret by move position, its 95% whiskers
+/// and a marker per position (series side by side around a position).
+fn position_series(
+    s: &mut String,
+    chart: &PositionChart,
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) {
     let count = chart.series.len().max(1) as f64;
     for (n, series) in chart.series.iter().enumerate() {
         let colour = PALETTE[series.player % PALETTE.len()];
@@ -277,6 +291,10 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
             );
         }
     }
+}
+
+/// The legend under the plot: the optimal player, then each series.
+fn position_legend(s: &mut String, chart: &PositionChart, left: f64, bottom: f64) {
     // Legend: the optimal player, then each series.
     let mut ly = bottom + 52.0;
     let _ = writeln!(
@@ -302,8 +320,6 @@ pub(super) fn position_figure(chart: &PositionChart) -> String {
             esc(&series.agent)
         );
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// The section: the table and the charts, or why they are absent.
@@ -321,7 +337,7 @@ pub(super) fn section(moves: &MoveSection) -> String {
         MoveSection::Analysed { rows, charts } => {
             let _ = writeln!(
                 s,
-                r#"<p>Every move scored against the exact optimal value of its state (<code>kumo-gen moves</code>; docs/analytics.md): its regret is Q - V, the expected actions it wastes; an answer costs nothing but is <em>unproven</em> when another candidate was left and the named one was not yet certified. Regret, optimal-move rate, efficiency and trials are the numbers of <code>kumo-gen score --moves --json</code>; intervals are 95%: regret and efficiency by a percentile bootstrap over instances, the optimal-move rate by the Wilson interval with n = moves.</p>
+                r#"<p>Every move scored against the exact optimal value of its state (<code>kumo-gen moves</code>; docs/analytics.md): its regret is Q - V, the expected actions it wastes, and it is optimal when Q is within 1e-9 of V (float noise between equal values is a tie); an answer costs nothing but is <em>unproven</em> when another candidate was left and the named one was not yet certified. So regret alone does not rank players: a game that answers at once, or makes no move, wastes no action; its optimal-move rate (optimal moves over moves, 0 without a move; averaged over trials) and efficiency (0 without a proven answer) tell it from optimal play. Regret, optimal-move rate, efficiency and trials are the numbers of <code>kumo-gen score --moves --json</code>; intervals are 95%: regret and efficiency by a percentile bootstrap over instances, the optimal-move rate by the Wilson interval with n = moves.</p>
 <div class="scroll">{}</div>"#,
                 table(rows)
             );

@@ -19,10 +19,12 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::sample::{ReplayLimit, chosen};
 use crate::analysis::Analyst;
 use crate::analysis::files::trial_moves;
-use crate::game::{InstanceLine, Judge};
-use crate::results::{GameAnalysis, MoveAnalysis, ResultFile, Sources, TrialFacts};
+use crate::domain::Domain;
+use crate::game::{InstanceLine, Judge, ResolvedLine};
+use crate::results::{GameAnalysis, LineFacts, MoveAnalysis, ResultFile, Sources, TrialFacts};
 use crate::search::State;
 
 /// One knowledge book, shared by every replay of its instance.
@@ -34,9 +36,7 @@ pub struct Book {
 /// One reply of a trial and what the player was shown.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReplayStep {
-    /// `query`, `answer`, `unknown` (names nothing of the game) or
-    /// `unusable` (no parsable reply).
-    pub kind: &'static str,
+    pub kind: StepKind,
     /// What the reply named (empty when unusable).
     pub said: String,
     /// The observation shown for a query (state label or value).
@@ -49,6 +49,20 @@ pub struct ReplayStep {
     /// truth of the game, when the moves were analysed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analysis: Option<StepAnalysis>,
+}
+
+/// What a reply was, as the page names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepKind {
+    /// It named one of the instance's actions.
+    Query,
+    /// It named one of the instance's truths.
+    Answer,
+    /// It named nothing of the game.
+    Unknown,
+    /// No parsable reply.
+    Unusable,
 }
 
 /// One move against the exact optimum: the one per-move row
@@ -92,6 +106,10 @@ pub struct Replay {
     /// The optimal player's queries (the golden trajectory), when labelled.
     pub golden: Vec<String>,
     pub expected_steps: Option<f64>,
+    /// A certified label's proven lower bound (`expected_steps` is then
+    /// its upper bound, the golden trajectory's strategy's: docs/output.md
+    /// "Certified labels"); `None` when exact or unlabelled.
+    pub lower_bound: Option<f64>,
     pub trials: Vec<ReplayTrial>,
 }
 
@@ -102,22 +120,35 @@ fn shown(value: &serde_json::Value) -> String {
     }
 }
 
-/// The replays of every result line whose instance and domain are known,
-/// the books they use (one per instance, first use first), and how many
-/// lines had none. `book` gives the text of an instance's book: its file
-/// in the dataset, else the rendered one (`Err` leaves the line out with
-/// its message as a note).
+/// What the page replays: the replays, the books they use (one per
+/// instance, first use first), notes for the user, and how many lines
+/// could have been replayed (their instance and domain at hand).
+#[derive(Clone, Debug, Default)]
+pub struct Replays {
+    pub replays: Vec<Replay>,
+    pub books: Vec<Book>,
+    pub notes: Vec<String>,
+    pub replayable: usize,
+}
+
+/// The replays of the result lines `limit` picks ([`super::sample`]) whose
+/// instance and domain are known, and how many lines had none. `book`
+/// gives the text of an instance's book: its file in the dataset, else the
+/// rendered one (`Err` leaves the line out with its message as a note).
 pub fn replays(
     files: &[ResultFile],
     sources: &Sources,
+    limit: ReplayLimit,
     mut book: impl FnMut(&ResultFile, &InstanceLine) -> Result<String, String>,
-) -> (Vec<Replay>, Vec<Book>, Vec<String>) {
+) -> Replays {
     let mut out = Vec::new();
     let mut books: Vec<Book> = Vec::new();
     let mut book_of: std::collections::BTreeMap<(String, String, u64), usize> = Default::default();
     let mut notes = Vec::new();
     let mut missing = 0usize;
-    for file in files {
+    let mut replayable = 0usize;
+    let picked = chosen(files, limit);
+    for (file, marks) in files.iter().zip(&picked) {
         let (Some(set), Some(domain)) = (
             sources.instances(&file.key),
             sources.domains.get(&file.key.domain),
@@ -125,14 +156,17 @@ pub fn replays(
             missing += file.lines.len();
             continue;
         };
-        for line in &file.lines {
-            let Some(instance) = line
-                .seed
-                .and_then(|seed| set.instances.iter().find(|i| i.seed == seed))
-            else {
+        let by_seed: HashMap<u64, &InstanceLine> =
+            set.instances.iter().map(|i| (i.seed, i)).collect();
+        for (line, &mark) in file.lines.iter().zip(marks) {
+            let Some(&instance) = line.seed.and_then(|seed| by_seed.get(&seed)) else {
                 missing += 1;
                 continue;
             };
+            replayable += 1;
+            if !mark {
+                continue;
+            }
             let (Ok(resolved), Ok(judge)) =
                 (instance.resolve(domain), Judge::new(domain, instance))
             else {
@@ -155,89 +189,12 @@ pub fn replays(
                     }
                 },
             };
-            let name = |t: usize| domain.truths[t].clone();
-            let mut analyst = sources
-                .moves
-                .and_then(|budget| Analyst::new(domain, instance, budget).ok());
-            // The optimal moves of each state met, once per line: trials
-            // of one instance share states (the start, at least).
-            let mut best_of: BestOf = HashMap::new();
-            let trials = line
-                .trials
-                .iter()
-                .map(|trial| {
-                    let mut queried: Vec<usize> = Vec::new();
-                    let mut steps = Vec::new();
-                    let success = trial
-                        .predicted
-                        .as_deref()
-                        .is_some_and(|p| judge.evaluate(p));
-                    for reply in &trial.replies {
-                        let step = match reply {
-                            None => ReplayStep {
-                                kind: "unusable",
-                                said: String::new(),
-                                observation: None,
-                                correct: None,
-                                candidates: Vec::new(),
-                                analysis: None,
-                            },
-                            Some(said) => {
-                                if let Some(pos) = instance.actions.iter().position(|a| a == said) {
-                                    queried.push(pos);
-                                    ReplayStep {
-                                        kind: "query",
-                                        said: said.clone(),
-                                        observation: instance.observation(said).map(shown),
-                                        correct: None,
-                                        candidates: Vec::new(),
-                                        analysis: None,
-                                    }
-                                } else if instance.truths.iter().any(|t| t == said) {
-                                    let correct = judge.evaluate(said);
-                                    ReplayStep {
-                                        kind: "answer",
-                                        said: said.clone(),
-                                        observation: None,
-                                        correct: Some(correct),
-                                        candidates: Vec::new(),
-                                        analysis: None,
-                                    }
-                                } else {
-                                    ReplayStep {
-                                        kind: "unknown",
-                                        said: said.clone(),
-                                        observation: None,
-                                        correct: None,
-                                        candidates: Vec::new(),
-                                        analysis: None,
-                                    }
-                                }
-                            }
-                        };
-                        steps.push(step);
-                    }
-                    // Candidates after each step: after the queries so far.
-                    let lefts = resolved.candidates_after(domain, &queried);
-                    let mut seen = 0usize;
-                    for step in &mut steps {
-                        if step.kind == "query" {
-                            seen += 1;
-                        }
-                        step.candidates = lefts[seen].iter().map(|&t| name(t)).collect();
-                    }
-                    let game = analyst
-                        .as_mut()
-                        .and_then(|a| analysed(a, &mut best_of, trial, &mut steps));
-                    ReplayTrial {
-                        success,
-                        steps,
-                        regret: game.as_ref().map(|g| g.total_regret),
-                        efficiency: game.as_ref().map(|g| g.efficiency),
-                    }
-                })
-                .collect();
+            let trials = replay_trials(line, instance, domain, &resolved, &judge, sources);
             let optimal = instance.optimal.clone().unwrap_or_default();
+            let lower_bound = match optimal.steps() {
+                Some(crate::game::Steps::Certified { lower, .. }) => Some(lower),
+                _ => None,
+            };
             out.push(Replay {
                 model: file.key.model.clone(),
                 agent: file.key.agent.clone(),
@@ -248,6 +205,7 @@ pub fn replays(
                 truths: instance.truths.clone(),
                 valid: instance.valid_truths(),
                 golden: optimal.golden_trajectory,
+                lower_bound,
                 expected_steps: optimal.expected_steps,
                 trials,
             });
@@ -258,7 +216,103 @@ pub fn replays(
             "{missing} result line(s) have no replay: their instance or domain was not found (pass --instances DIR)"
         ));
     }
-    (out, books, notes)
+    Replays {
+        replays: out,
+        books,
+        notes,
+        replayable,
+    }
+}
+
+/// The replays of every trial of a result line on its instance: each
+/// reply's step with the candidates left after it, and, with
+/// [`Sources::moves`], each move against the optimum.
+fn replay_trials(
+    line: &LineFacts,
+    instance: &InstanceLine,
+    domain: &Domain,
+    resolved: &ResolvedLine,
+    judge: &Judge,
+    sources: &Sources,
+) -> Vec<ReplayTrial> {
+    let mut analyst = sources
+        .moves
+        .and_then(|budget| Analyst::new(domain, instance, budget).ok());
+    // The optimal moves of each state met, once per line: trials of one
+    // instance share states (the start, at least).
+    let mut best_of: BestOf = HashMap::new();
+    line.trials
+        .iter()
+        .map(|trial| {
+            let (mut steps, queried) = replay_steps(trial, instance, judge);
+            // Candidates after each step: after the queries so far.
+            let lefts = resolved.candidates_after(domain, &queried);
+            let mut seen = 0usize;
+            for step in &mut steps {
+                if step.kind == StepKind::Query {
+                    seen += 1;
+                }
+                step.candidates = lefts[seen]
+                    .iter()
+                    .map(|&t| domain.truths[t].clone())
+                    .collect();
+            }
+            let game = analyst
+                .as_mut()
+                .and_then(|a| analysed(a, &mut best_of, trial, &mut steps));
+            ReplayTrial {
+                success: trial
+                    .predicted
+                    .as_deref()
+                    .is_some_and(|p| judge.evaluate(p)),
+                steps,
+                regret: game.as_ref().map(|g| g.total_regret),
+                efficiency: game.as_ref().map(|g| g.efficiency),
+            }
+        })
+        .collect()
+}
+
+/// The steps of a trial's replies, candidates not yet filled in, and the
+/// positions of the actions it queried, in order.
+fn replay_steps(
+    trial: &TrialFacts,
+    instance: &InstanceLine,
+    judge: &Judge,
+) -> (Vec<ReplayStep>, Vec<usize>) {
+    let mut queried = Vec::new();
+    let steps = trial
+        .replies
+        .iter()
+        .map(|reply| {
+            let step = |kind, said: &str| ReplayStep {
+                kind,
+                said: said.to_string(),
+                observation: None,
+                correct: None,
+                candidates: Vec::new(),
+                analysis: None,
+            };
+            let Some(said) = reply.as_deref() else {
+                return step(StepKind::Unusable, "");
+            };
+            if let Some(pos) = instance.actions.iter().position(|a| a == said) {
+                queried.push(pos);
+                ReplayStep {
+                    observation: instance.observation(said).map(shown),
+                    ..step(StepKind::Query, said)
+                }
+            } else if instance.truths.iter().any(|t| t == said) {
+                ReplayStep {
+                    correct: Some(judge.evaluate(said)),
+                    ..step(StepKind::Answer, said)
+                }
+            } else {
+                step(StepKind::Unknown, said)
+            }
+        })
+        .collect();
+    (steps, queried)
 }
 
 /// Analyses `trial` on `analyst`'s instance and gives each step naming an
@@ -278,7 +332,7 @@ fn analysed(
     let mut moves = game.moves.iter();
     for step in steps
         .iter_mut()
-        .filter(|s| s.kind == "query" || s.kind == "answer")
+        .filter(|s| matches!(s.kind, StepKind::Query | StepKind::Answer))
     {
         let Some(m) = moves.next() else { break };
         step.analysis = Some(step_analysis(analyst, best_of, m)?);

@@ -73,10 +73,12 @@ pub struct GameAnalysis {
 }
 
 impl GameAnalysis {
-    /// Optimal moves over moves (1 for a game without moves).
+    /// Optimal moves over moves; 0 for a game without a move (every
+    /// reply unusable or naming nothing of the game: it made no optimal
+    /// move, so it never ranks with a player that did).
     pub fn optimal_move_rate(&self) -> f64 {
         if self.moves.is_empty() {
-            1.0
+            0.0
         } else {
             self.optimal_moves as f64 / self.moves.len() as f64
         }

@@ -165,7 +165,7 @@ pub fn parse_result_file(path: &Path, text: &str) -> Result<ResultFile, ReadErro
     };
     let key = key_from_path(path).unwrap_or_else(|| GroupKey {
         model: field("model").unwrap_or_else(|| "unknown".into()),
-        agent: field("agent").unwrap_or_else(|| "VanillaAgent".into()),
+        agent: field("agent").unwrap_or_else(|| crate::game::MODEL_AGENT.into()),
         domain: field("domain").unwrap_or_else(|| "unknown".into()),
         setting: field("setting").unwrap_or_else(|| {
             path.file_stem()
@@ -229,7 +229,7 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
         .filter(|action| !seen.insert(action.as_str()))
         .count();
     Ok(TrialFacts {
-        kumo_actions: actions.len(),
+        kumo_actions: crate::game::kumo_action_count(actions),
         queries,
         repeats,
         turns: actions.iter().filter(|a| !a.is_object()).count(),

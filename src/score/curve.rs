@@ -98,7 +98,7 @@ pub fn render_curve_svg(curves: &[Curve]) -> String {
     let height = H * curves.len().max(1) as f64;
     let _ = writeln!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{height}" font-family="sans-serif" font-size="11">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{height}" viewBox="0 0 {W} {height}" font-family="sans-serif" font-size="11">"#
     );
     for (i, c) in curves.iter().enumerate() {
         let top = H * i as f64;

@@ -93,15 +93,29 @@ pub fn t_mean(values: &[f64]) -> Option<Interval> {
 }
 
 /// The relative action count of labelled lines: (mean actions - (mean E +
-/// 2)) / (mean E + 2), as [`super::Row::relative_action_count`].
-fn relative(lines: &[&LineScore]) -> f64 {
+/// 2)) / (mean E + 2), as [`super::Row::relative_action_count`], with
+/// `E` the upper (`upper`) or the lower end of each line's label (the
+/// same for an exact label).
+fn relative(lines: &[&LineScore], upper: bool) -> f64 {
     let n = lines.len() as f64;
     let model = lines.iter().map(|l| l.actions).sum::<f64>() / n;
-    let optimal = lines.iter().map(|l| l.optimal.unwrap_or(0.0)).sum::<f64>() / n + 2.0;
+    let optimal = lines.iter().map(|l| super::end(l, upper)).sum::<f64>() / n + 2.0;
     (model - optimal) / optimal
 }
 
+/// The relative action count of labelled lines against the upper ends of
+/// their labels (the least the labels allow) and against the lower ends
+/// (the most): equal when every label is exact.
+pub(crate) fn relative_ends(lines: &[&LineScore]) -> (f64, f64) {
+    (relative(lines, true), relative(lines, false))
+}
+
 /// Percentile bootstrap of the relative action count over labelled lines.
+/// With certified lines the relative count is itself an interval per
+/// resample; the 2.5% point is taken of its low end (against the upper
+/// bounds) and the 97.5% point of its high end (against the lower
+/// bounds), so the interval holds both the sampling and the labels'
+/// uncertainty. With exact labels both ends are one number.
 pub fn bootstrap_relative(lines: &[LineScore]) -> Option<Interval> {
     let labelled: Vec<&LineScore> = lines.iter().filter(|l| l.optimal.is_some()).collect();
     let n = labelled.len();
@@ -110,18 +124,20 @@ pub fn bootstrap_relative(lines: &[LineScore]) -> Option<Interval> {
     }
     let mut rng = ChaCha8Rng::seed_from_u64(BOOTSTRAP_SEED);
     let mut sample: Vec<&LineScore> = Vec::with_capacity(n);
-    let mut stats: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+    let (mut lows, mut highs): (Vec<f64>, Vec<f64>) = (0..BOOTSTRAP_RESAMPLES)
         .map(|_| {
             sample.clear();
             sample.extend((0..n).map(|_| labelled[rng.random_range(0..n)]));
-            relative(&sample)
+            relative_ends(&sample)
         })
-        .collect();
-    stats.sort_by(f64::total_cmp);
-    let at = |q: f64| stats[((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round()) as usize];
+        .unzip();
+    lows.sort_by(f64::total_cmp);
+    highs.sort_by(f64::total_cmp);
+    let at =
+        |stats: &[f64], q: f64| stats[((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round()) as usize];
     Some(Interval {
-        low: at(0.025),
-        high: at(0.975),
+        low: at(&lows, 0.025),
+        high: at(&highs, 0.975),
     })
 }
 
@@ -225,7 +241,8 @@ mod tests {
             solved: 1,
             parse_errors: 0.0,
             tokens: 0.0,
-            optimal: Some(optimal),
+            optimal: Some(crate::game::Steps::Exact(optimal)),
+            golden: None,
             checked: true,
             moves: None,
         }
@@ -239,7 +256,7 @@ mod tests {
         let a = bootstrap_relative(&lines).unwrap();
         assert_eq!(Some(a), bootstrap_relative(&lines));
         let refs: Vec<&LineScore> = lines.iter().collect();
-        let point = relative(&refs);
+        let point = relative(&refs, true);
         assert!(a.low < point && point < a.high, "{a:?} {point}");
         // Identical lines: no spread at all.
         let same: Vec<LineScore> = (0..5).map(|_| line(4.0, 1.0)).collect();

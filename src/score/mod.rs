@@ -1,4 +1,4 @@
-//! Side tool `score`: success rate, action counts and efficiency of players
+//! Side tool `score`: success rate, action counts and relative action count of players
 //! from their trajectories in KUMO's result format.
 //!
 //! In: parsed [`ResultFile`]s, and optionally the instances they were played
@@ -17,12 +17,35 @@
 //!   row, the mean of the line averages. On KUMO's files this reproduces the
 //!   mean of their `average_correct`, `average_actions`,
 //!   `average_parse_error` and `average_tokens` exactly.
-//! - *relative action count*: (model - optimal) / optimal, both counted
-//!   KUMO's way: optimal play of an instance with expected steps `E` counts
-//!   `E + 2` (its queries, the truth, the `predicted_truth` entry; KUMO's
-//!   `search.py` records its oracle the same way). Over a row it is the ratio
-//!   of means over the labelled lines, which stays defined when `E = 0`
-//!   (instances the book alone solves). `None` ("n/a") without labels.
+//! - *optimal steps* (`optimal_steps`): the mean over the labelled lines of
+//!   `E`, the optimal player's expected queries (KUMO's Algorithm 3: each
+//!   outcome weighted by the candidates it leaves); *optimal actions*
+//!   (`optimal_actions`): `optimal_steps + 2`, the same in KUMO's count
+//!   (its queries, the truth, the `predicted_truth` entry; KUMO's
+//!   `search.py` records its oracle the same way): on the scale of
+//!   `mean_actions`.
+//! - *golden mean actions* (`golden_mean_actions`): the mean over the lines
+//!   with a golden trajectory of its length + 2: what the golden player
+//!   (the optimal policy played on each instance's own observations, as
+//!   `eval --player golden` plays) counts on these instances, on the same
+//!   scale. It is not `optimal_actions`: `E` weights each outcome by the
+//!   candidates it leaves, not by how often the instances show it, so the
+//!   golden player's own mean is usually larger (docs/output.md "What the
+//!   labels mean").
+//! - *relative action count*: (model - optimal) / optimal with optimal =
+//!   `optimal_actions`, KUMO's measure, kept for comparability with KUMO's
+//!   tables (the golden player itself scores above 0 on it). Over a row it
+//!   is the ratio of means over the labelled lines, which stays defined
+//!   when `E = 0` (instances the book alone solves). `None` ("n/a")
+//!   without labels.
+//!   A certified label (`optimal.exact: false`, docs/output.md) proves
+//!   only `lower <= E <= upper`, so a row with certified lines has an
+//!   interval instead of a point: [`Row::relative_action_count`] against
+//!   the upper ends (the least relative count the labels allow) and
+//!   [`Row::relative_action_count_max`] against the lower ends (the most);
+//!   `optimal_steps` and `optimal_actions` are then the upper means and
+//!   [`Row::optimal_steps_min`] the lower; [`Row::certified`] says how
+//!   many lines are certified. A row of exact lines is unchanged.
 //! - the budgeted protocol (trials that record a `budget`):
 //!   *budget accuracy*, the success rate of such trials (solved within the
 //!   budget), and *mean turns solved*, the mean replies of the successful
@@ -48,7 +71,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::dataset::Setting;
-use crate::game::{InstanceLine, Judge};
+use crate::game::{InstanceLine, Judge, Steps};
 use crate::results::{FileAnalysis, GameAnalysis, GroupKey, ResultFile, Sources, TrialFacts};
 
 /// Where a row's success figures come from.
@@ -75,7 +98,14 @@ pub struct Row {
     pub success_rate: f64,
     /// KUMO's count, `len(actions)`.
     pub mean_actions: f64,
+    /// `(actions - (E + 2)) / (E + 2)` over the labelled lines: exact when
+    /// `certified` is 0, else the least the certified intervals allow
+    /// (against their upper ends).
     pub relative_action_count: Option<f64>,
+    /// With certified lines: the most relative action count the labels
+    /// allow (against the certified lower ends); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relative_action_count_max: Option<f64>,
     pub parse_error_rate: f64,
     pub mean_tokens: f64,
     /// Actions queried before the prediction (KUMO's count without the two
@@ -89,16 +119,33 @@ pub struct Row {
     pub budget_accuracy: Option<f64>,
     /// Mean replies (turns) of the successful trials; `None` without one.
     pub mean_turns_solved: Option<f64>,
-    /// Mean optimal expected steps `E` over the labelled lines.
+    /// Mean optimal expected steps `E` over the labelled lines (queries
+    /// only; with certified lines: the mean of exact values and certified
+    /// upper bounds, the upper end of the row's interval).
     pub optimal_steps: Option<f64>,
+    /// With certified lines: the mean of exact values and certified lower
+    /// bounds (the lower end); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimal_steps_min: Option<f64>,
+    /// `optimal_steps + 2`: optimal play in KUMO's count, the scale of
+    /// `mean_actions` and of the relative action count (with certified
+    /// lines the upper end; `optimal_steps_min + 2` the lower).
+    pub optimal_actions: Option<f64>,
+    /// The golden player's own mean in KUMO's count on the lines with a
+    /// golden trajectory (its length + 2).
+    pub golden_mean_actions: Option<f64>,
     /// Lines with an optimal label.
     pub labelled: usize,
+    /// Of those, lines whose label is certified, not exact; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub certified: usize,
     pub success_from: SuccessFrom,
     /// With `--moves`: the mean per trial of the game's total regret (the
     /// expected actions its moves wasted against the optimum).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_regret: Option<f64>,
-    /// With `--moves`: the mean per trial of its optimal moves' share.
+    /// With `--moves`: the mean over trials of each game's optimal moves'
+    /// share of its moves (0 for a game without a move).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimal_move_rate: Option<f64>,
     /// With `--moves`: the mean per trial of `min(1, golden / actions)^2`
@@ -127,8 +174,11 @@ pub struct LineScore {
     pub solved: usize,
     pub parse_errors: f64,
     pub tokens: f64,
-    /// The optimal expected steps `E` of the line's instance, if labelled.
-    pub optimal: Option<f64>,
+    /// What the label of the line's instance proves about its optimal
+    /// expected steps `E` (exact, or a certified interval), if labelled.
+    pub optimal: Option<Steps>,
+    /// The golden trajectory's actions on the line's instance, if labelled.
+    pub golden: Option<usize>,
     pub checked: bool,
     /// Per-move figures of the line's analysed trials (`--moves`).
     pub moves: Option<MoveScore>,
@@ -330,10 +380,11 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
         }
         let div = k.max(1) as f64;
         let sum = |f: fn(&TrialFacts) -> f64| line.trials.iter().map(f).sum::<f64>() / div;
+        // An oracle file (KUMO's) holds exact values only.
         let optimal = line.seed.and_then(|seed| {
             instance
-                .and_then(InstanceLine::expected_steps)
-                .or_else(|| sources.oracle_steps(&file.key, seed))
+                .and_then(InstanceLine::steps)
+                .or_else(|| sources.oracle_steps(&file.key, seed).map(Steps::Exact))
         });
         out.push(LineScore {
             trials: k,
@@ -347,6 +398,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             parse_errors: line.trials.iter().filter(|t| t.parse_error).count() as f64 / div,
             tokens: sum(|t| t.tokens),
             optimal,
+            golden: instance.and_then(InstanceLine::golden_length),
             checked: judge.is_some(),
             moves: None,
         });
@@ -372,6 +424,19 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
     out
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The upper (`upper`) or lower end of a labelled line's `E`: its exact
+/// value either way, or its certified bound.
+pub(crate) fn end(line: &LineScore, upper: bool) -> f64 {
+    line.optimal.map_or(0.0, |s| {
+        let (lo, hi) = s.interval();
+        if upper { hi } else { lo }
+    })
+}
+
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (mut sum, mut n) = (0.0, 0usize);
     for v in values {
@@ -390,13 +455,20 @@ fn moves_mean(lines: &[LineScore], f: fn(&MoveScore) -> f64) -> Option<f64> {
 
 fn row(key: GroupKey, lines: &[LineScore]) -> Row {
     let labelled: Vec<&LineScore> = lines.iter().filter(|l| l.optimal.is_some()).collect();
+    let certified = labelled
+        .iter()
+        .filter(|l| l.optimal.is_some_and(|s| !s.is_exact()))
+        .count();
     let (relative, optimal_steps) = if labelled.is_empty() {
         (None, None)
     } else {
-        let model = mean(labelled.iter().map(|l| l.actions));
-        let steps = mean(labelled.iter().map(|l| l.optimal.unwrap_or(0.0)));
-        let optimal = steps + 2.0;
-        (Some((model - optimal) / optimal), Some(steps))
+        let (upper, lower) = interval::relative_ends(&labelled);
+        let steps = mean(labelled.iter().map(|l| end(l, true)));
+        let steps_min = mean(labelled.iter().map(|l| end(l, false)));
+        (
+            Some((upper, (certified > 0).then_some(lower))),
+            Some((steps, (certified > 0).then_some(steps_min))),
+        )
     };
     let checked = lines.iter().filter(|l| l.checked).count();
     Row {
@@ -408,7 +480,8 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
         trials: lines.iter().map(|l| l.trials).sum(),
         success_rate: mean(lines.iter().map(|l| l.success)),
         mean_actions: mean(lines.iter().map(|l| l.actions)),
-        relative_action_count: relative,
+        relative_action_count: relative.map(|r| r.0),
+        relative_action_count_max: relative.and_then(|r| r.1),
         parse_error_rate: mean(lines.iter().map(|l| l.parse_errors)),
         mean_tokens: mean(lines.iter().map(|l| l.tokens)),
         mean_queries: mean(lines.iter().map(|l| l.queries)),
@@ -420,8 +493,15 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
             (solved > 0)
                 .then(|| lines.iter().map(|l| l.solved_turns).sum::<usize>() as f64 / solved as f64)
         },
-        optimal_steps,
+        optimal_steps: optimal_steps.map(|s| s.0),
+        optimal_steps_min: optimal_steps.and_then(|s| s.1),
+        optimal_actions: optimal_steps.map(|s| s.0 + 2.0),
+        golden_mean_actions: {
+            let golden: Vec<usize> = lines.iter().filter_map(|l| l.golden).collect();
+            (!golden.is_empty()).then(|| mean(golden.iter().map(|&g| g as f64 + 2.0)))
+        },
         labelled: labelled.len(),
+        certified,
         mean_regret: moves_mean(lines, |m| m.regret),
         optimal_move_rate: moves_mean(lines, |m| m.optimal_rate),
         mean_efficiency: moves_mean(lines, |m| m.efficiency),

@@ -19,63 +19,154 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| "n/a".to_string(), f)
 }
 
-/// The report as an aligned text table (settings shortened to `TxA`).
+/// The legend printed under the table, a line per figure: its column,
+/// its `--json` field and its definition, so the table, `--json`, the
+/// report and the docs use one name per figure.
+pub const TABLE_LEGEND: &str = "\
+ACTIONS (mean_actions): KUMO's count, len(actions): every reply one entry, the prediction a second; per trial.
+OPT ACTIONS (optimal_actions) = optimal_steps + 2: optimal play's expected count, the same count (KUMO's Algorithm 3 expected steps E, which weight each outcome by the candidates it leaves).
+GOLDEN ACTIONS (golden_mean_actions): the golden player's own mean on these instances (its trajectory + 2), the same count; above OPT ACTIONS when E's weighting differs from how often the outcomes occur.
+REL (relative_action_count) = (ACTIONS - OPT ACTIONS) / OPT ACTIONS: KUMO's measure, kept for comparability; the golden player itself scores (GOLDEN ACTIONS - OPT ACTIONS) / OPT ACTIONS on it.
+REPEATS (mean_repeats): queries of an action already queried in the same game; TURNS SOLVED (mean_turns_solved): mean replies of the solved games.
+Every figure is a mean over an instance's trials, then over instances.
+";
+
+/// The legend line of the budget column, shown with it.
+pub const BUDGET_LEGEND: &str =
+    "BUDGET ACC (budget_accuracy): solved within the turn budget (budgeted protocol).\n";
+
+/// The legend line of the certified-label column, shown with it.
+pub const CERT_LEGEND: &str = "\
+CERT (certified) = lines whose label is certified, not exact (the search ran over budget: lower <= E <= upper, docs/output.md); such a row shows OPT ACTIONS as the range of the labels' means (optimal_steps_min + 2 to optimal_actions) and REL as the range it allows: from the count against the upper bounds (relative_action_count, the least the player can have wasted) to the count against the lower bounds (relative_action_count_max, the most).
+";
+
+/// The legend of the `--moves` columns.
+pub const MOVES_LEGEND: &str = "\
+REGRET (mean_regret): expected actions a game's actions wasted against the exact optimum; answers cost none, so a game that answers at once or makes no move has regret 0: read it with OPT MOVES and EFFIC.
+OPT MOVES (optimal_move_rate): a game's optimal moves / its moves (Q within 1e-9 of V is optimal; a game without a move counts 0), averaged over trials, not pooled over moves.
+EFFIC (mean_efficiency): min(1, golden actions / actions)^2 for a game ending in a proven answer, else 0 (docs/analytics.md).
+";
+
+/// The report as an aligned text table (settings shortened to `TxA`),
+/// then [`TABLE_LEGEND`] (and [`BUDGET_LEGEND`], [`CERT_LEGEND`],
+/// [`MOVES_LEGEND`] with their columns). The budget column shows only
+/// when a row was played under the budgeted protocol, the certified one
+/// only when a row has certified labels.
 pub fn render_table(rows: &[Row]) -> String {
     let moves = rows.iter().any(|r| r.mean_regret.is_some());
-    let mut header = vec![
-        "MODEL",
-        "AGENT",
-        "DOMAIN",
-        "SETTING",
-        "INST",
-        "TRIALS",
-        "SUCCESS",
-        "ACTIONS",
-        "OPTIMAL",
-        "REL",
-        "REPEATS",
-        "BUDGET ACC",
-        "TURNS SOLVED",
-        "PARSE",
-        "TOKENS",
-        "SUCCESS FROM",
+    let budget = rows.iter().any(|r| r.budget_accuracy.is_some());
+    // Rows with certified labels: their count (CERT), and OPT ACTIONS and
+    // REL as the ranges the labels allow.
+    let certified = rows.iter().any(|r| r.certified > 0);
+    type Column<'a> = (&'a str, bool, Box<dyn Fn(&Row) -> String>);
+    let three = |v: f64| format!("{v:.3}");
+    let columns: Vec<Column> = vec![
+        ("MODEL", false, Box::new(|r: &Row| r.model.clone())),
+        ("AGENT", false, Box::new(|r: &Row| r.agent.clone())),
+        ("DOMAIN", false, Box::new(|r: &Row| r.domain.clone())),
+        (
+            "SETTING",
+            false,
+            Box::new(|r: &Row| short_setting(&r.setting)),
+        ),
+        ("INST", true, Box::new(|r: &Row| r.instances.to_string())),
+        ("TRIALS", true, Box::new(|r: &Row| r.trials.to_string())),
+        (
+            "SUCCESS",
+            true,
+            Box::new(move |r: &Row| three(r.success_rate)),
+        ),
+        (
+            "ACTIONS",
+            true,
+            Box::new(move |r: &Row| three(r.mean_actions)),
+        ),
+        (
+            "OPT ACTIONS",
+            true,
+            Box::new(
+                move |r: &Row| match (r.optimal_steps_min, r.optimal_actions) {
+                    (Some(lo), Some(hi)) => format!("{:.3}..{hi:.3}", lo + 2.0),
+                    (_, e) => opt(e, three),
+                },
+            ),
+        ),
+        ("CERT", true, Box::new(|r: &Row| r.certified.to_string())),
+        (
+            "GOLDEN ACTIONS",
+            true,
+            Box::new(move |r: &Row| opt(r.golden_mean_actions, three)),
+        ),
+        (
+            "REL",
+            true,
+            Box::new(
+                |r: &Row| match (r.relative_action_count, r.relative_action_count_max) {
+                    (Some(lo), Some(hi)) => format!("{lo:+.3}..{hi:+.3}"),
+                    (v, _) => opt(v, |v| format!("{v:+.3}")),
+                },
+            ),
+        ),
+        (
+            "REPEATS",
+            true,
+            Box::new(move |r: &Row| three(r.mean_repeats)),
+        ),
+        (
+            "BUDGET ACC",
+            true,
+            Box::new(move |r: &Row| opt(r.budget_accuracy, three)),
+        ),
+        (
+            "TURNS SOLVED",
+            true,
+            Box::new(|r: &Row| opt(r.mean_turns_solved, |v| format!("{v:.2}"))),
+        ),
+        (
+            "PARSE",
+            true,
+            Box::new(move |r: &Row| three(r.parse_error_rate)),
+        ),
+        (
+            "TOKENS",
+            true,
+            Box::new(|r: &Row| format!("{:.1}", r.mean_tokens)),
+        ),
+        (
+            "REGRET",
+            true,
+            Box::new(move |r: &Row| opt(r.mean_regret, three)),
+        ),
+        (
+            "OPT MOVES",
+            true,
+            Box::new(move |r: &Row| opt(r.optimal_move_rate, three)),
+        ),
+        (
+            "EFFIC",
+            true,
+            Box::new(move |r: &Row| opt(r.mean_efficiency, three)),
+        ),
+        (
+            "SUCCESS FROM",
+            false,
+            Box::new(|r: &Row| format!("{:?}", r.success_from).to_lowercase()),
+        ),
     ];
-    if moves {
-        header.splice(15..15, ["REGRET", "OPT MOVES", "EFFIC"]);
-    }
-    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let columns: Vec<Column> = columns
+        .into_iter()
+        .filter(|(name, _, _)| match *name {
+            "BUDGET ACC" => budget,
+            "REGRET" | "OPT MOVES" | "EFFIC" => moves,
+            "CERT" => certified,
+            _ => true,
+        })
+        .collect();
+    let mut cells: Vec<Vec<String>> = vec![columns.iter().map(|c| c.0.to_string()).collect()];
     for r in rows {
-        let mut cells_of_row = vec![
-            r.model.clone(),
-            r.agent.clone(),
-            r.domain.clone(),
-            short_setting(&r.setting),
-            r.instances.to_string(),
-            r.trials.to_string(),
-            format!("{:.3}", r.success_rate),
-            format!("{:.3}", r.mean_actions),
-            opt(r.optimal_steps, |e| format!("{:.3}", e + 2.0)),
-            opt(r.relative_action_count, |v| format!("{v:+.3}")),
-            format!("{:.3}", r.mean_repeats),
-            opt(r.budget_accuracy, |v| format!("{v:.3}")),
-            opt(r.mean_turns_solved, |v| format!("{v:.2}")),
-            format!("{:.3}", r.parse_error_rate),
-            format!("{:.1}", r.mean_tokens),
-            format!("{:?}", r.success_from).to_lowercase(),
-        ];
-        if moves {
-            cells_of_row.splice(
-                15..15,
-                [
-                    opt(r.mean_regret, |v| format!("{v:.3}")),
-                    opt(r.optimal_move_rate, |v| format!("{v:.3}")),
-                    opt(r.mean_efficiency, |v| format!("{v:.3}")),
-                ],
-            );
-        }
-        cells.push(cells_of_row);
+        cells.push(columns.iter().map(|(_, _, f)| f(r)).collect());
     }
-    let widths: Vec<usize> = (0..header.len())
+    let widths: Vec<usize> = (0..columns.len())
         .map(|c| {
             cells
                 .iter()
@@ -90,31 +181,27 @@ pub fn render_table(rows: &[Row]) -> String {
         for (c, cell) in row.iter().enumerate() {
             let pad = widths[c] - cell.chars().count();
             // Text columns left, numbers right.
-            if c < 4 || c == header.len() - 1 {
-                line.push_str(cell);
+            if columns[c].1 {
                 line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
             } else {
-                line.push_str(&" ".repeat(pad));
                 line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
             }
             line.push_str("  ");
         }
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out.push_str(
-        "ACTIONS counts KUMO's way (len(actions): the prediction counts twice); \
-         OPTIMAL = expected steps + 2 in the same count; REL = (ACTIONS - OPTIMAL) / OPTIMAL; \
-         REPEATS = queries of an action already queried in the same game, per game; \
-         BUDGET ACC = solved within the turn budget (budgeted protocol only); \
-         TURNS SOLVED = mean replies of the solved games.\n",
-    );
+    out.push_str(TABLE_LEGEND);
+    if budget {
+        out.push_str(BUDGET_LEGEND);
+    }
+    if certified {
+        out.push_str(CERT_LEGEND);
+    }
     if moves {
-        out.push_str(
-            "REGRET = expected actions wasted against the exact optimum, per game; \
-             OPT MOVES = share of optimal moves; EFFIC = min(1, golden / actions)^2 \
-             for a proven answer, else 0 (docs/analytics.md).\n",
-        );
+        out.push_str(MOVES_LEGEND);
     }
     out
 }
@@ -161,24 +248,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
     let mut models: Vec<String> = rows.iter().map(|(r, _)| label(r)).collect();
     models.sort();
     models.dedup();
-    // Groups in the rows' order (settings by their numbers).
-    let mut groups: Vec<(String, String)> = Vec::new();
-    let mut sorted: Vec<&Row> = rows.iter().map(|(r, _)| *r).collect();
-    sorted.sort_by_key(|r| {
-        let k = super::order_key(&crate::results::GroupKey {
-            model: String::new(),
-            agent: String::new(),
-            domain: r.domain.clone(),
-            setting: r.setting.clone(),
-        });
-        (k.2, k.3)
-    });
-    for r in sorted {
-        let g = (r.domain.clone(), r.setting.clone());
-        if !groups.contains(&g) {
-            groups.push(g);
-        }
-    }
+    let groups = chart_groups(rows.iter().map(|(r, _)| *r));
     // (value, interval) of a model in a group, for either panel.
     let value = |g: &(String, String), m: &str, rel: bool| -> Option<(f64, Option<Interval>)> {
         rows.iter()
@@ -192,6 +262,20 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
                 }
             })
     };
+    // A row with certified labels (docs/output.md): its relative count is
+    // a range, `(least, most, certified lines)`.
+    let certified_range = |g: &(String, String), m: &str| -> Option<(f64, f64, usize)> {
+        rows.iter()
+            .find(|(r, _)| r.domain == g.0 && r.setting == g.1 && label(r) == m)
+            .and_then(|(r, _)| {
+                Some((
+                    r.relative_action_count?,
+                    r.relative_action_count_max?,
+                    r.certified,
+                ))
+            })
+    };
+    let any_certified = rows.iter().any(|(r, _)| r.certified > 0);
 
     let bar = 34.0;
     let gap = 30.0;
@@ -206,7 +290,7 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
     let width = left + plot_w + 20.0;
     let panel_h = 180.0;
     let panel_gap = 90.0;
-    let legend_h = 20.0 * models.len() as f64 + 44.0;
+    let legend_h = 20.0 * models.len() as f64 + if any_certified { 72.0 } else { 44.0 };
     let height = 50.0 + 2.0 * (panel_h + panel_gap) + legend_h;
 
     let mut s = String::new();
@@ -222,54 +306,10 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
 
     for (panel, rel) in [(0, false), (1, true)] {
         let top = 40.0 + panel as f64 * (panel_h + panel_gap);
-        let axis = if rel {
-            // The axis holds every bar, every whisker and zero.
-            let mut ends = vec![0.0_f64];
-            for g in &groups {
-                for m in &models {
-                    if let Some((v, i)) = value(g, m, rel) {
-                        ends.push(v);
-                        if let Some(i) = i {
-                            ends.extend([i.low, i.high]);
-                        }
-                    }
-                }
-            }
-            let lo = ends.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = ends.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            Axis::new(lo, hi, 5)
-        } else {
-            Axis::new(0.0, 1.0, 4)
-        };
+        let axis = panel_axis(&groups, &models, &value, rel);
         let (lo, hi) = (axis.low, axis.high);
         let y = |v: f64| top + 24.0 + (hi - v) / (hi - lo) * panel_h;
-        let title = if rel {
-            "relative action count: (model - optimal) / optimal, 95% bootstrap interval"
-        } else {
-            "success rate, 95% Wilson interval"
-        };
-        let _ = writeln!(
-            s,
-            r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
-            top + 12.0
-        );
-        for &v in &axis.ticks {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-                left + plot_w,
-                left - 4.0,
-                y(v) + 4.0,
-                axis.label(v),
-                y = y(v)
-            );
-        }
-        let zero = y(0.0_f64.clamp(lo, hi));
-        let _ = writeln!(
-            s,
-            r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
-            left + plot_w
-        );
+        let zero = panel_frame(&mut s, &axis, rel, (top, left, plot_w), &y);
         for (gi, g) in groups.iter().enumerate() {
             let gx = left + gi as f64 * group_w;
             let bars_w = bar * models.len() as f64;
@@ -277,56 +317,16 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
             for (mi, m) in models.iter().enumerate() {
                 let x = x0 + mi as f64 * bar;
                 let cx = x + (bar - 4.0) / 2.0;
-                match value(g, m, rel) {
-                    Some((v, interval)) => {
-                        let (y0, y1) = (y(v).min(zero), y(v).max(zero));
-                        let shown = |v: f64| {
-                            if rel {
-                                format!("{v:+.2}")
-                            } else {
-                                format!("{v:.2}")
-                            }
-                        };
-                        let range = interval.map_or(String::new(), |i| {
-                            format!(" (95%: {} to {})", shown(i.low), shown(i.high))
-                        });
-                        let _ = writeln!(
-                            s,
-                            r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{}" fill-opacity="0.75"><title>{}: {v:.3}{range}</title></rect>"#,
-                            bar - 4.0,
-                            (y1 - y0).max(0.5),
-                            PALETTE[mi % PALETTE.len()],
-                            esc(m)
-                        );
-                        // The whisker, and the value beside its top.
-                        let top_of_label = match interval {
-                            Some(i) => {
-                                let (a, b) = (y(i.high), y(i.low));
-                                let _ = writeln!(
-                                    s,
-                                    r##"<path d="M{cx:.1} {a:.1}V{b:.1}M{:.1} {a:.1}h8M{:.1} {b:.1}h8" stroke="#222" stroke-width="1.2" fill="none"/>"##,
-                                    cx - 4.0,
-                                    cx - 4.0
-                                );
-                                a.min(y0)
-                            }
-                            None => y0,
-                        };
-                        let _ = writeln!(
-                            s,
-                            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}</text>"#,
-                            top_of_label - 3.0,
-                            shown(v)
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(
-                            s,
-                            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
-                            zero - 3.0
-                        );
-                    }
-                }
+                let colour = PALETTE[mi % PALETTE.len()];
+                bar_mark(
+                    &mut s,
+                    (x, cx, bar),
+                    value(g, m, rel),
+                    rel,
+                    if rel { certified_range(g, m) } else { None },
+                    (&y, zero),
+                    (colour, m),
+                );
             }
             let cx = gx + group_w / 2.0;
             let ly = top + 24.0 + panel_h + 16.0;
@@ -339,7 +339,145 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
             );
         }
     }
-    let ly = 40.0 + 2.0 * (panel_h + panel_gap);
+    legend(
+        &mut s,
+        &models,
+        any_certified,
+        left,
+        40.0 + 2.0 * (panel_h + panel_gap),
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The (domain, setting) groups of `rows`, in order (settings by their
+/// numbers), each once.
+fn chart_groups<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<(String, String)> {
+    let mut groups: Vec<(String, String)> = Vec::new();
+    let mut sorted: Vec<&Row> = rows.collect();
+    sorted.sort_by_key(|r| {
+        let k = super::order_key(&crate::results::GroupKey {
+            model: String::new(),
+            agent: String::new(),
+            domain: r.domain.clone(),
+            setting: r.setting.clone(),
+        });
+        (k.2, k.3)
+    });
+    for r in sorted {
+        let g = (r.domain.clone(), r.setting.clone());
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    groups
+}
+
+/// A model's value and interval in a group, in one panel.
+type PanelValue<'a> = dyn Fn(&(String, String), &str, bool) -> Option<(f64, Option<Interval>)> + 'a;
+
+/// The panel's axis: success from 0 to 1; the relative action count's
+/// holds every bar, every whisker and zero.
+fn panel_axis(
+    groups: &[(String, String)],
+    models: &[String],
+    value: &PanelValue,
+    rel: bool,
+) -> Axis {
+    if !rel {
+        return Axis::new(0.0, 1.0, 4);
+    }
+    let mut ends = vec![0.0_f64];
+    for g in groups {
+        for m in models {
+            if let Some((v, i)) = value(g, m, rel) {
+                ends.push(v);
+                if let Some(i) = i {
+                    ends.extend([i.low, i.high]);
+                }
+            }
+        }
+    }
+    let lo = ends.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ends.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Axis::new(lo, hi, 5)
+}
+
+/// One model's bar in a group: `x` its left edge, `cx` its whisker's, `bar`
+/// its slot's width; its value and interval (`rel`: the relative action
+/// count; none: `n/a`), drawn on `y` from the `zero` line; its colour and
+/// name. `certified`: the range `(least, most, certified lines)` a row with
+/// certified labels allows (docs/output.md), named in the bar's title and
+/// marked `*` after its value.
+fn bar_mark(
+    s: &mut String,
+    (x, cx, bar): (f64, f64, f64),
+    value: Option<(f64, Option<Interval>)>,
+    rel: bool,
+    certified: Option<(f64, f64, usize)>,
+    (y, zero): (&dyn Fn(f64) -> f64, f64),
+    (colour, name): (&str, &str),
+) {
+    let Some((v, interval)) = value else {
+        let _ = writeln!(
+            s,
+            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="9">n/a</text>"##,
+            zero - 3.0
+        );
+        return;
+    };
+    let (y0, y1) = (y(v).min(zero), y(v).max(zero));
+    let shown = |v: f64| {
+        if rel {
+            format!("{v:+.2}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
+    let mut range = interval.map_or(String::new(), |i| {
+        format!(" (95%: {} to {})", shown(i.low), shown(i.high))
+    });
+    if let Some((least, most, lines)) = certified {
+        range.push_str(&format!(
+            "; {lines} certified label(s): between {} and {}",
+            shown(least),
+            shown(most)
+        ));
+    }
+    let _ = writeln!(
+        s,
+        r#"<rect x="{x:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{colour}" fill-opacity="0.75"><title>{}: {v:.3}{range}</title></rect>"#,
+        bar - 4.0,
+        (y1 - y0).max(0.5),
+        esc(name)
+    );
+    // The whisker, and the value beside its top.
+    let top_of_label = match interval {
+        Some(i) => {
+            let (a, b) = (y(i.high), y(i.low));
+            let _ = writeln!(
+                s,
+                r##"<path d="M{cx:.1} {a:.1}V{b:.1}M{:.1} {a:.1}h8M{:.1} {b:.1}h8" stroke="#222" stroke-width="1.2" fill="none"/>"##,
+                cx - 4.0,
+                cx - 4.0
+            );
+            a.min(y0)
+        }
+        None => y0,
+    };
+    let _ = writeln!(
+        s,
+        r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}{}</text>"#,
+        top_of_label - 3.0,
+        shown(v),
+        if certified.is_some() { "*" } else { "" }
+    );
+}
+
+/// The legend under the panels (a swatch per model), how the whiskers
+/// were made and, when a row has certified labels (`any_certified`), what
+/// its `*` means.
+fn legend(s: &mut String, models: &[String], any_certified: bool, left: f64, ly: f64) {
     for (mi, m) in models.iter().enumerate() {
         let yy = ly + 20.0 * mi as f64;
         let _ = writeln!(
@@ -359,6 +497,52 @@ pub fn render_svg_with(rows: &[Row], intervals: &[RowIntervals]) -> String {
         super::interval::BOOTSTRAP_RESAMPLES,
         super::interval::BOOTSTRAP_SEED
     );
-    s.push_str("</svg>\n");
-    s
+    if any_certified {
+        let _ = writeln!(
+            s,
+            r##"<text x="{left}" y="{:.1}" fill="#555">* certified labels (lower &lt;= E &lt;= upper): the bar is the least relative count they allow (against</text><text x="{left}" y="{:.1}" fill="#555">the upper bounds); the whisker reaches the 95% point of the most (against the lower bounds)</text>"##,
+            ly + 20.0 * models.len() as f64 + 40.0,
+            ly + 20.0 * models.len() as f64 + 54.0,
+        );
+    }
+}
+
+/// A panel's title, its value axis across the plot and its zero line
+/// (`rel`: the relative action count's panel); returns the zero line's
+/// height.
+fn panel_frame(
+    s: &mut String,
+    axis: &Axis,
+    rel: bool,
+    (top, left, plot_w): (f64, f64, f64),
+    y: &dyn Fn(f64) -> f64,
+) -> f64 {
+    let title = if rel {
+        "relative action count (KUMO's): actions / optimal actions - 1; 95% bootstrap"
+    } else {
+        "success rate, 95% Wilson interval"
+    };
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="{:.1}" font-size="12" font-weight="bold">{title}</text>"#,
+        top + 12.0
+    );
+    for &v in &axis.ticks {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            left + plot_w,
+            left - 4.0,
+            y(v) + 4.0,
+            axis.label(v),
+            y = y(v)
+        );
+    }
+    let zero = y(0.0_f64.clamp(axis.low, axis.high));
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" x2="{:.1}" y1="{zero:.1}" y2="{zero:.1}" stroke="#333"/>"##,
+        left + plot_w
+    );
+    zero
 }

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 pub use mask::Mask;
 pub use problem::{MAX_WIDTH, Problem};
-pub use values::{State, StateValues, Values};
+pub use values::{State, StateValues, TIE, Values, is_tie};
 
 use memo::Memos;
 use solver::Solver;

@@ -16,8 +16,13 @@
 //! or a truth no action left can rule out) every action has `Q = 1`: it
 //! cannot change the answer and costs a step.
 //!
-//! *Optimal* actions are those with `Q == V` (regret `Q - V` zero), listed
-//! in instance order; [`StateValues::best`] is the golden player's choice
+//! *Optimal* actions are those with `Q - V <= TIE` (1e-9, the tolerance
+//! the labels are held to: DESIGN.md "Optimal search"), listed in instance
+//! order. Two actions of equal value can differ in their last bits (each
+//! sum adds its children's values in its own order), so a `Q` within float
+//! noise of `V` (2.6e-12 to 9.8e-10 in practice) is a tie, never a
+//! mistake; [`is_tie`] is the one test every reader uses (moves, score,
+//! report, pairs). [`StateValues::best`] is the golden player's choice
 //! (the first action in instance order whose sum attains the minimum,
 //! which is also optimal).
 //!
@@ -32,6 +37,16 @@ use super::memo::{Key, Memos};
 use super::shares::Shares;
 use super::solver::{Carry, Solver};
 use super::{Problem, SearchBudget, SearchError};
+
+/// How far apart two values may be and still tie: 1e-9, the tolerance the
+/// labels equal the reference to (DESIGN.md "Optimal search").
+pub const TIE: f64 = 1e-9;
+
+/// Whether an action of value `q` ties with the state's value `value`
+/// (`q - value <= TIE`): it is optimal.
+pub fn is_tie(q: f64, value: f64) -> bool {
+    q - value <= TIE
+}
 
 /// A state of a game: the candidate truths left and the actions left, as
 /// bitmasks of instance indices (bit `i` is instance truth / action `i`).
@@ -85,8 +100,8 @@ pub struct StateValues {
     pub value: f64,
     /// `(action, Q)` for every action left, in instance order.
     pub q: Vec<(usize, f64)>,
-    /// The actions left with `Q == V`, in instance order (none at a base
-    /// case: there the optimal move is to answer).
+    /// The actions left whose `Q` ties with `V` ([`is_tie`]), in instance
+    /// order (none at a base case: there the optimal move is to answer).
     pub optimal: Vec<usize>,
     /// The golden player's action: the first in instance order attaining
     /// the least sum (`None` at a base case).
@@ -215,7 +230,7 @@ impl Values {
             let a = actions.trailing_zeros() as usize;
             actions &= actions - 1;
             let qa = self.q(state, a)?;
-            if best.is_some() && qa == value {
+            if best.is_some() && is_tie(qa, value) {
                 optimal.push(a);
             }
             q.push((a, qa));

@@ -15,7 +15,9 @@
 //! outcome, the answer and the counts (`action_count`, KUMO's count;
 //! when the line is labelled, `expected_steps`, optimal play's average
 //! over the truths, and `golden_actions`, the actions optimal play takes
-//! on this very game).
+//! on this very game; for a certified label `expected_steps` is its upper
+//! bound, with `exact: false` and `lower_bound`, and `golden_actions` are
+//! the certified strategy's, not proven optimal).
 //!
 //! Rewards ([`Rewards`], `reset`'s `reward`): by default `0.0` for every
 //! turn before the last, then `1.0` for a success and `0.0` otherwise, as
@@ -36,11 +38,11 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::catalog::{Catalog, Pick};
-use super::sessions::Seat;
+use super::seats::Seat;
 use crate::analysis::LiveGame;
 use crate::game::Task;
 use crate::game::session::Session;
-use crate::game::{ResultLine, Step, menu_choice};
+use crate::game::{Agent, ResultLine, Step, menu_choice};
 
 /// Who plays, which decides how replies are read and where results go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,10 +62,9 @@ impl Player {
 
     /// The agent folder of the results: eval's or play's.
     pub fn agent(&self, budget: Option<usize>) -> String {
-        match (self, budget) {
-            (Player::Model(_), budget) => crate::eval::agent_name(budget),
-            (Player::Person(_), None) => "HumanAgent".to_string(),
-            (Player::Person(_), Some(n)) => format!("HumanAgent-budget={n}"),
+        match self {
+            Player::Model(_) => Agent::Model.name(budget),
+            Player::Person(_) => Agent::Person.name(budget),
         }
     }
 }
@@ -213,8 +214,17 @@ impl Play {
             o.insert("parse_error".into(), json!(trial.parse_error));
             o.insert("answer".into(), json!(instance.valid_truths()));
             o.insert("action_count".into(), json!(self.session.action_count()));
-            if let Some(e) = instance.expected_steps() {
-                o.insert("expected_steps".into(), json!(e));
+            if let Some(steps) = instance.steps() {
+                let (lower, upper) = steps.interval();
+                o.insert("expected_steps".into(), json!(upper));
+                // A certified label: `expected_steps` is its upper bound
+                // (docs/output.md "Certified labels"), `exact` false and
+                // `lower_bound` follow; an exact line has neither, as in
+                // the dataset.
+                if !steps.is_exact() {
+                    o.insert("exact".into(), json!(false));
+                    o.insert("lower_bound".into(), json!(lower));
+                }
             }
             if let Some(g) = instance.optimal.as_ref().and_then(|o| o.golden_actions) {
                 o.insert("golden_actions".into(), json!(g));

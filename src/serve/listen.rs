@@ -213,7 +213,7 @@ pub async fn accept_loop(
         while connections.try_join_next().is_some() {}
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            () = super::routes::stopping(&mut stop) => break,
+            () = stopping(&mut stop) => break,
         };
         let stream = match accepted {
             Ok((stream, _)) => stream,
@@ -265,7 +265,7 @@ pub async fn accept_loop(
             tokio::pin!(connection);
             tokio::select! {
                 _ = connection.as_mut() => {}
-                () = super::routes::stopping(&mut stop) => {
+                () = stopping(&mut stop) => {
                     connection.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(Duration::from_secs(3), connection).await;
                 }
@@ -426,4 +426,9 @@ impl AsyncWrite for Counted {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
     }
+}
+
+/// Returns once the server begins to stop.
+pub(super) async fn stopping(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|&stopping| stopping).await;
 }

@@ -42,6 +42,7 @@ pub mod listen;
 pub mod page;
 pub mod results;
 pub mod routes;
+pub mod seats;
 pub mod sessions;
 pub mod wire;
 
@@ -54,7 +55,8 @@ use catalog::Catalog;
 use episode::{Play, Player, Rewards};
 pub use listen::Notice;
 use results::Results;
-use sessions::{Seat, Seats, Sessions};
+use seats::{Seat, Seats};
+use sessions::Sessions;
 use wire::{Code, Refusal, ResetArgs};
 
 /// The environment variable whose value, when set and not empty, every

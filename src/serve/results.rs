@@ -115,7 +115,7 @@ impl Results {
         if sync {
             file.sync_data().map_err(io)?;
         }
-        if place.agent.starts_with("HumanAgent") {
+        if crate::game::is_human(&place.agent) {
             self.played
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -170,7 +170,7 @@ fn people_played(root: &Path) -> (BTreeSet<(String, String, u64)>, Vec<String>) 
         for agent in dirs(&player) {
             let is_human = agent
                 .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("HumanAgent"));
+                .is_some_and(|n| crate::game::is_human(&n.to_string_lossy()));
             if !is_human {
                 continue;
             }

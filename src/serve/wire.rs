@@ -285,8 +285,10 @@ pub fn schema() -> Value {
                 "parse_error": {"type": "boolean", "description": "Final only."},
                 "answer": {"type": "array", "items": {"type": "string"}, "description": "Final only: the valid truths."},
                 "action_count": {"type": "integer", "description": "Final only: KUMO's action count."},
-                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions over the line's truths (labelled lines)."},
-                "golden_actions": {"type": "integer", "description": "Final only: the actions optimal play takes on this very game (labelled lines)."}
+                "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions over the line's truths (labelled lines); an upper bound when `exact` is false."},
+                "exact": {"type": "boolean", "description": "Final only, certified labels: false (`expected_steps` is then an upper bound and `golden_actions` the certified strategy's); absent when the label is exact."},
+                "lower_bound": {"type": "number", "description": "Final only, certified labels: the proven lower bound of optimal play's expected actions."},
+                "golden_actions": {"type": "integer", "description": "Final only: the actions optimal play takes on this very game (labelled lines; for a certified label, the certified strategy's)."}
             },
             "required": ["prompt", "task_id", "episode_id", "turn"]
         },

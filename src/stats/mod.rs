@@ -1,18 +1,18 @@
 //! Side tool `stats`: does a player's correctness depend on an instance's
 //! structure? Chi-square test of independence and Cramér's V, per model.
 //!
-//! In: for each instance a player met, its structure [`Signature`] and
+//! In: for each instance a player met, its [`StructureSignature`] and
 //! whether the player was correct (majority of its K trials, as the paper).
 //! Out: a [`Test`] per model: the contingency table's size, chi-square,
 //! degrees of freedom, p-value (statrs' chi-squared survival function) and
 //! Cramér's V — or a refusal with the reason.
 //!
-//! Signature: the sorted degree sequences of the instance's truth-action
+//! The signature: the sorted degree sequences of the instance's truth-action
 //! bipartite graph (a truth and an action of the instance are linked when
-//! some state of the action rules the truth out). Computed here from the
-//! instance line by name (a truth or action the domain lacks has degree
-//! 0); the writers' `structure` field holds the same degrees, from
-//! `crate::domain::structure_signature`.
+//! some state of the action rules the truth out), from the instance line by
+//! name ([`crate::domain::structure_signature_by_name`]: a truth or action
+//! the domain lacks has degree 0); the writers' `structure` field holds the
+//! same degrees.
 //!
 //! Sparseness rule (Cochran's, the usual one for chi-square): refuse when
 //! the table has fewer than 2 rows or columns, when any expected count is
@@ -26,57 +26,14 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
-use crate::domain::Domain;
+use crate::domain::{Domain, StructureSignature, structure_signature_by_name};
 use crate::game::{InstanceLine, Judge};
 use crate::results::{ResultFile, Sources};
 
-/// Sorted (descending) degree sequences of truths and of actions.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Signature {
-    pub truth_degrees: Vec<usize>,
-    pub action_degrees: Vec<usize>,
-}
-
-impl std::fmt::Display for Signature {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-        write!(
-            f,
-            "T[{}] A[{}]",
-            join(&self.truth_degrees),
-            join(&self.action_degrees)
-        )
-    }
-}
-
 /// The signature of an instance in its domain; truths or actions unknown to
 /// the domain have degree 0.
-pub(crate) fn signature(domain: &Domain, instance: &InstanceLine) -> Signature {
-    let truths: Vec<Option<usize>> = instance
-        .truths
-        .iter()
-        .map(|t| domain.truth_index(t))
-        .collect();
-    let mut truth_degrees = vec![0; truths.len()];
-    let mut action_degrees = Vec::with_capacity(instance.actions.len());
-    for name in &instance.actions {
-        let mut degree = 0;
-        if let Some(a) = domain.action_index(name) {
-            for (i, t) in truths.iter().enumerate() {
-                if t.is_some_and(|t| domain.actions[a].related.contains(t)) {
-                    truth_degrees[i] += 1;
-                    degree += 1;
-                }
-            }
-        }
-        action_degrees.push(degree);
-    }
-    truth_degrees.sort_unstable_by(|a, b| b.cmp(a));
-    action_degrees.sort_unstable_by(|a, b| b.cmp(a));
-    Signature {
-        truth_degrees,
-        action_degrees,
-    }
+pub(crate) fn signature(domain: &Domain, instance: &InstanceLine) -> StructureSignature {
+    structure_signature_by_name(domain, &instance.truths, &instance.actions)
 }
 
 /// The outcome of one test.
@@ -106,8 +63,8 @@ pub struct Test {
 
 /// Tests independence of signature and correctness for one model.
 /// `min_count` > 0 pools signatures seen fewer times into one row.
-pub fn test(model: &str, data: &[(Signature, bool)], min_count: usize) -> Test {
-    let mut counts: BTreeMap<&Signature, [usize; 2]> = BTreeMap::new();
+pub fn test(model: &str, data: &[(StructureSignature, bool)], min_count: usize) -> Test {
+    let mut counts: BTreeMap<&StructureSignature, [usize; 2]> = BTreeMap::new();
     for (sig, correct) in data {
         counts.entry(sig).or_default()[usize::from(!*correct)] += 1;
     }
@@ -207,7 +164,7 @@ pub fn test(model: &str, data: &[(Signature, bool)], min_count: usize) -> Test {
 /// instance, per model: correct when most of the line's trials name a
 /// truth the instance's judge accepts.
 pub struct Observed {
-    pub per_model: BTreeMap<String, Vec<(Signature, bool)>>,
+    pub per_model: BTreeMap<String, Vec<(StructureSignature, bool)>>,
     /// Result lines without a matching instance, left out.
     pub unmatched: usize,
 }
@@ -280,8 +237,8 @@ pub fn observe(
 mod tests {
     use super::*;
 
-    fn sig(k: usize) -> Signature {
-        Signature {
+    fn sig(k: usize) -> StructureSignature {
+        StructureSignature {
             truth_degrees: vec![k],
             action_degrees: vec![k],
         }

@@ -4,7 +4,7 @@
 //! ([`infeasible`]), and the check of one finished instance against the
 //! three KUMO constraints ([`Instance::check`]).
 
-use super::{Instance, MAX_SAMPLES, Params, sample};
+use super::{Instance, MAX_SAMPLES, Observation, Params, sample};
 use crate::domain::Domain;
 
 /// Which part of a request failed.
@@ -244,41 +244,7 @@ impl Instance {
             for t in state.rules_out.iter() {
                 ruled_out[t] = true;
             }
-            match (action.kind.is_numeric(), o.value) {
-                (false, None) => {}
-                (true, Some(value)) => {
-                    let reads = action
-                        .states
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| {
-                            s.label
-                                .range()
-                                .is_some_and(|(lo, hi)| lo <= value && value <= hi)
-                        })
-                        .map(|(i, _)| i)
-                        .collect::<Vec<_>>();
-                    if reads != [o.state] {
-                        return Err(Violation::ValueReads {
-                            value,
-                            action: action.name.clone(),
-                            reads,
-                            state: o.state,
-                        });
-                    }
-                    if action.kind == crate::domain::ActionKind::Int && value.fract() != 0.0 {
-                        return Err(Violation::NotIntegral {
-                            value,
-                            action: action.name.clone(),
-                        });
-                    }
-                }
-                _ => {
-                    return Err(Violation::ValueKind {
-                        action: action.name.clone(),
-                    });
-                }
-            }
+            check_value(action, o)?;
         }
         for &t in &self.truths {
             let valid = self.valid.contains(&t);
@@ -308,6 +274,48 @@ impl Instance {
         }
         Ok(())
     }
+}
+
+/// An observation's value fits its action: a number for a numeric action
+/// (none for another), which reads as the observed state alone, whole for
+/// an `int` action.
+fn check_value(action: &crate::domain::Action, o: &Observation) -> Result<(), Violation> {
+    match (action.kind.is_numeric(), o.value) {
+        (false, None) => {}
+        (true, Some(value)) => {
+            let reads = action
+                .states
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    s.label
+                        .range()
+                        .is_some_and(|(lo, hi)| lo <= value && value <= hi)
+                })
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>();
+            if reads != [o.state] {
+                return Err(Violation::ValueReads {
+                    value,
+                    action: action.name.clone(),
+                    reads,
+                    state: o.state,
+                });
+            }
+            if action.kind == crate::domain::ActionKind::Int && value.fract() != 0.0 {
+                return Err(Violation::NotIntegral {
+                    value,
+                    action: action.name.clone(),
+                });
+            }
+        }
+        _ => {
+            return Err(Violation::ValueKind {
+                action: action.name.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A KUMO constraint an instance breaks.

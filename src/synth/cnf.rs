@@ -46,10 +46,6 @@ impl Cnf {
         self.vars
     }
 
-    pub fn clause_count(&self) -> usize {
-        self.ends.len()
-    }
-
     pub fn add_clause(&mut self, clause: &[Lit]) {
         self.lits.extend_from_slice(clause);
         self.ends.push(self.lits.len() as u32);
@@ -205,6 +201,98 @@ pub struct Selection {
     pub states: Vec<(u32, Lit)>,
 }
 
+/// The states a selection may use (observable, relevant to the sample,
+/// not contradicting it), or `Uncoverable` when they leave an invalid
+/// truth uncovered.
+fn coverable_states(tables: &Tables, sample: &Sample) -> Result<Vec<u32>, Infeasible> {
+    let words = sample.words;
+    let mut candidates: Vec<u32> = Vec::with_capacity(64);
+    let mut covered = vec![0u64; words];
+    for s in 0..tables.state_action.len() {
+        if tables.observable[s] && sample.relevant(s) && !sample.contradictory(s) {
+            candidates.push(s as u32);
+            for (c, m) in covered.iter_mut().zip(sample.mask(s)) {
+                *c |= m;
+            }
+        }
+    }
+    if covered
+        .iter()
+        .zip(&sample.invalid)
+        .any(|(c, i)| i & !c != 0)
+    {
+        return Err(Infeasible::Uncoverable);
+    }
+    Ok(candidates)
+}
+
+/// What unit propagation leaves: which candidates live, the forced
+/// states in order, and the truths they cover.
+struct Propagated {
+    alive: Vec<bool>,
+    forced: Vec<u32>,
+    covered: Vec<u64>,
+}
+
+/// Unit propagation: an invalid truth with a single live candidate state
+/// forces it, which kills the other states of its action. Returns which
+/// candidates live, the forced states in order and what they cover; a
+/// truth with no candidate left, or more forced actions than
+/// `max_actions`, is a `Conflict`.
+fn propagate(
+    tables: &Tables,
+    sample: &Sample,
+    candidates: &[u32],
+    max_actions: usize,
+) -> Result<Propagated, Infeasible> {
+    let mut covered = vec![0u64; sample.words];
+    let action_of = |s: u32| tables.state_action[s as usize];
+    let mut alive = vec![true; candidates.len()];
+    let mut forced: Vec<u32> = Vec::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for j in sample.invalid_positions() {
+            if Sample::has(&covered, j) {
+                continue;
+            }
+            let mut count = 0;
+            let mut only = 0;
+            for (c, &s) in candidates.iter().enumerate() {
+                if alive[c] && Sample::has(sample.mask(s as usize), j) {
+                    count += 1;
+                    only = c;
+                }
+            }
+            match count {
+                0 => return Err(Infeasible::Conflict),
+                1 => {
+                    let state = candidates[only];
+                    forced.push(state);
+                    if forced.len() > max_actions {
+                        return Err(Infeasible::Conflict);
+                    }
+                    for (c, &s) in candidates.iter().enumerate() {
+                        if action_of(s) == action_of(state) {
+                            alive[c] = false;
+                        }
+                    }
+                    for (c, m) in covered.iter_mut().zip(sample.mask(state as usize)) {
+                        *c |= m;
+                    }
+                    changed = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(Propagated {
+        alive,
+        forced,
+        covered,
+    })
+}
+
 /// Why a sample has no selection, found before calling the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Infeasible {
@@ -230,66 +318,13 @@ impl Selection {
         max_actions: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<Selection, Infeasible> {
-        let words = sample.words;
-        let mut candidates: Vec<u32> = Vec::with_capacity(64);
-        let mut covered = vec![0u64; words];
-        for s in 0..tables.state_action.len() {
-            if tables.observable[s] && sample.relevant(s) && !sample.contradictory(s) {
-                candidates.push(s as u32);
-                for (c, m) in covered.iter_mut().zip(sample.mask(s)) {
-                    *c |= m;
-                }
-            }
-        }
-        if covered
-            .iter()
-            .zip(&sample.invalid)
-            .any(|(c, i)| i & !c != 0)
-        {
-            return Err(Infeasible::Uncoverable);
-        }
-
+        let candidates = coverable_states(tables, sample)?;
+        let Propagated {
+            alive,
+            forced,
+            covered,
+        } = propagate(tables, sample, &candidates, max_actions)?;
         let action_of = |s: u32| tables.state_action[s as usize];
-        let mut alive = vec![true; candidates.len()];
-        let mut forced: Vec<u32> = Vec::new();
-        covered.fill(0);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for j in sample.invalid_positions() {
-                if Sample::has(&covered, j) {
-                    continue;
-                }
-                let mut count = 0;
-                let mut only = 0;
-                for (c, &s) in candidates.iter().enumerate() {
-                    if alive[c] && Sample::has(sample.mask(s as usize), j) {
-                        count += 1;
-                        only = c;
-                    }
-                }
-                match count {
-                    0 => return Err(Infeasible::Conflict),
-                    1 => {
-                        let state = candidates[only];
-                        forced.push(state);
-                        if forced.len() > max_actions {
-                            return Err(Infeasible::Conflict);
-                        }
-                        for (c, &s) in candidates.iter().enumerate() {
-                            if action_of(s) == action_of(state) {
-                                alive[c] = false;
-                            }
-                        }
-                        for (c, m) in covered.iter_mut().zip(sample.mask(state as usize)) {
-                            *c |= m;
-                        }
-                        changed = true;
-                    }
-                    _ => {}
-                }
-            }
-        }
         let uncovered: Vec<u64> = sample
             .invalid
             .iter()

@@ -60,6 +60,12 @@ pub struct Stats {
     /// Draws rejected because their difficulty is outside the requested
     /// band.
     pub out_of_band: u64,
+    /// Of `out_of_band`: certified draws whose interval crosses an edge of
+    /// the band (`difficulty::band`).
+    pub band_straddling: u64,
+    /// Of `out_of_band`: draws the search budget left unlabelled
+    /// (`--exact-only`).
+    pub band_unlabelled: u64,
 }
 
 impl Stats {
@@ -70,5 +76,7 @@ impl Stats {
         self.sat_calls += other.sat_calls;
         self.duplicates += other.duplicates;
         self.out_of_band += other.out_of_band;
+        self.band_straddling += other.band_straddling;
+        self.band_unlabelled += other.band_unlabelled;
     }
 }

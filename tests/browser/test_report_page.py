@@ -4,8 +4,11 @@ Debian's headless chromium (through chromedriver and selenium).
 Checks that the page loads without script errors, that every number of the
 results table equals `score --json` over the same inputs (exact in
 `data-value`, rounded in the text), that the per-move table's equal
-`score --moves --json`, that sorting works, and that the replay viewer
-steps through a game showing each move's regret. Needs `chromium` and `chromedriver` on PATH
+`score --moves --json`, that sorting works, that the replay viewer
+steps through a game showing each move's regret, and that the page reads on
+a 1280 px desktop (the results table without horizontal scroll) and a
+390 px phone (nothing but the tables' own scroll boxes wider than the
+screen). Needs `chromium` and `chromedriver` on PATH
 (`.ci/run` installs them) and the binary in `KUMO_GEN_BIN` (default
 `target/release/kumo-gen`). Set `REPORT_SCREENSHOTS=DIR` to keep
 screenshots of the page (never commit them).
@@ -124,7 +127,7 @@ def test_table_numbers_equal_score_json(browser, results):
                 continue
             assert json.loads(value) == expected, (key, value, row)
             if isinstance(expected, float):
-                digits = 2 if key == "mean_turns_solved" else 1 if key == "mean_tokens" else 3
+                digits = 2 if key == "mean_turns_solved" else 0 if key == "mean_tokens" else 3
                 assert float(text) == pytest.approx(expected, abs=0.5 * 10 ** -digits + 1e-12), (key, text)
             else:
                 assert int(text) == expected
@@ -240,3 +243,42 @@ def test_moves_section_numbers_equal_score_moves_json(browser, results):
     browser.set_window_size(1400, 1000)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_the_page_fits_a_desktop_and_a_phone(browser, results):
+    page, _, _ = results
+    try:
+        for width, height in [(1280, 900), (390, 844)]:
+            browser.set_window_size(width, height)
+            open_page(browser, page)
+            sizes = browser.execute_script(
+                """const t = document.getElementById('results');
+                   const wide = Array.from(document.querySelectorAll('body *')).filter(e =>
+                       e.getBoundingClientRect().right > window.innerWidth + 1
+                       && !e.closest('.scroll') && !e.closest('svg'));
+                   return {table: t.scrollWidth, box: t.parentElement.clientWidth,
+                           page: document.documentElement.scrollWidth, inner: window.innerWidth,
+                           wide: wide.slice(0, 5).map(e => e.tagName + '#' + e.id)};""")
+            assert sizes["page"] <= sizes["inner"], sizes
+            assert not sizes["wide"], sizes
+            if width == 1280:
+                assert sizes["table"] <= sizes["box"], f"the results table scrolls at 1280 px: {sizes}"
+            shot(browser, f"report-{width}.png")
+    finally:
+        browser.set_window_size(1400, 1000)
+
+
+def test_the_page_says_what_it_left_out(browser, results):
+    page, _, _ = results
+    open_page(browser, page)
+    coverage = browser.find_element(By.ID, "replay-coverage").text
+    # 20 instances per setting: every line replayed, and the page says so.
+    assert coverage.startswith("All ") and "replayed" in coverage, coverage
+    heading = browser.find_element(By.CSS_SELECTOR, "header p").text
+    assert "result lines replayed" in heading
+    figures = browser.find_elements(By.CSS_SELECTOR, "#structure-section figure")
+    for figure in figures:
+        # One chart per model, at most 10 signatures and one bar for the rest.
+        assert len(figure.find_elements(By.CSS_SELECTOR, "rect[fill='#59a14f']")) <= 11
+    players = browser.find_element(By.ID, "players").text
+    assert "optimal actions" in players and "golden actions" in players

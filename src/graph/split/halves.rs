@@ -29,116 +29,123 @@ pub(super) struct Halves {
 
 const SIDE_NAMES: [&str; 2] = ["ind", "ood"];
 
-/// Builds both halves for a truth assignment, or says why a half would be
-/// invalid.
-pub(super) fn assemble(
-    domain: &Domain,
-    graph: &DomainGraph,
-    groups: &[Vec<usize>],
-    side_of: &[bool],
-) -> Result<Halves, String> {
-    let side_index = |t: usize| usize::from(side_of[t]);
-    let mut kept_sides: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
-    let mut reports: Vec<SideReport> = Vec::new();
-    for (s, suffix) in SIDE_NAMES.iter().enumerate() {
-        let in_side: Vec<bool> = (0..domain.truths.len())
-            .map(|t| side_index(t) == s)
-            .collect();
-        let truths: Vec<String> = domain
-            .truths
-            .iter()
-            .enumerate()
-            .filter(|&(t, _)| in_side[t])
-            .map(|(_, name)| name.clone())
-            .collect();
-        // Kept actions with the truths whose rule-outs they lose.
-        let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut report = SideReport {
-            name: format!("{}-{suffix}", domain.name),
-            truths,
-            actions: Vec::new(),
-            dropped_actions: Vec::new(),
-            dropped_rule_outs: Vec::new(),
-            unruled_truths: Vec::new(),
-        };
-        let mut ruled = vec![false; domain.truths.len()];
-        for (a, action) in domain.actions.iter().enumerate() {
-            let to_a1 = action.related.iter().all(|t| side_index(t) == 0);
-            if usize::from(!to_a1) != s {
-                continue;
-            }
-            // Rule-out sets of the restricted states, as truth-index lists.
-            let mut sets: Vec<Vec<usize>> = action
-                .states
+/// The truths every one of `sets` holds (none without a set).
+fn in_every_set(sets: &[Vec<usize>]) -> Vec<usize> {
+    sets.first()
+        .map(|first| {
+            first
                 .iter()
-                .map(|st| st.rules_out.iter().filter(|&t| in_side[t]).collect())
-                .collect();
-            let everywhere: Vec<usize> = sets
-                .first()
-                .map(|first| {
-                    first
-                        .iter()
-                        .copied()
-                        .filter(|t| sets.iter().all(|set| set.contains(t)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for &t in &everywhere {
-                report.dropped_rule_outs.push(DroppedRuleOut {
-                    action: action.name.clone(),
-                    truth: domain.truths[t].clone(),
-                });
-                for set in &mut sets {
-                    set.retain(|&u| u != t);
-                }
-            }
-            let mut distinct = sets.clone();
-            distinct.sort();
-            distinct.dedup();
-            if distinct.len() < 2 {
-                let reason = if sets.iter().all(Vec::is_empty) {
-                    format!("it relates to no {} of this side", domain.truth_noun)
-                } else {
-                    "its states no longer tell any truths apart".to_string()
-                };
-                report.dropped_actions.push(Dropped {
-                    action: action.name.clone(),
-                    reason,
-                });
-                continue;
-            }
-            for set in &sets {
-                for &t in set {
-                    ruled[t] = true;
-                }
-            }
-            report.actions.push(action.name.clone());
-            kept.push((a, everywhere));
+                .copied()
+                .filter(|t| sets.iter().all(|set| set.contains(t)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One half (`s`: 0 = ind, 1 = ood): its truths, the actions kept (each
+/// with the truths every one of its states rules out, whose rule-outs it
+/// loses) and dropped, and its report; an error when the half would have
+/// fewer than 2 truths or no action.
+#[allow(clippy::type_complexity)]
+fn side(
+    domain: &Domain,
+    side_of: &[bool],
+    s: usize,
+    suffix: &str,
+) -> Result<(Vec<(usize, Vec<usize>)>, SideReport), String> {
+    let side_index = |t: usize| usize::from(side_of[t]);
+    let in_side: Vec<bool> = (0..domain.truths.len())
+        .map(|t| side_index(t) == s)
+        .collect();
+    let truths: Vec<String> = domain
+        .truths
+        .iter()
+        .enumerate()
+        .filter(|&(t, _)| in_side[t])
+        .map(|(_, name)| name.clone())
+        .collect();
+    // Kept actions with the truths whose rule-outs they lose.
+    let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut report = SideReport {
+        name: format!("{}-{suffix}", domain.name),
+        truths,
+        actions: Vec::new(),
+        dropped_actions: Vec::new(),
+        dropped_rule_outs: Vec::new(),
+        unruled_truths: Vec::new(),
+    };
+    let mut ruled = vec![false; domain.truths.len()];
+    for (a, action) in domain.actions.iter().enumerate() {
+        let to_a1 = action.related.iter().all(|t| side_index(t) == 0);
+        if usize::from(!to_a1) != s {
+            continue;
         }
-        report.unruled_truths = (0..domain.truths.len())
-            .filter(|&t| in_side[t] && !ruled[t])
-            .map(|t| domain.truths[t].clone())
+        // Rule-out sets of the restricted states, as truth-index lists.
+        let mut sets: Vec<Vec<usize>> = action
+            .states
+            .iter()
+            .map(|st| st.rules_out.iter().filter(|&t| in_side[t]).collect())
             .collect();
-        let count = report.truths.len();
-        if count < 2 {
-            return Err(format!(
-                "leaves the `{suffix}` half with {count} {}; a domain needs at least 2",
-                if count == 1 {
-                    &domain.truth_noun
-                } else {
-                    &domain.truth_plural
-                }
-            ));
+        let everywhere = in_every_set(&sets);
+        for &t in &everywhere {
+            report.dropped_rule_outs.push(DroppedRuleOut {
+                action: action.name.clone(),
+                truth: domain.truths[t].clone(),
+            });
+            for set in &mut sets {
+                set.retain(|&u| u != t);
+            }
         }
-        if kept.is_empty() {
-            return Err(format!(
-                "leaves the `{suffix}` half without an {}",
-                domain.action_noun
-            ));
+        let mut distinct = sets.clone();
+        distinct.sort();
+        distinct.dedup();
+        if distinct.len() < 2 {
+            let reason = if sets.iter().all(Vec::is_empty) {
+                format!("it relates to no {} of this side", domain.truth_noun)
+            } else {
+                "its states no longer tell any truths apart".to_string()
+            };
+            report.dropped_actions.push(Dropped {
+                action: action.name.clone(),
+                reason,
+            });
+            continue;
         }
-        kept_sides.push(kept);
-        reports.push(report);
+        for set in &sets {
+            for &t in set {
+                ruled[t] = true;
+            }
+        }
+        report.actions.push(action.name.clone());
+        kept.push((a, everywhere));
     }
+    report.unruled_truths = (0..domain.truths.len())
+        .filter(|&t| in_side[t] && !ruled[t])
+        .map(|t| domain.truths[t].clone())
+        .collect();
+    let count = report.truths.len();
+    if count < 2 {
+        return Err(format!(
+            "leaves the `{suffix}` half with {count} {}; a domain needs at least 2",
+            if count == 1 {
+                &domain.truth_noun
+            } else {
+                &domain.truth_plural
+            }
+        ));
+    }
+    if kept.is_empty() {
+        return Err(format!(
+            "leaves the `{suffix}` half without an {}",
+            domain.action_noun
+        ));
+    }
+    Ok((kept, report))
+}
+
+/// The edges, weight and actions the cut between the halves crosses.
+fn cut_report(domain: &Domain, graph: &DomainGraph, side_of: &[bool]) -> CutReport {
+    let side_index = |t: usize| usize::from(side_of[t]);
     let mut cut = CutReport {
         edges: 0,
         weight: 0,
@@ -159,6 +166,26 @@ pub(super) fn assemble(
             cut.actions.push(action.name.clone());
         }
     }
+    cut
+}
+
+/// Builds both halves for a truth assignment, or says why a half would be
+/// invalid.
+pub(super) fn assemble(
+    domain: &Domain,
+    graph: &DomainGraph,
+    groups: &[Vec<usize>],
+    side_of: &[bool],
+) -> Result<Halves, String> {
+    let side_index = |t: usize| usize::from(side_of[t]);
+    let mut kept_sides: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
+    let mut reports: Vec<SideReport> = Vec::new();
+    for (s, suffix) in SIDE_NAMES.iter().enumerate() {
+        let (kept, report) = side(domain, side_of, s, suffix)?;
+        kept_sides.push(kept);
+        reports.push(report);
+    }
+    let cut = cut_report(domain, graph, side_of);
     let mut ordered = groups.to_vec();
     order_groups(&mut ordered);
     let groups = ordered

@@ -55,23 +55,26 @@ pub(super) fn is_integral(f: f64) -> bool {
     f.is_finite() && f.fract() == 0.0
 }
 
-/// Maps one outcomes entry; `None` when the action has no states at all.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn map_action(
+/// An outcomes entry's `states` (the value and its pairs) and declared
+/// `type` (with its place); an error names what is not as KUMO writes it.
+#[allow(clippy::type_complexity)]
+fn outcome_fields<'v>(
     cx: &mut Ctx,
-    outcomes_name: &str,
-    index: usize,
+    src_path: &str,
     name: &str,
-    key: &Value,
-    entry: &Value,
-    (truths, truth_index): (&[String], &HashMap<String, usize>),
-) -> Result<Option<ActionDoc>, ImportError> {
-    let src_path = format!("{outcomes_name}[{}]", key.repr());
-    let path = format!("actions[{index}] `{name}`");
+    entry: &'v Value,
+) -> Result<
+    (
+        &'v Value,
+        &'v [(Value, Value)],
+        Option<(String, crate::import::Pos)>,
+    ),
+    ImportError,
+> {
     let ValueKind::Dict(fields) = &entry.kind else {
         return Err(cx.error(
             entry.pos,
-            &src_path,
+            src_path,
             format!(
                 "the outcomes of `{name}` must be a dict with `type` and `states`, not a `{}`",
                 entry.type_name()
@@ -88,7 +91,7 @@ pub(super) fn map_action(
     let Some(states) = field("states") else {
         return Err(cx.error(
             entry.pos,
-            &src_path,
+            src_path,
             format!("the outcomes of `{name}` have no `states`"),
             "add `'states': {label: {ruled-out truths}, ...}`",
         ));
@@ -121,6 +124,59 @@ pub(super) fn map_action(
         },
         None => None,
     };
+
+    Ok((states, state_pairs, declared))
+}
+
+/// An action of `str` labels (`label_reason` noted when its keys were
+/// something else), each label once.
+fn labelled_action(
+    cx: &mut Ctx,
+    (name, path): (&str, &str),
+    state_pairs: &[(Value, Value)],
+    keys: &[Key],
+    rule_outs: Vec<Vec<String>>,
+    (declared_type, type_pos, label_reason): (Option<&str>, crate::import::Pos, Option<&str>),
+) -> ActionDoc {
+    let labels: Vec<String> = keys.iter().map(label_of).collect();
+    if let Some(reason) = &label_reason {
+        let shown: Vec<String> = labels
+            .iter()
+            .zip(keys)
+            .filter(|(_, k)| !matches!(k, Key::Label(_)) || declared_type == Some("dict"))
+            .take(6)
+            .map(|(l, _)| format!("`{l}`"))
+            .collect();
+        cx.note(
+            type_pos,
+            path.to_string(),
+            NoteKind::Labels,
+            format!("{reason}; kept as `str` labels {}", shown.join(", ")),
+        );
+    }
+    let pairs = unique_labels(cx, path, state_pairs, labels, rule_outs);
+    ActionDoc {
+        name: name.to_string(),
+        kind: "str".to_string(),
+        unit: None,
+        states: StatesDoc::Named(pairs),
+    }
+}
+
+/// Maps one outcomes entry; `None` when the action has no states at all.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn map_action(
+    cx: &mut Ctx,
+    outcomes_name: &str,
+    index: usize,
+    name: &str,
+    key: &Value,
+    entry: &Value,
+    (truths, truth_index): (&[String], &HashMap<String, usize>),
+) -> Result<Option<ActionDoc>, ImportError> {
+    let src_path = format!("{outcomes_name}[{}]", key.repr());
+    let path = format!("actions[{index}] `{name}`");
+    let (states, state_pairs, declared) = outcome_fields(cx, &src_path, name, entry)?;
 
     if state_pairs.is_empty() {
         cx.note(
@@ -193,31 +249,14 @@ pub(super) fn map_action(
                     .collect(),
             ),
         },
-        None => {
-            let labels: Vec<String> = keys.iter().map(label_of).collect();
-            if let Some(reason) = &label_reason {
-                let shown: Vec<String> = labels
-                    .iter()
-                    .zip(&keys)
-                    .filter(|(_, k)| !matches!(k, Key::Label(_)) || declared_type == Some("dict"))
-                    .take(6)
-                    .map(|(l, _)| format!("`{l}`"))
-                    .collect();
-                cx.note(
-                    type_pos,
-                    path.clone(),
-                    NoteKind::Labels,
-                    format!("{reason}; kept as `str` labels {}", shown.join(", ")),
-                );
-            }
-            let pairs = unique_labels(cx, &path, state_pairs, labels, rule_outs);
-            ActionDoc {
-                name: name.to_string(),
-                kind: "str".to_string(),
-                unit: None,
-                states: StatesDoc::Named(pairs),
-            }
-        }
+        None => labelled_action(
+            cx,
+            (name, &path),
+            state_pairs,
+            &keys,
+            rule_outs,
+            (declared_type, type_pos, label_reason.as_deref()),
+        ),
     };
 
     // A truth ruled out by every state of the action, or an action with a
@@ -225,6 +264,80 @@ pub(super) fn map_action(
     // and synthesis never makes such a truth valid together with the
     // action (no observation of it would be consistent).
     Ok(Some(action))
+}
+
+/// Notes inverted and overlapping ranges, kept exactly as KUMO has them
+/// (DESIGN.md: numeric actions stay numeric): KUMO reads a value as the
+/// first state whose `lo <= value <= hi`, so an inverted range holds no
+/// value and overlapping ranges resolve by state order. The validator
+/// warns about both; synthesis only emits values that lie in exactly one
+/// range.
+fn note_range_problems(
+    cx: &mut Ctx,
+    path: &str,
+    state_pairs: &[(Value, Value)],
+    keys: &[Key],
+    spans: &[(f64, f64)],
+    inverted: Vec<(usize, String)>,
+) {
+    for (i, text) in inverted {
+        let inner = text.trim_start_matches('[').trim_end_matches(']');
+        let (a, b) = inner.split_once(", ").unwrap_or((inner, inner));
+        cx.note(
+            state_pairs[i].0.pos,
+            path,
+            NoteKind::InvertedRange,
+            format!(
+                "range ({a}, {b}) is inverted; kept as in KUMO, where no value lies in it (the state is never observed)"
+            ),
+        );
+    }
+    if let Some((a, b)) = overlapping(spans) {
+        cx.note(
+            state_pairs[b].0.pos,
+            path,
+            NoteKind::OverlappingRanges,
+            format!(
+                "ranges {} and {} overlap; kept as in KUMO, where a value belongs to the first range in state order that contains it",
+                key_text(&keys[a]),
+                key_text(&keys[b])
+            ),
+        );
+    }
+}
+
+/// The kind of a numeric action's ranges: `int` when declared so and every
+/// bound is a whole number written as one, else `float` (noted when `int`
+/// was declared).
+fn range_kind(
+    cx: &mut Ctx,
+    path: &str,
+    keys: &[Key],
+    spans: &[(f64, f64)],
+    (declared_type, type_pos): (Option<&str>, crate::import::Pos),
+) -> &'static str {
+    let integral = spans
+        .iter()
+        .all(|(lo, hi)| is_integral(*lo) && is_integral(*hi))
+        && keys.iter().all(|k| match k {
+            Key::Range { text, .. } => !text.contains(['.', 'e']),
+            _ => true,
+        });
+    if declared_type == Some("int") {
+        if integral {
+            "int"
+        } else {
+            cx.note(
+                type_pos,
+                path,
+                NoteKind::FloatRanges,
+                "type `int` has ranges with fractional bounds; written as `float`",
+            );
+            "float"
+        }
+    } else {
+        "float"
+    }
 }
 
 /// Whether an action's states become ranges (with the kind, `float` or
@@ -262,58 +375,8 @@ fn decide_states(
             label_reason =
                 Some("a range bound is infinite, which a numeric state cannot hold".into());
         } else {
-            // Kept exactly as KUMO has them (DESIGN.md: numeric actions stay
-            // numeric): KUMO reads a value as the first state whose
-            // `lo <= value <= hi`, so an inverted range holds no value and
-            // overlapping ranges resolve by state order. The validator
-            // warns about both; synthesis only emits values that lie in
-            // exactly one range.
-            for (i, text) in inverted {
-                let inner = text.trim_start_matches('[').trim_end_matches(']');
-                let (a, b) = inner.split_once(", ").unwrap_or((inner, inner));
-                cx.note(
-                    state_pairs[i].0.pos,
-                    path,
-                    NoteKind::InvertedRange,
-                    format!(
-                        "range ({a}, {b}) is inverted; kept as in KUMO, where no value lies in it (the state is never observed)"
-                    ),
-                );
-            }
-            if let Some((a, b)) = overlapping(&spans) {
-                cx.note(
-                    state_pairs[b].0.pos,
-                    path,
-                    NoteKind::OverlappingRanges,
-                    format!(
-                        "ranges {} and {} overlap; kept as in KUMO, where a value belongs to the first range in state order that contains it",
-                        key_text(&keys[a]),
-                        key_text(&keys[b])
-                    ),
-                );
-            }
-            let integral = spans
-                .iter()
-                .all(|(lo, hi)| is_integral(*lo) && is_integral(*hi))
-                && keys.iter().all(|k| match k {
-                    Key::Range { text, .. } => !text.contains(['.', 'e']),
-                    _ => true,
-                });
-            let kind = if declared_type == Some("int") {
-                if integral {
-                    "int"
-                } else {
-                    cx.note(
-                        type_pos,
-                        path,
-                        NoteKind::FloatRanges,
-                        "type `int` has ranges with fractional bounds; written as `float`",
-                    );
-                    "float"
-                }
-            } else {
-                "float"
-            };
+            note_range_problems(cx, path, state_pairs, keys, &spans, inverted);
+            let kind = range_kind(cx, path, keys, &spans, (declared_type, type_pos));
             ranges = Some((spans, kind));
         }
     } else if declared_type == Some("dict") {

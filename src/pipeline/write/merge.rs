@@ -38,7 +38,13 @@ pub(super) fn shard_groups(out: &Path) -> Result<Vec<ShardGroup>, OutputError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| OutputError::read(dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_dir())
+            // Hidden folders are kumo-gen's own (the lock files' `.locks`).
+            .filter(|p| {
+                p.is_dir()
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
             .collect();
         entries.sort();
         Ok(entries)
@@ -392,6 +398,8 @@ fn open_shards(group: &Group, dir: &Path) -> Result<(Vec<ShardReader>, Stats), O
             sat_calls: m.counts.sat_calls,
             duplicates: m.counts.duplicates_rejected,
             out_of_band: m.counts.out_of_band_rejected,
+            band_straddling: m.counts.out_of_band_straddling,
+            band_unlabelled: m.counts.out_of_band_unlabelled,
         });
     }
     Ok((readers, stats))
@@ -471,6 +479,8 @@ fn merge_lines(
             let after = candidate.stats;
             stats.duplicates += after.duplicates - at_shard.duplicates;
             stats.out_of_band += after.out_of_band - at_shard.out_of_band;
+            stats.band_straddling += after.band_straddling - at_shard.band_straddling;
+            stats.band_unlabelled += after.band_unlabelled - at_shard.band_unlabelled;
             stats.resamples += after.resamples - at_shard.resamples;
             stats.unsat += after.unsat - at_shard.unsat;
             stats.sat_calls += after.sat_calls - at_shard.sat_calls;

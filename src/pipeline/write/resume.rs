@@ -43,6 +43,8 @@ fn recorded(entry: Option<&DatasetEntry>, lines: u64) -> Option<Stats> {
             sat_calls,
             duplicates: duplicates_rejected,
             out_of_band: entry.counts.out_of_band_rejected,
+            band_straddling: entry.counts.out_of_band_straddling,
+            band_unlabelled: entry.counts.out_of_band_unlabelled,
         }
     })
 }

@@ -34,11 +34,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// A lower bound of a non-base node from the length of its shortest
     /// path to a base case (see `path_bound`).
     pub(super) fn static_lo(&self, truths: M, actions: M) -> f64 {
-        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let layers = self.layers;
+        let ge = cover_layers(layers, actions.ones().map(|b| self.related[b]));
         let cover_of = |truths: M| {
-            (1..LAYERS as u32)
+            (1..layers as u32)
                 .find(|&k| !(truths & !ge[k as usize]).is_zero())
-                .unwrap_or(LAYERS as u32)
+                .unwrap_or(layers as u32)
         };
         let path = path_bound(cover_of(truths), truths.count(), self.widest_rule_out);
         match &self.reuse {
@@ -62,8 +63,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
     /// is the path bound's, taken once: `domain_sweep`, cachegrind,
     /// car-identification 60 6.879 G -> 6.713 G instructions, music 200
     /// 6.507 G -> 6.398 G, language 300 2.864 G -> 2.848 G.
+    ///
+    /// `L` is the solver's cover layers (`self.layers`), a constant so
+    /// that the cover loops unroll; callers choose it once per node
+    /// (`list`) or per action (`greedy_hi`).
     #[inline(always)]
-    pub(super) fn floor_after(
+    pub(super) fn floor_after<const L: usize>(
         &self,
         after: &[M; LAYERS],
         high: M,
@@ -71,7 +76,8 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         truths: M,
         widest: u32,
     ) -> f64 {
-        let cover = cover_in(after, truths);
+        debug_assert_eq!(L, self.layers);
+        let cover = cover_in_to::<L, M>(after, truths);
         let path = self.path_sizes.bound(cover, truths.count(), widest);
         match &self.reuse {
             Some(reuse) => {
@@ -79,7 +85,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 let high_cover = if truths & high == truths {
                     cover
                 } else {
-                    cover_in(after, truths & high)
+                    cover_in_to::<L, M>(after, truths & high)
                 };
                 path.max(reuse.get_unused(truths, unused, high_cover))
             }
@@ -103,7 +109,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             return Ok(b.hi);
         }
         self.count_expansion()?;
-        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let ge = cover_layers(self.layers, actions.ones().map(|b| self.related[b]));
         let (once, twice) = (ge[0], ge[1]);
         // (action, ΣW, bound of its sum, spread) of the greedy choice.
         let mut best = (usize::MAX, 0u32, f64::INFINITY, f64::INFINITY);
@@ -111,7 +117,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         for b in actions.ones() {
             let r = self.related[b];
             let covered_without = twice | (once & !r);
-            let after = layers_after(&ge, r);
+            let after = layers_after(&ge, r, self.layers);
             let left = actions & !M::bit(b);
             let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
             let sum_w: u32 = self.states[b].iter().map(|&x| (truths & !x).count()).sum();
@@ -125,7 +131,12 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 if w <= 1 || !(t & !covered_without).is_zero() {
                     continue;
                 }
-                lo += p * self.floor_after(&after, high, unused, t, self.widest_rule_out);
+                let widest = self.widest_rule_out;
+                lo += p * if self.layers == KUMO_LAYERS {
+                    self.floor_after::<KUMO_LAYERS>(&after, high, unused, t, widest)
+                } else {
+                    self.floor_after::<LAYERS>(&after, high, unused, t, widest)
+                };
             }
             if lo < best.2 || (lo == best.2 && spread < best.3) {
                 best = (b, sum_w, lo, spread);
@@ -180,16 +191,43 @@ pub(super) fn sum_bounds<M>(kids: &[Kid<M>]) -> Bounds {
     Bounds { lo, hi }
 }
 
-/// Cover-count layers kept by [`cover_layers`]: as many as the reuse
-/// bound's count levels, which covers up to [`super::reuse::LEVELS`] feed.
+/// Most cover-count layers kept by [`cover_layers`]: as many as the
+/// reuse bound's most count levels, which covers up to
+/// [`super::reuse::LEVELS`] feed. A solver fills its instance's count
+/// cap of them (`Solver::layers`, `reuse::levels_for`): 10 on KUMO's
+/// settings, where 16 layers cost 7 % more instructions for nothing
+/// (car-identification 12 x 16 `-n 100`, one thread, cachegrind: 10.25 G
+/// with 10, 10.96 G with 16 layers and the reuse count still capped at
+/// 10; 4.83 G against 4.88 G at `-n 40` with the loops of constant
+/// bounds below, chosen once per listing).
 pub(super) const LAYERS: usize = super::reuse::LEVELS as usize;
 
+/// Cover layers of an instance of at most KUMO's 16 actions
+/// (`reuse::levels_for`).
+pub(super) const KUMO_LAYERS: usize = super::reuse::KUMO_LEVELS as usize;
+
 /// `ge[k]`: the truths related to more than `k` of the given actions
-/// (`related` masks), for `k <= LAYERS`.
-pub(super) fn cover_layers<M: Mask>(related: impl Iterator<Item = M>) -> [M; LAYERS + 1] {
+/// (`related` masks), for `k <= layers` (10 or [`LAYERS`]; the layers
+/// above are empty). Each layer count has its own loop of a constant
+/// bound, which the compiler unrolls: a loop to `layers` read at run time
+/// took 3 % more instructions than 16 unrolled layers.
+#[inline]
+pub(super) fn cover_layers<M: Mask>(
+    layers: usize,
+    related: impl Iterator<Item = M>,
+) -> [M; LAYERS + 1] {
+    if layers == KUMO_LAYERS {
+        cover_layers_to::<KUMO_LAYERS, M>(related)
+    } else {
+        cover_layers_to::<LAYERS, M>(related)
+    }
+}
+
+#[inline(always)]
+fn cover_layers_to<const L: usize, M: Mask>(related: impl Iterator<Item = M>) -> [M; LAYERS + 1] {
     let mut ge = [M::ZERO; LAYERS + 1];
     for r in related {
-        for k in (1..=LAYERS).rev() {
+        for k in (1..=L).rev() {
             let below = ge[k - 1] & r;
             ge[k] |= below;
         }
@@ -198,30 +236,39 @@ pub(super) fn cover_layers<M: Mask>(related: impl Iterator<Item = M>) -> [M; LAY
     ge
 }
 
-/// `after[k]`, for `1 <= k < LAYERS`: the truths related to more than
-/// `k` of the actions of cover layers `ge` other than the one related to
-/// `r` (`after[0]` is unused). They shrink as `k` grows, as the layers
-/// do.
+/// `after[k]`, for `1 <= k < layers` (the rest empty): the truths
+/// related to more than `k` of the actions of cover layers `ge` other
+/// than the one related to `r` (`after[0]` is unused). They shrink as `k`
+/// grows, as the layers do.
 #[inline]
-pub(super) fn layers_after<M: Mask>(ge: &[M; LAYERS + 1], r: M) -> [M; LAYERS] {
+pub(super) fn layers_after<M: Mask>(ge: &[M; LAYERS + 1], r: M, layers: usize) -> [M; LAYERS] {
+    if layers == KUMO_LAYERS {
+        layers_after_to::<KUMO_LAYERS, M>(ge, r)
+    } else {
+        layers_after_to::<LAYERS, M>(ge, r)
+    }
+}
+
+#[inline(always)]
+fn layers_after_to<const L: usize, M: Mask>(ge: &[M; LAYERS + 1], r: M) -> [M; LAYERS] {
     let mut after = [M::ZERO; LAYERS];
-    for k in 1..LAYERS {
+    for k in 1..L {
         after[k] = (ge[k] & !r) | (ge[k + 1] & r);
     }
     after
 }
 
 /// The fewest actions relating to one truth of `truths` once the action
-/// is used (capped at [`LAYERS`]), from the layers after it
+/// is used (capped at `L`, the solver's layers), from the layers after it
 /// ([`layers_after`]): the first `k` whose layer misses a truth of
 /// `truths`. As the layers shrink, the `k` whose layer holds all of
 /// `truths` are `1..j`, and the first that does not is `j + 1` (or
-/// [`LAYERS`]); so the cover is one more than the number of layers
+/// `L`); so the cover is one more than the number of layers
 /// holding `truths`, counted without a branch.
-#[inline]
-pub(super) fn cover_in<M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
+#[inline(always)]
+pub(super) fn cover_in_to<const L: usize, M: Mask>(after: &[M; LAYERS], truths: M) -> u32 {
     let mut cover = 1;
-    for layer in &after[1..] {
+    for layer in &after[1..L] {
         cover += u32::from((truths & !*layer).is_zero());
     }
     cover

@@ -194,6 +194,9 @@ pub struct Solver<'m, M: Mask, K: Key> {
     key_shift: u32,
     /// Most truths one state rules out.
     widest_rule_out: u32,
+    /// Cover layers kept (`bounds::cover_layers`): the reuse bound's
+    /// count cap of the instance (`reuse::levels_for`).
+    layers: usize,
     /// The path bound's sizes (see `path_bound`), a table.
     path_sizes: PathSizes,
     memo: &'m mut Memo<K>,
@@ -329,6 +332,7 @@ impl<'m, M: Mask, K: Key> Solver<'m, M, K> {
             .unwrap_or(0);
         Solver {
             widest_rule_out,
+            layers: reuse::levels_for(problem.action_count()) as usize,
             path_sizes: PathSizes::new(problem.truth_count()),
             twins: Twins::new(),
             states,

@@ -22,7 +22,7 @@
 //! probes (a plain load, as the crate forbids `unsafe` prefetches: 1-2 %
 //! slower).
 
-use super::bounds::{cover_layers, layers_after, sum_bounds};
+use super::bounds::{KUMO_LAYERS, LAYERS, cover_layers, layers_after, sum_bounds};
 use super::recall::RECALL_AFTER;
 use super::{Cand, Frame, Kid, Solver};
 use crate::search::SearchError;
@@ -135,7 +135,7 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
         frame.cands.clear();
         frame.kids.clear();
         // `ge[k]`: truths covered by more than `k` actions.
-        let ge = cover_layers(actions.ones().map(|b| self.related[b]));
+        let ge = cover_layers(self.layers, actions.ones().map(|b| self.related[b]));
         let (once, twice) = (ge[0], ge[1]);
         let n = truths.count();
         // The fewest truths a state of any action keeps. Every action
@@ -212,20 +212,10 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
             });
         }
         let widest = n - fewest_kept;
-        let high = self.reuse.as_ref().map_or(M::ZERO, |reuse| reuse.high());
-        // Path bounds of the children (see `path_bound`), with the cover
-        // counts after the action is used.
-        for cand in &mut frame.cands {
-            let after = layers_after(&ge, self.related[cand.action]);
-            let left = actions & !M::bit(cand.action);
-            let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
-            let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
-            for kid in kids.iter_mut() {
-                if !kid.base {
-                    kid.b.lo = self.floor_after(&after, high, unused, kid.truths, widest);
-                }
-            }
-            cand.sum = sum_bounds(kids);
+        if self.layers == KUMO_LAYERS {
+            self.floors::<KUMO_LAYERS>(&ge, actions, widest, frame);
+        } else {
+            self.floors::<LAYERS>(&ge, actions, widest, frame);
         }
         frame.cands.sort_by(|x, y| {
             x.sum
@@ -234,6 +224,33 @@ impl<M: Mask, K: Key> Solver<'_, M, K> {
                 .then(x.spread.total_cmp(&y.spread))
                 .then(x.action.cmp(&y.action))
         });
+    }
+
+    /// The floors of the listed candidates' non-base children (see
+    /// `path_bound` and `floor_after`), with the cover counts after each
+    /// action is used, and their sums' bounds; `L` is the solver's cover
+    /// layers (`self.layers`).
+    #[inline(always)]
+    fn floors<const L: usize>(
+        &self,
+        ge: &[M; LAYERS + 1],
+        actions: M,
+        widest: u32,
+        frame: &mut Frame<M>,
+    ) {
+        let high = self.reuse.as_ref().map_or(M::ZERO, |reuse| reuse.high());
+        for cand in &mut frame.cands {
+            let after = layers_after(ge, self.related[cand.action], L);
+            let left = actions & !M::bit(cand.action);
+            let unused = self.reuse.as_ref().map_or(0, |reuse| reuse.unused(left));
+            let kids = &mut frame.kids[cand.kids..cand.kids + cand.states];
+            for kid in kids.iter_mut() {
+                if !kid.base {
+                    kid.b.lo = self.floor_after::<L>(&after, high, unused, kid.truths, widest);
+                }
+            }
+            cand.sum = sum_bounds(kids);
+        }
     }
 
     /// The shape of action `b` at a node whose truths covered by two or

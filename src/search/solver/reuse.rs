@@ -20,7 +20,7 @@
 //! related to a truth of `T` that are untracked or in `U` of the sum, in
 //! state order, of `R(T \ X_s, U', c') * P(s)`, with `P(s)` as the
 //! reference computes it, `U'` = `U` without the action, and `c' = c - 1`
-//! (or the cap [`LEVELS`] once no high truth is left, where `c` no longer
+//! (or a constant once no high truth is left, where `c` no longer
 //! matters).
 //!
 //! **`R(T, A ∩ K, c) <= E(T, A)` bit for bit** whenever `c` is at most the
@@ -50,6 +50,32 @@
 //! that rule out most truths in expectation over all the instance's
 //! truths: reusing the best action again and again is what makes the
 //! relaxed game short, and a tracked action cannot be reused.
+//!
+//! **Count cap.** The count is capped at [`LEVELS`] = 16 on instances of
+//! more than KUMO's 16 actions, at 10 up to 16 ([`levels_for`]). With the
+//! low-cover truths tracked, the high truths' fewest actions is often
+//! 11-16 on deep games, and a cap of 10 stops the relaxed game after 10
+//! steps there: car-identification 12 x 16 seed 3 #15, every truth
+//! related to 12-16 actions, root bound 7.64 at cap 10 and 8.69 at 16
+//! against a value of 9.45 (measured outside the repository). Any cap
+//! keeps `c` at most the true fewest actions, so the proof above holds.
+//! At 24 x 32 (`scripts/benchmark-frontier.sh 24 32 20`, BENCHMARKS.md
+//! "Frontier settings") the cap of 16 lowered rules3's certified gaps
+//! from 25 % to 7.8 % and left fashion, mythical-creature, music and
+//! martial-arts as they were (their high truths' covers are below 10).
+//! At 12 x 16 it cost more than it saved: car-identification `-n 100`,
+//! one thread, cachegrind, 10.25 G -> 11.06 G instructions (10.96 G of
+//! them with the count capped at 10 again: the cost is the path bound's
+//! 16 cover layers, `bounds::LAYERS`), so KUMO's settings keep 10 levels
+//! and 10 layers, with loops of constant bounds chosen once per listing
+//! and a count of constant `NO_HIGH` where no high truth is left: `-n 40`
+//! 4.83 G instructions on main, 4.88 G here (the fill's exactly main's),
+//! the same nodes and the same bytes. A reuse-chosen tracked set
+//! (tracking the untracked action the relaxed game's optimal policy uses
+//! most, kept when its root bound is higher) was tried and dropped: at
+//! 24 x 32 it changed no exact share and no gap of the six hardest
+//! domains (their low-cover truths fill the six tracked slots), and at
+//! 12 x 16 its selection cost car-identification 18 % more instructions.
 //!
 //! Tracking costs: the tracked game has up to `2^|K|` times the states of
 //! the single-count game, and it pays only on large searches. So a search
@@ -104,6 +130,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::reuse_table::{ReuseTables, Table};
+use crate::search::KUMO_MAX_ACTIONS;
 use crate::search::mask::Mask;
 use crate::search::shares::Shares;
 
@@ -111,9 +138,28 @@ use crate::search::shares::Shares;
 /// `u32` here).
 pub(super) const MAX_TRUTHS: usize = 32;
 
-/// Count levels kept; a higher count is capped here, which only lowers
-/// the bound.
-pub(super) const LEVELS: u32 = 10;
+/// Most count levels kept (instances of more than KUMO's 16 actions); a
+/// higher count is capped, which only lowers the bound (module doc,
+/// "Count cap").
+pub(super) const LEVELS: u32 = 16;
+
+/// Count levels kept on instances of at most KUMO's 16 actions.
+pub(super) const KUMO_LEVELS: u32 = 10;
+
+/// The count of a truth set without high truths, where the count no
+/// longer matters (`R` there depends on `T` and `U` alone): one constant
+/// for every cap, so the fill's loop does not read the game's cap.
+const NO_HIGH: u32 = KUMO_LEVELS;
+
+/// The count cap of an instance of `actions` actions (module doc, "Count
+/// cap").
+pub(super) fn levels_for(actions: usize) -> u32 {
+    if actions > KUMO_MAX_ACTIONS {
+        LEVELS
+    } else {
+        KUMO_LEVELS
+    }
+}
 
 /// Most actions whose use is tracked exactly.
 pub(super) const MAX_TRACKED: usize = 6;
@@ -143,6 +189,8 @@ struct Row {
 struct Relaxed {
     /// Number of instance truths.
     truths: u32,
+    /// The count cap ([`levels_for`]).
+    levels: u32,
     /// The instance actions that are tracked, in `U` bit order.
     tracked: Vec<usize>,
     /// The high truths.
@@ -191,9 +239,10 @@ impl ReuseBound {
             .collect();
         let related: Vec<u32> = related.iter().map(|&r| mask(r)).collect();
         let (tracked, low_cover) = choose_tracked(truths, &states, &related);
+        let levels = levels_for(related.len());
         ReuseBound {
             single: Relaxed::new(truths, &states, &related, Vec::new()),
-            single_table: RefCell::new(Table::new(truths as u32, LEVELS, &mut tables)),
+            single_table: RefCell::new(Table::new(truths as u32, levels, &mut tables)),
             // Made when tracking starts: most searches never track.
             tracked_table: RefCell::new(Table::empty()),
             spare: RefCell::new(tables),
@@ -210,7 +259,7 @@ impl ReuseBound {
         }
         let key_bits = self.tracked.truths + self.tracked.tracked.len() as u32;
         *self.tracked_table.borrow_mut() =
-            Table::new(key_bits, LEVELS, &mut self.spare.borrow_mut());
+            Table::new(key_bits, self.tracked.levels, &mut self.spare.borrow_mut());
         self.tracking.set(true);
     }
 
@@ -306,6 +355,7 @@ impl Relaxed {
         }
         Relaxed {
             truths: truths as u32,
+            levels: levels_for(related.len()),
             tracked,
             high,
             dead,
@@ -326,13 +376,13 @@ impl Relaxed {
     #[inline]
     fn count(&self, t: u32, cover: u32) -> u32 {
         if t & self.high == 0 {
-            LEVELS
+            NO_HIGH
         } else {
-            cover.min(LEVELS)
+            cover.min(self.levels)
         }
     }
 
-    /// `R(t, u, c)` for `c <= LEVELS`, from `table` or, the first time,
+    /// `R(t, u, c)` for `c <= self.levels`, from `table` or, the first time,
     /// computed into it ([`Relaxed::fill`]). Inlined into its callers,
     /// the fill's loop included: almost all calls are table hits.
     ///
@@ -415,7 +465,7 @@ impl Relaxed {
                     continue;
                 }
                 let child_c = if child & self.high == 0 {
-                    LEVELS
+                    NO_HIGH
                 } else {
                     c - 1
                 };
@@ -527,7 +577,7 @@ mod tests {
             for k in keeps {
                 let child = t & k;
                 let child_c = if child & game.high == 0 {
-                    LEVELS
+                    NO_HIGH
                 } else {
                     c - 1
                 };
@@ -542,7 +592,8 @@ mod tests {
 
     /// The table's `R` (cut sums, skipped rows, entries filled in any
     /// order) equals the definition bit for bit at every `(T, U, c)` of
-    /// random games, tracked (a hashed table) and not (a dense one).
+    /// random games, tracked (a hashed table) and not (a dense one), of
+    /// KUMO's action counts (count cap 10) and beyond (cap 16).
     #[test]
     fn filled_values_equal_the_definition() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -554,8 +605,8 @@ mod tests {
         };
         let truths = 9;
         let (mut checked, mut deep) = (0, 0);
-        for _ in 0..8 {
-            let states: Vec<Vec<u32>> = (0..10)
+        for actions in [10, 10, 10, 10, 10, 17, 17, 17] {
+            let states: Vec<Vec<u32>> = (0..actions)
                 .map(|_| {
                     (0..2 + next() % 3)
                         .map(|_| (next() & next() & 0x1ff) as u32)
@@ -569,13 +620,14 @@ mod tests {
             let (chosen, _) = choose_tracked(truths, &states, &related);
             for tracked in [Vec::new(), chosen] {
                 let game = Relaxed::new(truths, &states, &related, tracked);
+                assert_eq!(game.levels, if actions > 16 { LEVELS } else { 10 });
                 let key_bits = truths as u32 + game.tracked.len() as u32;
-                let mut table = Table::new(key_bits, LEVELS, &mut ReuseTables::default());
+                let mut table = Table::new(key_bits, game.levels, &mut ReuseTables::default());
                 let mut memo = HashMap::new();
                 for t in 0..1u32 << truths {
                     for u in 0..1u32 << game.tracked.len() {
-                        for c in 0..=LEVELS {
-                            let c = if t & game.high == 0 { LEVELS } else { c };
+                        for c in 0..=game.levels {
+                            let c = if t & game.high == 0 { NO_HIGH } else { c };
                             let got = game.level(&mut table, t, u, c);
                             assert_eq!(got.to_bits(), defined(&game, t, u, c, &mut memo).to_bits());
                             checked += 1;

@@ -125,11 +125,6 @@ async fn stop_signal() {
     }
 }
 
-/// Returns once the server begins to stop.
-pub(super) async fn stopping(stop: &mut watch::Receiver<bool>) {
-    let _ = stop.wait_for(|&stopping| stopping).await;
-}
-
 /// Drops idle HTTP episodes every few seconds.
 async fn reap(service: Arc<Service>, mut stop: watch::Receiver<bool>) {
     let every =
@@ -137,7 +132,7 @@ async fn reap(service: Arc<Service>, mut stop: watch::Receiver<bool>) {
     loop {
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
-            () = stopping(&mut stop) => return,
+            () = listen::stopping(&mut stop) => return,
         }
         let reaped = service.sessions.reap(service.config.idle_timeout);
         if reaped > 0 {

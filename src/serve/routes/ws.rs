@@ -13,7 +13,8 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::{App, capacity, guard, no_random, on_pool, step_refusal, stopping};
+use super::super::listen::stopping;
+use super::{App, capacity, guard, no_random, on_pool, step_refusal};
 use crate::serve::episode::{Play, Rewards};
 use crate::serve::sessions::new_id;
 use crate::serve::wire::{self, Code, Message, Refusal};
