@@ -14,7 +14,7 @@
 //!   that long are dropped by [`Sessions::reap`], which the server runs
 //!   every few seconds.
 //!
-//! The lines people play are [`super::seats`]'.
+//! Which lines people play, and the seats at them, live in [`super::seats`].
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
