@@ -304,30 +304,29 @@ impl Analyst {
             Analysed::Exact(m) => return self.move_json(m),
             Analysed::Bounded(m) => m,
         };
-        let (action, answer) = match m.said {
-            Said::Action(a) => (json!(self.actions[a]), Value::Null),
-            Said::Answer(t) => (Value::Null, json!(self.truths[t])),
-        };
-        json!({
-            "step": m.step,
-            "action": action,
-            "answer": answer,
-            "proven": m.proven,
-            "correct": m.correct,
-            "candidates": self.truths_in(m.before.truths),
-            "candidates_after": self.truths_in(m.candidates_after),
-            "actions_left": self.actions_in(m.before.actions),
-            "value": m.value.value(),
-            "q": m.q.value(),
-            "regret": m.regret.value(),
-            "reward": m.reward(),
-            "optimal": m.optimal,
-            "redundant": m.redundant,
-            "repeated": m.repeated,
-            "value_bounds": m.value.json(),
-            "q_bounds": m.q.json(),
-            "regret_bounds": m.regret.json(),
-            "unproven": unproven(&m.why),
-        })
+        let mut row = self.row_opening(
+            m.step,
+            m.said,
+            (json!(m.proven), json!(m.correct)),
+            m.before,
+            m.candidates_after,
+        );
+        super::row_extend(
+            &mut row,
+            [
+                ("value", json!(m.value.value())),
+                ("q", json!(m.q.value())),
+                ("regret", json!(m.regret.value())),
+                ("reward", json!(m.reward())),
+                ("optimal", json!(m.optimal)),
+                ("redundant", json!(m.redundant)),
+                ("repeated", json!(m.repeated)),
+                ("value_bounds", m.value.json()),
+                ("q_bounds", m.q.json()),
+                ("regret_bounds", m.regret.json()),
+                ("unproven", json!(unproven(&m.why))),
+            ],
+        );
+        Value::Object(row)
     }
 }

@@ -49,7 +49,7 @@ pub mod pairs;
 pub use bounded::{Analysed, BoundedMove, Bounds};
 pub use live::{Analysts, LiveGame, Scored};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::domain::Domain;
 use crate::game::{InstanceLine, Judge};
@@ -291,28 +291,64 @@ impl Analyst {
 
     /// One move as a row of `kumo-gen moves` (without the game's keys).
     pub fn move_json(&self, m: &MoveAnalysis) -> Value {
-        let (action, answer) = match m.said {
+        let mut row = self.row_opening(
+            m.step,
+            m.said,
+            (json!(m.proven), json!(m.correct)),
+            m.before,
+            m.candidates_after,
+        );
+        row_extend(
+            &mut row,
+            [
+                ("value", json!(m.value)),
+                ("q", json!(m.q)),
+                ("regret", json!(m.regret)),
+                ("reward", json!(dense_reward(Some(m)))),
+                ("optimal", json!(m.optimal)),
+                ("redundant", json!(m.redundant)),
+                ("repeated", json!(m.repeated)),
+            ],
+        );
+        Value::Object(row)
+    }
+
+    /// The fields every `kumo-gen moves` row opens with, exact or bounded
+    /// (docs/analytics.md): the step, what was said, whether it was proven
+    /// and correct, and the state the move was made in and left.
+    fn row_opening(
+        &self,
+        step: usize,
+        said: Said,
+        (proven, correct): (Value, Value),
+        before: State,
+        candidates_after: u128,
+    ) -> Map<String, Value> {
+        let (action, answer) = match said {
             Said::Action(a) => (json!(self.actions[a]), Value::Null),
             Said::Answer(t) => (Value::Null, json!(self.truths[t])),
         };
-        json!({
-            "step": m.step,
-            "action": action,
-            "answer": answer,
-            "proven": m.proven,
-            "correct": m.correct,
-            "candidates": self.truths_in(m.before.truths),
-            "candidates_after": self.truths_in(m.candidates_after),
-            "actions_left": self.actions_in(m.before.actions),
-            "value": m.value,
-            "q": m.q,
-            "regret": m.regret,
-            "reward": dense_reward(Some(m)),
-            "optimal": m.optimal,
-            "redundant": m.redundant,
-            "repeated": m.repeated,
-        })
+        let mut row = Map::new();
+        row_extend(
+            &mut row,
+            [
+                ("step", json!(step)),
+                ("action", action),
+                ("answer", answer),
+                ("proven", proven),
+                ("correct", correct),
+                ("candidates", json!(self.truths_in(before.truths))),
+                ("candidates_after", json!(self.truths_in(candidates_after))),
+                ("actions_left", json!(self.actions_in(before.actions))),
+            ],
+        );
+        row
     }
+}
+
+/// Appends `fields` to a row, in order (rows keep their keys' order).
+fn row_extend<const N: usize>(row: &mut Map<String, Value>, fields: [(&str, Value); N]) {
+    row.extend(fields.map(|(key, value)| (key.to_string(), value)));
 }
 
 fn names_in(names: &[String], mask: u128) -> Vec<&str> {
