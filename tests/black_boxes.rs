@@ -9,7 +9,7 @@ use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::game::InstanceLine;
 
 use crate::common::TestCommand;
-use crate::family::check_rule_outs;
+use crate::family::{check_rule_outs, family_domain};
 use crate::reference::Reference;
 
 const FAMILIES: [&str; 4] = ["programs", "mechanics", "puzzles", "opponents"];
@@ -141,22 +141,6 @@ fn evaluator(name: &str) -> fn(&str, &str) -> String {
         "puzzles" => code_feedback,
         _ => opponent_replies,
     }
-}
-
-fn family_domain(dir: &std::path::Path, name: &str, extra: &[&str]) -> Domain {
-    let path = dir.join(format!("{name}{}.yaml", extra.join("")));
-    TestCommand::new()
-        .args(["family", name])
-        .args(extra)
-        .arg("-o")
-        .arg(&path)
-        .ok();
-    TestCommand::new()
-        .arg("validate")
-        .arg(&path)
-        .ok()
-        .stderr_lacks("warning");
-    Registry::default().load(path.to_str().unwrap()).unwrap().0
 }
 
 #[test]

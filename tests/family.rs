@@ -236,16 +236,7 @@ fn family_output_validates_without_warnings() {
     let tmp = tempfile::tempdir().unwrap();
     for name in ["rules3", "circuits", "ciphers"] {
         for seed in ["0", "1"] {
-            let path = tmp.path().join(format!("{name}-{seed}.yaml"));
-            TestCommand::new()
-                .args(["family", name, "--seed", seed, "-o"])
-                .arg(&path)
-                .ok();
-            TestCommand::new()
-                .arg("validate")
-                .arg(&path)
-                .ok()
-                .stderr_lacks("warning");
+            family_domain(tmp.path(), name, &["--seed", seed]);
         }
     }
 }
@@ -421,4 +412,22 @@ fn curve_hypotheses_beyond_the_bound_are_refused_at_once() {
         "refused before any point is computed"
     );
     assert!(start.elapsed() < std::time::Duration::from_secs(30));
+}
+
+/// The domain `kumo-gen family NAME EXTRA..` writes, after `validate`
+/// accepted it without a warning.
+pub fn family_domain(dir: &std::path::Path, name: &str, extra: &[&str]) -> Domain {
+    let path = dir.join(format!("{name}{}.yaml", extra.join("")));
+    TestCommand::new()
+        .args(["family", name])
+        .args(extra)
+        .arg("-o")
+        .arg(&path)
+        .ok();
+    TestCommand::new()
+        .arg("validate")
+        .arg(&path)
+        .ok()
+        .stderr_lacks("warning");
+    Registry::default().load(path.to_str().unwrap()).unwrap().0
 }
