@@ -62,6 +62,9 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .map_err(|source| super::ServeError::Listen { bind, source })?;
+    // The handlers are in place before anyone hears the address, so a
+    // signal sent as soon as the server is ready stops it cleanly.
+    let stop_signal = StopSignal::install();
     ready(listener.local_addr()?, &service);
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = App {
@@ -80,7 +83,7 @@ pub async fn serve(
         service.clone(),
         stop_rx,
     ));
-    stop_signal().await;
+    stop_signal.received().await;
     let _ = stop_tx.send(true);
     let _ = accepting.await;
     // WebSocket sessions close themselves on the signal; give them a
@@ -102,26 +105,50 @@ pub async fn serve(
     Ok(())
 }
 
-async fn stop_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// SIGINT and SIGTERM, listened for from the moment of `install`.
+struct StopSignal {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignal {
+    fn install() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            StopSignal {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                terminate: signal(SignalKind::terminate()).ok(),
             }
         }
+        #[cfg(not(unix))]
+        {
+            StopSignal {}
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
+
+    async fn received(self) {
+        #[cfg(unix)]
+        {
+            async fn next(signal: Option<tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(mut signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            tokio::select! {
+                () = next(self.interrupt) => {}
+                () = next(self.terminate) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
