@@ -84,6 +84,8 @@ pub struct EvalArgs {
     require_books: bool,
     #[command(flatten)]
     templates: TemplatesFlags,
+    #[command(flatten)]
+    predict: super::predict_flags::PredictFlags,
 }
 
 /// Most trials per instance `--trials` accepts: every trial's result is
@@ -181,6 +183,67 @@ impl TaskSource for DatasetTasks {
     }
 }
 
+/// The agent results are filed under: per protocol.
+fn agent_name(args: &EvalArgs) -> String {
+    match args.predict.rules() {
+        Some(rules) => crate::game::Agent::Model.predict_name(&rules),
+        None => crate::game::Agent::Model.name(args.budget),
+    }
+}
+
+/// The instances of one file to play (position and seed), and the fewest
+/// truths among them; checks each for the player and the protocol and
+/// counts the missing books (`missing`: how many, and the first).
+fn choose(
+    args: &EvalArgs,
+    player: Option<Player>,
+    data: &Dataset,
+    setting: &Setting,
+    count: Option<usize>,
+    missing: &mut (usize, Option<PathBuf>),
+) -> Result<(Vec<(usize, u64)>, Option<usize>), Error> {
+    let positions = count.map(|n| subset(args).indices(n));
+    let limit = args.limit.unwrap_or(usize::MAX);
+    let file = format!("{}/{setting}.jsonl", data.name());
+    let mut chosen = Vec::new();
+    let mut fewest_truths: Option<usize> = None;
+    let mut next = positions.as_ref().map(|p| p.iter().copied().peekable());
+    let mut reader = data.stream(setting)?;
+    while let Some(read) = reader.next_instance()? {
+        let picked = match &mut next {
+            Some(next) => next.next_if_eq(&read.position).is_some(),
+            None => read.position < limit,
+        };
+        if !picked {
+            continue;
+        }
+        let book = data.book_path(setting, read.position);
+        if !book.exists() {
+            missing.0 += 1;
+            missing.1.get_or_insert(book);
+            if args.require_books {
+                continue;
+            }
+        }
+        if let Some(player) = player {
+            player
+                .check(&read.instance)
+                .map_err(|source| UnplayableFile {
+                    file: file.clone(),
+                    source,
+                })?;
+        }
+        if let Some(rules) = args.predict.rules() {
+            crate::game::predict::draw_tests(data.domain(), &read.instance, rules.tests)
+                .map_err(|e| Error::input(format!("{file}: {e}")))?;
+        }
+        let truths = read.instance.truths.len();
+        fewest_truths = Some(fewest_truths.map_or(truths, |t| t.min(truths)));
+        chosen.push((read.position, read.instance.seed));
+    }
+    Ok((chosen, fewest_truths))
+}
+
 /// The suites to play, each file read a line at a time (twice with
 /// `--sample`: its length first): every line is checked, and of the
 /// chosen ones only the position and seed are kept, the fewest truths
@@ -207,7 +270,7 @@ fn build_suites(
     )?;
     super::note_unread(&unread);
     let mut suites = Vec::new();
-    let (mut missing, mut first_missing): (usize, Option<PathBuf>) = (0, None);
+    let mut missing: (usize, Option<PathBuf>) = (0, None);
     for (data, settings) in datasets {
         for setting in settings {
             let count = match args.sample {
@@ -221,48 +284,14 @@ fn build_suites(
                     Some(count)
                 }
             };
-            let positions = count.map(|n| subset(args).indices(n));
-            let limit = args.limit.unwrap_or(usize::MAX);
-            let file = format!("{}/{setting}.jsonl", data.name());
-            let mut chosen = Vec::new();
-            let mut fewest_truths: Option<usize> = None;
-            let mut next = positions.as_ref().map(|p| p.iter().copied().peekable());
-            let mut reader = data.stream(&setting)?;
-            while let Some(read) = reader.next_instance()? {
-                let picked = match &mut next {
-                    Some(next) => next.next_if_eq(&read.position).is_some(),
-                    None => read.position < limit,
-                };
-                if !picked {
-                    continue;
-                }
-                let book = data.book_path(&setting, read.position);
-                if !book.exists() {
-                    missing += 1;
-                    first_missing.get_or_insert(book);
-                    if args.require_books {
-                        continue;
-                    }
-                }
-                if let Some(player) = player {
-                    player
-                        .check(&read.instance)
-                        .map_err(|source| UnplayableFile {
-                            file: file.clone(),
-                            source,
-                        })?;
-                }
-                let truths = read.instance.truths.len();
-                fewest_truths = Some(fewest_truths.map_or(truths, |t| t.min(truths)));
-                chosen.push((read.position, read.instance.seed));
-            }
+            let (chosen, fewest_truths) = choose(args, player, &data, &setting, count, &mut missing)?;
             let name = setting.to_string();
             let suite = Suite {
                 root: args.out.clone(),
                 out: crate::results::result_path(
                     &args.out,
                     results_name(args),
-                    &crate::game::Agent::Model.name(args.budget),
+                    &agent_name(args),
                     &data.name(),
                     &name,
                     args.trials,
@@ -292,7 +321,7 @@ fn build_suites(
             super::unread_list(&unread)
         )));
     }
-    if let Some(first) = first_missing {
+    if let (missing, Some(first)) = missing {
         let what = format!(
             "{missing} knowledge book(s) missing, e.g. `{}`",
             first.display()
@@ -366,6 +395,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         budget: args.budget,
         seed: args.seed,
         player,
+        predict: args.predict.rules(),
     };
     let progress = super::progress::Stderr::new();
     progress.stage(Stage::new("eval", "instances", 0));
@@ -376,6 +406,23 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     progress.finish();
     let summary = summary?;
 
+    let text = summary_text(args, player.is_some(), &suites, &summary);
+    // A closed stdout must not hide a failed run: the failure decides the
+    // exit code, the summary is printed where it can be.
+    let printed = out(&text);
+    if let Some(why) = &summary.unreadable {
+        return Err(Error::input_with_help(
+            why.clone(),
+            "the results written so far are kept; run the same command again to resume",
+        ));
+    }
+    run_failures(&summary)?;
+    printed?;
+    Ok(Report::Done)
+}
+
+/// What `eval` prints after a run.
+fn summary_text(args: &EvalArgs, offline: bool, suites: &[Suite], summary: &eval::Summary) -> String {
     let rate = |n: usize| {
         if summary.trials == 0 {
             "n/a".to_string()
@@ -386,7 +433,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     let mut text = format!(
         "eval: {} `{}`, {} file(s)\n  instances: {} played, {} already done (skipped), {} unfinished\n  \
          trials: {}, success rate {}, parse errors {} ({})\n  tokens: {}\n  requests retried: {}\n",
-        if player.is_some() { "player" } else { "model" },
+        if offline { "player" } else { "model" },
         results_name(args),
         suites.len(),
         summary.played,
@@ -399,18 +446,14 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
         summary.tokens,
         summary.retried
     );
-    for s in &suites {
+    for s in suites {
         text.push_str(&format!("  results: {}\n", s.out.display()));
     }
-    // A closed stdout must not hide a failed run: the failure decides the
-    // exit code, the summary is printed where it can be.
-    let printed = out(&text);
-    if let Some(why) = &summary.unreadable {
-        return Err(Error::input_with_help(
-            why.clone(),
-            "the results written so far are kept; run the same command again to resume",
-        ));
-    }
+    text
+}
+
+/// A run that left instances unfinished, or that the API refused, fails.
+fn run_failures(summary: &eval::Summary) -> Result<(), Error> {
     let mut failures: Vec<String> = summary.failures.iter().map(ToString::to_string).collect();
     if let Some(fatal) = &summary.fatal {
         failures.push(format!("the API refused the run: {fatal}"));
@@ -425,8 +468,7 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
             message: failures.join("\nerror: "),
         });
     }
-    printed?;
-    Ok(Report::Done)
+    Ok(())
 }
 
 /// Refuses a `--budget` the game refuses for some instance

@@ -27,6 +27,7 @@ mod merge;
 mod moves;
 mod pairs;
 mod play;
+mod predict_flags;
 mod progress;
 mod propose;
 mod report;

@@ -32,6 +32,7 @@
 
 pub mod client;
 pub mod players;
+pub mod predict;
 pub mod subset;
 
 use std::io::Write;
@@ -94,6 +95,10 @@ pub struct RunConfig {
     /// KUMO's ([`crate::game::Episode::budgeted`]); `max_steps` is then
     /// unused.
     pub budget: Option<usize>,
+    /// The explore-then-predict protocol with these rules instead of
+    /// KUMO's ([`crate::game::predict`]); `max_steps` and `budget` are
+    /// then unused.
+    pub predict: Option<crate::game::predict::PredictRules>,
 }
 
 /// What a run did.
@@ -126,41 +131,59 @@ fn play_instance(
 ) -> Result<ResultLine, CallError> {
     let instance = &task.instance;
     let mut trials: Vec<Trial> = Vec::with_capacity(config.trials);
-    for _ in 0..config.trials {
-        let model = &config.client.model;
-        let mut session = match config.budget {
-            None => Session::new(Arc::clone(task), model, config.max_steps),
-            Some(budget) => Session::budgeted(Arc::clone(task), model, budget),
-        };
-        while let Some(messages) = session.request() {
-            let messages = messages.as_slice();
-            let reply = match config.player {
-                None => client.complete(messages)?,
-                Some(player) => {
-                    let seed = config.seed.wrapping_add(trials.len() as u64);
-                    let r = player
-                        .reply(&suite.domain, instance, messages, seed)
-                        .map_err(|e| CallError::Fatal(e.to_string()))?;
-                    client::Reply {
-                        text: Some(r.text),
-                        tokens: r.input_tokens + r.output_tokens,
-                        retried: 0,
-                    }
-                }
-            };
-            *retried += u64::from(reply.retried);
-            session
-                .respond(reply.text.as_deref(), reply.tokens)
-                .expect("a session with a request takes a reply");
-        }
-        trials.push(session.trial());
+    for k in 0..config.trials {
+        let seed = config.seed.wrapping_add(k as u64);
+        trials.push(match config.predict {
+            Some(rules) => predict::play_trial(client, config, suite, task, rules, seed, retried)?,
+            None => play_trial(client, config, suite, task, seed, retried)?,
+        });
     }
     let mut line = ResultLine::new(instance.seed, trials);
     line.model = Some(config.client.model.clone());
-    line.agent = Some(crate::game::Agent::Model.name(config.budget));
+    line.agent = Some(match &config.predict {
+        Some(rules) => crate::game::Agent::Model.predict_name(rules),
+        None => crate::game::Agent::Model.name(config.budget),
+    });
     line.domain = Some(suite.domain_dir.clone());
     line.setting = Some(suite.setting.clone());
     Ok(line)
+}
+
+/// One trial under KUMO's protocol (or the budgeted one).
+fn play_trial(
+    client: &mut Client,
+    config: &RunConfig,
+    suite: &Suite,
+    task: &Arc<Task>,
+    seed: u64,
+    retried: &mut u64,
+) -> Result<Trial, CallError> {
+    let model = &config.client.model;
+    let mut session = match config.budget {
+        None => Session::new(Arc::clone(task), model, config.max_steps),
+        Some(budget) => Session::budgeted(Arc::clone(task), model, budget),
+    };
+    while let Some(messages) = session.request() {
+        let messages = messages.as_slice();
+        let reply = match config.player {
+            None => client.complete(messages)?,
+            Some(player) => {
+                let r = player
+                    .reply(&suite.domain, &task.instance, messages, seed)
+                    .map_err(|e| CallError::Fatal(e.to_string()))?;
+                client::Reply {
+                    text: Some(r.text),
+                    tokens: r.input_tokens + r.output_tokens,
+                    retried: 0,
+                }
+            }
+        };
+        *retried += u64::from(reply.retried);
+        session
+            .respond(reply.text.as_deref(), reply.tokens)
+            .expect("a session with a request takes a reply");
+    }
+    Ok(session.trial())
 }
 
 enum Done {

@@ -37,6 +37,14 @@ impl Agent {
     }
 }
 
+impl Agent {
+    /// The agent's name under the explore-then-predict protocol:
+    /// `VanillaAgent-predict=10@1`, `HumanAgent-predict=20@2-end`.
+    pub fn predict_name(self, rules: &super::predict::PredictRules) -> String {
+        format!("{}-{}", self.name(None), rules.agent_suffix())
+    }
+}
+
 /// Whether an agent name (a results path's folder, a line's `agent`) is a
 /// person's.
 pub fn is_human(agent: &str) -> bool {

@@ -31,6 +31,7 @@
 mod agent;
 mod line;
 mod menu;
+pub mod predict;
 pub mod protocol;
 mod record;
 pub mod session;

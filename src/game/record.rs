@@ -28,6 +28,10 @@ pub struct Trial {
     /// absent under KUMO's protocol, so KUMO's format is unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<usize>,
+    /// The explore-then-predict protocol's rules and per-test outcomes
+    /// ([`super::predict`]); absent under the other protocols.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predict: Option<super::predict::PredictRecord>,
 }
 
 /// One result line: every trial of one instance.
