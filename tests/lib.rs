@@ -32,6 +32,7 @@ mod hostile_reads;
 mod hostile_requests;
 mod import;
 mod messages;
+mod predict;
 mod propose;
 mod reference;
 mod regression;

@@ -1,0 +1,225 @@
+//! The explore-then-predict protocol (docs/black-boxes.md): held-out test
+//! inputs are never probeable, the golden explorer scores exactly the
+//! best-explorer curve, the prompts leak nothing hidden, and `--feedback
+//! end` shows no output before the last exploration reply.
+
+use std::sync::Arc;
+
+use kumo_gen::domain::{Domain, Registry};
+use kumo_gen::eval::players::Player;
+use kumo_gen::eval::predict::predict_move;
+use kumo_gen::game::predict::{
+    Feedback, PredictGame, PredictRules, PredictStep, bayes, output_label, output_of,
+};
+use kumo_gen::pipeline::explorer_curve::{Instance, golden_paths};
+use kumo_gen::pipeline::family_curve::CurveRequest;
+use kumo_gen::pipeline::{self, generate_lines};
+use kumo_gen::render::{RenderOptions, Renderer, Templates};
+use kumo_gen::search::SearchBudget;
+use kumo_gen::synth::Params;
+use serde_json::{Value, json};
+
+fn puzzles() -> Domain {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/domains/puzzles.yaml");
+    Registry::new(None).load(path).unwrap().0
+}
+
+/// The labelled lines of `n` puzzles instances of 6 codes and 8 guesses.
+fn lines(domain: &Domain, n: u64) -> Vec<Value> {
+    generate_lines(domain, Params::new(6, 8, 1), n, Some(SearchBudget::default()))
+        .unwrap()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `line` with truth `valid` (domain index) as the hidden one: its
+/// observations and golden trajectory (`golden`: instance positions).
+fn variant(domain: &Domain, line: &Value, valid: usize, golden: &[usize]) -> Value {
+    let mut v = line.clone();
+    let actions: Vec<String> = serde_json::from_value(line["actions"].clone()).unwrap();
+    let mut observations = serde_json::Map::new();
+    for name in &actions {
+        let a = domain.action_index(name).unwrap();
+        let state = output_of(domain, a, valid).unwrap();
+        observations.insert(name.clone(), json!(output_label(domain, a, state)));
+    }
+    v["observations"] = Value::Object(observations);
+    v["valid_truth"] = json!(domain.truths[valid]);
+    v["optimal"]["golden_trajectory"] = golden.iter().map(|&p| json!(actions[p])).collect();
+    v["optimal"]["golden_answer"] = json!(domain.truths[valid]);
+    v
+}
+
+fn game(domain: &Domain, line: &Value, rules: PredictRules) -> PredictGame {
+    let templates = Templates::resolve(None).unwrap();
+    let renderer = Renderer::new(&templates, RenderOptions::default());
+    let task = pipeline::task(&renderer, domain, &line.to_string()).unwrap();
+    PredictGame::new(Arc::new(task), domain, rules, "m").unwrap()
+}
+
+/// Plays `player` to the end; the requests it was sent, in order.
+fn play(domain: &Domain, game: &mut PredictGame, player: Player) -> Vec<Vec<Value>> {
+    let mut requests = Vec::new();
+    while let Some(request) = game.request() {
+        let name = predict_move(player, domain, game, 7).unwrap();
+        requests.push(request);
+        game.respond(Some(&format!("<ANSWER> {name} </ANSWER>")), 1);
+    }
+    requests
+}
+
+#[test]
+fn golden_explorer_scores_exactly_the_best_explorer_curve() {
+    let domain = puzzles();
+    let held = domain.actions.len() - 8;
+    let request = CurveRequest {
+        hypotheses: &[6],
+        probes: 8,
+        instances: 1,
+        budget: SearchBudget::default(),
+    };
+    for line in lines(&domain, 4) {
+        let resolved = serde_json::from_value::<kumo_gen::game::InstanceLine>(line.clone())
+            .unwrap()
+            .resolve(&domain)
+            .unwrap();
+        let instance = Instance::new(&domain, &resolved.truths, &resolved.actions);
+        let paths = golden_paths(&instance, &request).unwrap();
+        for turns in [1, 2, 3] {
+            let rules = PredictRules {
+                turns,
+                tests: held,
+                attempts: 1,
+                feedback: Feedback::Each,
+            };
+            let mut total = 0.0;
+            for (h, &valid) in resolved.truths.iter().enumerate() {
+                let mut g = game(&domain, &variant(&domain, &line, valid, &paths[h]), rules);
+                play(&domain, &mut g, Player::Golden);
+                let trial = g.trial();
+                let record = trial.predict.unwrap();
+                assert!(record.explored <= turns);
+                total += record.accuracy;
+            }
+            let played = total / resolved.truths.len() as f64;
+            let curve = instance.golden_accuracy(&paths, turns);
+            assert!(
+                (played - curve).abs() < 1e-12,
+                "T={turns}: played {played}, curve {curve}"
+            );
+            let reference =
+                bayes::golden_reference(&domain, &resolved.truths, &resolved.actions, turns)
+                    .unwrap();
+            assert!((reference - curve).abs() < 1e-12, "reference {reference}");
+        }
+    }
+}
+
+#[test]
+fn test_inputs_are_never_probeable_and_drawn_from_the_seed_alone() {
+    let domain = puzzles();
+    for line in lines(&domain, 6) {
+        let actions: Vec<String> = serde_json::from_value(line["actions"].clone()).unwrap();
+        let rules = PredictRules {
+            turns: 8,
+            tests: 10,
+            attempts: 2,
+            feedback: Feedback::Each,
+        };
+        let mut first = None;
+        for player in [Player::Random, Player::Guess, Player::Golden] {
+            let mut g = game(&domain, &line, rules);
+            let names: Vec<String> = g.tests().iter().map(|t| t.name.clone()).collect();
+            assert_eq!(names.len(), 10);
+            for name in &names {
+                assert!(!actions.contains(name), "{name} is an instance action");
+            }
+            // Every player is tested on the same inputs.
+            assert_eq!(first.get_or_insert(names.clone()), &names);
+            play(&domain, &mut g, player);
+            let trial = g.trial();
+            for probe in trial.actions.iter().filter_map(Value::as_str) {
+                assert!(actions.iter().any(|a| a == probe));
+                assert!(!names.iter().any(|n| n == probe));
+            }
+            let record = trial.predict.unwrap();
+            assert_eq!(record.tests.len(), 10);
+            assert!(record.tests.iter().all(|t| t.answers.len() <= 2));
+        }
+    }
+    // A name of a test input offered as a probe is not one.
+    let line = &lines(&domain, 1)[0];
+    let mut g = game(
+        &domain,
+        line,
+        PredictRules {
+            turns: 2,
+            tests: 3,
+            attempts: 1,
+            feedback: Feedback::Each,
+        },
+    );
+    let test = g.tests()[0].name.clone();
+    let step = g.respond(Some(&format!("<ANSWER> {test} </ANSWER>")), 0);
+    assert_eq!(step, Some(PredictStep::Unusable));
+    assert!(g.trial().parse_error);
+}
+
+#[test]
+fn prompts_do_not_depend_on_the_hidden_truth_and_end_feedback_waits() {
+    let domain = puzzles();
+    let line = &lines(&domain, 1)[0];
+    let resolved = serde_json::from_value::<kumo_gen::game::InstanceLine>(line.clone())
+        .unwrap()
+        .resolve(&domain)
+        .unwrap();
+    let actions: Vec<String> = serde_json::from_value(line["actions"].clone()).unwrap();
+    let replies = [&actions[0], &actions[3], &actions[5]];
+    // Per feedback, the requests before the tests for each hidden truth.
+    let run = |feedback: Feedback| -> Vec<Vec<String>> {
+        resolved
+            .truths
+            .iter()
+            .map(|&valid| {
+                let rules = PredictRules {
+                    turns: 3,
+                    tests: 4,
+                    attempts: 1,
+                    feedback,
+                };
+                let mut g = game(&domain, &variant(&domain, line, valid, &[]), rules);
+                let mut seen = Vec::new();
+                for reply in replies {
+                    seen.push(Value::from(g.request().unwrap()).to_string());
+                    let step = g.respond(Some(&format!("<ANSWER> {reply} </ANSWER>")), 0);
+                    let Some(PredictStep::Probe { shown, .. }) = step else {
+                        panic!("{step:?}")
+                    };
+                    assert_eq!(shown.is_some(), feedback == Feedback::Each);
+                }
+                // The first test's request: the reveal under `end`.
+                let last = g.request().unwrap();
+                let text = last.last().unwrap()["content"].as_str().unwrap().to_string();
+                assert!(text.contains("Exploration is over"));
+                assert_eq!(g.shown().len(), 3, "every output is shown by now");
+                seen.push(text);
+                seen
+            })
+            .collect()
+    };
+    for (feedback, differ_from) in [(Feedback::End, 3), (Feedback::Each, 1)] {
+        let seen = run(feedback);
+        let (first, rest) = seen.split_first().unwrap();
+        for other in rest {
+            // Before any output is shown every request is the same for
+            // every hidden truth: nothing hidden is in it.
+            assert_eq!(first[..differ_from], other[..differ_from]);
+        }
+        // And once outputs are shown they tell the truths apart.
+        assert!(
+            rest.iter().any(|o| o[differ_from] != first[differ_from]),
+            "{feedback:?}"
+        );
+    }
+}
