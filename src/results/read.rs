@@ -43,6 +43,46 @@ pub struct TrialFacts {
     /// Every reply in order: what it named, `None` for an unusable one
     /// (KUMO's `null`), for the report's replay.
     pub replies: Vec<Option<String>>,
+    /// The explore-then-predict protocol's outcome, when played under it.
+    pub prediction: Option<PredictionFacts>,
+}
+
+/// A trial's `predict` record as the scorer needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PredictionFacts {
+    pub turns: usize,
+    /// Probes taken.
+    pub explored: usize,
+    pub tests: usize,
+    /// Tests right within the attempts.
+    pub right: usize,
+}
+
+/// The `predict` object of a trial, if any; an unreadable one is an error.
+fn prediction_facts(t: &Value) -> Result<Option<PredictionFacts>, String> {
+    let Some(p) = t.get("predict") else {
+        return Ok(None);
+    };
+    let count = |name: &str| {
+        p.get(name)
+            .and_then(Value::as_u64)
+            .map(|n| n as usize)
+            .ok_or(format!("`predict.{name}` is not a count"))
+    };
+    let tests = p
+        .get("tests")
+        .and_then(Value::as_array)
+        .ok_or("`predict.tests` is not a list")?;
+    let right = tests
+        .iter()
+        .filter(|t| t.get("right_at").is_some_and(|r| !r.is_null()))
+        .count();
+    Ok(Some(PredictionFacts {
+        turns: count("turns")?,
+        explored: count("explored")?,
+        tests: tests.len(),
+        right,
+    }))
 }
 
 /// One line: every trial of one instance.
@@ -247,6 +287,7 @@ fn trial_facts(t: &Value) -> Result<TrialFacts, String> {
             .filter(|a| !a.is_object())
             .map(|a| a.as_str().map(str::to_string))
             .collect(),
+        prediction: prediction_facts(t)?,
     })
 }
 

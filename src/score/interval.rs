@@ -245,6 +245,7 @@ mod tests {
             golden: None,
             checked: true,
             moves: None,
+            prediction: None,
         }
     }
 

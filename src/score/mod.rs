@@ -61,6 +61,7 @@
 pub mod axis;
 mod curve;
 pub mod interval;
+pub mod predict;
 mod render;
 
 pub use curve::{Curve, curves, mean_curve, render_curve_svg};
@@ -155,6 +156,10 @@ pub struct Row {
     /// With `--moves`: trials whose moves were analysed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analysed_trials: Option<usize>,
+    /// Under the explore-then-predict protocol: accuracy on held-out
+    /// inputs beside the golden explorer's exact accuracy ([`predict`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<predict::PredictionScore>,
 }
 
 /// Scores of one line (instance): what a [`Row`] averages, kept so that
@@ -182,6 +187,8 @@ pub struct LineScore {
     pub checked: bool,
     /// Per-move figures of the line's analysed trials (`--moves`).
     pub moves: Option<MoveScore>,
+    /// Explore-then-predict figures, when every trial was played so.
+    pub prediction: Option<predict::LinePrediction>,
 }
 
 /// The line's per-move figures: means over its analysed trials.
@@ -309,6 +316,9 @@ pub fn score(files: &[ResultFile], sources: &Sources, analyses: Option<&[FileAna
 /// for the budgeted one with `N` turns (agents named `...-budget=N`, as
 /// `eval --budget N` names them).
 pub(crate) fn protocol_of(agent: &str) -> String {
+    if let Some((_, setting)) = agent.rsplit_once("-predict=") {
+        return format!("all-predict={setting}");
+    }
     match agent.rsplit_once("-budget=") {
         Some((_, turns)) if !turns.is_empty() && turns.bytes().all(|b| b.is_ascii_digit()) => {
             format!("all-budget={turns}")
@@ -356,8 +366,11 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
         let k = line.trials.len();
         let mut wins = 0u64;
         let (mut solved, mut solved_turns) = (0usize, 0usize);
+        let prediction = predict::line_prediction(line, instance, domain);
         for t in &line.trials {
             let win = match &judge {
+                // The protocol's own verdict: every test predicted right.
+                Some(_) if t.prediction.is_some() => t.recorded_success.unwrap_or(false),
                 Some(j) => {
                     let w = t.predicted.as_deref().is_some_and(|p| j.evaluate(p));
                     if t.recorded_success.is_some_and(|r| r != w) {
@@ -401,6 +414,7 @@ fn score_file(file: &ResultFile, sources: &Sources, notes: &mut Vec<String>) -> 
             golden: instance.and_then(InstanceLine::golden_length),
             checked: judge.is_some(),
             moves: None,
+            prediction,
         });
     }
     if disagree > 0 {
@@ -471,7 +485,9 @@ fn row(key: GroupKey, lines: &[LineScore]) -> Row {
         )
     };
     let checked = lines.iter().filter(|l| l.checked).count();
+    let prediction = predict::row_prediction(&key.agent, lines);
     Row {
+        prediction,
         model: key.model,
         agent: key.agent,
         domain: key.domain,

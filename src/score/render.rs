@@ -9,7 +9,7 @@ use crate::dataset::Setting;
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16` (`12x16v2`
 /// with more than one valid truth); anything else unchanged.
-fn short_setting(setting: &str) -> String {
+pub(crate) fn short_setting(setting: &str) -> String {
     setting
         .parse::<Setting>()
         .map_or_else(|_| setting.to_string(), |s| s.short_name())
@@ -203,6 +203,7 @@ pub fn render_table(rows: &[Row]) -> String {
     if moves {
         out.push_str(MOVES_LEGEND);
     }
+    out.push_str(&super::predict::render_prediction_table(rows));
     out
 }
 
