@@ -223,3 +223,73 @@ fn prompts_do_not_depend_on_the_hidden_truth_and_end_feedback_waits() {
         );
     }
 }
+
+#[test]
+fn eval_and_score_under_the_protocol() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, results) = (dir.path().join("data"), dir.path().join("results"));
+    let domain = concat!(env!("CARGO_MANIFEST_DIR"), "/domains/opponents.yaml");
+    crate::common::generate_in(domain, (8, 6), &data, 6, &[]).ok();
+    let flags = ["--trials", "2", "--turns", "2", "--tests", "6"];
+    for player in ["golden", "random", "guess"] {
+        crate::common::eval_player(player, &data, &results, &flags).ok();
+    }
+    crate::common::eval_player("golden", &data, &results, &[&flags[..], &["--feedback", "end"]].concat()).ok();
+    // Too many test inputs for the held-out actions: refused before play.
+    let refused = crate::common::eval_player("random", &data, &results, &["--turns", "2", "--tests", "1000"])
+        .expect_code(1);
+    let stderr = String::from_utf8_lossy(&refused.output.stderr).to_string();
+    assert!(stderr.contains("--tests"), "{stderr}");
+    let ran = crate::common::TestCommand::new()
+        .arg("score")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&data)
+        .arg("--json")
+        .ok();
+    let rows: Vec<Value> = serde_json::from_slice(&ran.output.stdout).unwrap();
+    let opponents = Registry::new(None).load(domain).unwrap().0;
+    for row in rows.iter().filter(|r| r["model"] != "all") {
+        let p = &row["prediction"];
+        let end = row["agent"].as_str().unwrap().ends_with("-end");
+        assert_eq!(p["turn_at_shot"], if end { "2@1-end" } else { "2@1" });
+        assert_eq!(p["tests"], 6 * 2 * 6, "{row}");
+        // The accuracy is the share of tests right in the result lines.
+        let file = results
+            .join(row["model"].as_str().unwrap())
+            .join(row["agent"].as_str().unwrap())
+            .join("opponents")
+            .join("truth_num=8+action_num=6+valid_truth_num=1")
+            .join("eval_times=2.jsonl");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (mut right, mut tests) = (0, 0);
+        for line in text.lines() {
+            let line: Value = serde_json::from_str(line).unwrap();
+            for t in line["trajectories"].as_array().unwrap() {
+                for test in t["predict"]["tests"].as_array().unwrap() {
+                    tests += 1;
+                    right += usize::from(!test["right_at"].is_null());
+                }
+            }
+        }
+        assert_eq!(p["accuracy"].as_f64().unwrap(), right as f64 / tests as f64);
+        // The golden explorer column: the exact reference of the instances.
+        let instances = std::fs::read_to_string(
+            data.join("opponents/truth_num=8+action_num=6+valid_truth_num=1.jsonl"),
+        )
+        .unwrap();
+        let mut reference = 0.0;
+        for line in instances.lines() {
+            let r = serde_json::from_str::<kumo_gen::game::InstanceLine>(line)
+                .unwrap()
+                .resolve(&opponents)
+                .unwrap();
+            reference += bayes::golden_reference(&opponents, &r.truths, &r.actions, 2).unwrap();
+        }
+        let golden = p["golden_explorer_accuracy"].as_f64().unwrap();
+        assert!((golden - reference / 6.0).abs() < 1e-12);
+        if row["model"] == "guess" {
+            assert_eq!(p["mean_explored"], 0.0);
+        }
+    }
+}
