@@ -26,11 +26,16 @@ fn puzzles() -> Domain {
 
 /// The labelled lines of `n` puzzles instances of 6 codes and 8 guesses.
 fn lines(domain: &Domain, n: u64) -> Vec<Value> {
-    generate_lines(domain, Params::new(6, 8, 1), n, Some(SearchBudget::default()))
-        .unwrap()
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    generate_lines(
+        domain,
+        Params::new(6, 8, 1),
+        n,
+        Some(SearchBudget::default()),
+    )
+    .unwrap()
+    .iter()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect()
 }
 
 /// `line` with truth `valid` (domain index) as the hidden one: its
@@ -200,7 +205,10 @@ fn prompts_do_not_depend_on_the_hidden_truth_and_end_feedback_waits() {
                 }
                 // The first test's request: the reveal under `end`.
                 let last = g.request().unwrap();
-                let text = last.last().unwrap()["content"].as_str().unwrap().to_string();
+                let text = last.last().unwrap()["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
                 assert!(text.contains("Exploration is over"));
                 assert_eq!(g.shown().len(), 3, "every output is shown by now");
                 seen.push(text);
@@ -234,10 +242,21 @@ fn eval_and_score_under_the_protocol() {
     for player in ["golden", "random", "guess"] {
         crate::common::eval_player(player, &data, &results, &flags).ok();
     }
-    crate::common::eval_player("golden", &data, &results, &[&flags[..], &["--feedback", "end"]].concat()).ok();
+    crate::common::eval_player(
+        "golden",
+        &data,
+        &results,
+        &[&flags[..], &["--feedback", "end"]].concat(),
+    )
+    .ok();
     // Too many test inputs for the held-out actions: refused before play.
-    let refused = crate::common::eval_player("random", &data, &results, &["--turns", "2", "--tests", "1000"])
-        .expect_code(1);
+    let refused = crate::common::eval_player(
+        "random",
+        &data,
+        &results,
+        &["--turns", "2", "--tests", "1000"],
+    )
+    .expect_code(1);
     let stderr = String::from_utf8_lossy(&refused.output.stderr).to_string();
     assert!(stderr.contains("--tests"), "{stderr}");
     let ran = crate::common::TestCommand::new()
@@ -292,4 +311,55 @@ fn eval_and_score_under_the_protocol() {
             assert_eq!(p["mean_explored"], 0.0);
         }
     }
+}
+
+#[test]
+fn play_under_end_feedback_shows_outputs_only_after_the_last_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let domain = concat!(env!("CARGO_MANIFEST_DIR"), "/domains/puzzles.yaml");
+    crate::common::generate_in(domain, (6, 8), &data, 1, &[]).ok();
+    let file = data.join("puzzles/truth_num=6+action_num=8+valid_truth_num=1.jsonl");
+    let out = dir.path().join("played.jsonl");
+    let ran = crate::common::TestCommand::new()
+        .args(["play", "--instances"])
+        .arg(&file)
+        .args([
+            "--turns",
+            "2",
+            "--tests",
+            "2",
+            "--attempts",
+            "2",
+            "--feedback",
+            "end",
+            "--out",
+        ])
+        .arg(&out)
+        .stdin("1\nnot a probe\n3\n1\n2\n1\n2\n")
+        .ok();
+    let stdout = String::from_utf8_lossy(&ran.output.stdout).to_string();
+    let reveal = stdout.find("Exploration is over").unwrap();
+    assert!(!stdout[..reveal].contains("Observation from previous action"));
+    assert_eq!(
+        stdout[reveal..]
+            .matches("Observation from previous action")
+            .count(),
+        2
+    );
+    assert!(stdout.contains("is not on the menu"));
+    let line: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(line["agent"], "HumanAgent-predict=2@2-end");
+    let trial = &line["trajectories"][0];
+    assert_eq!(trial["predict"]["explored"], 2);
+    assert_eq!(trial["predict"]["tests"].as_array().unwrap().len(), 2);
+    // Exploration observations record the probe, not its output.
+    assert_eq!(trial["observations"][1].get("observation"), None);
+    assert_eq!(
+        trial["observations"][2]["revealed"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }

@@ -6,14 +6,12 @@ use std::path::PathBuf;
 use super::client::ClientFlags;
 use super::flags::TemplatesFlags;
 use super::{Error, Globals, Report, out};
-use crate::dataset::{self, Dataset, DatasetError, Setting};
-use crate::eval::players::{PLAYER_NAMES, Player, UnplayableFile};
+use crate::dataset::{self, Setting};
+use crate::eval::players::{PLAYER_NAMES, Player};
 use crate::eval::subset::Subset;
-use crate::eval::{self, RunConfig, Suite, TaskSource};
+use crate::eval::{self, ChooseError, Picks, RunConfig, Suite};
 use crate::files::target::{Input, Written};
-use crate::game::Task;
 use crate::progress::{Progress as _, Stage};
-use crate::render::{RenderOptions, Renderer, Templates};
 
 // A model (`--api-base` with `--model`) or an offline `--player`.
 #[derive(clap::Args, Debug)]
@@ -157,91 +155,12 @@ fn wanted_setting(args: &EvalArgs) -> Result<Option<(usize, usize)>, String> {
     }
 }
 
-/// A suite's tasks: the dataset's file read again a line at a time when
-/// the run plays it.
-struct DatasetTasks {
-    data: Dataset,
-    setting: Setting,
-    templates: std::sync::Arc<Templates>,
-    require_books: bool,
-}
-
-impl TaskSource for DatasetTasks {
-    fn for_each(
-        &self,
-        positions: &[usize],
-        each: &mut dyn FnMut(Task) -> bool,
-    ) -> Result<(), DatasetError> {
-        let renderer = Renderer::new(&self.templates, RenderOptions::default());
-        self.data.for_each_task(
-            &renderer,
-            &self.setting,
-            positions,
-            self.require_books,
-            |_, task| each(task),
-        )
-    }
-}
-
 /// The agent results are filed under: per protocol.
 fn agent_name(args: &EvalArgs) -> String {
     match args.predict.rules() {
         Some(rules) => crate::game::Agent::Model.predict_name(&rules),
         None => crate::game::Agent::Model.name(args.budget),
     }
-}
-
-/// The instances of one file to play (position and seed), and the fewest
-/// truths among them; checks each for the player and the protocol and
-/// counts the missing books (`missing`: how many, and the first).
-fn choose(
-    args: &EvalArgs,
-    player: Option<Player>,
-    data: &Dataset,
-    setting: &Setting,
-    count: Option<usize>,
-    missing: &mut (usize, Option<PathBuf>),
-) -> Result<(Vec<(usize, u64)>, Option<usize>), Error> {
-    let positions = count.map(|n| subset(args).indices(n));
-    let limit = args.limit.unwrap_or(usize::MAX);
-    let file = format!("{}/{setting}.jsonl", data.name());
-    let mut chosen = Vec::new();
-    let mut fewest_truths: Option<usize> = None;
-    let mut next = positions.as_ref().map(|p| p.iter().copied().peekable());
-    let mut reader = data.stream(setting)?;
-    while let Some(read) = reader.next_instance()? {
-        let picked = match &mut next {
-            Some(next) => next.next_if_eq(&read.position).is_some(),
-            None => read.position < limit,
-        };
-        if !picked {
-            continue;
-        }
-        let book = data.book_path(setting, read.position);
-        if !book.exists() {
-            missing.0 += 1;
-            missing.1.get_or_insert(book);
-            if args.require_books {
-                continue;
-            }
-        }
-        if let Some(player) = player {
-            player
-                .check(&read.instance)
-                .map_err(|source| UnplayableFile {
-                    file: file.clone(),
-                    source,
-                })?;
-        }
-        if let Some(rules) = args.predict.rules() {
-            crate::game::predict::draw_tests(data.domain(), &read.instance, rules.tests)
-                .map_err(|e| Error::input(format!("{file}: {e}")))?;
-        }
-        let truths = read.instance.truths.len();
-        fewest_truths = Some(fewest_truths.map_or(truths, |t| t.min(truths)));
-        chosen.push((read.position, read.instance.seed));
-    }
-    Ok((chosen, fewest_truths))
 }
 
 /// The suites to play, each file read a line at a time (twice with
@@ -284,7 +203,20 @@ fn build_suites(
                     Some(count)
                 }
             };
-            let (chosen, fewest_truths) = choose(args, player, &data, &setting, count, &mut missing)?;
+            let picks = Picks {
+                positions: count.map(|n| subset(args).indices(n)),
+                limit: args.limit.unwrap_or(usize::MAX),
+                require_books: args.require_books,
+                player,
+                predict: args.predict.rules(),
+            };
+            let (chosen, fewest_truths) =
+                picks
+                    .choose(&data, &setting, &mut missing)
+                    .map_err(|e| match e {
+                        ChooseError::Dataset(e) => Error::from(e),
+                        ChooseError::Unplayable(e) => Error::from(e),
+                    })?;
             let name = setting.to_string();
             let suite = Suite {
                 root: args.out.clone(),
@@ -300,7 +232,7 @@ fn build_suites(
                 domain_dir: data.name(),
                 setting: name,
                 chosen,
-                source: Box::new(DatasetTasks {
+                source: Box::new(eval::DatasetTasks {
                     data: data.clone(),
                     setting,
                     templates: templates.clone(),
@@ -406,7 +338,8 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     progress.finish();
     let summary = summary?;
 
-    let text = summary_text(args, player.is_some(), &suites, &summary);
+    let outs: Vec<&std::path::Path> = suites.iter().map(|s| s.out.as_path()).collect();
+    let text = summary.describe(player.is_some(), results_name(args), &outs);
     // A closed stdout must not hide a failed run: the failure decides the
     // exit code, the summary is printed where it can be.
     let printed = out(&text);
@@ -419,37 +352,6 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     run_failures(&summary)?;
     printed?;
     Ok(Report::Done)
-}
-
-/// What `eval` prints after a run.
-fn summary_text(args: &EvalArgs, offline: bool, suites: &[Suite], summary: &eval::Summary) -> String {
-    let rate = |n: usize| {
-        if summary.trials == 0 {
-            "n/a".to_string()
-        } else {
-            format!("{:.3}", n as f64 / summary.trials as f64)
-        }
-    };
-    let mut text = format!(
-        "eval: {} `{}`, {} file(s)\n  instances: {} played, {} already done (skipped), {} unfinished\n  \
-         trials: {}, success rate {}, parse errors {} ({})\n  tokens: {}\n  requests retried: {}\n",
-        if offline { "player" } else { "model" },
-        results_name(args),
-        suites.len(),
-        summary.played,
-        summary.skipped,
-        summary.unfinished,
-        summary.trials,
-        rate(summary.successes),
-        summary.parse_errors,
-        rate(summary.parse_errors),
-        summary.tokens,
-        summary.retried
-    );
-    for s in suites {
-        text.push_str(&format!("  results: {}\n", s.out.display()));
-    }
-    text
 }
 
 /// A run that left instances unfinished, or that the API refused, fails.

@@ -106,6 +106,8 @@ pub struct PlayArgs {
     /// (results under `HumanAgent-budget=N`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::game::MAX_REPLIES as u64))]
     budget: Option<u64>,
+    #[command(flatten)]
+    predict: super::predict_flags::PredictFlags,
 }
 
 /// The instance to play and where it comes from.
@@ -269,6 +271,13 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         judge,
     });
     let instance = &task.instance;
+    if let Some(rules) = args.predict.rules() {
+        let trial = play_predict(args, &domain, task.clone(), rules)?;
+        let agent = Agent::Person.predict_name(&rules);
+        let path = record(args, trial, instance.seed, agent, &dataset, &setting)?;
+        out(&format!("trajectory appended to {}\n", path.display()))?;
+        return Ok(Report::Done);
+    }
     out(&introduction(&domain, instance, &book))?;
     let budget = args.budget.map(|b| b as usize);
     if let Some(budget) = budget {
@@ -287,7 +296,8 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
         successful,
         budget,
     ))?;
-    let path = record(args, trial, instance.seed, budget, &dataset, &setting)?;
+    let agent = Agent::Person.name(budget);
+    let path = record(args, trial, instance.seed, agent, &dataset, &setting)?;
     out(&format!("trajectory appended to {}\n", path.display()))?;
     Ok(Report::Done)
 }
@@ -297,7 +307,10 @@ pub fn run(globals: &Globals, args: &PlayArgs) -> Result<Report, Error> {
 fn introduction(domain: &Domain, instance: &InstanceLine, book: &str) -> String {
     let n_actions = instance.actions.len();
     let mut menu = String::new();
-    menu.push_str(&format!("{}:\n", capital(&domain.action_plural)));
+    menu.push_str(&format!(
+        "{}:\n",
+        crate::render::vocab::ucfirst(&domain.action_plural)
+    ));
     for (i, a) in instance.actions.iter().enumerate() {
         menu.push_str(&format!("  {:>2}. {a}\n", i + 1));
     }
@@ -333,26 +346,10 @@ fn play_rounds(
             return Ok((None, false));
         }
         out(&format!("round {}> ", session.replies() + 1))?;
-        let reply = lines.next().transpose().map_err(|e| {
-            if crate::files::read::is_refusal(&e) {
-                Error::input(format!("standard input: {e}"))
-            } else {
-                e.into()
-            }
-        })?;
-        let Some(line) = reply else {
-            out("\n")?;
-            return Err(Error::input(
-                "game abandoned at end of input; nothing recorded",
-            ));
+        let Some(line) = read_reply(&mut lines)? else {
+            continue;
         };
         let input = line.trim();
-        if input.is_empty() {
-            continue;
-        }
-        if input.eq_ignore_ascii_case("quit") {
-            return Err(Error::input("game abandoned; nothing recorded"));
-        }
         let Some(choice) = menu_choice(input, &instance.actions, &instance.truths) else {
             out(&format!(
                 "`{input}` is not on the menu: give a number from 1 to {}, or a name\n",
@@ -382,6 +379,71 @@ fn play_rounds(
             Step::ParseError => unreachable!("menu_choice only returns menu entries"),
         }
     }
+}
+
+/// The next reply of the person: `None` for an empty line; `quit` or the
+/// end of input abandons the game (an error: nothing is recorded).
+fn read_reply(
+    lines: &mut crate::files::read::Lines<io::StdinLock>,
+) -> Result<Option<String>, Error> {
+    let reply = lines.next().transpose().map_err(|e| {
+        if crate::files::read::is_refusal(&e) {
+            Error::input(format!("standard input: {e}"))
+        } else {
+            e.into()
+        }
+    })?;
+    let Some(line) = reply else {
+        out("\n")?;
+        return Err(Error::input(
+            "game abandoned at end of input; nothing recorded",
+        ));
+    };
+    match line.trim() {
+        "" => Ok(None),
+        quit if quit.eq_ignore_ascii_case("quit") => {
+            Err(Error::input("game abandoned; nothing recorded"))
+        }
+        _ => Ok(Some(line)),
+    }
+}
+
+/// The explore-then-predict protocol in the terminal: each round's
+/// message, then the person's menu choice (a number or a name).
+fn play_predict(
+    args: &PlayArgs,
+    domain: &Domain,
+    task: std::sync::Arc<Task>,
+    rules: crate::game::predict::PredictRules,
+) -> Result<Trial, Error> {
+    let mut game = crate::game::predict::PredictGame::new(task, domain, rules, &args.player)
+        .map_err(|e| Error::input(e.to_string()))?;
+    out(&format!("{}\n", game.system_prompt()))?;
+    let stdin = io::stdin();
+    let mut lines = crate::files::read::Lines::new(stdin.lock());
+    let mut asked = None;
+    while let Some(prompt) = game.prompt() {
+        if asked.as_ref() != Some(&prompt) {
+            out(&format!("\n{prompt}\n"))?;
+        }
+        out("> ")?;
+        asked = Some(prompt);
+        let Some(line) = read_reply(&mut lines)? else {
+            continue;
+        };
+        let menu = game.menu();
+        let Some(choice) = menu_choice(line.trim(), &menu, &[] as &[String]) else {
+            out(&format!(
+                "`{}` is not on the menu: give a number from 1 to {}, or a name\n",
+                line.trim(),
+                menu.len()
+            ))?;
+            continue;
+        };
+        game.respond_as(Some(choice), Some(&line), 0);
+    }
+    out(&format!("\n{}\n", game.summary()))?;
+    Ok(game.trial())
 }
 
 /// The end of the game: the verdict, the player's actions and KUMO's
@@ -430,13 +492,12 @@ fn record(
     args: &PlayArgs,
     trial: Trial,
     seed: u64,
-    budget: Option<usize>,
+    agent: String,
     dataset: &str,
     setting: &str,
 ) -> Result<PathBuf, Error> {
     let mut line = ResultLine::new(seed, vec![trial]);
     line.model = Some(args.player.clone());
-    let agent = Agent::Person.name(budget);
     line.agent = Some(agent.clone());
     line.domain = Some(dataset.to_string());
     line.setting = Some(setting.to_string());
@@ -457,11 +518,4 @@ fn record(
     file.write_all(line.to_jsonl().as_bytes())?;
     file.sync_data()?;
     Ok(path)
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }

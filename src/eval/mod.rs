@@ -34,6 +34,7 @@ pub mod client;
 pub mod players;
 pub mod predict;
 pub mod subset;
+mod suites;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -47,6 +48,7 @@ pub use crate::game::{budget_rule, render_book};
 use crate::results::{ResultsError, open_results};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
+pub use suites::{ChooseError, DatasetTasks, Picks};
 
 /// Where a suite's tasks come from: made one at a time, in file order,
 /// when they are about to be played.
@@ -119,6 +121,39 @@ pub struct Summary {
     /// Set when a task could not be made (the dataset changed or became
     /// unreadable while the run played it).
     pub unreadable: Option<String>,
+}
+
+impl Summary {
+    /// What `eval` prints after a run: by an offline player (`offline`)
+    /// or a model called `name`, results in `outs`.
+    pub fn describe(&self, offline: bool, name: &str, outs: &[&std::path::Path]) -> String {
+        let rate = |n: usize| {
+            if self.trials == 0 {
+                "n/a".to_string()
+            } else {
+                format!("{:.3}", n as f64 / self.trials as f64)
+            }
+        };
+        let mut text = format!(
+            "eval: {} `{name}`, {} file(s)\n  instances: {} played, {} already done (skipped), {} unfinished\n  \
+             trials: {}, success rate {}, parse errors {} ({})\n  tokens: {}\n  requests retried: {}\n",
+            if offline { "player" } else { "model" },
+            outs.len(),
+            self.played,
+            self.skipped,
+            self.unfinished,
+            self.trials,
+            rate(self.successes),
+            self.parse_errors,
+            rate(self.parse_errors),
+            self.tokens,
+            self.retried
+        );
+        for out in outs {
+            text.push_str(&format!("  results: {}\n", out.display()));
+        }
+        text
+    }
 }
 
 /// Plays one instance K times. A transport failure abandons the instance.

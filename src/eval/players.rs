@@ -78,6 +78,10 @@ pub enum PlayerError {
     /// No action or truth to choose from.
     #[error("nothing to choose from")]
     NoChoice,
+    /// The instance cannot be played under the explore-then-predict
+    /// protocol's rules.
+    #[error(transparent)]
+    Predict(#[from] crate::game::predict::PredictError),
 }
 
 /// An instance file an offline player cannot play (`file`: the

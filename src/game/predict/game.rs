@@ -20,9 +20,14 @@ use crate::render::protocol::{kept_reply, observation_message, parse_answer};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// Exploration turn `turn` (1-based) awaits its reply.
-    Explore { turn: usize },
+    Explore {
+        turn: usize,
+    },
     /// Test `test` (0-based), attempt `attempt` (1-based) awaits its reply.
-    Predict { test: usize, attempt: usize },
+    Predict {
+        test: usize,
+        attempt: usize,
+    },
     Over,
 }
 
@@ -31,7 +36,10 @@ pub enum Phase {
 pub enum PredictStep {
     /// A probe: its output, when shown now (`None` under
     /// [`Feedback::End`]).
-    Probe { action: String, shown: Option<Value> },
+    Probe {
+        action: String,
+        shown: Option<Value>,
+    },
     /// The reply ended exploration early.
     Stopped,
     /// An exploration reply that names no action of the instance (a turn
@@ -162,6 +170,50 @@ impl PredictGame {
         (!self.is_finished())
             .then(|| self.history.last()?["content"].as_str().map(str::to_string))
             .flatten()
+    }
+
+    /// The system prompt (the rules, candidates, probes and book).
+    pub fn system_prompt(&self) -> &str {
+        match &self.system_as_user {
+            Some(system) => system,
+            None => self.history[0]["content"].as_str().unwrap_or_default(),
+        }
+    }
+
+    /// The names a reply may give this round: the instance's actions and
+    /// `stop` while exploring, the test's listed outputs while predicting
+    /// (`play` reads a person's menu choice from it).
+    pub fn menu(&self) -> Vec<String> {
+        match self.phase {
+            Phase::Explore { .. } => {
+                let mut names = self.task.instance.actions.clone();
+                names.push(STOP.to_string());
+                names
+            }
+            Phase::Predict { test, .. } => self.tests[test].outputs.clone(),
+            Phase::Over => Vec::new(),
+        }
+    }
+
+    /// The end of a finished trial in words.
+    pub fn summary(&self) -> String {
+        let record = self.trial.predict.as_ref();
+        let right = self
+            .outcomes
+            .iter()
+            .filter(|o| o.right_at.is_some())
+            .count();
+        format!(
+            "predicted {right} of {} test input(s) right within {} attempt(s) each, after {} probe(s) of at most {}{}",
+            self.outcomes.len(),
+            self.rules.attempts,
+            record.map_or(self.probes.len(), |r| r.explored),
+            self.rules.turns,
+            match self.rules.feedback {
+                Feedback::Each => "",
+                Feedback::End => " (outputs shown only after the last)",
+            }
+        )
     }
 
     /// The test inputs (held out: none is an action of the instance).
@@ -321,13 +373,8 @@ impl PredictGame {
                 right_at: None,
             });
         }
-        let question = prompt::test_question(
-            input,
-            test,
-            self.tests.len(),
-            attempt,
-            self.rules.attempts,
-        );
+        let question =
+            prompt::test_question(input, test, self.tests.len(), attempt, self.rules.attempts);
         seen["test_input"] = json!(input.name);
         seen["attempt"] = json!(attempt);
         self.phase = Phase::Predict { test, attempt };

@@ -83,9 +83,9 @@ pub fn explore_instruction(actions: &[String], turn: usize, turns: usize) -> Str
 pub fn after_probe(feedback: Feedback, action: &str, value: &Value) -> String {
     match feedback {
         Feedback::Each => observation_message(action, value),
-        Feedback::End => format!(
-            "Noted: {action}. Its outcome is shown after your last exploration turn."
-        ),
+        Feedback::End => {
+            format!("Noted: {action}. Its outcome is shown after your last exploration turn.")
+        }
     }
 }
 
