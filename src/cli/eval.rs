@@ -9,7 +9,7 @@ use super::{Error, Globals, Report, out};
 use crate::dataset::{self, Setting};
 use crate::eval::players::{PLAYER_NAMES, Player};
 use crate::eval::subset::Subset;
-use crate::eval::{self, ChooseError, Picks, RunConfig, Suite};
+use crate::eval::{self, Picks, RunConfig, Suite};
 use crate::files::target::{Input, Written};
 use crate::progress::{Progress as _, Stage};
 
@@ -210,13 +210,7 @@ fn build_suites(
                 player,
                 predict: args.predict.rules(),
             };
-            let (chosen, fewest_truths) =
-                picks
-                    .choose(&data, &setting, &mut missing)
-                    .map_err(|e| match e {
-                        ChooseError::Dataset(e) => Error::from(e),
-                        ChooseError::Unplayable(e) => Error::from(e),
-                    })?;
+            let (chosen, fewest_truths) = picks.choose::<Error>(&data, &setting, &mut missing)?;
             let name = setting.to_string();
             let suite = Suite {
                 root: args.out.clone(),
@@ -253,22 +247,7 @@ fn build_suites(
             super::unread_list(&unread)
         )));
     }
-    if let (missing, Some(first)) = missing {
-        let what = format!(
-            "{missing} knowledge book(s) missing, e.g. `{}`",
-            first.display()
-        );
-        if args.require_books {
-            return Err(Error::input(format!(
-                "{what}; generate the books with the dataset, or drop --require-books to render \
-                 the missing books from the domain"
-            )));
-        }
-        crate::stderr_line!(
-            "note: {what}; rendered from the domain and the instances instead \
-             (--require-books refuses)"
-        );
-    }
+    missing_books(args, missing)?;
     Ok(suites)
 }
 
@@ -352,6 +331,27 @@ pub fn run(globals: &Globals, args: &EvalArgs) -> Result<Report, Error> {
     run_failures(&summary)?;
     printed?;
     Ok(Report::Done)
+}
+
+/// Missing knowledge books: refused with `--require-books`, else noted.
+fn missing_books(args: &EvalArgs, missing: (usize, Option<PathBuf>)) -> Result<(), Error> {
+    if let (missing, Some(first)) = missing {
+        let what = format!(
+            "{missing} knowledge book(s) missing, e.g. `{}`",
+            first.display()
+        );
+        if args.require_books {
+            return Err(Error::input(format!(
+                "{what}; generate the books with the dataset, or drop --require-books to render \
+                 the missing books from the domain"
+            )));
+        }
+        crate::stderr_line!(
+            "note: {what}; rendered from the domain and the instances instead \
+             (--require-books refuses)"
+        );
+    }
+    Ok(())
 }
 
 /// A run that left instances unfinished, or that the API refused, fails.

@@ -48,7 +48,7 @@ pub use crate::game::{budget_rule, render_book};
 use crate::results::{ResultsError, open_results};
 use client::{CallError, Client, ClientConfig};
 use players::Player;
-pub use suites::{ChooseError, DatasetTasks, Picks};
+pub use suites::{DatasetTasks, Picks};
 
 /// Where a suite's tasks come from: made one at a time, in file order,
 /// when they are about to be played.

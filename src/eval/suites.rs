@@ -53,25 +53,18 @@ pub struct Picks {
     pub predict: Option<PredictRules>,
 }
 
-/// Why a file cannot be played.
-#[derive(Debug, thiserror::Error)]
-pub enum ChooseError {
-    #[error(transparent)]
-    Dataset(#[from] DatasetError),
-    #[error(transparent)]
-    Unplayable(#[from] UnplayableFile),
-}
-
 impl Picks {
     /// The instances of `setting`'s file to play (position and seed), and
     /// the fewest truths among them; counts the missing books (`missing`:
-    /// how many, and the first).
-    pub fn choose(
+    /// how many, and the first). Errors: the file's ([`DatasetError`]) and
+    /// an instance that cannot be played ([`UnplayableFile`]), as the
+    /// caller's error type.
+    pub fn choose<E: From<DatasetError> + From<UnplayableFile>>(
         &self,
         data: &Dataset,
         setting: &Setting,
         missing: &mut (usize, Option<PathBuf>),
-    ) -> Result<(Vec<(usize, u64)>, Option<usize>), ChooseError> {
+    ) -> Result<(Vec<(usize, u64)>, Option<usize>), E> {
         let file = format!("{}/{setting}.jsonl", data.name());
         let unplayable = |source: PlayerError| UnplayableFile {
             file: file.clone(),

@@ -99,35 +99,3 @@ pub fn row_prediction(agent: &str, lines: &[LineScore]) -> Option<PredictionScor
         golden_explorer_instances: references.len(),
     })
 }
-
-/// The rows' prediction figures as a table (empty without any).
-pub fn render_prediction_table(rows: &[super::Row]) -> String {
-    let predicted: Vec<&super::Row> = rows.iter().filter(|r| r.prediction.is_some()).collect();
-    if predicted.is_empty() {
-        return String::new();
-    }
-    let mut text = String::from(
-        "\nexplore-then-predict (accuracy on held-out inputs, 95% Wilson interval; GOLDEN EXPLORER: the exact accuracy of the optimal explorer's first T probes with the Bayes prediction)\nMODEL\tAGENT\tDOMAIN\tSETTING\tTURN@SHOT\tTESTS\tACCURACY\t95% CI\tEXPLORED\tGOLDEN EXPLORER\n",
-    );
-    for r in predicted {
-        let p = r.prediction.as_ref().expect("filtered");
-        let interval = p
-            .accuracy_interval
-            .map_or("n/a".into(), |i| format!("[{:.3}, {:.3}]", i.low, i.high));
-        let golden = p
-            .golden_explorer_accuracy
-            .map_or("n/a".into(), |g| format!("{g:.3}"));
-        text.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{interval}\t{:.2}\t{golden}\n",
-            r.model,
-            r.agent,
-            r.domain,
-            super::render::short_setting(&r.setting),
-            p.turn_at_shot,
-            p.tests,
-            p.accuracy,
-            p.mean_explored
-        ));
-    }
-    text
-}

@@ -9,7 +9,7 @@ use crate::dataset::Setting;
 
 /// `truth_num=12+action_num=16+valid_truth_num=1` -> `12x16` (`12x16v2`
 /// with more than one valid truth); anything else unchanged.
-pub(crate) fn short_setting(setting: &str) -> String {
+fn short_setting(setting: &str) -> String {
     setting
         .parse::<Setting>()
         .map_or_else(|_| setting.to_string(), |s| s.short_name())
@@ -58,9 +58,40 @@ pub fn render_table(rows: &[Row]) -> String {
     // Rows with certified labels: their count (CERT), and OPT ACTIONS and
     // REL as the ranges the labels allow.
     let certified = rows.iter().any(|r| r.certified > 0);
-    type Column<'a> = (&'a str, bool, Box<dyn Fn(&Row) -> String>);
+    let mut columns = label_columns();
+    columns.extend(figure_columns());
+    let columns: Vec<Column> = columns
+        .into_iter()
+        .filter(|(name, _, _)| match *name {
+            "BUDGET ACC" => budget,
+            "REGRET" | "OPT MOVES" | "EFFIC" => moves,
+            "CERT" => certified,
+            _ => true,
+        })
+        .collect();
+    let mut out = aligned(&columns, rows);
+    out.push_str(TABLE_LEGEND);
+    if budget {
+        out.push_str(BUDGET_LEGEND);
+    }
+    if certified {
+        out.push_str(CERT_LEGEND);
+    }
+    if moves {
+        out.push_str(MOVES_LEGEND);
+    }
+    out.push_str(&render_prediction_table(rows));
+    out
+}
+
+/// A table column: its heading, whether it is a number (right-aligned),
+/// and its cell of a row.
+type Column = (&'static str, bool, Box<dyn Fn(&Row) -> String>);
+
+/// The columns that say what a row is and how it compares with the optimum.
+fn label_columns() -> Vec<Column> {
     let three = |v: f64| format!("{v:.3}");
-    let columns: Vec<Column> = vec![
+    vec![
         ("MODEL", false, Box::new(|r: &Row| r.model.clone())),
         ("AGENT", false, Box::new(|r: &Row| r.agent.clone())),
         ("DOMAIN", false, Box::new(|r: &Row| r.domain.clone())),
@@ -107,6 +138,13 @@ pub fn render_table(rows: &[Row]) -> String {
                 },
             ),
         ),
+    ]
+}
+
+/// The columns of the row's other figures.
+fn figure_columns() -> Vec<Column> {
+    let three = |v: f64| format!("{v:.3}");
+    vec![
         (
             "REPEATS",
             true,
@@ -152,16 +190,11 @@ pub fn render_table(rows: &[Row]) -> String {
             false,
             Box::new(|r: &Row| format!("{:?}", r.success_from).to_lowercase()),
         ),
-    ];
-    let columns: Vec<Column> = columns
-        .into_iter()
-        .filter(|(name, _, _)| match *name {
-            "BUDGET ACC" => budget,
-            "REGRET" | "OPT MOVES" | "EFFIC" => moves,
-            "CERT" => certified,
-            _ => true,
-        })
-        .collect();
+    ]
+}
+
+/// The table's cells, each column as wide as its widest cell.
+fn aligned(columns: &[Column], rows: &[Row]) -> String {
     let mut cells: Vec<Vec<String>> = vec![columns.iter().map(|c| c.0.to_string()).collect()];
     for r in rows {
         cells.push(columns.iter().map(|(_, _, f)| f(r)).collect());
@@ -193,18 +226,39 @@ pub fn render_table(rows: &[Row]) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out.push_str(TABLE_LEGEND);
-    if budget {
-        out.push_str(BUDGET_LEGEND);
-    }
-    if certified {
-        out.push_str(CERT_LEGEND);
-    }
-    if moves {
-        out.push_str(MOVES_LEGEND);
-    }
-    out.push_str(&super::predict::render_prediction_table(rows));
     out
+}
+
+/// The rows' prediction figures as a table (empty without any).
+fn render_prediction_table(rows: &[Row]) -> String {
+    let predicted: Vec<&Row> = rows.iter().filter(|r| r.prediction.is_some()).collect();
+    if predicted.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from(
+        "\nexplore-then-predict (accuracy on held-out inputs, 95% Wilson interval; GOLDEN EXPLORER: the exact accuracy of the optimal explorer's first T probes with the Bayes prediction)\nMODEL\tAGENT\tDOMAIN\tSETTING\tTURN@SHOT\tTESTS\tACCURACY\t95% CI\tEXPLORED\tGOLDEN EXPLORER\n",
+    );
+    for r in predicted {
+        let p = r.prediction.as_ref().expect("filtered");
+        let interval = p
+            .accuracy_interval
+            .map_or("n/a".into(), |i| format!("[{:.3}, {:.3}]", i.low, i.high));
+        let golden = p
+            .golden_explorer_accuracy
+            .map_or("n/a".into(), |g| format!("{g:.3}"));
+        text.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{interval}\t{:.2}\t{golden}\n",
+            r.model,
+            r.agent,
+            r.domain,
+            short_setting(&r.setting),
+            p.turn_at_shot,
+            p.tests,
+            p.accuracy,
+            p.mean_explored
+        ));
+    }
+    text
 }
 
 /// The report as a JSON array of rows.
