@@ -267,6 +267,35 @@ fn eval_and_score_under_the_protocol() {
         .arg("--json")
         .ok();
     let rows: Vec<Value> = serde_json::from_slice(&ran.output.stdout).unwrap();
+    // The chart: a bar per row (overall rows aside), each with the golden
+    // explorer's tick.
+    let svg = dir.path().join("chart.svg");
+    crate::common::TestCommand::new()
+        .arg("score")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&data)
+        .arg("--svg")
+        .arg(&svg)
+        .ok();
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    let charted = rows.iter().filter(|r| r["model"] != "all").count();
+    assert_eq!(charted, 4);
+    assert!(svg.contains("accuracy on held-out inputs"));
+    assert_eq!(svg.matches("<title>").count(), charted);
+    assert_eq!(
+        svg.matches(r#"stroke="black" stroke-width="2""#).count(),
+        charted
+    );
+    for row in rows.iter().filter(|r| r["model"] != "all") {
+        let title = format!(
+            "{} {}: {:.3}",
+            row["model"].as_str().unwrap(),
+            row["agent"].as_str().unwrap(),
+            row["prediction"]["accuracy"].as_f64().unwrap()
+        );
+        assert!(svg.contains(&title), "{title}");
+    }
     let opponents = Registry::new(None).load(domain).unwrap().0;
     for row in rows.iter().filter(|r| r["model"] != "all") {
         let p = &row["prediction"];

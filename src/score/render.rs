@@ -261,6 +261,128 @@ fn render_prediction_table(rows: &[Row]) -> String {
     text
 }
 
+/// The explore-then-predict chart (when every charted row was played
+/// under that protocol): one group per box, setting and turn@shot, one bar
+/// per model with its accuracy on held-out inputs and the 95% Wilson
+/// whisker, and a black tick at the golden explorer's exact accuracy on
+/// the same instances. Overall (`all`) rows are left out.
+fn render_prediction_svg(rows: &[Row]) -> String {
+    let rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.model != "all" && r.setting != "all")
+        .collect();
+    let mut models: Vec<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    let key = |r: &Row| {
+        let p = r
+            .prediction
+            .as_ref()
+            .map_or("", |p| p.turn_at_shot.as_str());
+        (r.domain.clone(), short_setting(&r.setting), p.to_string())
+    };
+    let mut groups: Vec<(String, String, String)> = rows.iter().map(|r| key(r)).collect();
+    groups.sort();
+    groups.dedup();
+    let (bar, left, top, panel_h) = (28.0, 60.0, 50.0, 200.0);
+    let group_w = (bar * models.len() as f64).max(110.0) + 24.0;
+    let width = left + group_w * groups.len().max(1) as f64 + 20.0;
+    let height = top + panel_h + 70.0 + 20.0 * models.len() as f64 + 20.0;
+    let y = |v: f64| top + (1.0 - v) * panel_h;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect width="100%" height="100%" fill="white"/><text x="{left}" y="22" font-size="14" font-weight="bold">kumo-gen score: accuracy on held-out inputs (black tick: the golden explorer's exact accuracy)</text>"#
+    );
+    accuracy_ticks(&mut s, left, width - 20.0, &y);
+    for (gi, g) in groups.iter().enumerate() {
+        let gx = left + gi as f64 * group_w + 12.0;
+        for (mi, m) in models.iter().enumerate() {
+            let Some((r, p)) = rows
+                .iter()
+                .find(|r| r.model == *m && key(r) == *g)
+                .and_then(|r| Some((r, r.prediction.as_ref()?)))
+            else {
+                continue;
+            };
+            let x = gx + mi as f64 * bar;
+            let colour = PALETTE[mi % PALETTE.len()];
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{} {}: {:.3}</title></rect>"#,
+                y(p.accuracy),
+                bar - 4.0,
+                panel_h * p.accuracy,
+                esc(&r.model),
+                esc(&r.agent),
+                p.accuracy
+            );
+            let cx = x + (bar - 4.0) / 2.0;
+            if let Some(i) = p.accuracy_interval {
+                let _ = writeln!(
+                    s,
+                    r##"<line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{:.1}" stroke="#333"/>"##,
+                    y(i.low),
+                    y(i.high)
+                );
+            }
+            if let Some(golden) = p.golden_explorer_accuracy {
+                let _ = writeln!(
+                    s,
+                    r##"<line x1="{x:.1}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="black" stroke-width="2"/>"##,
+                    y(golden),
+                    x + bar - 4.0
+                );
+            }
+        }
+        let cx = gx + bar * models.len() as f64 / 2.0;
+        for (line, text) in [&g.0, &g.1, &g.2].into_iter().enumerate() {
+            let _ = writeln!(
+                s,
+                r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                top + panel_h + 16.0 + 14.0 * line as f64,
+                esc(text)
+            );
+        }
+    }
+    prediction_legend(&mut s, &models, left, top + panel_h + 66.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The legend of the prediction chart: a swatch and name per model.
+fn prediction_legend(s: &mut String, models: &[&str], left: f64, top: f64) {
+    for (mi, m) in models.iter().enumerate() {
+        let ly = top + 20.0 * mi as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{left}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{ly:.1}">{}</text>"#,
+            ly - 10.0,
+            PALETTE[mi % PALETTE.len()],
+            left + 18.0,
+            esc(m)
+        );
+    }
+}
+
+/// The accuracy axis: grid lines and labels at quarters.
+fn accuracy_ticks(s: &mut String, left: f64, right: f64, y: &dyn Fn(f64) -> f64) {
+    for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ddd"/><text x="{2}" y="{3:.1}" text-anchor="end">{tick:.2}</text>"##,
+            y(tick),
+            right,
+            left - 6.0,
+            y(tick) + 4.0
+        );
+    }
+}
+
 /// The report as a JSON array of rows.
 pub fn render_json(rows: &[Row]) -> String {
     let mut s = serde_json::to_string_pretty(rows).expect("rows serialize");
@@ -287,6 +409,14 @@ const PALETTE: [&str; 8] = [
 /// (`all`) rows are left out. `lines` are the report's line scores, one
 /// entry per row.
 pub fn render_svg(rows: &[Row], lines: &[Vec<LineScore>]) -> String {
+    let charted = rows
+        .iter()
+        .filter(|r| r.model != "all" && r.setting != "all");
+    if rows.iter().any(|r| r.prediction.is_some())
+        && charted.clone().all(|r| r.prediction.is_some())
+    {
+        return render_prediction_svg(rows);
+    }
     let intervals: Vec<RowIntervals> = lines.iter().map(|l| row_intervals(l)).collect();
     render_svg_with(rows, &intervals)
 }
