@@ -296,6 +296,21 @@ fn eval_and_score_under_the_protocol() {
         );
         assert!(svg.contains(&title), "{title}");
     }
+    // The report shows the same rows in its own section.
+    let page = dir.path().join("page");
+    crate::common::TestCommand::new()
+        .arg("report")
+        .arg(&results)
+        .arg("--instances")
+        .arg(&data)
+        .arg("-o")
+        .arg(&page)
+        .ok();
+    let html = std::fs::read_to_string(page.join("index.html")).unwrap();
+    let section = &html[html.find(r#"<section id="predict">"#).unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert_eq!(section.matches("<tr><td>").count(), rows.len());
+    assert!(section.contains("<svg"));
     let opponents = Registry::new(None).load(domain).unwrap().0;
     for row in rows.iter().filter(|r| r["model"] != "all") {
         let p = &row["prediction"];

@@ -314,6 +314,50 @@ fn players_and_charts(s: &mut String, page: &Page) {
         );
     }
     s.push_str("</section>\n");
+    prediction_section(s, page);
+}
+
+/// The explore-then-predict rows (docs/black-boxes.md "Scoring"), when
+/// some were played so: accuracy on held-out inputs with its Wilson
+/// interval beside the golden explorer's exact accuracy, and the chart of
+/// `score --svg` for them.
+fn prediction_section(s: &mut String, page: &Page) {
+    let rows: Vec<crate::score::Row> = page
+        .rows
+        .iter()
+        .filter(|t| t.row.prediction.is_some())
+        .map(|t| t.row.clone())
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    s.push_str(r#"<section id="predict"><h2>Explore, then predict</h2><p>Accuracy on held-out test inputs (domain actions never offered as probes) after at most T exploration turns, s attempts per test (turn@shot), with the 95% Wilson interval over the tests; <em>golden explorer</em> is the exact accuracy of the optimal explorer's first T probes with the Bayes prediction on the same instances, averaged over the hidden truth and every held-out input.</p><div class="scroll"><table><thead><tr><th>model</th><th>agent</th><th>domain</th><th>setting</th><th>turn@shot</th><th>tests</th><th>accuracy</th><th>95% interval</th><th>explored</th><th>golden explorer</th></tr></thead><tbody>"#);
+    for r in &rows {
+        let p = r.prediction.as_ref().expect("filtered");
+        let interval = p
+            .accuracy_interval
+            .map_or("n/a".into(), |i| format!("{:.3} – {:.3}", i.low, i.high));
+        let golden = p
+            .golden_explorer_accuracy
+            .map_or("n/a".into(), |g| format!("{g:.3}"));
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{interval}</td><td>{:.2}</td><td>{golden}</td></tr>",
+            esc(&r.model),
+            esc(&r.agent),
+            esc(&r.domain),
+            esc(&short(&r.setting)),
+            esc(&p.turn_at_shot),
+            p.tests,
+            p.accuracy,
+            p.mean_explored
+        );
+    }
+    let _ = writeln!(
+        s,
+        "</tbody></table></div><figure>{}</figure></section>",
+        crate::score::render_prediction_svg(&rows)
+    );
 }
 
 /// The whole page.

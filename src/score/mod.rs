@@ -65,7 +65,7 @@ pub mod predict;
 mod render;
 
 pub use curve::{Curve, curves, mean_curve, render_curve_svg};
-pub use render::{render_json, render_svg, render_svg_with, render_table};
+pub use render::{render_json, render_prediction_svg, render_svg, render_svg_with, render_table};
 
 use std::collections::BTreeMap;
 

@@ -266,7 +266,7 @@ fn render_prediction_table(rows: &[Row]) -> String {
 /// per model with its accuracy on held-out inputs and the 95% Wilson
 /// whisker, and a black tick at the golden explorer's exact accuracy on
 /// the same instances. Overall (`all`) rows are left out.
-fn render_prediction_svg(rows: &[Row]) -> String {
+pub fn render_prediction_svg(rows: &[Row]) -> String {
     let rows: Vec<&Row> = rows
         .iter()
         .filter(|r| r.model != "all" && r.setting != "all")
