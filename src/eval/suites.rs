@@ -39,6 +39,10 @@ impl TaskSource for DatasetTasks {
     }
 }
 
+/// The instances chosen from a file (position and seed, ascending), and
+/// the fewest truths among them.
+pub type Chosen = (Vec<(usize, u64)>, Option<usize>);
+
 /// Which instances of a file to play, and what each must allow.
 pub struct Picks {
     /// The positions to play (`--sample`), else the first `limit`.
@@ -64,7 +68,7 @@ impl Picks {
         data: &Dataset,
         setting: &Setting,
         missing: &mut (usize, Option<PathBuf>),
-    ) -> Result<(Vec<(usize, u64)>, Option<usize>), E> {
+    ) -> Result<Chosen, E> {
         let file = format!("{}/{setting}.jsonl", data.name());
         let unplayable = |source: PlayerError| UnplayableFile {
             file: file.clone(),
