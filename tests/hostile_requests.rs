@@ -466,6 +466,8 @@ fn refused_value(command: &str, flag: &str) -> Option<&'static str> {
         ("play", "line") => "0",
         ("play", "index") => "1000000",
         ("play", "budget") => "0",
+        ("eval" | "play", "turns" | "tests" | "attempts") => "0",
+        ("eval" | "play", "feedback") => "x",
         ("stats", "pool") => "0",
         // Counts and addresses of the commands added beside this walk:
         // not numbers (or not an address) whatever the input.

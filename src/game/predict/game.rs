@@ -416,10 +416,12 @@ impl PredictGame {
             done,
         };
         if done {
-            let lead = if right {
-                "Right.\n\n".to_string()
-            } else {
-                format!("{}\n\n", prompt::wrong(answer.as_deref()))
+            // With one attempt no verdict is shown: a test's outcome would
+            // tell the player about the hidden truth before the next test.
+            let lead = match (self.rules.attempts, right) {
+                (1, _) => String::new(),
+                (_, true) => "Right.\n\n".to_string(),
+                (_, false) => format!("{}\n\n", prompt::wrong(answer.as_deref())),
             };
             self.ask_test(lead, test + 1, 1, json!({}));
         } else {

@@ -19,9 +19,11 @@
 //!   probes (`kumo-gen family NAME --explorer`).
 //! - **Prediction**: the test inputs one by one, each with
 //!   [`PredictRules::attempts`] attempts; an answer names one of the
-//!   input's listed outputs (its states); a wrong one is told "wrong" and
-//!   costs an attempt; after the last attempt play moves on without the
-//!   right output being shown. An answer that names no listed output is a
+//!   input's listed outputs (its states); with more than one attempt a
+//!   wrong one is told "wrong" and costs an attempt, a right one is told
+//!   "Right."; with one attempt no verdict is shown (it would tell the
+//!   player about the hidden truth before the next test). The right output
+//!   is never shown. An answer that names no listed output is a
 //!   wrong attempt (and marks the trial's `parse_error`).
 //! - **Prompts** ([`prompt`]) state these rules, the box's goal, the
 //!   candidate hypotheses (all of the instance's truths, the prior the

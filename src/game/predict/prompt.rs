@@ -47,11 +47,18 @@ pub fn system_prompt(
             "Outcomes are not shown as you go: the outcomes of all your {actions_word} are shown together after your last exploration turn, so choose your {actions_word} without them."
         ),
     };
+    let attempts_rule = if attempts == 1 {
+        "You have one attempt per test, and no verdict is shown.".to_string()
+    } else {
+        format!(
+            "You have {attempts} attempts per test; a wrong prediction is told \"wrong\" and uses an attempt."
+        )
+    };
     let mut text = format!(
         "This game hides a black box: one {truth} from the candidates below, which one is not told. The box's rule family: {goal}.\n\n\
          How to play:\n\n\
          (1) Exploration: you have at most {turns} turns. Each turn, select one {action} from the list to observe the box's outcome for it. {shown} Reply `{STOP}` to end exploration early.\n\n\
-         (2) Prediction: then you are given {tests} test {actions_word}, one at a time, none of them in the list (you never observed them). For each, predict the outcome the hidden {truth} gives, naming one of the outcomes listed with it. You have {attempts} attempt(s) per test; a wrong prediction is told \"wrong\" and uses an attempt. The right outcome of a test is never shown.\n\n\
+         (2) Prediction: then you are given {tests} test {actions_word}, one at a time, none of them in the list (you never observed them). For each, predict the outcome the hidden {truth} gives, naming one of the outcomes listed with it. {attempts_rule} The right outcome of a test is never shown.\n\n\
          Your score is the share of tests you predict right.\n\n\
          Each round, end your response with `<ANSWER> name </ANSWER>`, where name is one {action} from the list or `{STOP}` while exploring, and one listed outcome while predicting, spelt exactly as listed.\n\n\
          Candidate {truths_word}: {}\n\n\
