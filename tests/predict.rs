@@ -407,3 +407,35 @@ fn play_under_end_feedback_shows_outputs_only_after_the_last_probe() {
         2
     );
 }
+
+#[test]
+fn verdicts_are_shown_only_with_more_than_one_attempt() {
+    let domain = puzzles();
+    let line = &lines(&domain, 1)[0];
+    for attempts in [1, 2] {
+        let rules = PredictRules {
+            turns: 1,
+            tests: 4,
+            attempts,
+            feedback: Feedback::Each,
+        };
+        let mut g = game(&domain, line, rules);
+        g.respond(Some("<ANSWER> stop </ANSWER>"), 0);
+        // Always the first listed output: wrong on some test.
+        let (mut shown, mut wrong) = (String::new(), 0);
+        while let Some(prompt) = g.prompt() {
+            shown.push_str(&prompt);
+            let first = g.menu()[0].clone();
+            if let Some(PredictStep::Predicted { right: false, .. }) =
+                g.respond(Some(&format!("<ANSWER> {first} </ANSWER>")), 0)
+            {
+                wrong += 1;
+            }
+        }
+        assert!(wrong > 0, "some answer was wrong");
+        assert_eq!(shown.contains("Wrong:"), attempts > 1, "{attempts}");
+        if attempts == 1 {
+            assert!(!shown.contains("Right."));
+        }
+    }
+}
