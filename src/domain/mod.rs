@@ -29,6 +29,7 @@ mod names;
 mod node;
 mod read;
 mod registry;
+mod states;
 mod structure;
 mod truthset;
 mod yaml_budget;
