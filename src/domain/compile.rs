@@ -511,6 +511,7 @@ pub fn plural(noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::StateLabel;
 
     const OK: &str = "name: tiny
 truths: [A, B, C]

@@ -35,7 +35,9 @@ mod truthset;
 mod yaml_budget;
 
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
-pub use diagnostic::{Diagnostic, Kind, LoadError, Severity};
+pub use diagnostic::{
+    Diagnostic, Kind, LoadError, Severity, expected_warnings_note, validated_line, warning_lines,
+};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
 pub use names::{case_only_lookalikes, truths_ambiguous_in_sentences};
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};
