@@ -54,7 +54,7 @@ impl<'a> Stage<'a> {
 
 /// What a job says besides how far it is: a note, a warning or a summary,
 /// with its facts; how it looks is the reporter's choice (the command
-/// line's words are in `cli::progress`).
+/// line's words are [`words::line`]).
 #[derive(Clone, Debug)]
 pub enum Event<'a> {
     /// A `--split` part begins: `n` instances into `out`.
