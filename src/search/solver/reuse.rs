@@ -76,6 +76,15 @@
 //! 24 x 32 it changed no exact share and no gap of the six hardest
 //! domains (their low-cover truths fill the six tracked slots), and at
 //! 12 x 16 its selection cost car-identification 18 % more instructions.
+//! A second count was tried and dropped too: beyond 16 actions, the high
+//! truths of at most 4 or 6 actions got a count of their own, and a count
+//! fell only when the action related to one of its truths in `T` (a bound
+//! that holds, and is at least the one-count game's; both checked on
+//! every node of small games against the plain recursion). The relaxed
+//! games grew far deeper and their tables with them: fashion 24 x 32
+//! `-n 3`, one thread, wrote its 3 lines in 42 s with one count and none
+//! in 300 s with two (every variant: 4 or 6 actions; the main count
+//! falling at every step or only where related).
 //!
 //! Tracking costs: the tracked game has up to `2^|K|` times the states of
 //! the single-count game, and it pays only on large searches. So a search
