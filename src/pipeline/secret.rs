@@ -157,7 +157,7 @@ pub fn begin(job: &Job) -> Result<SecretRun, super::error::JobError> {
         dataset: dataset_relative(&job.domain().name, &parameters),
         parameters,
         search_budget: budget.max_memo_entries,
-        search_nodes: budget.max_nodes,
+        search_nodes: budget.nodes_for(job.params.actions),
         digest: None,
     };
     write_seed_file(job.out(), &path, &record)?;

@@ -325,7 +325,7 @@ fn requested_budget(
         return Ok(None);
     }
     match labels {
-        Some(requested) => Ok(Some(requested)),
+        Some(requested) => Ok(Some(requested.for_actions(first.parameters.actions))),
         None => Err(shards_error(format!(
             "`{}`: shards were made with labels, this merge has no labeler",
             dir.display()

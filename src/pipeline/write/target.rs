@@ -166,6 +166,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
         .is_some_and(|e| e.status == Status::Complete);
     let mut note = None;
     if let (Some(entry), Some(budget)) = (resume.as_ref(), job.labels()) {
+        let budget = budget.for_actions(job.params.actions);
         let recorded = rebudget::recorded(&entry.parameters);
         match rebudget::compare(recorded, budget) {
             rebudget::Change::Same => {}
