@@ -1,5 +1,5 @@
 //! Prints the flag reference (docs/flags.md), written from the clap definitions
-//! (`kumo_gen::cli::flag_tables`), or with `--write FILE` replaces the
+//! (`kumo_gen::flag_tables`), or with `--write FILE` replaces the
 //! generated block of FILE (between its marker comments) with them:
 //!
 //!     cargo run --release --example flag_tables -- --write docs/flags.md
@@ -7,7 +7,7 @@
 //! `tests/docs.rs` fails, naming each missing flag and its table, when
 //! the block in docs/flags.md is not what this writes.
 
-use kumo_gen::cli::flag_tables::{BEGIN, END, markdown};
+use kumo_gen::flag_tables::{BEGIN, END, markdown};
 
 fn main() {
     let tables = markdown(&kumo_gen::cli::command());

@@ -28,6 +28,7 @@ echo "ARCHITECTURE.md: every path it names exists"
 
 # room: the rooms it may import (a room's own files always may).
 FLOORS='
+flag_tables:
 fnv:
 progress:
 python_repr:
@@ -46,7 +47,7 @@ dataset: difficulty domain files fnv game render search synth
 contamination: dataset domain files fnv python_repr synth
 derived: dataset domain files fnv game progress render
 results: dataset domain files fnv game search
-analysis: domain game render results search
+analysis: dataset domain game render results search
 score: dataset domain game results search
 eval: dataset domain files fnv game progress render results
 pipeline: cache contamination dataset derived difficulty domain family files fnv game progress render score search synth
@@ -55,7 +56,7 @@ propose: dataset domain eval files graph render synth
 report: analysis dataset domain game render results score search stats
 serve: analysis dataset domain eval files fnv game progress render results search
 error: contamination dataset domain eval family files game graph pipeline propose render results search serve stats synth
-cli: analysis cache contamination dataset derived difficulty domain error eval family files fnv game graph import pipeline progress propose python_repr render report results score search serve stats synth
+cli: analysis cache contamination dataset derived difficulty domain error eval family files flag_tables fnv game graph import pipeline progress propose python_repr render report results score search serve stats synth
 '
 
 # ARCHITECTURE.md's floors table is this one (its rows, in any order).

@@ -69,6 +69,7 @@ pub mod error;
 pub mod eval;
 pub mod family;
 pub mod files;
+pub mod flag_tables;
 pub mod fnv;
 pub mod game;
 pub mod graph;

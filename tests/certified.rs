@@ -449,3 +449,44 @@ fn moves_over_the_budget_give_proven_intervals_never_a_bound_as_the_value() {
     }
     assert!(bounded > 0, "no move went over the tiny budget");
 }
+
+/// Beyond KUMO's 16 actions the default node budget is scaled down
+/// (`FRONTIER_MAX_NODES`); the manifest and the secret seed file record
+/// the budget the lines were searched under, so a resume with a larger
+/// `--search-nodes` relabels, the same budget is up to date, and `verify`
+/// regenerates under the same budget.
+#[test]
+fn a_frontier_dataset_records_the_node_budget_its_lines_were_searched_under() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    generate_in("medical", (24, 32), &out, 2, &["--seed", "random"]).ok();
+    let manifest = |dir: &Path| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join("medical/manifest.json")).unwrap()).unwrap()
+    };
+    let recorded =
+        |dir: &Path| manifest(dir)["datasets"][FRONTIER]["parameters"]["search_nodes"].as_u64();
+    assert_eq!(recorded(&out), Some(1_000_000));
+    let seed_file = out.join(format!("SECRET-seeds/medical/{FRONTIER}.json"));
+    let record: Value = serde_json::from_slice(&std::fs::read(&seed_file).unwrap()).unwrap();
+    assert_eq!(record["search_nodes"].as_u64(), Some(1_000_000), "{record}");
+
+    let plain = tmp.path().join("plain");
+    generate_in("medical", (24, 32), &plain, 2, &[]).ok();
+    let again = generate_in("medical", (24, 32), &plain, 2, &[]).ok();
+    let stderr = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert!(!stderr.contains("relabel"), "{stderr}");
+    let larger = generate_in(
+        "medical",
+        (24, 32),
+        &plain,
+        2,
+        &["--search-nodes", "2000000"],
+    )
+    .ok();
+    let stderr = String::from_utf8_lossy(&larger.stderr).into_owned();
+    assert!(
+        stderr.contains("relabelled under `--search-budget 8000000 --search-nodes 2000000`"),
+        "{stderr}"
+    );
+    assert_eq!(recorded(&plain), Some(2_000_000));
+}

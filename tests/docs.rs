@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use kumo_gen::cli::flag_tables::{BEGIN, END, markdown};
+use kumo_gen::flag_tables::{BEGIN, END, markdown};
 
 use kumo_gen::domain::{Domain, Registry};
 use kumo_gen::game::InstanceLine;
@@ -112,7 +112,7 @@ fn the_flag_reference_names_every_flag_of_every_command() {
         for listed in table {
             let known = command
                 .get_arguments()
-                .any(|a| kumo_gen::cli::flag_tables::flag_name(a) == *listed);
+                .any(|a| kumo_gen::flag_tables::flag_name(a) == *listed);
             if !known {
                 problems.push(format!(
                     "the table of `kumo-gen {name}` lists {listed}, which the command does not have"

@@ -24,17 +24,24 @@
 //!
 //! The path then goes on with its own move (after the answer, it ends).
 //! Rows are a function of the task, the seed and the options alone.
+//!
+//! [`SettingPairs`] writes the pairs of a dataset's setting file, read a
+//! line at a time and made a batch at a time (`kumo-gen pairs`).
 
+use std::io::{self, Write};
 use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::{AnalysisError, Analyst};
+use crate::dataset::{Dataset, DatasetError, Setting};
 use crate::domain::Domain;
 use crate::game::Task;
 use crate::game::session::Session;
+use crate::render::Renderer;
 use crate::render::protocol::answer_tag;
 use crate::search::SearchBudget;
 
@@ -50,6 +57,77 @@ pub struct PairOptions {
     /// The model name eval would use (it decides the system message's role).
     pub model: String,
     pub budget: SearchBudget,
+}
+
+/// What writing the pairs of a setting's instances needs: the instances
+/// are read a line at a time and their pairs written a batch at a time,
+/// in file order, so memory does not grow with the dataset.
+pub struct SettingPairs<'a> {
+    pub renderer: &'a Renderer<'a>,
+    pub options: &'a PairOptions,
+    /// Only the first this many instances of the file.
+    pub limit: Option<usize>,
+    /// Instances whose pairs are made at once, on `pool`.
+    pub batch: usize,
+    pub pool: &'a rayon::ThreadPool,
+}
+
+impl SettingPairs<'_> {
+    /// Writes the pairs of `setting`'s instances in `data` to `w`, one
+    /// JSON line each; an instance whose pairs cannot be made is left out
+    /// and handed to `left_out`. Returns the pairs written and the
+    /// instances left out.
+    pub fn write<E: From<DatasetError> + From<io::Error>>(
+        &self,
+        data: &Dataset,
+        setting: &Setting,
+        w: &mut dyn Write,
+        left_out: &mut dyn FnMut(&AnalysisError),
+    ) -> Result<(usize, usize), E> {
+        let (mut rows, mut skipped) = (0usize, 0usize);
+        let mut reader = data.stream(setting)?;
+        let mut tasks = Vec::with_capacity(self.batch);
+        loop {
+            let read = match self.limit {
+                Some(limit) if reader.position() >= limit => None,
+                _ => reader.next_instance()?,
+            };
+            let done = read.is_none();
+            if let Some(read) = read {
+                let task = data.task_of(self.renderer, setting, read, false)?;
+                tasks.extend(task.map(Arc::new));
+            }
+            if tasks.len() < self.batch && !done {
+                continue;
+            }
+            let domain = data.domain();
+            let made: Vec<_> = self.pool.install(|| {
+                tasks
+                    .par_iter()
+                    .map(|task| task_pairs(domain, task, self.options))
+                    .collect()
+            });
+            tasks.clear();
+            for pairs in made {
+                match pairs {
+                    Ok(pairs) => {
+                        for row in &pairs {
+                            w.write_all(row.as_bytes())?;
+                            w.write_all(b"\n")?;
+                        }
+                        rows += pairs.len();
+                    }
+                    Err(e) => {
+                        skipped += 1;
+                        left_out(&e);
+                    }
+                }
+            }
+            if done {
+                return Ok((rows, skipped));
+            }
+        }
+    }
 }
 
 /// The pairs of one task, as JSON lines (no newline), in path order.

@@ -80,42 +80,10 @@ pub fn run(globals: &Globals, args: &CheckBooksArgs) -> Result<Report, Error> {
                 }
             }
         }
-        out(&format!(
-            "{setting}: {} books, {} passed, {} failed{}{}{}\n",
-            tally.books,
-            tally.books - tally.failed,
-            tally.failed,
-            if tally.no_book > 0 {
-                format!(", {} instances without a book", tally.no_book)
-            } else {
-                String::new()
-            },
-            if tally.bad_lines > 0 {
-                format!(", {} unreadable instance lines", tally.bad_lines)
-            } else {
-                String::new()
-            },
-            if kumo {
-                format!(
-                    "; {} of {} facts not stated, {} invented rule-outs, {} confirmation sentences",
-                    tally.missing_facts, tally.facts, tally.invented, tally.confirmations
-                )
-            } else {
-                format!("; {} facts", tally.facts)
-            },
-        ))?;
-        total.books += tally.books;
-        total.failed += tally.failed;
-        total.bad_lines += tally.bad_lines;
-        total.no_book += tally.no_book;
+        out(&tally.setting_line(setting, kumo))?;
+        total.add_counts(&tally);
     }
-    out(&format!(
-        "{} books checked ({} checker): {} passed, {} failed\n",
-        total.books,
-        if kumo { "kumo heuristic" } else { "exact" },
-        total.books - total.failed,
-        total.failed
-    ))?;
+    out(&total.total_line(kumo))?;
     if total.no_book > 0 {
         return Err(Error::input_with_help(
             format!("{} instances have no book file", total.no_book),

@@ -54,18 +54,7 @@ impl ExcludeArgs {
         }
         let exclusion = Exclusion::read(domain, &self.exclude, self.exclude_key.into())?;
         for set in exclusion.sets() {
-            crate::stderr_line!(
-                "excluding `{}`: {} instances ({} key{}), digest {}",
-                set.path,
-                set.instances,
-                set.key.name(),
-                if set.context_only > 0 {
-                    format!("; {} SFT records by the context key", set.context_only)
-                } else {
-                    String::new()
-                },
-                set.digest
-            );
+            crate::stderr_line!("{}", set.excluding_line());
         }
         Ok(Some(Arc::new(exclusion)))
     }
@@ -108,9 +97,7 @@ pub fn run(globals: &Globals, args: &OverlapArgs) -> Result<Report, Error> {
     };
     let result = overlap::overlap(&args.a, &args.b, args.key.into(), domain.as_ref())?;
     if args.json {
-        let mut text = serde_json::to_string_pretty(&result).map_err(io::Error::other)?;
-        text.push('\n');
-        out(&text)?;
+        out(&result.json().map_err(io::Error::other)?)?;
     } else {
         out(&result.text())?;
     }
@@ -136,12 +123,6 @@ pub fn verify(args: &VerifyArgs) -> Result<Report, Error> {
     let pool = args.pool.pool()?;
     let v =
         pool.install(|| crate::pipeline::secret::verify(&args.seed_file, args.dataset.as_deref()))?;
-    out(&format!(
-        "verified: `{}` is byte for byte the {} instance lines the seed in `{}` generates (digest {})\n         this proves the instance lines only: `kumo-gen check-books DIR` proves each knowledge book against its line; SFT records and the HF export are not compared\n",
-        v.dataset.display(),
-        v.instances,
-        args.seed_file.display(),
-        v.digest
-    ))?;
+    out(&v.text(&args.seed_file))?;
     Ok(Report::Done)
 }

@@ -2,7 +2,7 @@
 //! the known domains.
 
 use super::{Error, Globals, Report, out};
-use crate::domain::{DomainSource, LoadError};
+use crate::domain::{DomainSource, LoadError, expected_warnings_note, validated_line};
 
 #[derive(clap::Args, Debug)]
 pub struct ValidateArgs {
@@ -52,19 +52,7 @@ pub fn validate(globals: &Globals, args: &ValidateArgs) -> Result<Report, Error>
                     }
                 }
                 passed += 1;
-                out(&format!(
-                    "ok    {:<24} {} truths, {} actions{}\n",
-                    domain.name,
-                    domain.truths.len(),
-                    domain.actions.len(),
-                    match (warnings.len(), summed) {
-                        (0, _) => String::new(),
-                        (1, false) => ", 1 warning".into(),
-                        (n, false) => format!(", {n} warnings"),
-                        (1, true) => ", 1 expected warning".into(),
-                        (n, true) => format!(", {n} expected warnings"),
-                    }
-                ))?;
+                out(&validated_line(&domain, warnings.len(), summed))?;
             }
             Err(e) => {
                 failed += 1;
@@ -75,11 +63,7 @@ pub fn validate(globals: &Globals, args: &ValidateArgs) -> Result<Report, Error>
     }
     out(&format!("{passed} passed, {failed} failed\n"))?;
     if expected > 0 {
-        crate::stderr_line!(
-            "note: {expected} expected warning{} in {expected_domains} shipped domain{}: KUMO's published data, kept as is so that labels equal KUMO's (overlapping or empty ranges, truths no state rules out, names that differ only in case, and the like); `kumo-gen validate --list-warnings` lists them, `kumo-gen validate NAME` one domain's",
-            if expected == 1 { "" } else { "s" },
-            if expected_domains == 1 { "" } else { "s" },
-        );
+        crate::stderr_line!("{}", expected_warnings_note(expected, expected_domains));
     }
     Ok(Report::failed_if(failed > 0))
 }

@@ -13,7 +13,7 @@ use super::graph::write_atomic;
 use super::{Error, Report, out};
 use crate::domain::Domain;
 use crate::family::{
-    self, FamilyParams, FamilyReport, ciphers, circuits, default_counts, domain_file, rules3, table,
+    self, FamilyParams, ciphers, circuits, default_counts, domain_file, rules3, table,
 };
 use crate::pipeline::explorer_curve;
 use crate::pipeline::family_curve::{self as curve, CurveRequest};
@@ -21,9 +21,6 @@ use crate::search::SearchBudget;
 
 /// Most points `--curve-truths` may name.
 const MAX_CURVE_POINTS: usize = 64;
-
-/// `--curve-actions` when not given (fewer if the domain has fewer).
-const DEFAULT_CURVE_ACTIONS: usize = 16;
 
 #[derive(clap::Args, Debug)]
 pub struct FamilyArgs {
@@ -155,7 +152,7 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
     let (domain, _warnings) = Domain::from_yaml(&file, &text)?;
     if let Some(path) = &args.output {
         write_atomic(path, text.as_bytes())?;
-        crate::stderr_line!("{}", summary(&args.name, &report, path));
+        crate::stderr_line!("{}", report.summary(&args.name, path));
     }
     if args.curve || args.explorer {
         return print_curve(&domain, args);
@@ -163,31 +160,13 @@ pub fn run(args: &FamilyArgs) -> Result<Report, Error> {
     Ok(Report::Done)
 }
 
-fn summary(name: &str, report: &FamilyReport, path: &std::path::Path) -> String {
-    format!(
-        "{name}: {} hypotheses drawn, {} merged as equivalent, {} truths; {} probes kept, {} dropped (every truth answers them alike) -> {}",
-        report.hypotheses_drawn,
-        report.merged.len(),
-        report.truths,
-        report.actions,
-        report.dropped_probes.len(),
-        path.display()
-    )
-}
-
 /// Prints the curve of `crate::pipeline::family_curve`.
 fn print_curve(domain: &Domain, args: &FamilyArgs) -> Result<Report, Error> {
     let request = CurveRequest {
         hypotheses: &args.curve_truths,
-        probes: args.curve_actions.unwrap_or_else(|| {
-            // --explorer holds out the probes an instance does not have.
-            let room = if args.explorer {
-                (domain.actions.len() / 2).max(1)
-            } else {
-                domain.actions.len()
-            };
-            DEFAULT_CURVE_ACTIONS.min(room)
-        }),
+        probes: args
+            .curve_actions
+            .unwrap_or_else(|| curve::default_probes(domain, args.explorer)),
         instances: args.curve_n as u64,
         // A curve's points are exact values: a search over budget leaves
         // its point out rather than certifying it.

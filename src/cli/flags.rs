@@ -299,57 +299,20 @@ pub fn refuse_overwriting_domain(
 }
 
 /// Refuses an output directory flag (`--out`, `--out-dir`) that names a
-/// file, or a path below a file, before anything is written: the
-/// message says which flag and what it takes (exit 2, usage). A
-/// symbolic link on the way whose target does not exist is refused by
-/// name too (exit 1: the user's file system).
+/// file, or a path below a file, before anything is written (exit 2,
+/// usage), or has a symbolic link on the way whose target does not exist
+/// (exit 1: the user's file system); [`crate::files::target::out_dir_problem`]
+/// says which and words it.
 pub fn check_out_dir(path: &std::path::Path, flag: &str) -> Result<(), crate::error::Error> {
-    // A link whose target is missing (or a loop of links) on the way:
-    // creating the folder would fail with a bare "File exists".
-    let dangling = path
-        .ancestors()
-        .filter(|a| !a.as_os_str().is_empty())
-        .find(|a| std::fs::symlink_metadata(a).is_ok())
-        .filter(|a| std::fs::metadata(a).is_err());
-    if let Some(link) = dangling {
-        let target = std::fs::read_link(link)
-            .map(|t| format!("`{}`", t.display()))
-            .unwrap_or_else(|_| "nothing".into());
-        let at = if link == path {
-            String::new()
-        } else {
-            format!(" (`{}` is on its way)", link.display())
-        };
-        return Err(crate::error::Error::input_with_help(
-            format!(
-                "`{flag} {}`: `{}` is a symbolic link to {target}, which does not exist{at}",
-                path.display(),
-                link.display()
-            ),
-            format!(
-                "create the folder the link points to, remove the link, or give `{flag}` another folder"
-            ),
-        ));
+    use crate::files::target::OutDirProblem;
+    match crate::files::target::out_dir_problem(path, flag) {
+        None => Ok(()),
+        Some(OutDirProblem::DanglingLink { message, help }) => {
+            Err(crate::error::Error::input_with_help(message, help))
+        }
+        Some(OutDirProblem::NotADirectory { message, help }) => Err(crate::error::Error::Usage {
+            message,
+            help: Some(help),
+        }),
     }
-    let file = path
-        .ancestors()
-        .filter(|a| !a.as_os_str().is_empty())
-        .find(|a| a.exists())
-        .filter(|a| !a.is_dir());
-    let Some(file) = file else { return Ok(()) };
-    let message = if file == path {
-        format!("`{flag} {}` is a file, not a directory", path.display())
-    } else {
-        format!(
-            "`{flag} {}` is below `{}`, which is a file, not a directory",
-            path.display(),
-            file.display()
-        )
-    };
-    Err(crate::error::Error::Usage {
-        message,
-        help: Some(format!(
-            "`{flag}` names a directory (created if missing) that the files go into; give a directory, e.g. `{flag} generated`"
-        )),
-    })
 }

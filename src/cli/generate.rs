@@ -399,16 +399,7 @@ fn refuse_writing_inputs(
     if inputs.is_empty() {
         return Ok(());
     }
-    let mut folders = match datasets {
-        Datasets::One => vec![pipeline::write::domain_dir(&args.out, domain)],
-        Datasets::Split { parts, .. } => parts.iter().map(|p| args.out.join(&p.name)).collect(),
-        Datasets::Levels(levels) => (1..=*levels)
-            .map(|k| args.out.join(crate::difficulty::curriculum::level_name(k)))
-            .collect(),
-    };
-    folders.push(args.out.join("hf"));
-    folders.push(args.out.join(crate::pipeline::secret::SECRET_DIR));
-    for folder in folders {
+    for folder in pipeline::generate::written_folders(&args.out, domain, datasets) {
         super::flags::refuse_within("--out", &args.out, &folder, Written::Folder, &inputs)?;
     }
     Ok(())

@@ -106,16 +106,7 @@ pub fn run(args: &ImportArgs) -> Result<Report, Error> {
     for note in &imported.notes {
         crate::stderr_line!("note: {file}:{note}");
     }
-    let (truths, actions, outcomes) = &imported.variables;
-    crate::stderr_line!(
-        "imported `{}` from `{file}`: {} truths (`{truths}`), {} actions (`{}`, `{outcomes}`), {} note{}",
-        imported.doc.name,
-        imported.doc.truths.len(),
-        imported.doc.actions.len(),
-        actions.as_deref().unwrap_or("keys of the outcomes"),
-        imported.notes.len(),
-        if imported.notes.len() == 1 { "" } else { "s" },
-    );
+    crate::stderr_line!("{}", imported.summary(&file));
     let target = args.output.as_ref().map_or_else(
         || format!("{}.yaml", imported.doc.name),
         |p| p.display().to_string(),
@@ -135,26 +126,12 @@ pub fn run(args: &ImportArgs) -> Result<Report, Error> {
 }
 
 /// Reads the file as UTF-8; a decoding problem is a located diagnostic.
-fn read_source(path: &Path) -> std::io::Result<Result<String, Diagnostic>> {
+fn read_source(path: &Path) -> std::io::Result<Result<String, Box<Diagnostic>>> {
     let bytes = crate::files::read::read_at_most(path, MAX_SOURCE_BYTES, "a KUMO domain file")?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => Ok(text),
-        Err(e) => {
-            let bytes = e.as_bytes();
-            let good = &bytes[..e.utf8_error().valid_up_to()];
-            let line = good.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-            let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            let column = String::from_utf8_lossy(&good[start..]).chars().count() as u32 + 1;
-            Err(Diagnostic::error(
-                crate::domain::Kind::File,
-                &path.display().to_string(),
-                "",
-                "the file is not UTF-8 text (is it binary?)",
-            )
-            .with_help("KUMO data files are Python source in UTF-8; check the path")
-            .at(line, column, None))
-        }
-    })
+    Ok(crate::import::decode_source(
+        &path.display().to_string(),
+        bytes,
+    ))
 }
 
 /// Writes `text` to `path` atomically (the crate's one atomic writer).

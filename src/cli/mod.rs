@@ -14,9 +14,7 @@ mod contamination;
 mod curriculum;
 mod domains;
 mod eval;
-mod events;
 mod family;
-pub mod flag_tables;
 mod flags;
 mod generate;
 mod graph;
@@ -143,7 +141,7 @@ enum Command {
 }
 
 /// The clap definition of the whole command line, for documents written
-/// from it (the flag reference docs/flags.md and the man page: [`flag_tables`]).
+/// from it (the flag reference docs/flags.md: [`crate::flag_tables`], and the man page).
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command().mut_subcommand("curriculum", |c| {
         curriculum::REFUSED
@@ -310,39 +308,10 @@ pub fn out(text: &str) -> io::Result<()> {
     stdout.flush()
 }
 
-/// Prints a loaded domain's validation warnings to stderr. A shipped
-/// domain's warnings are KUMO's published data, kept as KUMO has it: one
-/// line says how many and where to read them (`kumo-gen validate NAME`),
-/// instead of repeating them on every run; a user's file gets them all.
+/// Prints a loaded domain's validation warnings to stderr
+/// ([`crate::domain::warning_lines`]).
 pub fn report_warnings(domain: &crate::domain::Domain, warnings: &[crate::domain::Diagnostic]) {
-    let shipped = warnings.iter().all(|w| w.file.starts_with("<shipped>"));
-    if shipped && !warnings.is_empty() {
-        crate::stderr_line!(
-            "note: the shipped domain `{}` has {} validation warning{} (KUMO's published data, kept as is); `kumo-gen validate {}` lists them",
-            domain.name,
-            warnings.len(),
-            if warnings.len() == 1 { "" } else { "s" },
-            domain.name
-        );
-        return;
-    }
-    for w in warnings.iter().take(MAX_WARNINGS_SHOWN) {
-        crate::stderr_line!("{w}\n");
-    }
-    if let Some(more) = warnings
-        .len()
-        .checked_sub(MAX_WARNINGS_SHOWN)
-        .filter(|&k| k > 0)
-    {
-        crate::stderr_line!(
-            "note: {more} more validation warning{} of `{}` not shown; `kumo-gen validate {}` lists them all",
-            if more == 1 { "" } else { "s" },
-            domain.name,
-            warnings[0].file
-        );
+    for line in crate::domain::warning_lines(&domain.name, warnings) {
+        crate::stderr_line!("{line}");
     }
 }
-
-/// A user's domain's warnings printed by a command that loads it (all of
-/// them: `kumo-gen validate`).
-const MAX_WARNINGS_SHOWN: usize = 20;

@@ -4,13 +4,10 @@
 
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
-
-use rayon::prelude::*;
 
 use super::flags::{domain_input, refuse_over_inputs, templates_input};
 use super::{Error, Globals, Report};
-use crate::analysis::pairs::{PairOptions, task_pairs};
+use crate::analysis::pairs::{PairOptions, SettingPairs};
 use crate::dataset::{self, Setting};
 use crate::files::FileError;
 use crate::files::target::{Input, Written};
@@ -90,59 +87,25 @@ pub fn run(globals: &Globals, args: &PairsArgs) -> Result<Report, Error> {
         budget: SearchBudget::default(),
     };
     let pool = args.pool.pool()?;
-    // The instances are read a line at a time and their pairs written a
-    // batch at a time, in file order: memory does not grow with the
-    // dataset.
-    let batch = 4 * pool.current_num_threads().max(1);
+    let job = SettingPairs {
+        renderer: &renderer,
+        options: &options,
+        limit: args.limit,
+        batch: 4 * pool.current_num_threads().max(1),
+        pool: &pool,
+    };
     let write = |w: &mut dyn Write| -> Result<(usize, usize), Error> {
         let (mut rows, mut skipped) = (0usize, 0usize);
         for (data, settings) in &datasets {
             for setting in settings {
-                let mut reader = data.stream(setting)?;
-                let mut tasks = Vec::with_capacity(batch);
-                loop {
-                    let read = match args.limit {
-                        Some(limit) if reader.position() >= limit => None,
-                        _ => reader.next_instance()?,
-                    };
-                    let done = read.is_none();
-                    if let Some(read) = read {
-                        let task = data.task_of(&renderer, setting, read, false)?;
-                        tasks.extend(task.map(Arc::new));
-                    }
-                    if tasks.len() < batch && !done {
-                        continue;
-                    }
-                    let domain = data.domain();
-                    let made: Vec<_> = pool.install(|| {
-                        tasks
-                            .par_iter()
-                            .map(|task| task_pairs(domain, task, &options))
-                            .collect()
-                    });
-                    tasks.clear();
-                    for pairs in made {
-                        match pairs {
-                            Ok(pairs) => {
-                                for row in &pairs {
-                                    w.write_all(row.as_bytes())?;
-                                    w.write_all(b"\n")?;
-                                }
-                                rows += pairs.len();
-                            }
-                            Err(e) => {
-                                skipped += 1;
-                                crate::stderr_line!(
-                                    "note: {} {setting}: an instance is left out: {e}",
-                                    data.name()
-                                );
-                            }
-                        }
-                    }
-                    if done {
-                        break;
-                    }
-                }
+                let (made, left_out) = job.write::<Error>(data, setting, w, &mut |e| {
+                    crate::stderr_line!(
+                        "note: {} {setting}: an instance is left out: {e}",
+                        data.name()
+                    );
+                })?;
+                rows += made;
+                skipped += left_out;
             }
         }
         if rows == 0 {

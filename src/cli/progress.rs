@@ -1,77 +1,49 @@
 //! Progress of a long command on stderr: [`Stderr`] is the library's
 //! progress interface ([`crate::progress::Progress`]) as every command
 //! shows it, one [`StageDisplay`] per stage, and each of the library's
-//! events as its line ([`super::events`]).
+//! events as its line ([`crate::progress::words`]).
 //!
 //! On a terminal: an indicatif bar that names its stage and what it counts,
 //! with the elapsed time and an estimate of the rest. Anywhere else (a file,
-//! a pipe, `nohup`, a batch job's log): one plain line every few seconds
-//! (`stage: done/total units (percent), rate per second, about T left`)
-//! instead of silence, and a last line when the stage ends, if it ran long
-//! enough to have printed any. Nothing is printed for stages that end
-//! within the first interval, so short runs and tests stay quiet.
-//!
-//! A stage given a [`StageDisplay::forecast`] also says up front what it
-//! expects when that is long: once the first [`FORECAST_SAMPLE`] units
-//! have finished and [`FORECAST_AFTER`] has passed since the first one
-//! did (so the rate is the stage's own, not the set-up before it), a
-//! stage projected to take more than [`FORECAST_OVER`] in all prints one
-//! line, on a terminal or not:
-//! `note: car-identification 12x16: about 3 min for 5000 instances on 2
-//! threads (from the first 48 instances)`. It goes to stderr only, so no
-//! output changes; short runs print nothing.
+//! a pipe, `nohup`, a batch job's log): the plain lines of
+//! [`crate::progress::stage_lines`], one every few seconds instead of
+//! silence, and a last line when the stage ends if it ran long enough to
+//! have printed any; stages that end within the first interval print
+//! nothing, so short runs and tests stay quiet. A stage given a
+//! [`StageDisplay::forecast`] also says up front, on a terminal or not,
+//! what it expects when that is long (the same module words it). It all
+//! goes to stderr only, so no output changes.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How often a line is printed when stderr is not a terminal.
-const LOG_EVERY: Duration = Duration::from_secs(5);
-
-/// Units that must have finished before a forecast.
-const FORECAST_SAMPLE: u64 = 32;
-
-/// Time after the first finished unit before a forecast.
-const FORECAST_AFTER: Duration = Duration::from_secs(1);
-
-/// A stage projected to take longer than this in all says so up front.
-const FORECAST_OVER: Duration = Duration::from_secs(60);
+use crate::progress::stage_lines::{LOG_EVERY, PendingForecast, StageLog};
 
 /// The display of one stage: a bar, lines, or both absent.
 pub struct StageDisplay {
     bar: Option<indicatif::ProgressBar>,
-    log: Option<Mutex<Log>>,
-    forecast: Option<Mutex<PendingForecast>>,
+    log: Option<Mutex<Sink<StageLog>>>,
+    forecast: Option<Mutex<Sink<PendingForecast>>>,
     /// What the stage counts, and how many (0: not known yet).
     unit: String,
     total: u64,
 }
 
-/// The pending up-front estimate of a stage (see the module comment).
-struct PendingForecast {
-    /// What the stage makes, e.g. `car-identification 12x16`.
-    subject: String,
-    unit: String,
-    threads: usize,
-    total: u64,
-    started: Instant,
-    /// When the first unit finished, and the count then.
-    first: Option<(Instant, u64)>,
-    told: bool,
-    /// Where the note goes when there is no bar.
-    sink: Box<dyn Write + Send>,
+/// Lines and where they go when there is no bar.
+struct Sink<T> {
+    lines: T,
+    to: Box<dyn Write + Send>,
 }
 
-struct Log {
-    stage: String,
-    unit: String,
-    total: u64,
-    done: u64,
-    started: Instant,
-    last: Instant,
-    every: Duration,
-    printed: bool,
-    sink: Box<dyn Write + Send>,
+impl<T> Sink<T> {
+    /// Writes `line`, best effort, as every progress line: a closed
+    /// stderr must not stop the work.
+    fn print(&mut self, line: Option<String>) {
+        if let Some(line) = line {
+            let _ = writeln!(self.to, "{line}");
+        }
+    }
 }
 
 /// The library's progress on stderr: each stage a job starts gets its own
@@ -130,7 +102,7 @@ impl crate::progress::Progress for Stderr {
     /// The event's line, above a running bar (which is drawn again below
     /// it), else straight to stderr.
     fn event(&self, event: crate::progress::Event<'_>) {
-        let line = super::events::line(&event);
+        let line = crate::progress::words::line(&event);
         let mut shown = false;
         self.with_current(|display| {
             if let Some(bar) = &display.bar {
@@ -167,27 +139,19 @@ impl StageDisplay {
         }
     }
 
-    /// A display printed as lines to `sink` every `every`.
+    /// A display printed as lines to `to` every `every`.
     fn lines(
         total: u64,
         stage: &str,
         unit: &str,
         every: Duration,
-        sink: Box<dyn Write + Send>,
+        to: Box<dyn Write + Send>,
     ) -> Self {
-        let now = Instant::now();
         StageDisplay {
             bar: None,
-            log: Some(Mutex::new(Log {
-                stage: stage.to_string(),
-                unit: unit.to_string(),
-                total,
-                done: 0,
-                started: now,
-                last: now,
-                every,
-                printed: false,
-                sink,
+            log: Some(Mutex::new(Sink {
+                lines: StageLog::new(stage, unit, total, every, Instant::now()),
+                to,
             })),
             forecast: None,
             unit: unit.to_string(),
@@ -196,22 +160,13 @@ impl StageDisplay {
     }
 
     /// Also says up front, once a sample of finished units shows it, that
-    /// the stage will take more than [`FORECAST_OVER`] (see the module
-    /// comment); `subject` names what it makes, `threads` the workers.
-    pub fn forecast(self, subject: &str, threads: usize) -> Self {
-        self.forecast_to(subject, threads, Box::new(io::stderr()))
-    }
-
-    fn forecast_to(mut self, subject: &str, threads: usize, sink: Box<dyn Write + Send>) -> Self {
-        self.forecast = Some(Mutex::new(PendingForecast {
-            subject: subject.to_string(),
-            unit: self.unit.clone(),
-            threads,
-            total: self.total,
-            started: Instant::now(),
-            first: None,
-            told: false,
-            sink,
+    /// the stage will take long (see [`crate::progress::stage_lines`]);
+    /// `subject` names what it makes, `threads` the workers.
+    pub fn forecast(mut self, subject: &str, threads: usize) -> Self {
+        let lines = PendingForecast::new(subject, &self.unit, threads, self.total, Instant::now());
+        self.forecast = Some(Mutex::new(Sink {
+            lines,
+            to: Box::new(io::stderr()),
         }));
         self
     }
@@ -224,12 +179,12 @@ impl StageDisplay {
         if let Some(log) = &self.log
             && let Ok(mut log) = log.lock()
         {
-            log.total = log.total.max(total);
+            log.lines.grow_to(total);
         }
         if let Some(forecast) = &self.forecast
             && let Ok(mut forecast) = forecast.lock()
         {
-            forecast.total = forecast.total.max(total);
+            forecast.lines.grow_to(total);
         }
     }
 
@@ -240,25 +195,18 @@ impl StageDisplay {
         }
         if let Some(forecast) = &self.forecast
             && let Ok(mut forecast) = forecast.lock()
-            && let Some(note) = forecast.note(done, Instant::now())
         {
-            // Best effort, as every progress line.
-            match &self.bar {
-                Some(bar) => bar.println(note),
-                None => {
-                    let _ = writeln!(forecast.sink, "{note}");
-                }
+            let note = forecast.lines.note(done, Instant::now());
+            match (&self.bar, note) {
+                (Some(bar), Some(note)) => bar.println(note),
+                (_, note) => forecast.print(note),
             }
         }
         if let Some(log) = &self.log
             && let Ok(mut log) = log.lock()
         {
-            log.done = done;
-            let now = Instant::now();
-            if now.duration_since(log.last) >= log.every {
-                log.last = now;
-                log.print();
-            }
+            let line = log.lines.position(done, Instant::now());
+            log.print(line);
         }
     }
 
@@ -270,93 +218,11 @@ impl StageDisplay {
         }
         if let Some(log) = &self.log
             && let Ok(mut log) = log.lock()
-            && log.printed
         {
-            log.print();
+            let line = log.lines.finish(Instant::now());
+            log.print(line);
         }
     }
-}
-
-impl Log {
-    fn print(&mut self) {
-        let line = line(
-            &self.stage,
-            &self.unit,
-            self.done,
-            self.total,
-            self.started.elapsed(),
-        );
-        // Progress is best effort: a closed stderr must not stop the work.
-        let _ = writeln!(self.sink, "{line}");
-        self.printed = true;
-    }
-}
-
-impl PendingForecast {
-    /// The note to print now that `done` units are finished, if this is
-    /// the moment (once per stage, and only for a long stage).
-    fn note(&mut self, done: u64, now: Instant) -> Option<String> {
-        if self.told {
-            return None;
-        }
-        let Some((first_at, first_done)) = self.first else {
-            self.first = Some((now, done));
-            return None;
-        };
-        let since = now.duration_since(first_at);
-        let sampled = done.saturating_sub(first_done);
-        if sampled < FORECAST_SAMPLE || since < FORECAST_AFTER {
-            return None;
-        }
-        self.told = true;
-        let left = self.total.saturating_sub(done) as f64;
-        let expected = now.duration_since(self.started).as_secs_f64()
-            + left * since.as_secs_f64() / sampled as f64;
-        (expected > FORECAST_OVER.as_secs_f64()).then(|| {
-            format!(
-                "note: {}: about {} for {} {} on {} thread{} (from the first {done} {})",
-                self.subject,
-                approximate(expected),
-                self.total,
-                self.unit,
-                self.threads,
-                if self.threads == 1 { "" } else { "s" },
-                self.unit
-            )
-        })
-    }
-}
-
-/// A duration in seconds, rounded as a person would say it.
-fn approximate(secs: f64) -> String {
-    if secs < 90.0 {
-        format!("{:.0} s", secs)
-    } else if secs < 90.0 * 60.0 {
-        format!("{:.0} min", secs / 60.0)
-    } else {
-        format!("{:.1} h", secs / 3600.0)
-    }
-}
-
-/// One progress line: stage, done/total, rate and the time left at that
-/// rate.
-fn line(stage: &str, unit: &str, done: u64, total: u64, elapsed: Duration) -> String {
-    let secs = elapsed.as_secs_f64();
-    let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
-    let mut out = format!("{stage}: {done}");
-    if total > 0 {
-        out += &format!(
-            "/{total} {unit} ({:.0}%)",
-            100.0 * done as f64 / total as f64
-        );
-    } else {
-        out += &format!(" {unit}");
-    }
-    out += &format!(", {rate:.1}/s, {:.0} s elapsed", secs);
-    if total > done && rate > 0.0 {
-        out += &format!(", about {:.0} s left", (total - done) as f64 / rate);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -376,17 +242,6 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
-    }
-
-    #[test]
-    fn a_line_names_stage_count_rate_and_time_left() {
-        let l = line("labels", "instances", 250, 1000, Duration::from_secs(5));
-        assert_eq!(
-            l,
-            "labels: 250/1000 instances (25%), 50.0/s, 5 s elapsed, about 15 s left"
-        );
-        let l = line("merge", "instances", 7, 0, Duration::from_secs(2));
-        assert_eq!(l, "merge: 7 instances, 3.5/s, 2 s elapsed");
     }
 
     #[test]
@@ -416,69 +271,5 @@ mod tests {
         assert_eq!(lines.len(), 3, "{text}");
         assert!(lines[0].starts_with("stage: 4/10 units (40%)"), "{text}");
         assert!(lines[2].starts_with("stage: 20/20 units (100%)"), "{text}");
-    }
-
-    #[test]
-    fn a_long_stage_says_up_front_what_it_expects() {
-        let sink = Shared::default();
-        let p = StageDisplay::lines(
-            5000,
-            "labels",
-            "instances",
-            Duration::MAX,
-            Box::new(io::sink()),
-        )
-        .forecast_to("car-identification 12x16", 2, Box::new(sink.clone()));
-        let start = Instant::now();
-        let mut forecast = p.forecast.as_ref().unwrap().lock().unwrap();
-        forecast.started = start;
-        assert_eq!(
-            forecast.note(1, start),
-            None,
-            "the first unit starts the clock"
-        );
-        // 32 more units in 2 s: 5000 at that rate is about 5 min.
-        let later = start + Duration::from_secs(1);
-        assert_eq!(forecast.note(20, later), None, "too few units yet");
-        let note = forecast.note(33, start + Duration::from_secs(2));
-        assert_eq!(
-            note.as_deref(),
-            Some(
-                "note: car-identification 12x16: about 5 min for 5000 instances on 2 threads (from the first 33 instances)"
-            )
-        );
-        assert_eq!(
-            forecast.note(40, start + Duration::from_secs(3)),
-            None,
-            "once"
-        );
-    }
-
-    #[test]
-    fn a_short_stage_makes_no_forecast() {
-        let sink = Shared::default();
-        let p = StageDisplay::lines(
-            500,
-            "labels",
-            "instances",
-            Duration::MAX,
-            Box::new(io::sink()),
-        )
-        .forecast_to("medical 12x16", 2, Box::new(sink.clone()));
-        let start = Instant::now();
-        {
-            let mut forecast = p.forecast.as_ref().unwrap().lock().unwrap();
-            forecast.started = start;
-            assert_eq!(forecast.note(1, start), None);
-            // 100 units a second: 500 in 5 s.
-            assert_eq!(forecast.note(101, start + Duration::from_secs(1)), None);
-        }
-        for done in 0..=500 {
-            p.set_position(done);
-        }
-        assert!(
-            sink.0.lock().unwrap().is_empty(),
-            "a short stage prints nothing"
-        );
     }
 }

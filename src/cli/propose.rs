@@ -205,21 +205,7 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
         &topics,
         &dir,
         &settings,
-        &mut |topic, r| {
-            crate::stderr_line!(
-                "  {}: round {}: {}{}",
-                topic.name,
-                r.round,
-                match r.errors {
-                    0 => "valid".to_string(),
-                    n => format!("{n} problem(s)"),
-                },
-                match r.continued {
-                    0 => String::new(),
-                    n => format!(" (reply continued {n}x)"),
-                }
-            );
-        },
+        &mut |topic, r| crate::stderr_line!("{}", r.line(&topic.name)),
         &mut |i, row| progress(i, total, row),
     );
     let rows = result.map_err(|e| match e {
@@ -237,28 +223,8 @@ pub fn run(globals: &Globals, args: &ProposeArgs) -> Result<Report, Error> {
 
 /// One progress line per topic on stdout; a failure's findings on stderr.
 fn progress(i: usize, total: usize, row: &Row) {
-    let o = &row.outcome;
-    let sizes = o
-        .sizes
-        .map_or(String::new(), |(t, a)| format!(", {t} truths, {a} actions"));
-    let line = match o.status {
-        Status::Passed => format!(
-            "ok: wrote `{}` after {} round(s){sizes}",
-            row.out.display(),
-            o.rounds
-        ),
-        Status::DoneEarlier => format!("skipped: `{}` is done already{sizes}", row.out.display()),
-        Status::Failed => format!(
-            "FAILED after {} round(s); `{}` not written",
-            o.rounds,
-            row.out.display()
-        ),
-    };
-    let _ = out(&format!("[{}/{total}] {}: {line}\n", i + 1, row.topic.name));
-    for note in &o.notes {
-        let _ = out(&format!("  see `{}`\n", note.display()));
-    }
-    for e in &o.errors {
+    let _ = out(&row.progress(i, total));
+    for e in &row.outcome.errors {
         crate::stderr_line!("{e}\n");
     }
 }

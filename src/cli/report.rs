@@ -11,8 +11,10 @@ use super::score::{ScoreInputs, load};
 use super::{Error, Globals, Report};
 use crate::dataset::{Dataset, Setting};
 use crate::files::target::{Input, Written};
+use crate::game::InstanceLine;
 use crate::render::{RenderOptions, Renderer, Templates};
 use crate::report::{self, Page, Structure};
+use crate::results::{ResultFile, Sources};
 use crate::score;
 use crate::stats;
 
@@ -58,61 +60,12 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         crate::stderr_line!("note: {note}");
     }
 
-    let structure = if sources.instance_sets.is_empty() {
-        Structure::Missing(
-            "No instances were given (--instances DIR): structure signatures come from the instances."
-                .into(),
-        )
-    } else {
-        let known: Vec<crate::results::ResultFile> = files
-            .iter()
-            .filter(|f| sources.domains.contains_key(&f.key.domain))
-            .cloned()
-            .collect();
-        match stats::observe(&known, &sources, &sources.domains) {
-            Ok(observed) if !observed.per_model.is_empty() => Structure::Tests {
-                tests: observed
-                    .per_model
-                    .iter()
-                    .map(|(model, data)| stats::test(model, data, args.pool))
-                    .collect(),
-                pool: args.pool,
-            },
-            Ok(_) => Structure::Missing(
-                "No result line has its instance and domain at hand: nothing to test.".into(),
-            ),
-            Err(e) => Structure::Missing(format!("The structure test could not run: {e}.")),
-        }
-    };
+    let structure = structure(&files, &sources, args.pool);
 
     let templates = Templates::resolve(None)?;
     let renderer = Renderer::new(&templates, RenderOptions::default());
     let replayed = report::replays(&files, &sources, args.replays, |file, instance| {
-        let set = sources
-            .instances(&file.key)
-            .ok_or_else(|| format!("{}: no instances", file.path))?;
-        let domain = &sources.domains[&file.key.domain];
-        let position = set
-            .instances
-            .iter()
-            .position(|i| i.seed == instance.seed)
-            .unwrap_or(0);
-        let setting: Option<Setting> = set.setting.parse().ok();
-        if let (Some(dir), Some(setting)) = (&set.dir, &setting) {
-            let data = Dataset::with_domain(dir, domain.clone());
-            if let Some(book) = data
-                .book_file(setting, position)
-                .map_err(|e| e.to_string())?
-            {
-                return Ok(book);
-            }
-        }
-        crate::game::render_book(&renderer, domain, instance).map_err(|e| {
-            format!(
-                "{}: the book of seed {} cannot be rendered: {e}",
-                file.path, instance.seed
-            )
-        })
+        book_of(&renderer, &sources, file, instance)
     });
     for note in &replayed.notes {
         crate::stderr_line!("note: {note}");
@@ -145,4 +98,70 @@ pub fn run(globals: &Globals, args: &ReportArgs) -> Result<Report, Error> {
         html.len() as f64 / 1e6
     );
     Ok(Report::Done)
+}
+
+/// The structure tests of `stats` on the results whose domain is known,
+/// or why the page has none.
+fn structure(files: &[ResultFile], sources: &Sources, pool: usize) -> Structure {
+    if sources.instance_sets.is_empty() {
+        Structure::Missing(
+            "No instances were given (--instances DIR): structure signatures come from the instances."
+                .into(),
+        )
+    } else {
+        let known: Vec<ResultFile> = files
+            .iter()
+            .filter(|f| sources.domains.contains_key(&f.key.domain))
+            .cloned()
+            .collect();
+        match stats::observe(&known, sources, &sources.domains) {
+            Ok(observed) if !observed.per_model.is_empty() => Structure::Tests {
+                tests: observed
+                    .per_model
+                    .iter()
+                    .map(|(model, data)| stats::test(model, data, pool))
+                    .collect(),
+                pool,
+            },
+            Ok(_) => Structure::Missing(
+                "No result line has its instance and domain at hand: nothing to test.".into(),
+            ),
+            Err(e) => Structure::Missing(format!("The structure test could not run: {e}.")),
+        }
+    }
+}
+
+/// The knowledge book `instance` of `file` was played with: its book file
+/// beside the instances, else rendered from the domain.
+fn book_of(
+    renderer: &Renderer,
+    sources: &Sources,
+    file: &ResultFile,
+    instance: &InstanceLine,
+) -> Result<String, String> {
+    let set = sources
+        .instances(&file.key)
+        .ok_or_else(|| format!("{}: no instances", file.path))?;
+    let domain = &sources.domains[&file.key.domain];
+    let position = set
+        .instances
+        .iter()
+        .position(|i| i.seed == instance.seed)
+        .unwrap_or(0);
+    let setting: Option<Setting> = set.setting.parse().ok();
+    if let (Some(dir), Some(setting)) = (&set.dir, &setting) {
+        let data = Dataset::with_domain(dir, domain.clone());
+        if let Some(book) = data
+            .book_file(setting, position)
+            .map_err(|e| e.to_string())?
+        {
+            return Ok(book);
+        }
+    }
+    crate::game::render_book(renderer, domain, instance).map_err(|e| {
+        format!(
+            "{}: the book of seed {} cannot be rendered: {e}",
+            file.path, instance.seed
+        )
+    })
 }

@@ -117,30 +117,14 @@ pub(super) fn read(
     let (instance_sets, skipped) = dataset::instance_sets(&inputs.instances)?;
     // An `--instances` that gives no instance would leave every answer
     // unchecked without a word: refused, naming it.
-    for given in &inputs.instances {
-        let from_given = |set: &dataset::InstanceSet| match set.dir.as_deref() {
-            Some(dir) if given.is_file() => {
-                Some(dir) == given.parent()
-                    && given
-                        .file_stem()
-                        .is_some_and(|s| s.to_string_lossy() == set.setting)
-            }
-            Some(dir) => dir.starts_with(given),
-            None => false,
-        };
-        let counted = instance_sets
-            .iter()
-            .filter(|set| from_given(set))
-            .any(|set| !set.instances.is_empty());
-        if !counted {
-            return Err(Error::input_with_help(
-                format!(
-                    "`--instances {}` holds no instance (no non-empty `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`)",
-                    given.display()
-                ),
-                "give the dataset directory or instance files the results were played on, or drop `--instances` to score the recorded outcomes",
-            ));
-        }
+    if let Some(given) = dataset::path_without_instances(&inputs.instances, &instance_sets) {
+        return Err(Error::input_with_help(
+            format!(
+                "`--instances {}` holds no instance (no non-empty `<domain>/truth_num=T+action_num=A+valid_truth_num=V.jsonl`)",
+                given.display()
+            ),
+            "give the dataset directory or instance files the results were played on, or drop `--instances` to score the recorded outcomes",
+        ));
     }
     let oracle = match oracle {
         Some(path) => results::read_oracle(path)?,

@@ -46,31 +46,7 @@ pub fn run(globals: &Globals, args: &StatsArgs) -> Result<Report, Error> {
         out(&s)?;
         return Ok(Report::Done);
     }
-    let mut text = String::new();
-    for t in &tests {
-        text.push_str(&format!(
-            "{}: {} instances ({} correct by majority), {} signatures{}, table {}x{}\n",
-            t.model,
-            t.instances,
-            t.correct,
-            t.signatures,
-            if t.pooled > 0 {
-                format!(" ({} pooled into `other`)", t.pooled)
-            } else {
-                String::new()
-            },
-            t.rows,
-            t.columns
-        ));
-        match (&t.refused, t.chi_square, t.dof, t.p_value, t.cramers_v) {
-            (Some(reason), ..) => text.push_str(&format!("  refused: {reason}\n")),
-            (None, Some(chi), Some(dof), p, Some(v)) => text.push_str(&format!(
-                "  chi-square {chi:.4}, dof {dof}, p {}, Cramér's V {v:.4}\n",
-                p.map_or("n/a".to_string(), |p| format!("{p:.4e}"))
-            )),
-            _ => {}
-        }
-    }
+    let text: String = tests.iter().map(stats::Test::text).collect();
     out(&text)?;
     Ok(Report::Done)
 }

@@ -18,7 +18,7 @@
 //! hold. A file that mixes SFT records with instance lines is refused under
 //! the exact key (pass `--key context`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -85,36 +85,83 @@ pub fn overlap(
 ) -> Result<Overlap, ReadError> {
     let a_files = dataset_files(a)?;
     let b_files = dataset_files(b)?;
-    let mut note = None;
-    let mut key = key;
+    let (key, note) = key_for(key, &a_files, &b_files, domain)?;
+    let (mut seen, a_lines) = read_a(&a_files, key, domain)?;
+    let found_b = stream_b(&a_files, &b_files, key, domain, &mut seen)?;
+    Ok(Overlap {
+        key,
+        a: Side {
+            path: display(a),
+            lines: a_lines,
+            distinct: seen.len() as u64,
+            shared_lines: found_b.a_shared_lines,
+        },
+        b: Side {
+            path: display(b),
+            lines: found_b.lines,
+            distinct: found_b.distinct.len() as u64,
+            shared_lines: found_b.shared_lines,
+        },
+        shared: found_b.shared,
+        examples: found_b.examples,
+        by_state: domain.is_some(),
+        note,
+    })
+}
+
+/// The key the sides are compared by: the context key instead of the
+/// exact one when either side holds SFT records (with the note saying
+/// so), else `key`.
+fn key_for(
+    key: KeyKind,
+    a_files: &[SourceFile],
+    b_files: &[SourceFile],
+    domain: Option<&Domain>,
+) -> Result<(KeyKind, Option<String>), ReadError> {
     if key == KeyKind::Exact {
-        for (side, files) in [("A", &a_files), ("B", &b_files)] {
+        for (side, files) in [("A", a_files), ("B", b_files)] {
             if let Some(sft) = first_sft_file(files, domain)? {
-                note = Some(format!(
+                let note = format!(
                     "{side} holds SFT records (`{}`), which record only the observations the golden player saw: compared by the context key instead of exact",
                     sft.display()
-                ));
-                key = KeyKind::Context;
-                break;
+                );
+                return Ok((KeyKind::Context, Some(note)));
             }
         }
     }
-    let exact_or_refuse = |path: &Path, line: u64, keys: &super::LineKeys| {
-        if key == KeyKind::Exact && keys.exact.is_none() {
-            return Err(ReadError {
-                path: path.to_path_buf(),
-                line: Some(line),
-                problem: super::ReadProblem::SftAmongInstances,
-            });
-        }
-        Ok(keys.get(key))
-    };
+    Ok((key, None))
+}
+
+/// A line's key under `key`; under the exact key, an SFT record among
+/// instance lines (which has none) is refused.
+fn line_key(
+    key: KeyKind,
+    path: &Path,
+    line: u64,
+    keys: &super::LineKeys,
+) -> Result<u128, ReadError> {
+    if key == KeyKind::Exact && keys.exact.is_none() {
+        return Err(ReadError {
+            path: path.to_path_buf(),
+            line: Some(line),
+            problem: super::ReadProblem::SftAmongInstances,
+        });
+    }
+    Ok(keys.get(key))
+}
+
+/// A's keys (each with its first line and count) and its number of lines.
+fn read_a(
+    a_files: &[SourceFile],
+    key: KeyKind,
+    domain: Option<&Domain>,
+) -> Result<(HashMap<u128, Seen>, u64), ReadError> {
     let mut refused = None;
     let mut seen: HashMap<u128, Seen> = HashMap::new();
     let mut a_lines = 0u64;
     for (f, file) in a_files.iter().enumerate() {
         read_keys(&file.path, domain, |line, keys| {
-            let k = match exact_or_refuse(&file.path, line, &keys) {
+            let k = match line_key(key, &file.path, line, &keys) {
                 Ok(k) => k,
                 Err(e) => {
                     refused.get_or_insert(e);
@@ -133,31 +180,50 @@ pub fn overlap(
             return Err(e);
         }
     }
-    let mut b_lines = 0u64;
-    let mut b_shared_lines = 0u64;
-    let mut b_distinct: std::collections::HashSet<u128> = std::collections::HashSet::new();
-    let mut examples = Vec::new();
-    let (mut shared, mut a_shared_lines) = (0u64, 0u64);
-    for file in &b_files {
+    Ok((seen, a_lines))
+}
+
+/// What streaming B against A's keys counts.
+#[derive(Default)]
+struct FoundB {
+    lines: u64,
+    shared_lines: u64,
+    distinct: HashSet<u128>,
+    examples: Vec<Example>,
+    shared: u64,
+    a_shared_lines: u64,
+}
+
+/// Streams B against `seen` (A's keys, each marked when B has it).
+fn stream_b(
+    a_files: &[SourceFile],
+    b_files: &[SourceFile],
+    key: KeyKind,
+    domain: Option<&Domain>,
+    seen: &mut HashMap<u128, Seen>,
+) -> Result<FoundB, ReadError> {
+    let mut refused = None;
+    let mut found = FoundB::default();
+    for file in b_files {
         read_keys(&file.path, domain, |line, keys| {
-            let k = match exact_or_refuse(&file.path, line, &keys) {
+            let k = match line_key(key, &file.path, line, &keys) {
                 Ok(k) => k,
                 Err(e) => {
                     refused.get_or_insert(e);
                     return;
                 }
             };
-            b_lines += 1;
-            b_distinct.insert(k);
+            found.lines += 1;
+            found.distinct.insert(k);
             if let Some(s) = seen.get_mut(&k) {
                 if !s.in_b {
                     s.in_b = true;
-                    shared += 1;
-                    a_shared_lines += s.lines;
+                    found.shared += 1;
+                    found.a_shared_lines += s.lines;
                 }
-                b_shared_lines += 1;
-                if examples.len() < EXAMPLES {
-                    examples.push(Example {
+                found.shared_lines += 1;
+                if found.examples.len() < EXAMPLES {
+                    found.examples.push(Example {
                         a_file: display(&a_files[s.file as usize].path),
                         a_line: s.line,
                         b_file: display(&file.path),
@@ -170,25 +236,7 @@ pub fn overlap(
             return Err(e);
         }
     }
-    Ok(Overlap {
-        key,
-        a: Side {
-            path: display(a),
-            lines: a_lines,
-            distinct: seen.len() as u64,
-            shared_lines: a_shared_lines,
-        },
-        b: Side {
-            path: display(b),
-            lines: b_lines,
-            distinct: b_distinct.len() as u64,
-            shared_lines: b_shared_lines,
-        },
-        shared,
-        examples,
-        by_state: domain.is_some(),
-        note,
-    })
+    Ok(found)
 }
 
 /// The first of `files` whose first non-blank line is an SFT record.
@@ -233,6 +281,13 @@ pub fn manifest_domain(path: &Path) -> Option<Domain> {
 }
 
 impl Overlap {
+    /// The answer as pretty JSON, ending in a newline (`overlap --json`).
+    pub fn json(&self) -> serde_json::Result<String> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        Ok(text)
+    }
+
     /// The human-readable report.
     pub fn text(&self) -> String {
         let pct = |n: u64, of: u64| {

@@ -62,6 +62,57 @@ pub struct BookCheck {
     pub findings: Vec<BookFinding>,
 }
 
+impl BookCheck {
+    /// The line `kumo-gen check-books` prints for `setting`'s books,
+    /// ending in a newline (`kumo`: KUMO's heuristic checked them).
+    pub fn setting_line(&self, setting: &Setting, kumo: bool) -> String {
+        format!(
+            "{setting}: {} books, {} passed, {} failed{}{}{}\n",
+            self.books,
+            self.books - self.failed,
+            self.failed,
+            if self.no_book > 0 {
+                format!(", {} instances without a book", self.no_book)
+            } else {
+                String::new()
+            },
+            if self.bad_lines > 0 {
+                format!(", {} unreadable instance lines", self.bad_lines)
+            } else {
+                String::new()
+            },
+            if kumo {
+                format!(
+                    "; {} of {} facts not stated, {} invented rule-outs, {} confirmation sentences",
+                    self.missing_facts, self.facts, self.invented, self.confirmations
+                )
+            } else {
+                format!("; {} facts", self.facts)
+            },
+        )
+    }
+
+    /// Adds `other`'s counts of books, failures, unreadable lines and
+    /// instances without a book (what the total line says).
+    pub fn add_counts(&mut self, other: &BookCheck) {
+        self.books += other.books;
+        self.failed += other.failed;
+        self.bad_lines += other.bad_lines;
+        self.no_book += other.no_book;
+    }
+
+    /// The total line over every setting, ending in a newline.
+    pub fn total_line(&self, kumo: bool) -> String {
+        format!(
+            "{} books checked ({} checker): {} passed, {} failed\n",
+            self.books,
+            if kumo { "kumo heuristic" } else { "exact" },
+            self.books - self.failed,
+            self.failed
+        )
+    }
+}
+
 /// Checks the book of every instance of `setting` in `dataset`.
 pub fn check_books(
     dataset: &Dataset,

@@ -46,6 +46,25 @@ pub struct ExcludedSet {
     pub context_only: u64,
 }
 
+impl ExcludedSet {
+    /// The line a run that excludes this set prints for it:
+    /// `excluding `PATH`: N instances (exact key), digest D`.
+    pub fn excluding_line(&self) -> String {
+        format!(
+            "excluding `{}`: {} instances ({} key{}), digest {}",
+            self.path,
+            self.instances,
+            self.key.name(),
+            if self.context_only > 0 {
+                format!("; {} SFT records by the context key", self.context_only)
+            } else {
+                String::new()
+            },
+            self.digest
+        )
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

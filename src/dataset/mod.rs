@@ -555,6 +555,28 @@ pub fn instance_sets(paths: &[PathBuf]) -> Result<(Vec<InstanceSet>, Vec<PathBuf
     Ok((sets, skipped))
 }
 
+/// The first of the `given` paths (`--instances`) that holds no instance
+/// among `sets` (what [`instance_sets`] read from them): with it, every
+/// answer would be left unchecked without a word.
+pub fn path_without_instances<'a>(given: &'a [PathBuf], sets: &[InstanceSet]) -> Option<&'a Path> {
+    given.iter().map(PathBuf::as_path).find(|given| {
+        let from_given = |set: &InstanceSet| match set.dir.as_deref() {
+            Some(dir) if given.is_file() => {
+                Some(dir) == given.parent()
+                    && given
+                        .file_stem()
+                        .is_some_and(|s| s.to_string_lossy() == set.setting)
+            }
+            Some(dir) => dir.starts_with(given),
+            None => false,
+        };
+        !sets
+            .iter()
+            .filter(|set| from_given(set))
+            .any(|set| !set.instances.is_empty())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,10 +19,11 @@ use std::collections::HashMap;
 
 use super::context::{Context, Positions};
 use super::diagnostic::{Diagnostic, Kind, LoadError};
-use super::document::{ActionDoc, DomainDoc, StatesDoc};
+use super::document::{ActionDoc, DomainDoc};
 use super::node::SNode;
 use super::read::{parse_kind, read_document};
-use super::{Action, ActionKind, Domain, State, StateLabel, TruthSet};
+use super::states::compile_states;
+use super::{Action, ActionKind, Domain, State, TruthSet};
 use crate::fnv::fnv1a_hex;
 
 /// Longest domain name (it becomes a directory name).
@@ -175,37 +176,11 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
     message.chars().take(300).collect()
 }
 
+/// Pass 3: every rule of DESIGN.md "Domain config" checked on `doc`, each
+/// problem a diagnostic in `cx`; the compiled domain when none is an
+/// error.
 fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Option<Domain> {
-    if doc.name.trim().is_empty() {
-        cx.error(
-            Kind::Name,
-            "name",
-            "the domain name is empty",
-            "give the domain a name such as `medical`",
-        );
-    } else if !doc
-        .name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        cx.error(
-            Kind::Name,
-            "name",
-            format!("the domain name `{}` is not a plain name", doc.name),
-            "use letters, digits, `-` and `_` only (it becomes a directory name)",
-        );
-    } else if doc.name.len() > MAX_NAME_LEN {
-        cx.error(
-            Kind::Name,
-            "name",
-            format!(
-                "the domain name is {} characters long; at most {MAX_NAME_LEN}",
-                doc.name.len()
-            ),
-            "use a shorter name (it becomes a directory name)",
-        );
-    }
-
+    check_name(cx, &doc.name);
     // Names a player reads and types (see `names`): printable, tag-free,
     // told apart by a reader.
     for p in super::names::check(&doc) {
@@ -215,8 +190,78 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             cx.error(Kind::Name, p.path, p.message, &p.help);
         }
     }
+    let truth_index = check_truths(cx, &doc);
+    if doc.actions.is_empty() {
+        cx.error(
+            Kind::Structure,
+            "actions",
+            "a domain needs at least one action",
+            "add actions under `actions:`",
+        );
+    }
 
-    // Truths: non-empty, unique.
+    let mut action_index: HashMap<&str, usize> = HashMap::new();
+    let mut actions = Vec::with_capacity(doc.actions.len());
+    let mut ruled_out_anywhere = TruthSet::with_capacity(doc.truths.len());
+    for (a, action) in doc.actions.iter().enumerate() {
+        let path = format!("actions[{a}]");
+        check_action_name(cx, &path, a, action, &mut action_index);
+        let Some(kind) = parse_kind(&action.kind) else {
+            cx.error(
+                Kind::UnknownType,
+                format!("{path}.type"),
+                format!("unknown action type `{}`", action.kind),
+                "use `str`, `float` or `int`",
+            );
+            continue;
+        };
+        let states = compile_states(cx, &path, action, kind, &doc.truths, &truth_index);
+        let action = compiled_action(cx, &path, action, kind, states, &doc.truths);
+        ruled_out_anywhere.union_with(&action.related);
+        actions.push(action);
+    }
+    warn_unruled_truths(cx, &doc.truths, &ruled_out_anywhere);
+    if cx.has_errors() {
+        return None;
+    }
+    Some(domain_of(doc, actions, source_bytes))
+}
+
+/// The domain name: non-empty, plain (it becomes a directory name) and at
+/// most [`MAX_NAME_LEN`] long.
+fn check_name(cx: &mut Context, name: &str) {
+    if name.trim().is_empty() {
+        cx.error(
+            Kind::Name,
+            "name",
+            "the domain name is empty",
+            "give the domain a name such as `medical`",
+        );
+    } else if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        cx.error(
+            Kind::Name,
+            "name",
+            format!("the domain name `{name}` is not a plain name"),
+            "use letters, digits, `-` and `_` only (it becomes a directory name)",
+        );
+    } else if name.len() > MAX_NAME_LEN {
+        cx.error(
+            Kind::Name,
+            "name",
+            format!(
+                "the domain name is {} characters long; at most {MAX_NAME_LEN}",
+                name.len()
+            ),
+            "use a shorter name (it becomes a directory name)",
+        );
+    }
+}
+
+/// Truths: non-empty, unique, at least 2. Each truth's index by name.
+fn check_truths<'d>(cx: &mut Context, doc: &'d DomainDoc) -> HashMap<&'d str, usize> {
     let mut truth_index: HashMap<&str, usize> = HashMap::new();
     for (i, truth) in doc.truths.iter().enumerate() {
         let path = format!("truths[{i}]");
@@ -249,112 +294,126 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             "list the candidate truths under `truths:`",
         );
     }
-    if doc.actions.is_empty() {
+    truth_index
+}
+
+/// Action `a` (at `path`) has a name, not one an earlier action has.
+fn check_action_name<'d>(
+    cx: &mut Context,
+    path: &str,
+    a: usize,
+    action: &'d ActionDoc,
+    action_index: &mut HashMap<&'d str, usize>,
+) {
+    if action.name.trim().is_empty() {
+        cx.error(
+            Kind::Name,
+            format!("{path}.name"),
+            "an action has an empty name",
+            "give it a name",
+        );
+    } else if let Some(&first) = action_index.get(action.name.as_str()) {
+        cx.error(
+            Kind::Duplicate,
+            format!("{path}.name"),
+            format!(
+                "duplicate action `{}` (first at `actions[{first}]`)",
+                action.name
+            ),
+            "rename or remove one of them",
+        );
+    } else {
+        action_index.insert(&action.name, a);
+    }
+}
+
+/// The action compiled from its states, with the warnings its states
+/// call for: none or a single state, truths every state rules out.
+fn compiled_action(
+    cx: &mut Context,
+    path: &str,
+    action: &ActionDoc,
+    kind: ActionKind,
+    states: Vec<State>,
+    truths: &[String],
+) -> Action {
+    if states.is_empty() {
         cx.error(
             Kind::Structure,
-            "actions",
-            "a domain needs at least one action",
-            "add actions under `actions:`",
+            format!("{path}.states"),
+            format!("action `{}` has no states", action.name),
+            "list the outcomes of this action under `states:`",
+        );
+    } else if states.len() == 1 {
+        // KUMO's published data has one (wildlife); its labels must
+        // equal KUMO's, so the state is kept as written.
+        cx.warning(
+            Kind::Structure,
+            format!("{path}.states"),
+            format!(
+                "action `{}` has a single state, which tells no truth apart",
+                action.name
+            ),
+            "add the other outcomes of this action",
         );
     }
-
-    let n = doc.truths.len();
-    let mut action_index: HashMap<&str, usize> = HashMap::new();
-    let mut actions = Vec::with_capacity(doc.actions.len());
-    let mut ruled_out_anywhere = TruthSet::with_capacity(n);
-    for (a, action) in doc.actions.iter().enumerate() {
-        let path = format!("actions[{a}]");
-        if action.name.trim().is_empty() {
-            cx.error(
-                Kind::Name,
-                format!("{path}.name"),
-                "an action has an empty name",
-                "give it a name",
-            );
-        } else if let Some(&first) = action_index.get(action.name.as_str()) {
-            cx.error(
-                Kind::Duplicate,
-                format!("{path}.name"),
-                format!(
-                    "duplicate action `{}` (first at `actions[{first}]`)",
-                    action.name
-                ),
-                "rename or remove one of them",
-            );
-        } else {
-            action_index.insert(&action.name, a);
-        }
-        let Some(kind) = parse_kind(&action.kind) else {
-            cx.error(
-                Kind::UnknownType,
-                format!("{path}.type"),
-                format!("unknown action type `{}`", action.kind),
-                "use `str`, `float` or `int`",
-            );
-            continue;
-        };
-        let states = compile_states(cx, &path, action, kind, &doc.truths, &truth_index);
-        if states.is_empty() {
-            cx.error(
-                Kind::Structure,
-                format!("{path}.states"),
-                format!("action `{}` has no states", action.name),
-                "list the outcomes of this action under `states:`",
-            );
-        } else if states.len() == 1 {
-            // KUMO's published data has one (wildlife); its labels must
-            // equal KUMO's, so the state is kept as written.
-            cx.warning(
-                Kind::Structure,
-                format!("{path}.states"),
-                format!(
-                    "action `{}` has a single state, which tells no truth apart",
-                    action.name
-                ),
-                "add the other outcomes of this action",
-            );
-        }
-        let mut related = TruthSet::with_capacity(n);
-        for state in &states {
-            related.union_with(&state.rules_out);
-        }
-        // A truth ruled out by every state can never be valid together with
-        // this action: synthesis never pairs them (KUMO's data has such
-        // truths, and KUMO's search counts every state as written).
-        let always: Vec<&str> = related
-            .iter()
-            .filter(|&t| states.iter().all(|s| s.rules_out.contains(t)))
-            .map(|t| doc.truths[t].as_str())
-            .collect();
-        if !always.is_empty() {
-            let shown: Vec<String> = always.iter().take(5).map(|t| format!("`{t}`")).collect();
-            let more = match always.len() {
-                0..=5 => String::new(),
-                k => format!(" and {} more", k - 5),
-            };
-            cx.warning(
- Kind::Coverage,
-                format!("{path}.states"),
-                format!(
-                    "every state of action `{}` rules out {}{more}, so an instance where {} valid never contains this action",
-                    action.name,
-                    shown.join(", "),
-                    if always.len() == 1 { "it is" } else { "one of them is" },
-                ),
-                "if some outcome is consistent with it, add that state or remove the truth from one state's rule-outs",
-            );
-        }
-        ruled_out_anywhere.union_with(&related);
-        actions.push(Action {
-            name: action.name.clone(),
-            kind,
-            unit: action.unit.clone(),
-            states,
-            related,
-        });
+    let mut related = TruthSet::with_capacity(truths.len());
+    for state in &states {
+        related.union_with(&state.rules_out);
     }
-    let unruled: Vec<usize> = (0..doc.truths.len())
-        .filter(|&i| !ruled_out_anywhere.contains(i) && !doc.truths[i].trim().is_empty())
+    warn_always_ruled_out(cx, path, action, &states, &related, truths);
+    Action {
+        name: action.name.clone(),
+        kind,
+        unit: action.unit.clone(),
+        states,
+        related,
+    }
+}
+
+/// A truth ruled out by every state can never be valid together with
+/// this action: synthesis never pairs them (KUMO's data has such truths,
+/// and KUMO's search counts every state as written). One warning per
+/// action naming them.
+fn warn_always_ruled_out(
+    cx: &mut Context,
+    path: &str,
+    action: &ActionDoc,
+    states: &[State],
+    related: &TruthSet,
+    truths: &[String],
+) {
+    let always: Vec<&str> = related
+        .iter()
+        .filter(|&t| states.iter().all(|s| s.rules_out.contains(t)))
+        .map(|t| truths[t].as_str())
+        .collect();
+    if always.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = always.iter().take(5).map(|t| format!("`{t}`")).collect();
+    let more = match always.len() {
+        0..=5 => String::new(),
+        k => format!(" and {} more", k - 5),
+    };
+    cx.warning(
+        Kind::Coverage,
+        format!("{path}.states"),
+        format!(
+            "every state of action `{}` rules out {}{more}, so an instance where {} valid never contains this action",
+            action.name,
+            shown.join(", "),
+            if always.len() == 1 { "it is" } else { "one of them is" },
+        ),
+        "if some outcome is consistent with it, add that state or remove the truth from one state's rule-outs",
+    );
+}
+
+/// A warning for each named truth no state rules out, or one for them all
+/// beyond [`MAX_TRUTH_WARNINGS`].
+fn warn_unruled_truths(cx: &mut Context, truths: &[String], ruled_out_anywhere: &TruthSet) {
+    let unruled: Vec<usize> = (0..truths.len())
+        .filter(|&i| !ruled_out_anywhere.contains(i) && !truths[i].trim().is_empty())
         .collect();
     let help = "it can only be found by elimination of all others; add a state that rules it out";
     if unruled.len() <= MAX_TRUTH_WARNINGS {
@@ -362,7 +421,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             cx.warning(
                 Kind::Coverage,
                 format!("truths[{i}]"),
-                format!("no state rules out truth `{}`", doc.truths[i]),
+                format!("no state rules out truth `{}`", truths[i]),
                 help,
             );
         }
@@ -372,7 +431,7 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         let shown: Vec<String> = unruled
             .iter()
             .take(5)
-            .map(|&i| format!("`{}`", doc.truths[i]))
+            .map(|&i| format!("`{}`", truths[i]))
             .collect();
         cx.warning(
             Kind::Coverage,
@@ -380,20 +439,21 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
             format!(
                 "no state rules out {} of the {} truths: {} and {} more",
                 unruled.len(),
-                doc.truths.len(),
+                truths.len(),
                 shown.join(", "),
                 unruled.len() - shown.len()
             ),
             help,
         );
     }
-    if cx.has_errors() {
-        return None;
-    }
+}
 
+/// The compiled domain of a document without errors: the nouns and the
+/// goal filled in where the document leaves them out.
+fn domain_of(doc: DomainDoc, actions: Vec<Action>, source_bytes: &[u8]) -> Domain {
     let truth_noun = doc.truth_noun.clone().unwrap_or_else(|| "truth".into());
     let action_noun = doc.action_noun.clone().unwrap_or_else(|| "action".into());
-    Some(Domain {
+    Domain {
         name: doc.name.clone(),
         title: doc.title.clone().unwrap_or_else(|| doc.name.clone()),
         truth_plural: doc
@@ -415,189 +475,12 @@ fn compile_checked(cx: &mut Context, doc: DomainDoc, source_bytes: &[u8]) -> Opt
         actions,
         source_hash: fnv1a_hex(source_bytes),
         document: doc,
-    })
+    }
 }
 
 /// Truths no state rules out warned about one by one; more are one
 /// warning.
 const MAX_TRUTH_WARNINGS: usize = 10;
-
-fn compile_states(
-    cx: &mut Context,
-    path: &str,
-    action: &ActionDoc,
-    kind: ActionKind,
-    truths: &[String],
-    truth_index: &HashMap<&str, usize>,
-) -> Vec<State> {
-    let n = truths.len();
-    let rule_outs = |cx: &mut Context, list_path: &str, names: &[String]| -> TruthSet {
-        let mut set = TruthSet::with_capacity(n);
-        for (i, name) in names.iter().enumerate() {
-            match truth_index.get(name.as_str()) {
-                Some(&t) => {
-                    if set.contains(t) {
-                        cx.warning(
-                            Kind::Duplicate,
-                            list_path,
-                            format!("truth `{name}` is listed twice"),
-                            "remove the repeated entry",
-                        );
-                    }
-                    set.insert(t);
-                }
-                None => {
-                    let suggestion = truths
-                        .iter()
-                        .find(|k| k.eq_ignore_ascii_case(name))
-                        .map(|k| format!("did you mean `{k}`? "))
-                        .unwrap_or_default();
-                    cx.error(
-                        Kind::UnknownTruth,
-                        format!("{list_path}[{i}]"),
-                        format!("unknown truth `{name}`"),
-                        &format!(
-                            "{suggestion}every rule-out must name a truth listed under `truths`"
-                        ),
-                    );
-                }
-            }
-        }
-        set
-    };
-    let mut states = Vec::new();
-    match (&action.states, kind) {
-        (StatesDoc::Named(pairs), ActionKind::Str) => {
-            let mut seen: HashMap<&str, ()> = HashMap::new();
-            for (label, names) in pairs {
-                let state_path = format!("{path}.states.{label}");
-                if label.trim().is_empty() {
-                    cx.error(
-                        Kind::Name,
-                        state_path.clone(),
-                        "a state has an empty label",
-                        "name the state",
-                    );
-                }
-                if seen.insert(label, ()).is_some() {
-                    cx.error(
-                        Kind::Duplicate,
-                        state_path.clone(),
-                        format!("duplicate state `{label}`"),
-                        "each state of an action needs its own label",
-                    );
-                }
-                let rules_out = rule_outs(cx, &state_path, names);
-                states.push(State {
-                    label: StateLabel::Named(label.clone()),
-                    rules_out,
-                });
-            }
-        }
-        (StatesDoc::Ranges(ranges), ActionKind::Float | ActionKind::Int) => {
-            for (i, range) in ranges.iter().enumerate() {
-                let state_path = format!("{path}.states[{i}]");
-                let [lo, hi] = range.range;
-                let range_path = format!("{state_path}.range");
-                if !lo.is_finite() || !hi.is_finite() {
-                    cx.error(
-                        Kind::Range,
-                        range_path,
-                        format!("range [{lo}, {hi}] is not finite"),
-                        "use finite numbers (no `.nan` or `.inf`)",
-                    );
-                } else if lo > hi {
-                    // KUMO reads a value as a state when `lo <= value <= hi`:
-                    // an inverted range holds none. Kept (KUMO's data has
-                    // them); the state counts in the search but is never
-                    // observed.
-                    cx.warning(
- Kind::Range,
-                        range_path,
-                        format!("range [{lo}, {hi}] has lo > hi, so no value lies in it and this state is never observed"),
-                        &format!("write it as [{hi}, {lo}] if that is what you mean"),
-                    );
-                } else if !(hi - lo).is_finite() {
-                    cx.error(
- Kind::Range,
-                        range_path,
-                        format!("range [{lo}, {hi}] is too wide: `hi - lo` overflows, so no value can be drawn from it"),
-                        "narrow the range (finite bounds whose difference is finite)",
-                    );
-                } else if kind == ActionKind::Int
-                    && lo.abs().max(hi.abs()) > 9_007_199_254_740_992.0
-                {
-                    cx.error(
- Kind::Range,
-                        range_path,
-                        format!("range [{lo}, {hi}] of an `int` action goes beyond 2^53, where integers are no longer exact"),
-                        "keep `int` bounds within ±9007199254740992, or make the action `type: float`",
-                    );
-                } else if kind == ActionKind::Int && (lo.fract() != 0.0 || hi.fract() != 0.0) {
-                    cx.error(
-                        Kind::Range,
-                        range_path,
-                        format!("range [{lo}, {hi}] of an `int` action has non-integer bounds"),
-                        "use integer bounds, or make the action `type: float`",
-                    );
-                }
-                let list_path = format!("{state_path}.rules_out");
-                let rules_out = rule_outs(cx, &list_path, &range.rules_out);
-                states.push(State {
-                    label: StateLabel::Range { lo, hi },
-                    rules_out,
-                });
-            }
-            // Overlapping interiors are allowed with a warning, as in KUMO:
-            // a value belongs to the first range in state order that holds
-            // it, and synthesis only emits values inside exactly one range.
-            for i in 0..ranges.len() {
-                for j in 0..i {
-                    let [a_lo, a_hi] = ranges[j].range;
-                    let [b_lo, b_hi] = ranges[i].range;
-                    if a_lo > a_hi || b_lo > b_hi {
-                        continue; // an empty range overlaps nothing
-                    }
-                    let overlap = if a_lo == a_hi || b_lo == b_hi {
-                        // A point range overlaps when it lies strictly inside the other.
-                        (a_lo == a_hi && b_lo < a_lo && a_lo < b_hi)
-                            || (b_lo == b_hi && a_lo < b_lo && b_lo < a_hi)
-                            || (a_lo == a_hi && b_lo == b_hi && a_lo == b_lo)
-                    } else {
-                        a_lo < b_hi && b_lo < a_hi
-                    };
-                    if overlap {
-                        cx.warning(
- Kind::Range,
-                            format!("{path}.states[{i}].range"),
-                            format!(
-                                "range [{b_lo}, {b_hi}] overlaps range [{a_lo}, {a_hi}] of `states[{j}]`; a value in both reads as `states[{j}]`"
-                            ),
-                            "make the ranges share at most endpoints, unless first-match order is intended",
-                        );
-                        break;
-                    }
-                }
-            }
-        }
-        (StatesDoc::Named(_), _) => cx.error(
-            Kind::Shape,
-            format!("{path}.states"),
-            format!(
-                "states of a `{}` action must be a list of ranges, found a mapping of labels",
-                kind.as_str()
-            ),
-            "write `- range: [lo, hi]` entries, or make the action `type: str`",
-        ),
-        (StatesDoc::Ranges(_), _) => cx.error(
-            Kind::Shape,
-            format!("{path}.states"),
-            "states of a `str` action must be a mapping of labels, found a list of ranges",
-            "write `label: [truths]` entries, or make the action `type: float`",
-        ),
-    }
-    states
-}
 
 /// The one English plural of domain nouns, for validation, import and
 /// rendering alike (`disease` -> `diseases`, `species` stays, `family` ->
@@ -628,6 +511,7 @@ pub fn plural(noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::StateLabel;
 
     const OK: &str = "name: tiny
 truths: [A, B, C]

@@ -230,3 +230,69 @@ fn render_all(diagnostics: &[Diagnostic]) -> String {
     ));
     out
 }
+
+/// A user's domain's warnings shown by a command that loads it (all of
+/// them: `kumo-gen validate`).
+const MAX_WARNINGS_SHOWN: usize = 20;
+
+/// The lines a command that loads `domain` prints for its validation
+/// `warnings`, each a message of its own. A shipped domain's warnings are
+/// KUMO's published data, kept as KUMO has it: one line says how many and
+/// where to read them (`kumo-gen validate NAME`), instead of repeating them
+/// on every run; a user's file gets them (up to 20, then a note).
+pub fn warning_lines(domain: &str, warnings: &[Diagnostic]) -> Vec<String> {
+    let shipped = warnings.iter().all(|w| w.file.starts_with("<shipped>"));
+    if shipped && !warnings.is_empty() {
+        return vec![format!(
+            "note: the shipped domain `{domain}` has {} validation warning{} (KUMO's published data, kept as is); `kumo-gen validate {domain}` lists them",
+            warnings.len(),
+            if warnings.len() == 1 { "" } else { "s" },
+        )];
+    }
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .take(MAX_WARNINGS_SHOWN)
+        .map(|w| format!("{w}\n"))
+        .collect();
+    if let Some(more) = warnings
+        .len()
+        .checked_sub(MAX_WARNINGS_SHOWN)
+        .filter(|&k| k > 0)
+    {
+        lines.push(format!(
+            "note: {more} more validation warning{} of `{domain}` not shown; `kumo-gen validate {}` lists them all",
+            if more == 1 { "" } else { "s" },
+            warnings[0].file
+        ));
+    }
+    lines
+}
+
+/// The line `kumo-gen validate` prints for a domain that loads: its name
+/// and sizes, and how many warnings (`expected`: shipped warnings summed
+/// into one note instead of shown).
+pub fn validated_line(domain: &super::Domain, warnings: usize, expected: bool) -> String {
+    format!(
+        "ok    {:<24} {} truths, {} actions{}\n",
+        domain.name,
+        domain.truths.len(),
+        domain.actions.len(),
+        match (warnings, expected) {
+            (0, _) => String::new(),
+            (1, false) => ", 1 warning".into(),
+            (n, false) => format!(", {n} warnings"),
+            (1, true) => ", 1 expected warning".into(),
+            (n, true) => format!(", {n} expected warnings"),
+        }
+    )
+}
+
+/// The note `kumo-gen validate` prints for the `expected` warnings of
+/// `domains` shipped domains it summed instead of showing.
+pub fn expected_warnings_note(expected: usize, domains: usize) -> String {
+    format!(
+        "note: {expected} expected warning{} in {domains} shipped domain{}: KUMO's published data, kept as is so that labels equal KUMO's (overlapping or empty ranges, truths no state rules out, names that differ only in case, and the like); `kumo-gen validate --list-warnings` lists them, `kumo-gen validate NAME` one domain's",
+        if expected == 1 { "" } else { "s" },
+        if domains == 1 { "" } else { "s" },
+    )
+}

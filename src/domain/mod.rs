@@ -29,12 +29,15 @@ mod names;
 mod node;
 mod read;
 mod registry;
+mod states;
 mod structure;
 mod truthset;
 mod yaml_budget;
 
 pub use compile::{MAX_FILE_BYTES, compile, load_bytes, plural};
-pub use diagnostic::{Diagnostic, Kind, LoadError, Severity};
+pub use diagnostic::{
+    Diagnostic, Kind, LoadError, Severity, expected_warnings_note, validated_line, warning_lines,
+};
 pub use document::{ActionDoc, DomainDoc, RangeStateDoc, StatesDoc};
 pub use names::{case_only_lookalikes, truths_ambiguous_in_sentences};
 pub use registry::{DomainSource, Registry, ShippedDomain, kumo_env_domain};

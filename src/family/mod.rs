@@ -121,6 +121,22 @@ pub struct FamilyReport {
     pub actions: usize,
 }
 
+impl FamilyReport {
+    /// The line `kumo-gen family NAME -o PATH` prints for the domain it
+    /// wrote to `path`.
+    pub fn summary(&self, name: &str, path: &std::path::Path) -> String {
+        format!(
+            "{name}: {} hypotheses drawn, {} merged as equivalent, {} truths; {} probes kept, {} dropped (every truth answers them alike) -> {}",
+            self.hypotheses_drawn,
+            self.merged.len(),
+            self.truths,
+            self.actions,
+            self.dropped_probes.len(),
+            path.display()
+        )
+    }
+}
+
 /// The hypotheses a family may draw (`--hypotheses`).
 pub const HYPOTHESES_RANGE: RangeInclusive<usize> = 2..=5000;
 /// The probes a family may draw (`--probes`).

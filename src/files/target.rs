@@ -320,6 +320,72 @@ fn resolved_prefix(dir: &Path) -> PathBuf {
     }
 }
 
+/// Why an output directory flag's value cannot be a directory written
+/// into, with the message and the help that say so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OutDirProblem {
+    /// A symbolic link on the way whose target does not exist (or a loop
+    /// of links): creating the folder would fail with a bare "File
+    /// exists". The user's file system.
+    DanglingLink { message: String, help: String },
+    /// The value is a file, or a path below a file: a misuse of the flag.
+    NotADirectory { message: String, help: String },
+}
+
+/// What is wrong with `path`, the value of the output directory flag
+/// `flag` (`--out`, `--out-dir`), if anything, before anything is
+/// written.
+pub fn out_dir_problem(path: &Path, flag: &str) -> Option<OutDirProblem> {
+    // A link whose target is missing (or a loop of links) on the way:
+    // creating the folder would fail with a bare "File exists".
+    let dangling = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| std::fs::symlink_metadata(a).is_ok())
+        .filter(|a| std::fs::metadata(a).is_err());
+    if let Some(link) = dangling {
+        let target = std::fs::read_link(link)
+            .map(|t| format!("`{}`", t.display()))
+            .unwrap_or_else(|_| "nothing".into());
+        let at = if link == path {
+            String::new()
+        } else {
+            format!(" (`{}` is on its way)", link.display())
+        };
+        return Some(OutDirProblem::DanglingLink {
+            message: format!(
+                "`{flag} {}`: `{}` is a symbolic link to {target}, which does not exist{at}",
+                path.display(),
+                link.display()
+            ),
+            help: format!(
+                "create the folder the link points to, remove the link, or give `{flag}` another folder"
+            ),
+        });
+    }
+    let file = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| a.exists())
+        .filter(|a| !a.is_dir());
+    let file = file?;
+    let message = if file == path {
+        format!("`{flag} {}` is a file, not a directory", path.display())
+    } else {
+        format!(
+            "`{flag} {}` is below `{}`, which is a file, not a directory",
+            path.display(),
+            file.display()
+        )
+    };
+    Some(OutDirProblem::NotADirectory {
+        message,
+        help: format!(
+            "`{flag}` names a directory (created if missing) that the files go into; give a directory, e.g. `{flag} generated`"
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,7 @@ use super::{DomainGraph, Louvain, order_groups};
 use crate::domain::{Domain, DomainDoc, LoadError};
 
 mod halves;
+mod text;
 use halves::{Halves, assemble, finish};
 
 /// The component split falls back to Louvain when the largest component

@@ -153,24 +153,7 @@ impl Evaluator {
             ExprKind::Int(i) => Value::scalar(ValueKind::Int(*i), pos),
             ExprKind::Float(f) => Value::scalar(ValueKind::Float(*f), pos),
             ExprKind::Str(s) => Value::scalar(ValueKind::Str(s.clone()), pos),
-            ExprKind::Name(name) => {
-                let Some(v) = self.lookup(name) else {
-                    let help = match name.as_str() {
-                        "list" | "dict" | "tuple" | "frozenset" | "sorted" | "range" | "len" => {
-                            "the only builtin allowed is `set`".to_string()
-                        }
-                        _ => format!("assign `{name}` earlier in the file, before this use"),
-                    };
-                    return Err(SourceError::with_help(
-                        pos,
-                        format!("name `{name}` is not defined"),
-                        help,
-                    ));
-                };
-                let v = v.clone();
-                self.charge(v.size, pos)?;
-                v
-            }
+            ExprKind::Name(name) => self.eval_name(name, pos)?,
             ExprKind::List(items) => {
                 let items = self.eval_all(items)?;
                 Value::container(ValueKind::List(items), pos)?
@@ -184,16 +167,7 @@ impl Evaluator {
                 let items = dedupe(items, Some(&mut self.module.duplicates))?;
                 Value::container(ValueKind::Set(items), pos)?
             }
-            ExprKind::Dict(pairs) => {
-                let mut out = Vec::with_capacity(pairs.len());
-                for (k, v) in pairs {
-                    let k = self.eval(k)?;
-                    let v = self.eval(v)?;
-                    out.push((k, v));
-                }
-                let out = dedupe_dict(out, &mut self.module.duplicates)?;
-                Value::container(ValueKind::Dict(out), pos)?
-            }
+            ExprKind::Dict(pairs) => self.eval_dict(pairs, pos)?,
             ExprKind::SetCall(_) if self.lookup("set").is_some() => {
                 return Err(SourceError::with_help(
                     pos,
@@ -216,89 +190,142 @@ impl Evaluator {
                     Value::container(ValueKind::List(out), pos)?
                 }
             }
-            ExprKind::Neg(inner) | ExprKind::Plus(inner) => {
-                let neg = matches!(e.kind, ExprKind::Neg(_));
-                let v = self.eval(inner)?;
-                let op = if neg { '-' } else { '+' };
-                let kind = match v.kind {
-                    ValueKind::Int(i) => ValueKind::Int(if neg {
-                        i.checked_neg().ok_or_else(|| {
-                            SourceError::with_help(
-                                pos,
-                                "integer is too large",
-                                "integers must fit in 64 bits",
-                            )
-                        })?
-                    } else {
-                        i
-                    }),
-                    ValueKind::Bool(b) => {
-                        ValueKind::Int(if neg { -i64::from(b) } else { i64::from(b) })
-                    }
-                    ValueKind::Float(f) => ValueKind::Float(if neg { -f } else { f }),
-                    _ => {
-                        return Err(SourceError::with_help(
-                            pos,
-                            format!("bad operand type for unary `{op}`: `{}`", v.type_name()),
-                            "only numbers can be negated",
-                        ));
-                    }
-                };
-                Value::scalar(kind, pos)
-            }
+            ExprKind::Neg(inner) => self.eval_sign(true, inner, pos)?,
+            ExprKind::Plus(inner) => self.eval_sign(false, inner, pos)?,
             ExprKind::Not(inner) => {
                 let v = self.eval(inner)?;
                 Value::scalar(ValueKind::Bool(!truthy(&v)), pos)
             }
-            ExprKind::And(items) | ExprKind::Or(items) => {
-                let is_and = matches!(e.kind, ExprKind::And(_));
-                let mut last = None;
-                for item in items {
-                    let v = self.eval(item)?;
-                    let t = truthy(&v);
-                    last = Some(v);
-                    if t != is_and {
-                        break;
-                    }
-                }
-                last.unwrap_or_else(|| Value::scalar(ValueKind::None, pos))
-            }
-            ExprKind::Compare(first, ops) => {
-                // `x in NAME`: test against the bound value without copying
-                // it (comprehension filters do this once per element).
-                if let [(op @ (CmpOp::In | CmpOp::NotIn), right)] = ops.as_slice()
-                    && let ExprKind::Name(name) = &right.kind
-                    && self.lookup(name).is_some()
-                {
-                    let left = self.eval(first)?;
-                    let Some(haystack) = self.lookup(name) else {
-                        return Err(SourceError::with_help(pos, "internal: name vanished", ""));
-                    };
-                    let (found, cost) = contains(haystack, &left, pos)?;
-                    self.charge(cost, pos)?;
-                    let holds = if *op == CmpOp::In { found } else { !found };
-                    return Ok(Value::scalar(ValueKind::Bool(holds), pos));
-                }
-                let mut left = self.eval(first)?;
-                for (op, right) in ops {
-                    let right = self.eval(right)?;
-                    let holds = match op {
-                        CmpOp::Eq => py_eq(&left, &right),
-                        CmpOp::NotEq => !py_eq(&left, &right),
-                        CmpOp::In | CmpOp::NotIn => {
-                            let (found, cost) = contains(&right, &left, pos)?;
-                            self.charge(cost, pos)?;
-                            found == (*op == CmpOp::In)
-                        }
-                    };
-                    if !holds {
-                        return Ok(Value::scalar(ValueKind::Bool(false), pos));
-                    }
-                    left = right;
-                }
-                Value::scalar(ValueKind::Bool(true), pos)
-            }
+            ExprKind::And(items) => self.eval_short_circuit(true, items, pos)?,
+            ExprKind::Or(items) => self.eval_short_circuit(false, items, pos)?,
+            ExprKind::Compare(first, ops) => self.eval_compare(first, ops, pos)?,
         })
+    }
+
+    /// The value a name is bound to (a comprehension variable first); an
+    /// unbound name is an error saying what to do.
+    fn eval_name(&mut self, name: &str, pos: Pos) -> Result<Value, SourceError> {
+        let Some(v) = self.lookup(name) else {
+            let help = match name {
+                "list" | "dict" | "tuple" | "frozenset" | "sorted" | "range" | "len" => {
+                    "the only builtin allowed is `set`".to_string()
+                }
+                _ => format!("assign `{name}` earlier in the file, before this use"),
+            };
+            return Err(SourceError::with_help(
+                pos,
+                format!("name `{name}` is not defined"),
+                help,
+            ));
+        };
+        let v = v.clone();
+        self.charge(v.size, pos)?;
+        Ok(v)
+    }
+
+    /// A dict display: keys and values in order, a repeated key keeping
+    /// the last value (noted as a duplicate).
+    fn eval_dict(&mut self, pairs: &[(Expr, Expr)], pos: Pos) -> Result<Value, SourceError> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let k = self.eval(k)?;
+            let v = self.eval(v)?;
+            out.push((k, v));
+        }
+        let out = dedupe_dict(out, &mut self.module.duplicates)?;
+        Value::container(ValueKind::Dict(out), pos)
+    }
+
+    /// Unary `-` (`neg`) or `+` of a number (a bool counts as 0 or 1).
+    fn eval_sign(&mut self, neg: bool, inner: &Expr, pos: Pos) -> Result<Value, SourceError> {
+        let v = self.eval(inner)?;
+        let op = if neg { '-' } else { '+' };
+        let kind = match v.kind {
+            ValueKind::Int(i) => ValueKind::Int(if neg {
+                i.checked_neg().ok_or_else(|| {
+                    SourceError::with_help(
+                        pos,
+                        "integer is too large",
+                        "integers must fit in 64 bits",
+                    )
+                })?
+            } else {
+                i
+            }),
+            ValueKind::Bool(b) => ValueKind::Int(if neg { -i64::from(b) } else { i64::from(b) }),
+            ValueKind::Float(f) => ValueKind::Float(if neg { -f } else { f }),
+            _ => {
+                return Err(SourceError::with_help(
+                    pos,
+                    format!("bad operand type for unary `{op}`: `{}`", v.type_name()),
+                    "only numbers can be negated",
+                ));
+            }
+        };
+        Ok(Value::scalar(kind, pos))
+    }
+
+    /// `and` (`is_and`) or `or` as Python has them: the operand that
+    /// decides, evaluated left to right and no further.
+    fn eval_short_circuit(
+        &mut self,
+        is_and: bool,
+        items: &[Expr],
+        pos: Pos,
+    ) -> Result<Value, SourceError> {
+        let mut last = None;
+        for item in items {
+            let v = self.eval(item)?;
+            let t = truthy(&v);
+            last = Some(v);
+            if t != is_and {
+                break;
+            }
+        }
+        Ok(last.unwrap_or_else(|| Value::scalar(ValueKind::None, pos)))
+    }
+
+    /// A chain of comparisons (`a == b != c`, `x in y`), true when every
+    /// link holds, evaluated no further than the first that does not.
+    fn eval_compare(
+        &mut self,
+        first: &Expr,
+        ops: &[(CmpOp, Expr)],
+        pos: Pos,
+    ) -> Result<Value, SourceError> {
+        // `x in NAME`: test against the bound value without copying it
+        // (comprehension filters do this once per element).
+        if let [(op @ (CmpOp::In | CmpOp::NotIn), right)] = ops
+            && let ExprKind::Name(name) = &right.kind
+            && self.lookup(name).is_some()
+        {
+            let left = self.eval(first)?;
+            let Some(haystack) = self.lookup(name) else {
+                return Err(SourceError::with_help(pos, "internal: name vanished", ""));
+            };
+            let (found, cost) = contains(haystack, &left, pos)?;
+            self.charge(cost, pos)?;
+            let holds = if *op == CmpOp::In { found } else { !found };
+            return Ok(Value::scalar(ValueKind::Bool(holds), pos));
+        }
+        let mut left = self.eval(first)?;
+        for (op, right) in ops {
+            let right = self.eval(right)?;
+            let holds = match op {
+                CmpOp::Eq => py_eq(&left, &right),
+                CmpOp::NotEq => !py_eq(&left, &right),
+                CmpOp::In | CmpOp::NotIn => {
+                    let (found, cost) = contains(&right, &left, pos)?;
+                    self.charge(cost, pos)?;
+                    found == (*op == CmpOp::In)
+                }
+            };
+            if !holds {
+                return Ok(Value::scalar(ValueKind::Bool(false), pos));
+            }
+            left = right;
+        }
+        Ok(Value::scalar(ValueKind::Bool(true), pos))
     }
 
     fn eval_all(&mut self, items: &[Expr]) -> Result<Vec<Value>, SourceError> {

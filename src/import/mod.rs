@@ -143,3 +143,24 @@ pub fn import_python(
     let module = evaluate_python(file, source)?;
     extract::extract(file, source, &module, options)
 }
+
+/// The text of a Python data file from its bytes: UTF-8, else a located
+/// diagnostic at the first byte that is not (`file` names it).
+pub fn decode_source(file: &str, bytes: Vec<u8>) -> Result<String, Box<Diagnostic>> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let good = &bytes[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&good[start..]).chars().count() as u32 + 1;
+        Diagnostic::error(
+            crate::domain::Kind::File,
+            file,
+            "",
+            "the file is not UTF-8 text (is it binary?)",
+        )
+        .with_help("KUMO data files are Python source in UTF-8; check the path")
+        .at(line, column, None)
+        .into()
+    })
+}

@@ -67,6 +67,21 @@ pub struct CurveRequest<'a> {
     pub budget: SearchBudget,
 }
 
+/// Probes per instance when not given (fewer if the domain has fewer).
+pub const DEFAULT_CURVE_PROBES: usize = 16;
+
+/// The probes per instance of a curve that names none: 16, or every
+/// probe of a domain with fewer; for the explorer (`explorer`), which
+/// holds out the probes an instance does not have, at most half of them.
+pub fn default_probes(domain: &Domain, explorer: bool) -> usize {
+    let room = if explorer {
+        (domain.actions.len() / 2).max(1)
+    } else {
+        domain.actions.len()
+    };
+    DEFAULT_CURVE_PROBES.min(room)
+}
+
 impl CurveRequest<'_> {
     /// The budget as the flags that set it.
     pub fn budget_flags(&self) -> String {

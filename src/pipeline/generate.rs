@@ -11,6 +11,7 @@
 //! `merge`) and the seed file's digest. Stages report through
 //! [`Progress`], and so do its notes, warnings and summaries ([`Event`]).
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::derive::{derive, part_gets_sft};
@@ -376,6 +377,21 @@ pub(super) fn report_written(file: WrittenFile<'_>, s: &Summary, progress: &dyn 
     if let Some(note) = &s.note {
         progress.event(Event::WriteNote { note });
     }
+}
+
+/// The folders a job writing `datasets` of the domain `domain` under `out`
+/// fills: the domain's, each part's or level's, `hf/` and `SECRET-seeds/`
+/// (the command line refuses a job whose folders are, lie inside or hold
+/// what it reads).
+pub fn written_folders(out: &Path, domain: &str, datasets: &Datasets) -> Vec<PathBuf> {
+    let mut folders = match datasets {
+        Datasets::One => vec![write::domain_dir(out, domain)],
+        Datasets::Split { parts, .. } => parts.iter().map(|p| out.join(&p.name)).collect(),
+        Datasets::Levels(levels) => (1..=*levels).map(|k| out.join(level_name(k))).collect(),
+    };
+    folders.push(out.join("hf"));
+    folders.push(out.join(secret::SECRET_DIR));
+    folders
 }
 
 #[cfg(test)]

@@ -157,7 +157,7 @@ pub fn begin(job: &Job) -> Result<SecretRun, super::error::JobError> {
         dataset: dataset_relative(&job.domain().name, &parameters),
         parameters,
         search_budget: budget.max_memo_entries,
-        search_nodes: budget.max_nodes,
+        search_nodes: budget.nodes_for(job.params.actions),
         digest: None,
     };
     write_seed_file(job.out(), &path, &record)?;
@@ -264,6 +264,20 @@ pub struct Verified {
     pub digest: String,
 }
 
+impl Verified {
+    /// What `kumo-gen verify --seed-file SEED_FILE` prints of it, ending
+    /// in a newline: what was proven, and what was not compared.
+    pub fn text(&self, seed_file: &Path) -> String {
+        format!(
+            "verified: `{}` is byte for byte the {} instance lines the seed in `{}` generates (digest {})\n         this proves the instance lines only: `kumo-gen check-books DIR` proves each knowledge book against its line; SFT records and the HF export are not compared\n",
+            self.dataset.display(),
+            self.instances,
+            seed_file.display(),
+            self.digest
+        )
+    }
+}
+
 /// Regenerates the dataset of `seed_file` and compares it with `dataset`
 /// (default: the file the seed file names, under the `--out` it lives in).
 /// The error says what differs.
@@ -278,15 +292,7 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Seed
     }
     let dataset = match dataset {
         Some(path) => path.to_path_buf(),
-        None => {
-            // OUT/SECRET-seeds/<domain>/<setting>.json
-            let out = seed_file
-                .parent()
-                .and_then(Path::parent)
-                .and_then(Path::parent)
-                .ok_or(SeedError::NoDataset)?;
-            out.join(&record.dataset)
-        }
+        None => dataset_beside(seed_file, &record)?,
     };
     let (domain, _) =
         crate::domain::compile(&seed_file.display().to_string(), &record.domain.document).map_err(
@@ -295,28 +301,7 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Seed
                 source,
             },
         )?;
-    let exclusion = if record.parameters.exclude.is_empty() && record.parameters.split.is_none() {
-        None
-    } else if record.parameters.exclude.is_empty() {
-        Some(std::sync::Arc::new(Exclusion::none(&domain)))
-    } else {
-        let paths: Vec<PathBuf> = record
-            .parameters
-            .exclude
-            .iter()
-            .map(|s| PathBuf::from(&s.path))
-            .collect();
-        let read = Exclusion::read(&domain, &paths, record.parameters.exclude[0].key)
-            .map_err(SeedError::Excluded)?;
-        if let Some(reason) = sets_conflict(&record.parameters.exclude, read.sets()) {
-            return Err(SeedError::ExcludedChanged { reason });
-        }
-        Some(std::sync::Arc::new(read))
-    };
-    let exclusion = match (&record.parameters.split, exclusion) {
-        (Some(label), Some(base)) => Some(std::sync::Arc::new(base.for_part(part_of(label)?))),
-        (_, exclusion) => exclusion,
-    };
+    let exclusion = exclusion_of(&record, &domain)?;
     let mut params = record.parameters.params();
     params.seed = record.seed;
     let budget = record
@@ -367,6 +352,47 @@ pub fn verify(seed_file: &Path, dataset: Option<&Path>) -> Result<Verified, Seed
         dataset,
         instances: n,
         digest,
+    })
+}
+
+/// The dataset a seed file names, under the `--out` it lives in
+/// (`OUT/SECRET-seeds/<domain>/<setting>.json`).
+fn dataset_beside(seed_file: &Path, record: &SeedFile) -> Result<PathBuf, SeedError> {
+    let out = seed_file
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .ok_or(SeedError::NoDataset)?;
+    Ok(out.join(&record.dataset))
+}
+
+/// What the recorded run kept out of its draws: the `--exclude` sets
+/// (read again, refused when they changed) and the other `--split` parts.
+fn exclusion_of(
+    record: &SeedFile,
+    domain: &crate::domain::Domain,
+) -> Result<Option<std::sync::Arc<Exclusion>>, SeedError> {
+    let exclusion = if record.parameters.exclude.is_empty() && record.parameters.split.is_none() {
+        None
+    } else if record.parameters.exclude.is_empty() {
+        Some(std::sync::Arc::new(Exclusion::none(domain)))
+    } else {
+        let paths: Vec<PathBuf> = record
+            .parameters
+            .exclude
+            .iter()
+            .map(|s| PathBuf::from(&s.path))
+            .collect();
+        let read = Exclusion::read(domain, &paths, record.parameters.exclude[0].key)
+            .map_err(SeedError::Excluded)?;
+        if let Some(reason) = sets_conflict(&record.parameters.exclude, read.sets()) {
+            return Err(SeedError::ExcludedChanged { reason });
+        }
+        Some(std::sync::Arc::new(read))
+    };
+    Ok(match (&record.parameters.split, exclusion) {
+        (Some(label), Some(base)) => Some(std::sync::Arc::new(base.for_part(part_of(label)?))),
+        (_, exclusion) => exclusion,
     })
 }
 

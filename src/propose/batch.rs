@@ -224,6 +224,38 @@ pub struct Row {
     pub outcome: Outcome,
 }
 
+impl Row {
+    /// The progress line of row `i` of `total` (`[i+1/total] name: ...`)
+    /// and a line for each file written besides the domain, each ending
+    /// in a newline.
+    pub fn progress(&self, i: usize, total: usize) -> String {
+        let o = &self.outcome;
+        let sizes = o
+            .sizes
+            .map_or(String::new(), |(t, a)| format!(", {t} truths, {a} actions"));
+        let line = match o.status {
+            Status::Passed => format!(
+                "ok: wrote `{}` after {} round(s){sizes}",
+                self.out.display(),
+                o.rounds
+            ),
+            Status::DoneEarlier => {
+                format!("skipped: `{}` is done already{sizes}", self.out.display())
+            }
+            Status::Failed => format!(
+                "FAILED after {} round(s); `{}` not written",
+                o.rounds,
+                self.out.display()
+            ),
+        };
+        let mut text = format!("[{}/{total}] {}: {line}\n", i + 1, self.topic.name);
+        for note in &o.notes {
+            text += &format!("  see `{}`\n", note.display());
+        }
+        text
+    }
+}
+
 /// Why a batch stopped early (the rows finished so far are kept by the
 /// caller through `on_topic`).
 #[derive(Debug, thiserror::Error)]

@@ -125,6 +125,25 @@ pub struct RoundReport {
     pub errors: usize,
 }
 
+impl RoundReport {
+    /// The line `kumo-gen propose` prints for this round of the domain
+    /// `name`: `  name: round 2: 3 problem(s) (reply continued 1x)`.
+    pub fn line(&self, name: &str) -> String {
+        format!(
+            "  {name}: round {}: {}{}",
+            self.round,
+            match self.errors {
+                0 => "valid".to_string(),
+                n => format!("{n} problem(s)"),
+            },
+            match self.continued {
+                0 => String::new(),
+                n => format!(" (reply continued {n}x)"),
+            }
+        )
+    }
+}
+
 /// A reply, continued while it was cut off for length.
 struct Reply {
     text: Option<String>,

@@ -113,6 +113,19 @@ impl SearchBudget {
         }
     }
 
+    /// The budget a game of `actions` actions is searched under, its node
+    /// limit resolved ([`SearchBudget::nodes_for`]): what a manifest, a
+    /// seed file and a relabelling compare and record, so that a 24 x 32
+    /// dataset labelled under the default says 1,000,000 nodes, not the
+    /// 50,000,000 of KUMO's settings.
+    pub fn for_actions(&self, actions: usize) -> SearchBudget {
+        SearchBudget {
+            max_nodes: self.nodes_for(actions),
+            scale_nodes: false,
+            ..*self
+        }
+    }
+
     /// The default memo limit: at most 384 MiB of table with 64-bit keys
     /// (24-byte slots: key and two bounds, at most half full), 512 MiB with
     /// 128-bit keys, 768 MiB beyond 128 truths + actions.

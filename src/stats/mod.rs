@@ -61,6 +61,43 @@ pub struct Test {
     pub table: Vec<(String, [usize; 2])>,
 }
 
+impl Test {
+    /// The test as `kumo-gen stats` prints it: a line of counts, then the
+    /// statistics or why the test was refused; each line ends in a
+    /// newline.
+    pub fn text(&self) -> String {
+        let mut text = format!(
+            "{}: {} instances ({} correct by majority), {} signatures{}, table {}x{}\n",
+            self.model,
+            self.instances,
+            self.correct,
+            self.signatures,
+            if self.pooled > 0 {
+                format!(" ({} pooled into `other`)", self.pooled)
+            } else {
+                String::new()
+            },
+            self.rows,
+            self.columns
+        );
+        match (
+            &self.refused,
+            self.chi_square,
+            self.dof,
+            self.p_value,
+            self.cramers_v,
+        ) {
+            (Some(reason), ..) => text.push_str(&format!("  refused: {reason}\n")),
+            (None, Some(chi), Some(dof), p, Some(v)) => text.push_str(&format!(
+                "  chi-square {chi:.4}, dof {dof}, p {}, Cramér's V {v:.4}\n",
+                p.map_or("n/a".to_string(), |p| format!("{p:.4e}"))
+            )),
+            _ => {}
+        }
+        text
+    }
+}
+
 /// Tests independence of signature and correctness for one model.
 /// `min_count` > 0 pools signatures seen fewer times into one row.
 pub fn test(model: &str, data: &[(StructureSignature, bool)], min_count: usize) -> Test {

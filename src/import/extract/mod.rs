@@ -37,7 +37,7 @@ mod variables;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use super::eval::{Module, ValueKind};
+use super::eval::{Binding, Module, Value, ValueKind};
 use super::{ImportError, Pos};
 use crate::domain::{ActionDoc, DomainDoc, StatesDoc, plural};
 
@@ -124,6 +124,23 @@ pub struct Note {
     pub kind: NoteKind,
 }
 
+impl Imported {
+    /// The line `kumo-gen import` prints for the domain imported from
+    /// `file`: its sizes, the variables used and how many notes.
+    pub fn summary(&self, file: &str) -> String {
+        let (truths, actions, outcomes) = &self.variables;
+        format!(
+            "imported `{}` from `{file}`: {} truths (`{truths}`), {} actions (`{}`, `{outcomes}`), {} note{}",
+            self.doc.name,
+            self.doc.truths.len(),
+            self.doc.actions.len(),
+            actions.as_deref().unwrap_or("keys of the outcomes"),
+            self.notes.len(),
+            if self.notes.len() == 1 { "" } else { "s" },
+        )
+    }
+}
+
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.pos)?;
@@ -174,7 +191,9 @@ impl Ctx<'_> {
     }
 }
 
-/// Builds the document from an evaluated module.
+/// Builds the document from an evaluated module: the outcomes variable,
+/// then the truths, then the actions in list order, then the notes on
+/// what no state rules out and on names that differ only in case.
 pub fn extract(
     file: &str,
     source: &str,
@@ -186,6 +205,76 @@ pub fn extract(
         source,
         notes: Vec::new(),
     };
+    note_duplicates(&mut cx, module);
+
+    let outcomes = find_outcomes(&cx, module, options)?;
+    let outcome_pairs = outcome_entries(&cx, &outcomes)?;
+    let outcome_of = outcome_index(&cx, &outcomes.name, outcome_pairs)?;
+    let outcome_names: Vec<&str> = outcome_pairs
+        .iter()
+        .filter_map(|(k, _)| k.as_str())
+        .collect();
+
+    let actions_binding = find_actions(&cx, module, options, &outcomes.name, &outcome_names)?;
+    let truths_binding = find_truths(
+        &cx,
+        module,
+        options,
+        &outcomes.name,
+        actions_binding.map(|b| b.name.as_str()),
+        outcome_pairs,
+    )?;
+
+    let truths = listed_truths(&mut cx, truths_binding)?;
+    let order = match actions_binding {
+        Some(binding) => {
+            listed_action_order(&mut cx, binding, &outcomes.name, outcome_pairs, &outcome_of)?
+        }
+        None => outcome_key_order(&mut cx, &outcomes, outcome_pairs),
+    };
+    let mut actions: Vec<ActionDoc> = Vec::new();
+    for (k, _) in &order {
+        let (key, entry) = &outcome_pairs[*k];
+        let name = key.as_str().unwrap_or_default().to_string();
+        let index = actions.len();
+        if let Some(action) = map_action(
+            &mut cx,
+            &outcomes.name,
+            index,
+            &name,
+            key,
+            entry,
+            (&truths.names, &truths.index),
+        )? {
+            actions.push(action);
+        }
+    }
+    note_never_ruled_out(&mut cx, &truths, &actions);
+
+    let mut doc = metadata(
+        file,
+        options,
+        &truths_binding.name,
+        actions_binding.map(|b| b.name.as_str()),
+        truths.names,
+        actions,
+    );
+    declare_case_only_names(&mut cx, &mut doc, &truths.pos, truths_binding.pos);
+    cx.notes.sort_by_key(|n| n.pos);
+    Ok(Imported {
+        doc,
+        notes: cx.notes,
+        variables: (
+            truths_binding.name.clone(),
+            actions_binding.map(|b| b.name.clone()),
+            outcomes.name.clone(),
+        ),
+    })
+}
+
+/// A note for each key a dict display repeats and each element a set
+/// display repeats (Python keeps one).
+fn note_duplicates(cx: &mut Ctx, module: &Module) {
     for d in &module.duplicates {
         if d.dict_key {
             cx.note(
@@ -209,8 +298,14 @@ pub fn extract(
             );
         }
     }
+}
 
-    let outcomes = find_outcomes(&cx, module, options)?;
+/// The (action name, entry) pairs of the outcomes variable, which must be
+/// a dict.
+fn outcome_entries<'m>(
+    cx: &Ctx,
+    outcomes: &variables::Found<'m>,
+) -> Result<&'m [(Value, Value)], ImportError> {
     let ValueKind::Dict(outcome_pairs) = &outcomes.value.kind else {
         return Err(cx.error(
             outcomes.value.pos,
@@ -219,40 +314,49 @@ pub fn extract(
             "point `--outcomes-var` at the dict mapping action names to `{'type': ..., 'states': ...}`",
         ));
     };
+    Ok(outcome_pairs)
+}
+
+/// Each action name of the outcomes to its entry's index; every key must
+/// be a string.
+fn outcome_index<'m>(
+    cx: &Ctx,
+    outcomes_name: &str,
+    outcome_pairs: &'m [(Value, Value)],
+) -> Result<HashMap<&'m str, usize>, ImportError> {
     let mut outcome_of: HashMap<&str, usize> = HashMap::new();
     for (i, (k, _)) in outcome_pairs.iter().enumerate() {
         let Some(name) = k.as_str() else {
             return Err(cx.error(
                 k.pos,
-                &outcomes.name,
+                outcomes_name,
                 format!("action names must be strings, found `{}`", k.repr()),
-                format!("make every key of `{}` an action name", outcomes.name),
+                format!("make every key of `{outcomes_name}` an action name"),
             ));
         };
         outcome_of.insert(name, i);
     }
-    let outcome_names: Vec<&str> = outcome_pairs
-        .iter()
-        .filter_map(|(k, _)| k.as_str())
-        .collect();
+    Ok(outcome_of)
+}
 
-    let actions_binding = find_actions(&cx, module, options, &outcomes.name, &outcome_names)?;
-    let truths_binding = find_truths(
-        &cx,
-        module,
-        options,
-        &outcomes.name,
-        actions_binding.map(|b| b.name.as_str()),
-        outcome_pairs,
-    )?;
+/// The truths kept, in list order: each name once, no empty name.
+struct ListedTruths {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    /// Where each kept truth is listed.
+    pos: Vec<Pos>,
+}
 
-    // Truths.
-    let truth_values = string_elements(&cx, truths_binding, "truths")?;
-    let mut truths: Vec<String> = Vec::new();
-    let mut truth_index: HashMap<String, usize> = HashMap::new();
-    let mut truth_pos: Vec<Pos> = Vec::new();
+/// The truths of the truths variable, with a note for each dropped one.
+fn listed_truths(cx: &mut Ctx, binding: &Binding) -> Result<ListedTruths, ImportError> {
+    let truth_values = string_elements(cx, binding, "truths")?;
+    let mut truths = ListedTruths {
+        names: Vec::new(),
+        index: HashMap::new(),
+        pos: Vec::new(),
+    };
     for (i, (name, pos)) in truth_values.iter().enumerate() {
-        let path = format!("{}[{i}]", truths_binding.name);
+        let path = format!("{}[{i}]", binding.name);
         if name.trim().is_empty() {
             cx.note(
                 *pos,
@@ -262,116 +366,111 @@ pub fn extract(
             );
             continue;
         }
-        if let Some(&first) = truth_index.get(name.as_str()) {
+        if let Some(&first) = truths.index.get(name.as_str()) {
             cx.note(
                 *pos,
                 path,
                 NoteKind::DuplicateTruth,
                 format!(
                     "truth `{name}` is listed again (first at line {}); kept once",
-                    truth_pos[first].line
+                    truths.pos[first].line
                 ),
             );
             continue;
         }
-        truth_index.insert(name.clone(), truths.len());
-        truths.push(name.clone());
-        truth_pos.push(*pos);
+        truths.index.insert(name.clone(), truths.names.len());
+        truths.names.push(name.clone());
+        truths.pos.push(*pos);
     }
+    Ok(truths)
+}
 
-    // The action list, then actions with outcomes the list lacks.
+/// The outcomes entries in the order of the action list, then those with
+/// outcomes the list lacks; each listed name once, names without outcomes
+/// dropped (each noted).
+fn listed_action_order(
+    cx: &mut Ctx,
+    binding: &Binding,
+    outcomes_name: &str,
+    outcome_pairs: &[(Value, Value)],
+    outcome_of: &HashMap<&str, usize>,
+) -> Result<Vec<(usize, Pos)>, ImportError> {
     let mut order: Vec<(usize, Pos)> = Vec::new();
     let mut listed: HashSet<usize> = HashSet::new();
-    match actions_binding {
-        Some(binding) => {
-            let names = string_elements(&cx, binding, "actions")?;
-            let mut seen: HashMap<&str, Pos> = HashMap::new();
-            for (i, (name, pos)) in names.iter().enumerate() {
-                let path = format!("{}[{i}]", binding.name);
-                if let Some(first) = seen.get(name.as_str()) {
-                    cx.note(
-                        *pos,
-                        path,
-                        NoteKind::DuplicateAction,
-                        format!(
-                            "action `{name}` is listed again (first at line {}); kept once",
-                            first.line
-                        ),
-                    );
-                    continue;
-                }
-                seen.insert(name, *pos);
-                match outcome_of.get(name.as_str()) {
-                    Some(&k) => {
-                        order.push((k, *pos));
-                        listed.insert(k);
-                    }
-                    None => cx.note(
-                        *pos,
-                        path,
-                        NoteKind::ActionWithoutOutcomes,
-                        format!(
-                            "action `{name}` has no entry in `{}`, so it has no states; dropped",
-                            outcomes.name
-                        ),
-                    ),
-                }
-            }
-            for (k, (key, _)) in outcome_pairs.iter().enumerate() {
-                if !listed.contains(&k) {
-                    cx.note(
-                        key.pos,
-                        format!("{}[{}]", outcomes.name, key.repr()),
-                        NoteKind::UnlistedAction,
-                        format!(
-                            "action `{}` has outcomes but is not in `{}`; appended to the actions",
-                            key.as_str().unwrap_or_default(),
-                            binding.name
-                        ),
-                    );
-                    order.push((k, key.pos));
-                }
-            }
-        }
-        None => {
+    let names = string_elements(cx, binding, "actions")?;
+    let mut seen: HashMap<&str, Pos> = HashMap::new();
+    for (i, (name, pos)) in names.iter().enumerate() {
+        let path = format!("{}[{i}]", binding.name);
+        if let Some(first) = seen.get(name.as_str()) {
             cx.note(
-                outcomes.value.pos,
-                outcomes.name.clone(),
-                NoteKind::NoActionList,
+                *pos,
+                path,
+                NoteKind::DuplicateAction,
                 format!(
-                    "no list of action names found; the keys of `{}` are the actions",
-                    outcomes.name
+                    "action `{name}` is listed again (first at line {}); kept once",
+                    first.line
                 ),
             );
-            order = outcome_pairs
-                .iter()
-                .enumerate()
-                .map(|(k, (key, _))| (k, key.pos))
-                .collect();
+            continue;
+        }
+        seen.insert(name, *pos);
+        match outcome_of.get(name.as_str()) {
+            Some(&k) => {
+                order.push((k, *pos));
+                listed.insert(k);
+            }
+            None => cx.note(
+                *pos,
+                path,
+                NoteKind::ActionWithoutOutcomes,
+                format!("action `{name}` has no entry in `{outcomes_name}`, so it has no states; dropped"),
+            ),
         }
     }
-
-    let mut actions: Vec<ActionDoc> = Vec::new();
-    for (k, _) in &order {
-        let (key, entry) = &outcome_pairs[*k];
-        let name = key.as_str().unwrap_or_default().to_string();
-        let index = actions.len();
-        if let Some(action) = map_action(
-            &mut cx,
-            &outcomes.name,
-            index,
-            &name,
-            key,
-            entry,
-            (&truths, &truth_index),
-        )? {
-            actions.push(action);
+    for (k, (key, _)) in outcome_pairs.iter().enumerate() {
+        if !listed.contains(&k) {
+            cx.note(
+                key.pos,
+                format!("{outcomes_name}[{}]", key.repr()),
+                NoteKind::UnlistedAction,
+                format!(
+                    "action `{}` has outcomes but is not in `{}`; appended to the actions",
+                    key.as_str().unwrap_or_default(),
+                    binding.name
+                ),
+            );
+            order.push((k, key.pos));
         }
     }
+    Ok(order)
+}
 
-    // Truths no state rules out.
+/// Without an action list: the outcomes entries in their own order (noted).
+fn outcome_key_order(
+    cx: &mut Ctx,
+    outcomes: &variables::Found<'_>,
+    outcome_pairs: &[(Value, Value)],
+) -> Vec<(usize, Pos)> {
+    cx.note(
+        outcomes.value.pos,
+        outcomes.name.clone(),
+        NoteKind::NoActionList,
+        format!(
+            "no list of action names found; the keys of `{}` are the actions",
+            outcomes.name
+        ),
+    );
+    outcome_pairs
+        .iter()
+        .enumerate()
+        .map(|(k, (key, _))| (k, key.pos))
+        .collect()
+}
+
+/// A note for each truth no state of `actions` rules out (kept).
+fn note_never_ruled_out(cx: &mut Ctx, truths: &ListedTruths, actions: &[ActionDoc]) {
     let mut ruled: HashSet<&str> = HashSet::new();
-    for a in &actions {
+    for a in actions {
         match &a.states {
             StatesDoc::Named(pairs) => pairs
                 .iter()
@@ -381,32 +480,23 @@ pub fn extract(
                 .for_each(|s| ruled.extend(s.rules_out.iter().map(String::as_str))),
         }
     }
-    let mut never = Vec::new();
-    for (i, t) in truths.iter().enumerate() {
+    for (i, t) in truths.names.iter().enumerate() {
         if !ruled.contains(t.as_str()) {
-            never.push((i, t.clone()));
+            cx.note(
+                truths.pos[i],
+                format!("truths[{i}] `{t}`"),
+                NoteKind::NeverRuledOut,
+                "no state rules this truth out; kept (it can only be told apart by elimination)",
+            );
         }
     }
-    for (i, t) in never {
-        cx.note(
-            truth_pos[i],
-            format!("truths[{i}] `{t}`"),
-            NoteKind::NeverRuledOut,
-            "no state rules this truth out; kept (it can only be told apart by elimination)",
-        );
-    }
+}
 
-    let mut doc = metadata(
-        file,
-        options,
-        &truths_binding.name,
-        actions_binding.map(|b| b.name.as_str()),
-        truths,
-        actions,
-    );
-    // KUMO compares answers exactly, and its data has names of one kind
-    // that differ only in case: kept, declared, each one noted.
-    for (path, first, later) in crate::domain::case_only_lookalikes(&doc) {
+/// KUMO compares answers exactly, and its data has names of one kind that
+/// differ only in case: kept, declared (`case_sensitive_names`), each one
+/// noted at the truth's place (else at the truths variable, `fallback`).
+fn declare_case_only_names(cx: &mut Ctx, doc: &mut DomainDoc, truth_pos: &[Pos], fallback: Pos) {
+    for (path, first, later) in crate::domain::case_only_lookalikes(doc) {
         doc.case_sensitive_names = true;
         let pos = match path
             .strip_prefix("truths[")
@@ -418,7 +508,7 @@ pub fn extract(
                 .and_then(|i| truth_pos.get(i).copied()),
             None => None,
         }
-        .unwrap_or(truths_binding.pos);
+        .unwrap_or(fallback);
         cx.note(
             pos,
             path,
@@ -428,16 +518,6 @@ pub fn extract(
             ),
         );
     }
-    cx.notes.sort_by_key(|n| n.pos);
-    Ok(Imported {
-        doc,
-        notes: cx.notes,
-        variables: (
-            truths_binding.name.clone(),
-            actions_binding.map(|b| b.name.clone()),
-            outcomes.name.clone(),
-        ),
-    })
 }
 
 fn metadata(

@@ -19,7 +19,7 @@ use crate::domain::Domain;
 use crate::pipeline::job::MergeExclude;
 use crate::progress::Progress;
 use crate::search::SearchBudget;
-use crate::synth::{Dedup, Stats, Synthesizer};
+use crate::synth::{Dedup, Key, Stats, Synthesizer};
 use std::sync::Arc;
 
 /// One shard group: the shards of one (domain, setting), and the root its
@@ -325,7 +325,7 @@ fn requested_budget(
         return Ok(None);
     }
     match labels {
-        Some(requested) => Ok(Some(requested)),
+        Some(requested) => Ok(Some(requested.for_actions(first.parameters.actions))),
         None => Err(shards_error(format!(
             "`{}`: shards were made with labels, this merge has no labeler",
             dir.display()
@@ -418,26 +418,18 @@ fn merge_lines(
     let domain = &group.domain;
     let n = group.first.parameters.n;
     let count = group.first.shard.count;
-    let recorded = rebudget::recorded(&group.first.parameters);
     let synth = Synthesizer::new(domain, group.first.parameters.params())?;
-    let banded = match group.first.parameters.band {
-        Some(band) => {
-            if requested.is_some_and(|r| rebudget::compare(recorded, r) == rebudget::Change::Larger)
-            {
-                return Err(shards_error(format!(
-                    "`{}`: the shards' lines lie in a difficulty band under {}, and which draw lies in it depends on the budget",
-                    dir.display(),
-                    rebudget::flags(recorded)
-                )));
-            }
-            Some(Banded::new(&synth, band, recorded)?)
-        }
-        None => None,
-    };
+    let banded = banded_of(group, dir, &synth, requested)?;
     let plan = super::Plan {
         synth: &synth,
         banded: banded.as_ref(),
         reference: group.reference.as_deref(),
+    };
+    let redraw = Redraw {
+        plan: &plan,
+        group,
+        requested,
+        recorded: rebudget::recorded(&group.first.parameters),
     };
     let (mut readers, mut stats) = open_shards(group, dir)?;
     let index = record::NameIndex::new(domain);
@@ -464,38 +456,11 @@ fn merge_lines(
         if seen.insert(key.clone()) {
             merged.write_all(&line)?;
         } else {
-            let (mut candidate, mut label) = draws::first_draw(&plan, group.exclusion.as_ref(), i)?;
-            if candidate.key != key {
-                return Err(corrupt(format!(
+            let bytes = redraw
+                .line(i, &key, &mut seen, &mut stats)?
+                .ok_or_else(|| corrupt(format!(
                     "instance {i} is not the first draw of its stream that no excluded set (or other `--split` part) takes"
-                )));
-            }
-            // The shard counted the draws up to its line; add the retries.
-            let at_shard = candidate.stats;
-            match (&banded, label.as_mut()) {
-                (Some(banded), Some(label)) => banded.admit(&mut candidate, label, &mut seen)?,
-                _ => synth.admit(&mut candidate, &mut seen)?,
-            }
-            let after = candidate.stats;
-            stats.duplicates += after.duplicates - at_shard.duplicates;
-            stats.out_of_band += after.out_of_band - at_shard.out_of_band;
-            stats.band_straddling += after.band_straddling - at_shard.band_straddling;
-            stats.band_unlabelled += after.band_unlabelled - at_shard.band_unlabelled;
-            stats.resamples += after.resamples - at_shard.resamples;
-            stats.unsat += after.unsat - at_shard.unsat;
-            stats.sat_calls += after.sat_calls - at_shard.sat_calls;
-            let optimal = match label {
-                Some(label) => Some(Ok(label)),
-                None => requested.map(|_| {
-                    crate::search::optimal_for_instance(domain, &candidate.instance, recorded)
-                }),
-            };
-            let bytes = record::render(
-                domain,
-                &candidate.instance,
-                optimal.as_ref(),
-                group.reference.as_deref(),
-            );
+                )))?;
             merged.write_all(&bytes)?;
         }
         merged.write_all(b"\n")?;
@@ -503,7 +468,94 @@ fn merge_lines(
             progress.position(i + 1);
         }
     }
-    for (shard_path, reader) in &mut readers {
+    check_shards_end(&mut readers, n)?;
+    stats.instances = n;
+    Ok(stats)
+}
+
+/// The band the shards' lines lie in, if any: a merge cannot relabel them
+/// under a larger budget, since which draw lies in it depends on the
+/// budget.
+fn banded_of<'p, 'd>(
+    group: &Group,
+    dir: &Path,
+    synth: &'p Synthesizer<'d>,
+    requested: Option<SearchBudget>,
+) -> Result<Option<Banded<'p, 'd>>, OutputError> {
+    let recorded = rebudget::recorded(&group.first.parameters);
+    let Some(band) = group.first.parameters.band else {
+        return Ok(None);
+    };
+    if requested.is_some_and(|r| rebudget::compare(recorded, r) == rebudget::Change::Larger) {
+        return Err(shards_error(format!(
+            "`{}`: the shards' lines lie in a difficulty band under {}, and which draw lies in it depends on the budget",
+            dir.display(),
+            rebudget::flags(recorded)
+        )));
+    }
+    Ok(Some(Banded::new(synth, band, recorded)?))
+}
+
+/// How a merge draws a shard's line again whose key another shard's line
+/// took first, as the unsharded run does.
+struct Redraw<'r, 'p, 'd> {
+    plan: &'r super::Plan<'p, 'd>,
+    group: &'r Group,
+    /// The budget asked of the merge, if any.
+    requested: Option<SearchBudget>,
+    /// The budget the shards' labels were searched under.
+    recorded: SearchBudget,
+}
+
+impl Redraw<'_, '_, '_> {
+    /// Instance `i`'s line, redrawn from its stream past the keys in
+    /// `seen` (the shard's retries added to `stats`); `None` when the
+    /// shard's line (its key `key`) is not its stream's first draw.
+    fn line(
+        &self,
+        i: u64,
+        key: &Key,
+        seen: &mut Dedup,
+        stats: &mut Stats,
+    ) -> Result<Option<Vec<u8>>, OutputError> {
+        let domain = &self.group.domain;
+        let (mut candidate, mut label) =
+            draws::first_draw(self.plan, self.group.exclusion.as_ref(), i)?;
+        if candidate.key != *key {
+            return Ok(None);
+        }
+        // The shard counted the draws up to its line; add the retries.
+        let at_shard = candidate.stats;
+        match (self.plan.banded, label.as_mut()) {
+            (Some(banded), Some(label)) => banded.admit(&mut candidate, label, seen)?,
+            _ => self.plan.synth.admit(&mut candidate, seen)?,
+        }
+        let after = candidate.stats;
+        stats.duplicates += after.duplicates - at_shard.duplicates;
+        stats.out_of_band += after.out_of_band - at_shard.out_of_band;
+        stats.band_straddling += after.band_straddling - at_shard.band_straddling;
+        stats.band_unlabelled += after.band_unlabelled - at_shard.band_unlabelled;
+        stats.resamples += after.resamples - at_shard.resamples;
+        stats.unsat += after.unsat - at_shard.unsat;
+        stats.sat_calls += after.sat_calls - at_shard.sat_calls;
+        let optimal = match label {
+            Some(label) => Some(Ok(label)),
+            None => self.requested.map(|_| {
+                crate::search::optimal_for_instance(domain, &candidate.instance, self.recorded)
+            }),
+        };
+        Ok(Some(record::render(
+            domain,
+            &candidate.instance,
+            optimal.as_ref(),
+            self.group.reference.as_deref(),
+        )))
+    }
+}
+
+/// Every shard ends where `-n n` ends it: a line more is damage.
+fn check_shards_end(readers: &mut [ShardReader], n: u64) -> Result<(), OutputError> {
+    for (shard_path, reader) in readers {
         let mut rest = Vec::new();
         let more = reader
             .next_line(&mut rest)
@@ -515,8 +567,7 @@ fn merge_lines(
             ));
         }
     }
-    stats.instances = n;
-    Ok(stats)
+    Ok(())
 }
 
 /// With a larger requested budget than the shards', labels the lines

@@ -163,7 +163,7 @@ impl Job<'_> {
         parameters.split = self.exclude().and_then(|e| e.part_label());
         if let Some(budget) = self.labels() {
             parameters.search_budget = Some(budget.max_memo_entries);
-            parameters.search_nodes = Some(budget.max_nodes);
+            parameters.search_nodes = Some(budget.nodes_for(self.params.actions));
         }
         if self.secret_seed() {
             parameters.seed = 0;

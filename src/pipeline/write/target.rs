@@ -146,12 +146,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     let setting = Setting::from(job.params).to_string();
     let lock = files::FileLock::exclusive(&path)?;
     let parameters = job.parameters();
-    let entry = target.recorded(&files, &setting, job.force())?;
-    let resume = existing(&path, entry, &domain.source_hash, &parameters, job.force())?;
-    check_digest(&path, resume.as_ref())?;
-    if let Target::Shard(_) = target {
-        rebudget::shard_conflict(&path, resume.as_ref(), &parameters)?;
-    }
+    let resume = resumable_entry(job, &files, &setting, &parameters)?;
     let total = target.lines_of(job.n());
     // A finished file of this length (its digest just checked) with
     // nothing to relabel is up to date, decided before it is opened for
@@ -171,6 +166,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
         .is_some_and(|e| e.status == Status::Complete);
     let mut note = None;
     if let (Some(entry), Some(budget)) = (resume.as_ref(), job.labels()) {
+        let budget = budget.for_actions(job.params.actions);
         let recorded = rebudget::recorded(&entry.parameters);
         match rebudget::compare(recorded, budget) {
             rebudget::Change::Same => {}
@@ -184,21 +180,9 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
                 return Err(banded_budget(path, recorded));
             }
             rebudget::Change::Larger => {
-                // Marked unfinished under the old budget first: a run killed
-                // while relabelling relabels again, to the same bytes.
-                let mut pending = entry.clone();
-                pending.status = Status::InProgress;
-                pending.digest = None;
-                target.record(&files, &info, &setting, &pending)?;
                 drop(file);
-                let done = rebudget::relabel_unlabelled(
-                    domain,
-                    &path,
-                    lines,
-                    budget,
-                    plan.reference,
-                    job.progress,
-                )?;
+                let recorded_at = (&files, &info, setting.as_str());
+                let done = relabel(job, plan, recorded_at, entry, lines, budget)?;
                 file = files::open_for_append(&path, false)?.0;
                 note = Some(rebudget::relabelled_note(budget, done));
             }
@@ -212,21 +196,7 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
     // The record counts the work of every line, not only this run's.
     let mut seen = Dedup::excluding(job.exclude().cloned());
     let before = prefix(job, plan, &path, lines, resume.as_ref(), &mut seen)?;
-    let mut entry = DatasetEntry {
-        file: path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        status: Status::InProgress,
-        generator_version: manifest::VERSION.into(),
-        domain_hash: domain.source_hash.clone(),
-        parameters,
-        merged_shards: None,
-        counts: Counts::default(),
-        timings: Timings::default(),
-        digest: None,
-        difficulty: None,
-    };
+    let mut entry = in_progress_entry(&path, &domain.source_hash, parameters);
     target.record(&files, &info, &setting, &entry)?;
 
     let mut stats = Stats::default();
@@ -262,6 +232,78 @@ pub(super) fn write(job: &Job, plan: &Plan) -> Result<Summary, OutputError> {
         lock: Some(lock),
         part: job.exclude().and_then(|e| e.part_name()),
     })
+}
+
+/// The record of the lines already there that this run continues, if
+/// any: checked against the file (its digest) and the job (the domain, the
+/// parameters, a shard's budget).
+fn resumable_entry(
+    job: &Job,
+    files: &TargetFiles,
+    setting: &str,
+    parameters: &Parameters,
+) -> Result<Option<DatasetEntry>, OutputError> {
+    let (target, path) = (job.target(), &files.path);
+    let entry = target.recorded(files, setting, job.force())?;
+    let resume = existing(
+        path,
+        entry,
+        &job.domain().source_hash,
+        parameters,
+        job.force(),
+    )?;
+    check_digest(path, resume.as_ref())?;
+    if let Target::Shard(_) = target {
+        rebudget::shard_conflict(path, resume.as_ref(), parameters)?;
+    }
+    Ok(resume)
+}
+
+/// Relabels the unlabelled lines of the first `lines` under the larger
+/// `budget`. The record is marked
+/// unfinished under the old budget first (`recorded_at`: where the record
+/// is, the domain, the setting): a run killed while relabelling relabels
+/// again, to the same bytes.
+fn relabel(
+    job: &Job,
+    plan: &Plan,
+    (files, info, setting): (&TargetFiles, &DomainInfo, &str),
+    entry: &DatasetEntry,
+    lines: u64,
+    budget: SearchBudget,
+) -> Result<rebudget::Relabelled, OutputError> {
+    let mut pending = entry.clone();
+    pending.status = Status::InProgress;
+    pending.digest = None;
+    job.target().record(files, info, setting, &pending)?;
+    rebudget::relabel_unlabelled(
+        job.domain(),
+        &files.path,
+        lines,
+        budget,
+        plan.reference,
+        job.progress,
+    )
+}
+
+/// The record of the file at `path` while lines are being appended: no
+/// counts, no digest yet.
+fn in_progress_entry(path: &Path, domain_hash: &str, parameters: Parameters) -> DatasetEntry {
+    DatasetEntry {
+        file: path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        status: Status::InProgress,
+        generator_version: manifest::VERSION.into(),
+        domain_hash: domain_hash.to_string(),
+        parameters,
+        merged_shards: None,
+        counts: Counts::default(),
+        timings: Timings::default(),
+        digest: None,
+        difficulty: None,
+    }
 }
 
 /// A shard id that names a shard (the command line checks it too).

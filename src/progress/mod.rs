@@ -8,8 +8,13 @@
 //! summaries are typed [`Event`]s carrying the facts, not text. The command
 //! line's display (`cli::progress`: a bar on a terminal, a line every few
 //! seconds elsewhere, the up-front forecast of a long stage, and each
-//! event's line) implements it, and [`Quiet`] reports nowhere. Nothing
-//! here prints, so the output never depends on it.
+//! event's line) implements it, and [`Quiet`] reports nowhere. The words
+//! it prints are built here, as strings: [`words`] (each event's line) and
+//! [`stage_lines`] (the progress lines and the forecast). Nothing here
+//! prints, so the output never depends on it.
+
+pub mod stage_lines;
+pub mod words;
 
 use std::path::Path;
 use std::time::Duration;
@@ -49,7 +54,7 @@ impl<'a> Stage<'a> {
 
 /// What a job says besides how far it is: a note, a warning or a summary,
 /// with its facts; how it looks is the reporter's choice (the command
-/// line's words are in `cli::progress`).
+/// line's words are [`words::line`]).
 #[derive(Clone, Debug)]
 pub enum Event<'a> {
     /// A `--split` part begins: `n` instances into `out`.

@@ -1,9 +1,10 @@
-//! The words of the library's events on stderr: each
-//! [`Event`](crate::progress::Event) a job reports (a note, a warning, a
-//! summary) as the line the command line prints for it. Tests and users
-//! read these lines: changing one is changing the command's output.
+//! The words of the library's events: each [`Event`] a job reports (a
+//! note, a warning, a summary) as the line the command line prints for
+//! it on stderr (`cli::progress` does the printing; nothing here prints).
+//! Tests and users read these lines: changing one is changing the
+//! command's output.
 
-use crate::progress::{DerivedWritten, Event, NoSft, Written, WrittenFile};
+use super::{DerivedWritten, Event, NoSft, Written, WrittenFile};
 
 /// The line (or lines) `event` prints, without the final newline.
 pub fn line(event: &Event<'_>) -> String {

@@ -1,8 +1,9 @@
-//! The flag reference (docs/flags.md), written from the clap definitions themselves
-//! so they cannot drift: one Markdown table per command (flag, default,
-//! meaning), between two marker comments that
-//! `examples/flag_tables.rs --write docs/flags.md` replaces and
-//! `tests/docs.rs` compares with this output.
+//! The flag reference (docs/flags.md) as text, written from a clap
+//! definition (the command line's own, `cli::command()`) so it cannot
+//! drift: one Markdown table per command (flag, default, meaning), between
+//! two marker comments that `examples/flag_tables.rs --write docs/flags.md`
+//! replaces and `tests/docs.rs` compares with this output. Pure
+//! text-building: it reads only the clap values it is given.
 
 use clap::{Arg, ArgAction, Command};
 
