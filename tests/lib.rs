@@ -48,5 +48,6 @@ mod search_certified;
 mod search_exact;
 mod serve;
 mod serve_limits;
+mod serve_predict;
 mod split_parts;
 mod values;

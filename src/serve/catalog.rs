@@ -229,6 +229,11 @@ impl Catalog {
         &self.envs[pick.env].splits[pick.split]
     }
 
+    /// The domain of the line's dataset.
+    pub fn domain(&self, pick: Pick) -> &crate::domain::Domain {
+        self.split(pick).dataset.domain()
+    }
+
     /// The seed of the line.
     pub fn seed(&self, pick: Pick) -> u64 {
         self.split(pick).seed(pick.index)

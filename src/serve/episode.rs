@@ -31,8 +31,12 @@
 //! actions; and a reward tells nothing the player could not work out
 //! from the book and the observations it saw (the values depend on the
 //! candidates left, not on the valid truth).
+//!
+//! Under the explore-then-predict protocol (`reset`'s `protocol`) the
+//! episode plays [`crate::game::predict::PredictGame`] instead, shown as
+//! [`super::predict`] says: reward 0 until the end, then the accuracy
+//! over the tests.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -41,8 +45,9 @@ use super::catalog::{Catalog, Pick};
 use super::seats::Seat;
 use crate::analysis::LiveGame;
 use crate::game::Task;
+use crate::game::predict::{PredictGame, PredictRules};
 use crate::game::session::Session;
-use crate::game::{Agent, ResultLine, Step, menu_choice};
+use crate::game::{Agent, ResultLine, Step, Trial, menu_choice};
 
 /// Who plays, which decides how replies are read and where results go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,11 +65,73 @@ impl Player {
         }
     }
 
+    fn as_agent(&self) -> Agent {
+        match self {
+            Player::Model(_) => Agent::Model,
+            Player::Person(_) => Agent::Person,
+        }
+    }
+
     /// The agent folder of the results: eval's or play's.
     pub fn agent(&self, budget: Option<usize>) -> String {
+        self.as_agent().name(budget)
+    }
+
+    /// The agent folder under the explore-then-predict protocol, as eval
+    /// and `play` name it (`VanillaAgent-predict=T@s[-end]`).
+    pub fn predict_agent(&self, rules: &PredictRules) -> String {
+        self.as_agent().predict_name(rules)
+    }
+}
+
+/// The game an episode plays.
+pub enum Game {
+    /// KUMO's protocol or the budgeted one: eval's session.
+    Kumo(Session),
+    /// The explore-then-predict protocol.
+    Predict(Box<PredictGame>),
+}
+
+impl Game {
+    fn is_finished(&self) -> bool {
         match self {
-            Player::Model(_) => Agent::Model.name(budget),
-            Player::Person(_) => Agent::Person.name(budget),
+            Game::Kumo(s) => s.is_finished(),
+            Game::Predict(g) => g.is_finished(),
+        }
+    }
+
+    fn replies(&self) -> usize {
+        match self {
+            Game::Kumo(s) => s.replies(),
+            Game::Predict(g) => g.trial().generated_text.len(),
+        }
+    }
+
+    fn request(&self) -> Option<Vec<Value>> {
+        match self {
+            Game::Kumo(s) => s.request(),
+            Game::Predict(g) => g.request(),
+        }
+    }
+
+    fn trial(&self) -> Trial {
+        match self {
+            Game::Kumo(s) => s.trial(),
+            Game::Predict(g) => g.trial(),
+        }
+    }
+
+    fn task(&self) -> &Task {
+        match self {
+            Game::Kumo(s) => s.task(),
+            Game::Predict(g) => g.task(),
+        }
+    }
+
+    fn budget(&self) -> Option<usize> {
+        match self {
+            Game::Kumo(s) => s.budget(),
+            Game::Predict(_) => None,
         }
     }
 }
@@ -100,7 +167,7 @@ pub struct Play {
     /// `episode_id` when it gave one over a WebSocket.
     pub episode_id: String,
     pub player: Player,
-    session: Session,
+    game: Game,
     /// Whether observations carry eval's whole request (`messages`).
     messages: bool,
     /// The game scored reply by reply (`reward: "dense"`), else `None`.
@@ -114,31 +181,24 @@ pub struct Play {
 }
 
 impl Play {
-    /// Starts the episode; `budget` plays the budgeted protocol, else
-    /// KUMO's with `max_steps` replies at most; `dense` (the game of
-    /// the line, at its start) scores every reply (`reward: "dense"`).
-    #[allow(clippy::too_many_arguments)]
+    /// Starts the episode of `game` (at its start); `dense` (the game
+    /// of the line, at its start; KUMO's protocol only) scores every
+    /// reply (`reward: "dense"`).
     pub fn start(
         catalog: &Catalog,
         pick: Pick,
-        task: Arc<Task>,
+        game: Game,
         player: Player,
         episode_id: String,
-        max_steps: usize,
-        budget: Option<usize>,
         messages: bool,
         dense: Option<LiveGame>,
     ) -> Play {
-        let session = match budget {
-            Some(b) => Session::budgeted(task, player.name(), b),
-            None => Session::new(task, player.name(), max_steps),
-        };
         Play {
             pick,
             task_id: catalog.task_id(pick),
             episode_id,
             player,
-            session,
+            game,
             messages,
             dense,
             last_reward: 0.0,
@@ -148,72 +208,91 @@ impl Play {
     }
 
     pub fn is_done(&self) -> bool {
-        self.session.is_finished()
+        self.game.is_finished()
     }
 
     /// Records one reply (`tokens`: what it cost, for the results) and
     /// returns the step's response.
     pub fn step(&mut self, catalog: &Catalog, text: &str, tokens: u64) -> Result<Value, StepError> {
         self.last_active = Instant::now();
-        if self.session.is_finished() {
+        if self.game.is_finished() {
             return Err(StepError::Finished);
         }
+        let session = match &mut self.game {
+            Game::Kumo(session) => session,
+            Game::Predict(game) => {
+                let step = super::predict::step(game, &self.player, text, tokens)?;
+                self.last_reward = super::predict::reward(game);
+                let last = super::predict::shown(game, &step);
+                return Ok(self.response(catalog, Some(&last)));
+            }
+        };
         let step = match &self.player {
-            Player::Model(_) => self.session.respond(Some(text), tokens),
+            Player::Model(_) => session.respond(Some(text), tokens),
             Player::Person(_) => {
-                let instance = &self.session.task().instance;
+                let instance = &session.task().instance;
                 let choice = menu_choice(text, &instance.actions, &instance.truths)
                     .ok_or_else(|| StepError::NotOnMenu(text.trim().to_string()))?;
-                self.session.respond_as(Some(choice), Some(text), tokens)
+                session.respond_as(Some(choice), Some(text), tokens)
             }
         }
         .map_err(|_| StepError::Finished)?;
         self.last_reward = self.step_reward(&step)?;
-        Ok(self.response(catalog, Some(&step)))
+        Ok(self.response(catalog, Some(&shown(&step))))
     }
 
-    /// The response to `reset` (no step yet) or to a step: OpenEnv's
-    /// `{observation, reward, done}`.
-    pub fn response(&self, catalog: &Catalog, step: Option<&Step>) -> Value {
-        let done = self.session.is_finished();
+    /// The response to `reset` (no step yet) or to a step (`last`: what
+    /// it led to, as shown): OpenEnv's `{observation, reward, done}`.
+    pub fn response(&self, catalog: &Catalog, last: Option<&Value>) -> Value {
+        let done = self.game.is_finished();
         let mut observation = json!({
             "prompt": self.prompt(),
             "task_id": self.task_id,
             "episode_id": self.episode_id,
-            "turn": self.session.replies(),
+            "turn": self.game.replies(),
         });
         let o = observation.as_object_mut().expect("an object");
-        match step {
+        match last {
             // The system prompt once, at the start: it is the same on
             // every turn, and a client that shows each observation to the
             // model whole would repeat the book every turn.
             None => {
                 o.insert("system_prompt".into(), json!(self.system_prompt()));
             }
-            Some(step) => {
-                o.insert("last".into(), shown(step));
+            Some(last) => {
+                o.insert("last".into(), last.clone());
             }
         }
         if self.messages && !done {
             o.insert(
                 "messages".into(),
-                Value::from(self.session.request().unwrap_or_default()),
+                Value::from(self.game.request().unwrap_or_default()),
             );
         }
+        let session = match &self.game {
+            Game::Kumo(session) => session,
+            Game::Predict(game) => {
+                super::predict::phase_fields(game, o);
+                if done {
+                    super::predict::final_fields(game, o);
+                }
+                return json!({"observation": observation, "reward": self.reward_value(last), "done": done});
+            }
+        };
         if let Player::Person(_) = self.player {
-            let instance = &self.session.task().instance;
+            let instance = &session.task().instance;
             let domain = catalog.split(self.pick);
             o.insert("actions".into(), json!(instance.actions));
             o.insert("truths".into(), json!(instance.truths));
             o.insert("setting".into(), json!(domain.setting.to_string()));
         }
         if done {
-            let instance = &self.session.task().instance;
-            let trial = self.session.trial();
+            let instance = &session.task().instance;
+            let trial = session.trial();
             o.insert("successful".into(), json!(trial.successful));
             o.insert("parse_error".into(), json!(trial.parse_error));
             o.insert("answer".into(), json!(instance.valid_truths()));
-            o.insert("action_count".into(), json!(self.session.action_count()));
+            o.insert("action_count".into(), json!(session.action_count()));
             if let Some(steps) = instance.steps() {
                 let (lower, upper) = steps.interval();
                 o.insert("expected_steps".into(), json!(upper));
@@ -230,11 +309,15 @@ impl Play {
                 o.insert("golden_actions".into(), json!(g));
             }
         }
-        let reward = match step {
+        json!({"observation": observation, "reward": self.reward_value(last), "done": done})
+    }
+
+    /// `null` before the first step, then the last step's reward.
+    fn reward_value(&self, last: Option<&Value>) -> Value {
+        match last {
             None => Value::Null,
             Some(_) => json!(self.last_reward),
-        };
-        json!({"observation": observation, "reward": reward, "done": done})
+        }
     }
 
     /// Whether the episode earns dense rewards.
@@ -250,7 +333,10 @@ impl Play {
     /// counts it, else 0) on the last step and 0 before.
     fn step_reward(&mut self, step: &Step) -> Result<f64, StepError> {
         let Some(game) = self.dense.as_mut() else {
-            let won = self.session.is_finished() && self.session.successful();
+            let won = match &self.game {
+                Game::Kumo(s) => s.is_finished() && s.successful(),
+                Game::Predict(_) => false,
+            };
             return Ok(f64::from(u8::from(won)));
         };
         let named = match step {
@@ -264,10 +350,14 @@ impl Play {
     }
 
     /// eval's system message: the platform prompt with the book (and,
-    /// under the budgeted protocol, its rule).
+    /// under the budgeted protocol, its rule); under the
+    /// explore-then-predict protocol its own, with the rules.
     fn system_prompt(&self) -> String {
-        let prompt = &self.session.task().system_prompt;
-        match self.session.budget() {
+        if let Game::Predict(game) = &self.game {
+            return game.system_prompt().to_string();
+        }
+        let prompt = &self.game.task().system_prompt;
+        match self.game.budget() {
             Some(b) => format!("{prompt}\n\n{}", crate::game::budget_rule(b)),
             None => prompt.clone(),
         }
@@ -276,7 +366,10 @@ impl Play {
     /// The user message eval sends next (the last message of its
     /// request); `null` once the episode is over.
     fn prompt(&self) -> Value {
-        self.session.prompt().unwrap_or(Value::Null)
+        match &self.game {
+            Game::Kumo(s) => s.prompt().unwrap_or(Value::Null),
+            Game::Predict(g) => g.prompt().map_or(Value::Null, Value::String),
+        }
     }
 
     /// OpenEnv's `state`: which episode this is and how far it got;
@@ -285,16 +378,20 @@ impl Play {
         let split = catalog.split(self.pick);
         json!({
             "episode_id": self.episode_id,
-            "step_count": self.session.replies(),
+            "step_count": self.game.replies(),
             "task_id": self.task_id,
             "env": catalog.env(self.pick).name,
             "split": split.name,
             "index": self.pick.index,
             "seed": split.seed(self.pick.index),
             "player": self.player.name(),
-            "budget": self.session.budget(),
+            "budget": self.game.budget(),
+            "protocol": match &self.game {
+                Game::Kumo(_) => Value::Null,
+                Game::Predict(g) => super::predict::rules_json(g.rules()),
+            },
             "reward": self.reward_name(),
-            "done": self.session.is_finished(),
+            "done": self.game.is_finished(),
         })
     }
 
@@ -310,15 +407,19 @@ impl Play {
     /// (a person) writes it, with its file's place: `(player, agent,
     /// dataset, setting)`.
     pub fn result(&self, catalog: &Catalog) -> Option<(ResultPlace, ResultLine)> {
-        if !self.session.is_finished() {
+        if !self.game.is_finished() {
             return None;
         }
         let split = catalog.split(self.pick);
-        let trial = self.session.trial();
-        let seed = self.session.task().instance.seed;
+        let trial = self.game.trial();
+        let seed = self.game.task().instance.seed;
+        let agent = match &self.game {
+            Game::Kumo(s) => self.player.agent(s.budget()),
+            Game::Predict(g) => self.player.predict_agent(g.rules()),
+        };
         let place = ResultPlace {
             player: self.player.name().to_string(),
-            agent: self.player.agent(self.session.budget()),
+            agent,
             dataset: catalog.env(self.pick).name.clone(),
             setting: split.setting.to_string(),
         };

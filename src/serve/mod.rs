@@ -40,6 +40,7 @@ pub mod catalog;
 pub mod episode;
 pub mod listen;
 pub mod page;
+pub mod predict;
 pub mod results;
 pub mod routes;
 pub mod seats;
@@ -51,8 +52,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::game::session::Session;
 use catalog::Catalog;
-use episode::{Play, Player, Rewards};
+use episode::{Game, Play, Player, Rewards};
 pub use listen::Notice;
 use results::Results;
 use seats::{Seat, Seats};
@@ -237,14 +239,28 @@ impl Service {
             (Some(own), true) => own.clone(),
             _ => id,
         };
+        let game = match (args.protocol, args.budget) {
+            (Some(rules), _) => {
+                let domain = self.catalog.domain(pick);
+                let game =
+                    crate::game::predict::PredictGame::new(task, domain, rules, player.name())
+                        .map_err(|e| {
+                            Refusal::invalid(format!(
+                                "`protocol` cannot be played on `{}`: {e}",
+                                self.catalog.task_id(pick)
+                            ))
+                        })?;
+                Game::Predict(Box::new(game))
+            }
+            (None, Some(b)) => Game::Kumo(Session::budgeted(task, player.name(), b)),
+            (None, None) => Game::Kumo(Session::new(task, player.name(), self.config.max_steps)),
+        };
         let mut play = Play::start(
             &self.catalog,
             pick,
-            task,
+            game,
             player,
             episode_id,
-            self.config.max_steps,
-            args.budget,
             args.messages,
             dense,
         );

@@ -17,13 +17,19 @@
 //!   budgeted protocol; below the line's truths and at most `--max-steps`,
 //!   as eval's), `messages` (observations carry eval's whole request),
 //!   `reward` (`"outcome"`, the default, or `"dense"`: every
-//!   step earns the dense reward, docs/analytics.md). Others are ignored, as OpenEnv ignores arguments `reset`
-//!   does not take.
+//!   step earns the dense reward, docs/analytics.md), `protocol` (the
+//!   explore-then-predict protocol, `{"turns": T, "tests": K, "attempts":
+//!   s, "feedback": "each"|"end"}`, each count 1 to
+//!   [`crate::game::predict::MAX_PREDICT`], `tests` 5, `attempts` 1 and
+//!   `feedback` `each` by default, as eval's flags; not with `budget` or
+//!   dense rewards). Others are ignored, as OpenEnv ignores arguments
+//!   `reset` does not take.
 
 use serde_json::{Map, Value, json};
 
 use super::catalog::Selection;
 use super::episode::Rewards;
+use crate::game::predict::{Feedback, MAX_PREDICT, PredictRules};
 
 /// OpenEnv's error codes (`WSErrorCode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +133,8 @@ pub struct ResetArgs {
     pub messages: bool,
     /// `reward`: the 0/1 outcome (default) or dense per-turn rewards.
     pub rewards: Rewards,
+    /// `protocol`: the explore-then-predict rules instead of KUMO's.
+    pub protocol: Option<PredictRules>,
     /// The page's: the participant's name (a person plays).
     pub participant: Option<String>,
     /// The page's: the first line of the split no person has played.
@@ -191,6 +199,17 @@ impl ResetArgs {
                 )));
             }
         };
+        let protocol = protocol(data.get("protocol"))?;
+        if protocol.is_some() && budget.is_some() {
+            return Err(Refusal::invalid(
+                "`protocol` and `budget` are two protocols: give one of them",
+            ));
+        }
+        if protocol.is_some() && rewards == Rewards::Dense {
+            return Err(Refusal::invalid(
+                "`reward: \"dense\"` is not defined under `protocol` (its reward is the accuracy over the tests, at the end): drop `reward` or `protocol`",
+            ));
+        }
         let participant = text("participant")?;
         if participant.as_deref().is_some_and(|p| p.trim().is_empty()) {
             return Err(Refusal::invalid("`participant` is a name: give one"));
@@ -208,10 +227,67 @@ impl ResetArgs {
             budget,
             messages: flag("messages")?,
             rewards,
+            protocol,
             participant: participant.map(|p| p.trim().to_string()),
             next_unplayed: flag("next_unplayed")?,
         })
     }
+}
+
+/// `reset`'s `protocol` (absent or `null`: KUMO's protocol).
+fn protocol(value: Option<&Value>) -> Result<Option<PredictRules>, Refusal> {
+    let fields = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(fields)) => fields,
+        Some(_) => {
+            return Err(Refusal::invalid(
+                "`protocol` is a JSON object: {\"turns\": T, \"tests\": K, \"attempts\": s, \"feedback\": \"each\" or \"end\"}",
+            ));
+        }
+    };
+    if let Some(key) = fields
+        .keys()
+        .find(|k| !matches!(k.as_str(), "turns" | "tests" | "attempts" | "feedback"))
+    {
+        return Err(Refusal::invalid(format!(
+            "`protocol` has no field `{key}`: its fields are `turns`, `tests`, `attempts` and `feedback`"
+        )));
+    }
+    let count = |key: &str, default: Option<usize>| -> Result<usize, Refusal> {
+        let out_of_range = || {
+            Refusal::invalid(format!(
+                "`protocol.{key}` is a whole number from 1 to {MAX_PREDICT}"
+            ))
+        };
+        match fields.get(key) {
+            None | Some(Value::Null) => default.ok_or_else(|| {
+                Refusal::invalid(format!(
+                    "`protocol` needs `{key}`: the exploration turns at most, 1 to {MAX_PREDICT}"
+                ))
+            }),
+            Some(v) => match v.as_u64() {
+                Some(n) if (1..=MAX_PREDICT as u64).contains(&n) => Ok(n as usize),
+                _ => Err(out_of_range()),
+            },
+        }
+    };
+    let feedback = match fields.get("feedback") {
+        None | Some(Value::Null) => Feedback::Each,
+        Some(Value::String(f)) => f
+            .parse()
+            .map_err(|e| Refusal::invalid(format!("`protocol.feedback`: {e}")))?,
+        Some(_) => {
+            return Err(Refusal::invalid(
+                "`protocol.feedback` is \"each\" or \"end\"",
+            ));
+        }
+    };
+    Ok(Some(PredictRules {
+        turns: count("turns", None)?,
+        tests: count("tests", Some(5))?,
+        attempts: count("attempts", Some(1))?,
+        feedback,
+    }))
 }
 
 /// The action of `step`: the model's reply (`message`), and optionally
@@ -375,6 +451,45 @@ mod tests {
         assert_eq!(
             code(r#"{"type":"reset","data":[1]}"#),
             Code::ValidationError
+        );
+        for bad in [
+            r#"{"turns":0}"#,
+            r#"{"turns":1001}"#,
+            r#"{"turns":3,"tests":0}"#,
+            r#"{"turns":3,"attempts":-1}"#,
+            r#"{"turns":3,"feedback":"later"}"#,
+            r#"{"tests":3}"#,
+            r#"{"turns":3,"shots":2}"#,
+            r#"[3]"#,
+        ] {
+            let reset = format!(r#"{{"type":"reset","data":{{"protocol":{bad}}}}}"#);
+            assert_eq!(code(&reset), Code::ValidationError, "{bad}");
+        }
+        assert_eq!(
+            code(r#"{"type":"reset","data":{"protocol":{"turns":3},"budget":2}}"#),
+            Code::ValidationError
+        );
+        assert_eq!(
+            code(r#"{"type":"reset","data":{"protocol":{"turns":3},"reward":"dense"}}"#),
+            Code::ValidationError
+        );
+    }
+
+    #[test]
+    fn protocols_read_with_eval_defaults() {
+        let Ok(Message::Reset(r)) = parse_message(
+            r#"{"type":"reset","data":{"protocol":{"turns":4,"attempts":2,"feedback":"end"}}}"#,
+        ) else {
+            panic!("a reset")
+        };
+        assert_eq!(
+            r.protocol,
+            Some(PredictRules {
+                turns: 4,
+                tests: 5,
+                attempts: 2,
+                feedback: Feedback::End
+            })
         );
     }
 }
