@@ -45,7 +45,7 @@ use super::catalog::{Catalog, Pick};
 use super::seats::Seat;
 use crate::analysis::LiveGame;
 use crate::game::Task;
-use crate::game::predict::{PredictGame, PredictRules};
+use crate::game::predict::{PredictGame, PredictRules, PredictStep};
 use crate::game::session::Session;
 use crate::game::{Agent, ResultLine, Step, Trial, menu_choice};
 
@@ -221,7 +221,7 @@ impl Play {
         let session = match &mut self.game {
             Game::Kumo(session) => session,
             Game::Predict(game) => {
-                let step = super::predict::step(game, &self.player, text, tokens)?;
+                let step = predict_step(game, &self.player, text, tokens)?;
                 self.last_reward = super::predict::reward(game);
                 let last = super::predict::shown(game, &step);
                 return Ok(self.response(catalog, Some(&last)));
@@ -456,4 +456,23 @@ fn shown(step: &Step) -> Value {
         }
         Step::ParseError => json!({"kind": "parse_error"}),
     }
+}
+
+/// Plays one reply: a model's as eval reads it, a person's menu choice
+/// (an action, `stop`, or a listed output; a name or its number).
+fn predict_step(
+    game: &mut PredictGame,
+    player: &Player,
+    text: &str,
+    tokens: u64,
+) -> Result<PredictStep, StepError> {
+    let step = match player {
+        Player::Model(_) => game.respond(Some(text), tokens),
+        Player::Person(_) => {
+            let choice = menu_choice(text, &game.menu(), &[])
+                .ok_or_else(|| StepError::NotOnMenu(text.trim().to_string()))?;
+            game.respond_as(Some(choice), Some(text), tokens)
+        }
+    };
+    step.ok_or(StepError::Finished)
 }

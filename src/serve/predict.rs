@@ -15,28 +15,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::episode::{Player, StepError};
-use crate::game::menu_choice;
 use crate::game::predict::{Phase, PredictGame, PredictRules, PredictStep};
-
-/// Plays one reply: a model's as eval reads it, a person's menu choice
-/// (an action, `stop`, or a listed output; a name or its number).
-pub fn step(
-    game: &mut PredictGame,
-    player: &Player,
-    text: &str,
-    tokens: u64,
-) -> Result<PredictStep, StepError> {
-    let step = match player {
-        Player::Model(_) => game.respond(Some(text), tokens),
-        Player::Person(_) => {
-            let choice = menu_choice(text, &game.menu(), &[])
-                .ok_or_else(|| StepError::NotOnMenu(text.trim().to_string()))?;
-            game.respond_as(Some(choice), Some(text), tokens)
-        }
-    };
-    step.ok_or(StepError::Finished)
-}
 
 /// The reward of the step just taken: the accuracy over the tests once
 /// the episode is over, else 0.

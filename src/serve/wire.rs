@@ -382,6 +382,7 @@ pub fn schema() -> Value {
                 "player": {"type": "string"},
                 "budget": {"type": ["integer", "null"]},
                 "reward": {"type": "string", "enum": ["outcome", "dense"], "description": "reset's `reward`: the 0/1 outcome at the end, or every turn's dense reward."},
+                "protocol": {"type": ["object", "null"], "description": "reset's `protocol`: the explore-then-predict rules (`turns`, `tests`, `attempts`, `feedback`), null under KUMO's."},
                 "done": {"type": "boolean"}
             }
         }
