@@ -47,7 +47,7 @@ from ._api import (
     stamp,
     task_id,
 )
-from ._native import Session, Task, __version__
+from ._native import PredictSession, Session, Task, __version__
 from .dataset import KumoDataset, create_dataset, score_answer
 from .env import Env
 
@@ -58,6 +58,7 @@ __all__ = [
     "Domain",
     "Env",
     "KumoDataset",
+    "PredictSession",
     "Session",
     "Task",
     "__version__",

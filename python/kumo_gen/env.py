@@ -56,6 +56,21 @@ earns 0.0. An episode's rewards sum to
 actions of the state the reply answered (empty where answering is
 optimal) and `info["regret"]` the move's regret.
 
+Explore, then predict (opt-in, `protocol={"turns": T, "tests": K,
+"attempts": s, "feedback": "each"|"end"}`; docs/black-boxes.md): each
+episode is the library's explore-then-predict trial
+(`kumo_gen._native.PredictSession`, the game `kumo-gen eval --turns`
+drives, with eval's defaults `tests=5`, `attempts=1`, `feedback="each"`):
+at most T exploration replies naming a probe or `stop`, then K held-out
+test inputs predicted with s attempts each. A step returns the next user
+message (the probe's output only when the feedback shows it; a verdict
+only with more than one attempt) and `info` with `kind` (`probe`,
+`stop`, `parse_error`, `prediction`) and `phase`. The reward is 0.0 on
+every step but the last, then the accuracy over the tests (the share
+predicted right within their attempts, the trial's `predict` record's
+`accuracy`). Dense rewards, `budget` and `efficiency` are not defined
+under the protocol and are refused with it.
+
 Memory: an `Env` holds the task of the instance it plays and, with
 `dense=True`, that instance's search memo, nothing of the instances
 before, so one that played 100,000 episodes holds no more than one that
@@ -97,6 +112,7 @@ class Env:
         efficiency: float = 0.0,
         budget: Optional[int] = None,
         dense: bool = False,
+        protocol: Optional[Dict[str, Any]] = None,
         templates_dir: Optional[str] = None,
         domains_dir: Optional[str] = None,
         **options: Any,
@@ -113,6 +129,7 @@ class Env:
             raise ValueError(f"max_steps must be from 1 to 10000, not {max_steps}")
         if budget is not None and budget < 1:
             raise ValueError("budget must be at least 1")
+        self.protocol = _protocol(protocol, budget=budget, dense=dense, efficiency=efficiency)
         self.domain = load_domain(domain, domains_dir)
         if tasks is None:
             self._lines: Sequence[str] = Lines(self.domain, truths, actions, n, seed, valid, start=start, **options)
@@ -175,6 +192,9 @@ class Env:
         if not 0 <= index < len(self):
             raise IndexError(f"index {index} is out of range for {len(self)} instances")
         self._index = index
+        if self.protocol is not None:
+            self._session = _native.PredictSession(self.task(index), model=self.model, **self.protocol)
+            return self._session.request()
         self._session = _native.Session(self.task(index), self.model, self.max_steps, self.budget)
         if self.dense:
             self.moves(index).reset()
@@ -220,6 +240,8 @@ class Env:
             raise RuntimeError("the episode is over; call reset()")
         info: Dict[str, Any] = session.respond(text, tokens)
         done = session.finished
+        if self.protocol is not None:
+            return self._predict_step(session, info, done)
         dense_reward = 0.0
         if self.dense:
             # The library scores the reply (kumo_gen::analysis::dense_reward).
@@ -245,6 +267,51 @@ class Env:
         request = session.request()
         return request[-1]["content"], dense_reward, False, info
 
+    def _predict_step(self, session: Any, info: Dict[str, Any], done: bool) -> Tuple[str, float, bool, Dict[str, Any]]:
+        """A step under the explore-then-predict protocol: reward 0.0,
+        then the accuracy over the tests at the end."""
+        info.update(
+            self.stamp(self._index),  # type: ignore[arg-type]
+            index=self._index,
+            replies=session.replies,
+            phase=session.phase,
+        )
+        if done:
+            info.update(trial=session.trial(), successful=session.successful, accuracy=session.accuracy)
+            return "", float(session.accuracy), True, info
+        request = session.request()
+        return request[-1]["content"], 0.0, False, info
+
     def trial(self) -> Optional[Dict[str, Any]]:
         """The current episode in KUMO's result format."""
         return None if self._session is None else self._session.trial()
+
+
+_PROTOCOL_FIELDS = ("turns", "tests", "attempts", "feedback")
+
+
+def _protocol(protocol: Optional[Dict[str, Any]], *, budget: Optional[int], dense: bool, efficiency: float) -> Optional[Dict[str, Any]]:
+    """The explore-then-predict settings (checked again by the library),
+    or `None` for KUMO's protocol."""
+    if protocol is None:
+        return None
+    if not isinstance(protocol, dict):
+        raise ValueError('protocol is a dict: {"turns": T, "tests": K, "attempts": s, "feedback": "each" or "end"}')
+    unknown = [k for k in protocol if k not in _PROTOCOL_FIELDS]
+    if unknown:
+        raise ValueError(f"protocol has no field {unknown[0]!r}: its fields are turns, tests, attempts and feedback")
+    if "turns" not in protocol:
+        raise ValueError("protocol needs turns: the exploration turns at most, 1 to 1000")
+    for key in ("turns", "tests", "attempts"):
+        value = protocol.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+            raise ValueError(f"protocol {key} must be a whole number from 1 to 1000, not {value!r}")
+    if protocol.get("feedback", "each") not in ("each", "end"):
+        raise ValueError(f"protocol feedback is 'each' or 'end', not {protocol['feedback']!r}")
+    if budget is not None:
+        raise ValueError("protocol and budget are two protocols: give one of them")
+    if dense:
+        raise ValueError("dense rewards are not defined under protocol (its reward is the accuracy over the tests, at the end): drop dense or protocol")
+    if efficiency:
+        raise ValueError("efficiency is not defined under protocol (its reward is the accuracy over the tests)")
+    return dict(protocol)

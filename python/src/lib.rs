@@ -13,7 +13,8 @@
 //! - play: [`kumo_gen::pipeline::task`] and
 //!   [`kumo_gen::game::session::Session`] (`kumo-gen eval`'s prompt,
 //!   parser, observation wording and KUMO's action counting), judged by
-//!   [`kumo_gen::game::Judge`];
+//!   [`kumo_gen::game::Judge`]; the explore-then-predict protocol's
+//!   [`kumo_gen::game::predict::PredictGame`] ([`predict`]);
 //! - per-move values: [`kumo_gen::analysis::Analyst`] (`kumo-gen moves`'
 //!   rows, one move at a time, for dense rewards).
 //!
@@ -43,7 +44,9 @@ use kumo_gen::synth::{Params, SynthError};
 
 mod domains;
 mod moves;
+mod predict;
 use moves::PyMoves;
+use predict::PyPredictSession;
 
 fn value_error(message: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -728,6 +731,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDomain>()?;
     m.add_class::<PyTask>()?;
     m.add_class::<PySession>()?;
+    m.add_class::<PyPredictSession>()?;
     m.add_class::<PyMoves>()?;
     m.add_function(wrap_pyfunction!(domain_names, m)?)?;
     m.add_function(wrap_pyfunction!(load_domain, m)?)?;
