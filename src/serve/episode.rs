@@ -87,7 +87,7 @@ impl Player {
 /// The game an episode plays.
 pub enum Game {
     /// KUMO's protocol or the budgeted one: eval's session.
-    Kumo(Session),
+    Kumo(Box<Session>),
     /// The explore-then-predict protocol.
     Predict(Box<PredictGame>),
 }

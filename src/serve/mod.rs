@@ -252,8 +252,12 @@ impl Service {
                         })?;
                 Game::Predict(Box::new(game))
             }
-            (None, Some(b)) => Game::Kumo(Session::budgeted(task, player.name(), b)),
-            (None, None) => Game::Kumo(Session::new(task, player.name(), self.config.max_steps)),
+            (None, Some(b)) => Game::Kumo(Box::new(Session::budgeted(task, player.name(), b))),
+            (None, None) => Game::Kumo(Box::new(Session::new(
+                task,
+                player.name(),
+                self.config.max_steps,
+            ))),
         };
         let mut play = Play::start(
             &self.catalog,

@@ -364,7 +364,10 @@ pub fn schema() -> Value {
                 "expected_steps": {"type": "number", "description": "Final only: optimal play's expected actions over the line's truths (labelled lines); an upper bound when `exact` is false."},
                 "exact": {"type": "boolean", "description": "Final only, certified labels: false (`expected_steps` is then an upper bound and `golden_actions` the certified strategy's); absent when the label is exact."},
                 "lower_bound": {"type": "number", "description": "Final only, certified labels: the proven lower bound of optimal play's expected actions."},
-                "golden_actions": {"type": "integer", "description": "Final only: the actions optimal play takes on this very game (labelled lines; for a certified label, the certified strategy's)."}
+                "golden_actions": {"type": "integer", "description": "Final only: the actions optimal play takes on this very game (labelled lines; for a certified label, the certified strategy's)."},
+                "phase": {"type": "string", "enum": ["explore", "predict", "over"], "description": "Under reset's `protocol` only: where the episode is (with `exploration_turn`, or `test`, `attempt` and `input`)."},
+                "menu": {"type": "array", "items": {"type": "string"}, "description": "Under reset's `protocol` only: the names a reply may give now."},
+                "predict": {"type": "object", "description": "Final only, under reset's `protocol`: eval's `predict` record (the rules, each test's outcome, `accuracy`)."}
             },
             "required": ["prompt", "task_id", "episode_id", "turn"]
         },
