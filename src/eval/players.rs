@@ -102,6 +102,23 @@ pub struct PlayerReply {
     pub output_tokens: u64,
 }
 
+impl PlayerReply {
+    /// An offline player's reply naming `name` in the answer tag, counted
+    /// against the request's `messages`.
+    pub fn naming(name: &str, messages: &[Value]) -> PlayerReply {
+        let text = answer_tag(name);
+        let input_tokens = messages
+            .iter()
+            .map(|m| word_tokens(m["content"].as_str().unwrap_or_default()))
+            .sum();
+        PlayerReply {
+            output_tokens: word_tokens(&text),
+            input_tokens,
+            text,
+        }
+    }
+}
+
 impl Player {
     pub fn name(self) -> &'static str {
         match self {
@@ -139,16 +156,7 @@ impl Player {
             Player::Guess => pick(&instance.truths, &mut rng)?.clone(),
             Player::Random => random_move(domain, instance, &earlier, &mut rng)?,
         };
-        let text = answer_tag(&name);
-        let input_tokens = messages
-            .iter()
-            .map(|m| word_tokens(m["content"].as_str().unwrap_or_default()))
-            .sum();
-        Ok(PlayerReply {
-            output_tokens: word_tokens(&text),
-            input_tokens,
-            text,
-        })
+        Ok(PlayerReply::naming(&name, messages))
     }
 }
 

@@ -22,13 +22,12 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::client::{self, CallError, Client};
-use super::players::{Player, PlayerError, PlayerReply, word_tokens};
+use super::players::{Player, PlayerError, PlayerReply};
 use super::{RunConfig, Suite};
 use crate::domain::Domain;
 use crate::game::predict::prompt::STOP;
 use crate::game::predict::{Feedback, Phase, PredictGame, PredictRules, bayes};
 use crate::game::{Task, Trial};
-use crate::render::protocol::answer_tag;
 
 /// Plays one explore-then-predict trial of `task`; `seed` seeds an offline
 /// player's choices.
@@ -72,16 +71,7 @@ pub fn predict_reply(
     seed: u64,
 ) -> Result<PlayerReply, PlayerError> {
     let name = predict_move(player, domain, game, seed)?;
-    let text = answer_tag(&name);
-    let input_tokens = messages
-        .iter()
-        .map(|m| word_tokens(m["content"].as_str().unwrap_or_default()))
-        .sum();
-    Ok(PlayerReply {
-        output_tokens: word_tokens(&text),
-        input_tokens,
-        text,
-    })
+    Ok(PlayerReply::naming(&name, messages))
 }
 
 /// What an offline player names next: a probe or `stop` while exploring,

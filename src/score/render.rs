@@ -286,7 +286,8 @@ pub fn render_prediction_svg(rows: &[Row]) -> String {
     groups.dedup();
     let (bar, left, top, panel_h) = (28.0, 60.0, 50.0, 200.0);
     let group_w = (bar * models.len() as f64).max(110.0) + 24.0;
-    let width = left + group_w * groups.len().max(1) as f64 + 20.0;
+    // Wide enough for the title and its second line, whatever the groups.
+    let width = (left + group_w * groups.len().max(1) as f64 + 20.0).max(480.0);
     let height = top + panel_h + 70.0 + 20.0 * models.len() as f64 + 20.0;
     let y = |v: f64| top + (1.0 - v) * panel_h;
     let mut s = String::new();
@@ -296,7 +297,7 @@ pub fn render_prediction_svg(rows: &[Row]) -> String {
     );
     let _ = writeln!(
         s,
-        r#"<rect width="100%" height="100%" fill="white"/><text x="{left}" y="22" font-size="14" font-weight="bold">kumo-gen score: accuracy on held-out inputs (black tick: the golden explorer's exact accuracy)</text>"#
+        r#"<rect width="100%" height="100%" fill="white"/><text x="{left}" y="20" font-size="14" font-weight="bold">kumo-gen score: accuracy on held-out inputs</text><text x="{left}" y="36">black tick: the golden explorer's exact accuracy; whiskers: 95% Wilson interval</text>"#
     );
     accuracy_ticks(&mut s, left, width - 20.0, &y);
     for (gi, g) in groups.iter().enumerate() {
