@@ -74,6 +74,18 @@ pub(crate) fn post(url: &str, body: &Value) -> (u16, Value) {
     (status, serde_json::from_str(&text).expect("JSON"))
 }
 
+/// A GET's JSON body.
+pub(crate) fn get_json(url: &str) -> Value {
+    let text = agent()
+        .get(url)
+        .call()
+        .expect("the server answers")
+        .body_mut()
+        .read_to_string()
+        .expect("a body");
+    serde_json::from_str(&text).expect("JSON")
+}
+
 /// SIGTERM, then the exit code and stderr.
 pub(crate) fn stop(child: Child) -> (i32, String) {
     std::process::Command::new("kill")
@@ -115,16 +127,7 @@ fn an_http_episode_is_evals_trial_and_its_line_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let (child, url, _stdout) = serve_tiny(dir.path(), 4);
     let (data, out) = (dir.path().join("data"), dir.path().join("results"));
-    let envs: Value = serde_json::from_str(
-        &agent()
-            .get(format!("{url}/list_environments"))
-            .call()
-            .unwrap()
-            .body_mut()
-            .read_to_string()
-            .unwrap(),
-    )
-    .unwrap();
+    let envs = get_json(&format!("{url}/list_environments"));
     let env = envs[0].as_str().expect("one environment").to_string();
     let lines = json_lines(&data.join(&env).join(format!("{TINY_SETTING}.jsonl")));
 

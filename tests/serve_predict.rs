@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{TestCommand, eval_player, generate_in, json_lines};
-use crate::serve::{agent, post, start, stop};
+use crate::serve::{get_json, post, start, stop};
 
 const SETTING: &str = "truth_num=8+action_num=6+valid_truth_num=1";
 
@@ -155,16 +155,7 @@ fn a_served_protocol_episode_is_evals_trial_and_scores_like_it() {
         "--out".as_ref(),
         out.as_os_str(),
     ]);
-    let envs: Value = serde_json::from_str(
-        &agent()
-            .get(format!("{url}/list_environments"))
-            .call()
-            .unwrap()
-            .body_mut()
-            .read_to_string()
-            .unwrap(),
-    )
-    .unwrap();
+    let envs = get_json(&format!("{url}/list_environments"));
     let env = envs[0].as_str().unwrap().to_string();
 
     // Over HTTP, feedback after each probe, one attempt.
@@ -188,16 +179,7 @@ fn a_served_protocol_episode_is_evals_trial_and_scores_like_it() {
         &json!({"env": env, "index": 0, "protocol": {"turns": 3, "feedback": "end"}}),
     );
     let id = started["observation"]["episode_id"].as_str().unwrap();
-    let state: Value = serde_json::from_str(
-        &agent()
-            .get(format!("{url}/state?episode_id={id}"))
-            .call()
-            .unwrap()
-            .body_mut()
-            .read_to_string()
-            .unwrap(),
-    )
-    .unwrap();
+    let state = get_json(&format!("{url}/state?episode_id={id}"));
     assert_eq!(
         state["protocol"],
         json!({"turns": 3, "tests": 5, "attempts": 1, "feedback": "end"})
